@@ -1,0 +1,915 @@
+"""Pytrees: nested containers of leaves, flattened to a list of leaves plus a structure.
+
+JAX's semantics: tuples, lists, dicts (keys sorted), `None` (a node without children),
+namedtuples, `collections.OrderedDict` (insertion order) and `collections.defaultdict`
+are nodes; so is every registered type; everything else is a leaf.
+
+A structure is a `PyTreeDef`, an immutable wrapper around a nested tuple
+`(kind, aux_data, children, num_leaves)`; a leaf is the single tuple `_LEAF`. Equality and
+hashing of treedefs are those of the nested tuples, so they run in C.
+"""
+
+import collections
+import dataclasses
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any
+
+__all__ = [
+    "DictKey",
+    "FlattenedIndexKey",
+    "GetAttrKey",
+    "PyTreeDef",
+    "SequenceKey",
+    "all_leaves",
+    "keystr",
+    "register_dataclass",
+    "register_pytree_node",
+    "register_pytree_node_class",
+    "register_static",
+    "tree_all",
+    "tree_flatten",
+    "tree_flatten_with_path",
+    "tree_leaves",
+    "tree_leaves_with_path",
+    "tree_map",
+    "tree_map_with_path",
+    "tree_reduce",
+    "tree_structure",
+    "tree_unflatten",
+    "treedef_is_leaf",
+]
+
+
+# ---------------------------------------------------------------------------------------
+# Keys: one step of the path from the root of a pytree to one of its subtrees.
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SequenceKey:
+    """The key of a child of a tuple or list: its index, printed `[0]`."""
+
+    idx: int
+
+    def __str__(self) -> str:
+        return f"[{self.idx!r}]"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DictKey:
+    """The key of a child of a dict, `OrderedDict` or `defaultdict`, printed `['a']`."""
+
+    key: Any
+
+    def __str__(self) -> str:
+        return f"[{self.key!r}]"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GetAttrKey:
+    """The key of a field of a namedtuple or registered dataclass, printed `.name`."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f".{self.name}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FlattenedIndexKey:
+    """The key of a child of a registered node: its position among the flattened children."""
+
+    key: int
+
+    def __str__(self) -> str:
+        return f"[<flat index {self.key}>]"
+
+
+def keystr(keys: Iterable[Any], *, simple: bool = False, separator: str = "") -> str:
+    """Format a key path as a string.
+
+    Arguments:
+        keys: the keys of a path, as given by `tree_flatten_with_path`.
+        simple: if True, print each key as its bare value (`0`, `a`) rather than as code
+            (`[0]`, `['a']`, `.a`); shorter but ambiguous.
+        separator: the string put between keys.
+
+    Returns:
+        The keys' strings joined by `separator`.
+
+    Example:
+        >>> keystr((DictKey("a"), SequenceKey(0), GetAttrKey("w")))
+        "['a'][0].w"
+    """
+    return separator.join(map(_simple_str if simple else str, keys))
+
+
+def _simple_str(key: Any) -> str:
+    match key:
+        case SequenceKey(value) | DictKey(value) | GetAttrKey(value) | FlattenedIndexKey(value):
+            return str(value)
+    return str(key)
+
+
+# ---------------------------------------------------------------------------------------
+# Node kinds: how each node type is flattened, rebuilt, keyed and printed.
+
+
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
+class _NodeKind:
+    """The rules of one pytree node type; compared and hashed by identity."""
+
+    type: type
+    flatten: Callable[[Any], tuple[Any, Any]]  # node -> (sized children, aux data)
+    unflatten: Callable[[Any, list], Any]  # (aux data, children) -> node
+    keys: Callable[[Any, int], tuple]  # (aux data, number of children) -> child keys
+    show: Callable[[Any, list[str]], str]  # (aux data, children's reprs) -> repr
+    aux_label: str = "auxiliary data"  # what the aux data is, for error messages
+
+
+_registry: dict[type, _NodeKind] = {}
+
+
+def _register(kind: _NodeKind) -> None:
+    if kind.type in _registry:
+        raise ValueError(f"Duplicate pytree node type registration for {kind.type}.")
+    _registry[kind.type] = kind
+
+
+def _kind_of(x: Any) -> _NodeKind | None:
+    """The node kind of `x`, or None if `x` is a leaf."""
+    kind = _registry.get(type(x))
+    if kind is None and isinstance(x, tuple) and hasattr(x, "_fields"):
+        return _namedtuple_kind(type(x))
+    return kind
+
+
+@functools.cache
+def _namedtuple_kind(nodetype: type) -> _NodeKind:
+    keys = tuple(map(GetAttrKey, nodetype._fields))
+    return _NodeKind(
+        nodetype,
+        flatten=lambda x: (x, None),
+        unflatten=lambda aux, children: nodetype(*children),
+        keys=lambda aux, n: keys,
+        show=lambda aux, parts: _custom_repr(f"namedtuple[{nodetype.__name__}]", parts),
+    )
+
+
+def _custom_repr(label: str, parts: list[str]) -> str:
+    return f"CustomNode({label}, [{', '.join(parts)}])"
+
+
+def _sequence_keys(aux: Any, n: int) -> tuple:
+    return tuple(map(SequenceKey, range(n)))
+
+
+def _flat_index_keys(aux: Any, n: int) -> tuple:
+    return tuple(map(FlattenedIndexKey, range(n)))
+
+
+def _dict_keys(aux: tuple, n: int) -> tuple:
+    return tuple(map(DictKey, aux))
+
+
+def _sorted_keys(d: dict) -> tuple:
+    try:
+        return tuple(sorted(d))
+    except TypeError as e:
+        raise ValueError(
+            f"The keys of a dict in a pytree must be sortable (they are flattened in sorted "
+            f"order), got keys {list(d)!r}: {e}"
+        ) from None
+
+
+def _flatten_dict(d: dict) -> tuple[list, tuple]:
+    keys = _sorted_keys(d)
+    return [d[k] for k in keys], keys
+
+
+def _flatten_defaultdict(d: collections.defaultdict) -> tuple[list, tuple]:
+    keys = _sorted_keys(d)
+    return [d[k] for k in keys], (d.default_factory, keys)
+
+
+_register(
+    _NodeKind(
+        type(None),
+        flatten=lambda x: ((), None),
+        unflatten=lambda aux, children: None,
+        keys=_sequence_keys,
+        show=lambda aux, parts: "None",
+    )
+)
+_register(
+    _NodeKind(
+        tuple,
+        flatten=lambda x: (x, None),
+        unflatten=lambda aux, children: tuple(children),
+        keys=_sequence_keys,
+        show=lambda aux, parts: f"({', '.join(parts)}{',' if len(parts) == 1 else ''})",
+    )
+)
+_register(
+    _NodeKind(
+        list,
+        flatten=lambda x: (x, None),
+        unflatten=lambda aux, children: children,
+        keys=_sequence_keys,
+        show=lambda aux, parts: f"[{', '.join(parts)}]",
+    )
+)
+_register(
+    _NodeKind(
+        dict,
+        flatten=_flatten_dict,
+        unflatten=lambda aux, children: dict(zip(aux, children, strict=True)),
+        keys=_dict_keys,
+        show=lambda aux, parts: (
+            "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(aux, parts, strict=True)) + "}"
+        ),
+        aux_label="keys",
+    )
+)
+_register(
+    _NodeKind(
+        collections.OrderedDict,
+        flatten=lambda x: (list(x.values()), tuple(x)),
+        unflatten=lambda aux, children: collections.OrderedDict(zip(aux, children, strict=True)),
+        keys=_dict_keys,
+        show=lambda aux, parts: _custom_repr(f"OrderedDict[{aux}]", parts),
+        aux_label="keys (in order)",
+    )
+)
+_register(
+    _NodeKind(
+        collections.defaultdict,
+        flatten=_flatten_defaultdict,
+        unflatten=lambda aux, children: collections.defaultdict(
+            aux[0], zip(aux[1], children, strict=True)
+        ),
+        keys=lambda aux, n: _dict_keys(aux[1], n),
+        show=lambda aux, parts: _custom_repr(f"defaultdict[{aux}]", parts),
+        aux_label="default_factory and keys",
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------
+# Registration.
+
+
+def register_pytree_node(
+    nodetype: type,
+    flatten_func: Callable[[Any], tuple[Iterable[Any], Any]],
+    unflatten_func: Callable[[Any, tuple], Any],
+) -> None:
+    """Register a type as a pytree node.
+
+    Only instances of exactly `nodetype` are nodes, not instances of its subclasses. The
+    children's key in paths is `FlattenedIndexKey(i)`.
+
+    Arguments:
+        nodetype: the type to register; registering a type twice is an error.
+        flatten_func: maps an instance to `(children, aux_data)`: an iterable of children
+            (pytrees) and hashable static data compared with `==`.
+        unflatten_func: maps `(aux_data, children)`, with children a tuple, back to an
+            instance.
+
+    Returns:
+        None.
+
+    Example:
+        >>> class Pair:
+        ...     def __init__(self, a, b):
+        ...         self.a, self.b = a, b
+        >>> register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda _, c: Pair(*c))
+        >>> tree_leaves([Pair(1, 2), 3])
+        [1, 2, 3]
+    """
+
+    def flatten(x: Any) -> tuple[tuple, Any]:
+        children, aux = flatten_func(x)
+        return tuple(children), aux
+
+    _register(
+        _NodeKind(
+            nodetype,
+            flatten=flatten,
+            unflatten=lambda aux, children: unflatten_func(aux, tuple(children)),
+            keys=_flat_index_keys,
+            show=lambda aux, parts: _custom_repr(f"{nodetype.__name__}[{aux}]", parts),
+        )
+    )
+
+
+def register_pytree_node_class(cls: type) -> type:
+    """Register a class as a pytree node through its own methods; usable as a decorator.
+
+    Arguments:
+        cls: a class with a method `tree_flatten(self) -> (children, aux_data)` and a
+            classmethod `tree_unflatten(cls, aux_data, children)`.
+
+    Returns:
+        `cls`, unchanged.
+
+    Example:
+        >>> @register_pytree_node_class
+        ... class Scaled:
+        ...     def __init__(self, x, scale):
+        ...         self.x, self.scale = x, scale
+        ...     def tree_flatten(self):
+        ...         return (self.x,), self.scale
+        ...     @classmethod
+        ...     def tree_unflatten(cls, scale, children):
+        ...         return cls(*children, scale)
+        >>> tree_structure(Scaled(1.0, 2))
+        PyTreeDef(CustomNode(Scaled[2], [*]))
+    """
+    register_pytree_node(cls, cls.tree_flatten, cls.tree_unflatten)
+    return cls
+
+
+def register_dataclass(
+    nodetype: type,
+    data_fields: Iterable[str] | None = None,
+    meta_fields: Iterable[str] | None = None,
+    drop_fields: Iterable[str] = (),
+) -> type:
+    """Register a dataclass-like type as a pytree node; usable as a decorator.
+
+    Data fields are children; meta fields are static: they make up the aux data, so they
+    are compared with `==` and must be hashable. Instances are rebuilt with
+    `nodetype(**fields)`. A field's key in paths is `GetAttrKey(name)`.
+
+    Arguments:
+        nodetype: the type to register.
+        data_fields: names of the fields that are children.
+        meta_fields: names of the static fields. If both `data_fields` and `meta_fields`
+            are None, `nodetype` must be a dataclass: its fields with
+            `metadata={"static": True}` are meta fields, the others data fields.
+        drop_fields: names of dataclass fields with `init=True` that are neither.
+
+    Returns:
+        `nodetype`, unchanged.
+
+    Example:
+        >>> @register_dataclass
+        ... @dataclasses.dataclass
+        ... class Layer:
+        ...     w: float
+        ...     b: float
+        ...     act: str = dataclasses.field(default="relu", metadata={"static": True})
+        >>> tree_flatten(Layer(1.0, 2.0))
+        ([1.0, 2.0], PyTreeDef(CustomNode(Layer[('relu',)], [*, *])))
+    """
+    if data_fields is None or meta_fields is None:
+        if (data_fields is None) != (meta_fields is None):
+            raise TypeError(
+                "register_dataclass: pass both data_fields and meta_fields, or neither; got "
+                f"data_fields={data_fields!r}, meta_fields={meta_fields!r}."
+            )
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(
+                f"register_dataclass: {nodetype} is not a dataclass, so data_fields and "
+                "meta_fields are required."
+            )
+        fields = [f for f in dataclasses.fields(nodetype) if f.name not in drop_fields]
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+    data_fields, meta_fields = tuple(data_fields), tuple(meta_fields)
+    if overlap := set(data_fields) & set(meta_fields):
+        raise ValueError(
+            f"register_dataclass: data_fields and meta_fields overlap: {sorted(overlap)}."
+        )
+    if dataclasses.is_dataclass(nodetype):
+        init = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
+        given = set(data_fields) | set(meta_fields)
+        if given != init:
+            raise ValueError(
+                "register_dataclass: data_fields and meta_fields must hold exactly the "
+                "dataclass fields with init=True that are not in drop_fields; missing "
+                f"{sorted(init - given)}, unexpected {sorted(given - init)}. Add a field "
+                "to drop_fields to leave it out of the pytree."
+            )
+    keys = tuple(map(GetAttrKey, data_fields))
+
+    def flatten(x: Any) -> tuple[tuple, tuple]:
+        return (
+            tuple([getattr(x, name) for name in data_fields]),
+            tuple([getattr(x, name) for name in meta_fields]),
+        )
+
+    def unflatten(meta: tuple, data: list) -> Any:
+        return nodetype(
+            **dict(zip(meta_fields, meta, strict=True)),
+            **dict(zip(data_fields, data, strict=True)),
+        )
+
+    _register(
+        _NodeKind(
+            nodetype,
+            flatten=flatten,
+            unflatten=unflatten,
+            keys=lambda aux, n: keys,
+            show=lambda aux, parts: _custom_repr(f"{nodetype.__name__}[{aux}]", parts),
+            aux_label="meta fields",
+        )
+    )
+    return nodetype
+
+
+def register_static(cls: type) -> type:
+    """Register a type whose instances are static: nodes without children; usable as a decorator.
+
+    The instance itself is the node's aux data, so it must be hashable and compared by `==`.
+
+    Arguments:
+        cls: the type to register.
+
+    Returns:
+        `cls`, unchanged.
+
+    Example:
+        >>> @register_static
+        ... class Tag(str):
+        ...     pass
+        >>> tree_leaves([Tag("relu"), 1.0])
+        [1.0]
+    """
+    register_pytree_node(cls, lambda x: ((), x), lambda aux, children: aux)
+    return cls
+
+
+# ---------------------------------------------------------------------------------------
+# Treedefs.
+
+_LEAF = (None, None, (), 1)
+
+
+class PyTreeDef:
+    """The structure of a pytree: its nodes, their aux data, and where its leaves go.
+
+    Treedefs are immutable and compare structurally: node types, aux data (with `==`) and
+    children. They are hashable (the hash is computed once, then cached).
+    """
+
+    __slots__ = ("_hash", "_node")
+
+    def __init__(self, node: tuple):
+        self._node = node
+        self._hash = None
+
+    @property
+    def num_leaves(self) -> int:
+        """The number of leaves."""
+        return self._node[3]
+
+    @property
+    def num_nodes(self) -> int:
+        """The number of nodes, leaves included."""
+        return _num_nodes(self._node)
+
+    def children(self) -> list["PyTreeDef"]:
+        """The treedefs of the root's children; empty for a leaf.
+
+        Returns:
+            A list of treedefs.
+
+        Example:
+            >>> tree_structure((1, [2, 3])).children()
+            [PyTreeDef(*), PyTreeDef([*, *])]
+        """
+        return [PyTreeDef(child) for child in self._node[2]]
+
+    def unflatten(self, leaves: Iterable[Any]) -> Any:
+        """Build the pytree of this structure with the given leaves.
+
+        Arguments:
+            leaves: exactly `num_leaves` leaves, in order.
+
+        Returns:
+            The pytree; the same as `tree_unflatten(self, leaves)`.
+
+        Example:
+            >>> tree_structure({"b": 1, "a": None}).unflatten(["x"])
+            {'a': None, 'b': 'x'}
+        """
+        leaves = list(leaves)
+        if len(leaves) != self._node[3]:
+            few_or_many = "few" if len(leaves) < self._node[3] else "many"
+            raise ValueError(
+                f"Too {few_or_many} leaves for {self}: expected {self._node[3]}, got {len(leaves)}."
+            )
+        if self._node is _LEAF:
+            return leaves[0]
+        return _unflatten(self._node, iter(leaves))
+
+    def flatten_up_to(self, tree: Any) -> list[Any]:
+        """Flatten `tree` as far as this structure goes.
+
+        Arguments:
+            tree: a pytree that has this structure, or has it as a prefix: at each leaf of
+                this structure, `tree` may hold any subtree.
+
+        Returns:
+            The subtrees of `tree` at the leaves of this structure, in order.
+
+        Raises:
+            ValueError: if `tree` does not match this structure; the message shows the
+                key path of the first difference, what differs, and both structures.
+
+        Example:
+            >>> tree_structure((1, 2)).flatten_up_to(([3, 4], {"a": 5}))
+            [[3, 4], {'a': 5}]
+        """
+        if self._node is _LEAF:
+            return [tree]
+        out = []
+        try:
+            _flatten_up_to(self._node, tree, out)
+        except _Mismatch as e:
+            where = keystr(reversed(e.path)) or "the root"
+            raise ValueError(
+                f"pytree structure mismatch at {where}: {e.reason}.\n"
+                f"  expected structure: {self}\n"
+                f"  got structure:      {tree_structure(tree)}"
+            ) from None
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PyTreeDef):
+            return NotImplemented
+        return self._node == other._node
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            try:
+                self._hash = hash(self._node)
+            except TypeError:  # unhashable aux data: hash the rest; == still compares it
+                self._hash = hash(_without_aux(self._node))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"PyTreeDef({_node_repr(self._node)})"
+
+
+def _num_nodes(node: tuple) -> int:
+    return 1 + sum(map(_num_nodes, node[2]))
+
+
+def _without_aux(node: tuple) -> tuple:
+    return (node[0], tuple(map(_without_aux, node[2])))
+
+
+def _node_repr(node: tuple) -> str:
+    if node is _LEAF:
+        return "*"
+    kind, aux, children, _ = node
+    return kind.show(aux, [_node_repr(child) for child in children])
+
+
+def _unflatten(node: tuple, leaves: Iterable[Any]) -> Any:
+    kind, aux, children, _ = node
+    return kind.unflatten(
+        aux, [next(leaves) if c is _LEAF else _unflatten(c, leaves) for c in children]
+    )
+
+
+class _Mismatch(Exception):
+    """A subtree does not match a treedef; `path` collects the keys, innermost first."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+        self.path = []
+
+
+def _flatten_up_to(node: tuple, x: Any, out: list) -> None:
+    kind, aux, children, _ = node
+    if type(x) is not kind.type:
+        raise _Mismatch(f"different types: expected {kind.type.__name__}, got {type(x).__name__}")
+    xs, x_aux = kind.flatten(x)
+    if x_aux != aux:
+        raise _Mismatch(
+            f"different {kind.aux_label} of {kind.type.__name__} nodes: expected {aux!r}, "
+            f"got {x_aux!r}"
+        )
+    if len(xs) != len(children):
+        raise _Mismatch(
+            f"different numbers of children: expected a {kind.type.__name__} with "
+            f"{len(children)} children, got {len(xs)}"
+        )
+    for i, (child, value) in enumerate(zip(children, xs, strict=True)):
+        if child is _LEAF:
+            out.append(value)
+            continue
+        try:
+            _flatten_up_to(child, value, out)
+        except _Mismatch as e:
+            e.path.append(kind.keys(aux, len(children))[i])
+            raise
+
+
+# ---------------------------------------------------------------------------------------
+# Flattening.
+
+
+def _flatten(x: Any, is_leaf: Callable[[Any], bool] | None, leaves: list) -> tuple:
+    kind = None if is_leaf is not None and is_leaf(x) else _kind_of(x)
+    if kind is None:
+        leaves.append(x)
+        return _LEAF
+    start = len(leaves)
+    children, aux = kind.flatten(x)
+    nodes = tuple([_flatten(child, is_leaf, leaves) for child in children])
+    return (kind, aux, nodes, len(leaves) - start)
+
+
+def tree_flatten(
+    tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> tuple[list[Any], PyTreeDef]:
+    """Flatten a pytree into its leaves and its structure.
+
+    Arguments:
+        tree: a pytree.
+        is_leaf: an optional predicate; a subtree for which it returns True is a leaf
+            (even `None` or a container), and is not looked into.
+
+    Returns:
+        `(leaves, treedef)`: the leaves in order (dicts by sorted key), and the structure.
+
+    Example:
+        >>> tree_flatten((1, {"b": [2, 3], "a": None}))
+        ([1, 2, 3], PyTreeDef((*, {'a': None, 'b': [*, *]})))
+    """
+    leaves = []
+    return leaves, PyTreeDef(_flatten(tree, is_leaf, leaves))
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
+    """Build a pytree from a structure and leaves; the inverse of `tree_flatten`.
+
+    Arguments:
+        treedef: the structure.
+        leaves: exactly `treedef.num_leaves` leaves, in order.
+
+    Returns:
+        The pytree. Dicts come back with their keys in sorted order.
+
+    Example:
+        >>> leaves, treedef = tree_flatten({"b": 1, "a": [2, None]})
+        >>> tree_unflatten(treedef, [x * 10 for x in leaves])
+        {'a': [20, None], 'b': 10}
+    """
+    return treedef.unflatten(leaves)
+
+
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
+    """The leaves of a pytree, in order.
+
+    Arguments:
+        tree: a pytree.
+        is_leaf: an optional predicate that stops the recursion, as in `tree_flatten`.
+
+    Returns:
+        The list of leaves.
+
+    Example:
+        >>> tree_leaves([1, None, {"b": 2, "a": 3}])
+        [1, 3, 2]
+    """
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+    """The structure of a pytree.
+
+    Arguments:
+        tree: a pytree.
+        is_leaf: an optional predicate that stops the recursion, as in `tree_flatten`.
+
+    Returns:
+        Its treedef.
+
+    Example:
+        >>> tree_structure([1, None, (2,)])
+        PyTreeDef([*, None, (*,)])
+    """
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def treedef_is_leaf(treedef: PyTreeDef) -> bool:
+    """Whether a treedef is that of a single leaf.
+
+    Arguments:
+        treedef: a treedef.
+
+    Returns:
+        True if it is `PyTreeDef(*)`.
+
+    Example:
+        >>> treedef_is_leaf(tree_structure(1.0)), treedef_is_leaf(tree_structure(None))
+        (True, False)
+    """
+    return treedef._node is _LEAF
+
+
+def all_leaves(iterable: Iterable[Any], is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """Whether every element of an iterable is a leaf.
+
+    Arguments:
+        iterable: the elements.
+        is_leaf: an optional predicate that makes more things leaves, as in `tree_flatten`.
+
+    Returns:
+        True if no element is a pytree node (`None` is a node).
+
+    Example:
+        >>> all_leaves([1, "a"]), all_leaves([1, None]), all_leaves([(1,)])
+        (True, False, False)
+    """
+    return all((is_leaf is not None and is_leaf(x)) or _kind_of(x) is None for x in iterable)
+
+
+# ---------------------------------------------------------------------------------------
+# Maps and reductions.
+
+
+def _rest_leaves(name: str, treedef: PyTreeDef, rest: tuple) -> list[list[Any]]:
+    """The subtrees of each tree in `rest` at the leaves of `treedef`, for function `name`."""
+    out = []
+    for i, tree in enumerate(rest):
+        try:
+            out.append(treedef.flatten_up_to(tree))
+        except ValueError as e:
+            raise ValueError(
+                f"{name}: rest[{i}] does not have the structure of the first tree (nor that "
+                f"structure as a prefix): {e}"
+            ) from None
+    return out
+
+
+def tree_map(
+    f: Callable[..., Any],
+    tree: Any,
+    *rest: Any,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> Any:
+    """Apply a function to the leaves of one or more pytrees.
+
+    Arguments:
+        f: a function of `1 + len(rest)` arguments.
+        tree: a pytree; its leaves are the first arguments of `f`.
+        *rest: pytrees with the structure of `tree`, or with it as a prefix: `f` gets their
+            subtrees at the positions of the leaves of `tree`.
+        is_leaf: an optional predicate that stops the recursion in `tree`, as in
+            `tree_flatten`.
+
+    Returns:
+        A pytree with the structure of `tree`, holding `f(x, *ys)` for its leaves.
+
+    Raises:
+        ValueError: if a tree of `rest` does not match; the message shows where and how.
+
+    Example:
+        >>> tree_map(lambda x, y: x + y, {"a": 1, "b": (2, None)}, {"b": (20, None), "a": 10})
+        {'a': 11, 'b': (22, None)}
+    """
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    return treedef.unflatten(map(f, leaves, *_rest_leaves("tree_map", treedef, rest)))
+
+
+def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """Whether all leaves of a pytree are truthy.
+
+    Arguments:
+        tree: a pytree.
+        is_leaf: an optional predicate that stops the recursion, as in `tree_flatten`.
+
+    Returns:
+        `all(tree_leaves(tree))`; True for a tree without leaves.
+
+    Example:
+        >>> tree_all([True, {"a": 1}]), tree_all([True, 0])
+        (True, False)
+    """
+    return all(tree_leaves(tree, is_leaf))
+
+
+_MISSING = object()
+
+
+def tree_reduce(
+    function: Callable[[Any, Any], Any],
+    tree: Any,
+    initializer: Any = _MISSING,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> Any:
+    """Reduce the leaves of a pytree with a binary function, like `functools.reduce`.
+
+    Arguments:
+        function: a function of the running value and a leaf.
+        tree: a pytree.
+        initializer: an optional first running value.
+        is_leaf: an optional predicate that stops the recursion, as in `tree_flatten`.
+
+    Returns:
+        The reduction of the leaves in order.
+
+    Example:
+        >>> tree_reduce(lambda a, b: a + b, [1, (2, 3)], 10)
+        16
+    """
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is _MISSING:
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
+
+
+# ---------------------------------------------------------------------------------------
+# Paths.
+
+
+def _leaf_paths(treedef: PyTreeDef) -> list[tuple]:
+    """The key path of each leaf of `treedef`, in order."""
+    out = []
+    _paths(treedef._node, (), out)
+    return out
+
+
+def _paths(node: tuple, path: tuple, out: list) -> None:
+    if node is _LEAF:
+        out.append(path)
+        return
+    kind, aux, children, _ = node
+    for key, child in zip(kind.keys(aux, len(children)), children, strict=True):
+        _paths(child, (*path, key), out)
+
+
+def tree_flatten_with_path(
+    tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> tuple[list[tuple[tuple, Any]], PyTreeDef]:
+    """Flatten a pytree into `(key path, leaf)` pairs and its structure.
+
+    Arguments:
+        tree: a pytree.
+        is_leaf: an optional predicate that stops the recursion, as in `tree_flatten`.
+
+    Returns:
+        `(pairs, treedef)`: each leaf with the tuple of keys (`SequenceKey`, `DictKey`,
+        `GetAttrKey`, `FlattenedIndexKey`) that leads to it, in `tree_flatten`'s order.
+
+    Example:
+        >>> pairs, _ = tree_flatten_with_path({"a": [1, 2]})
+        >>> [(keystr(path), leaf) for path, leaf in pairs]
+        [("['a'][0]", 1), ("['a'][1]", 2)]
+    """
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    return list(zip(_leaf_paths(treedef), leaves, strict=True)), treedef
+
+
+def tree_leaves_with_path(
+    tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> list[tuple[tuple, Any]]:
+    """The `(key path, leaf)` pairs of a pytree; see `tree_flatten_with_path`.
+
+    Arguments:
+        tree: a pytree.
+        is_leaf: an optional predicate that stops the recursion, as in `tree_flatten`.
+
+    Returns:
+        The list of `(key path, leaf)` pairs.
+
+    Example:
+        >>> tree_leaves_with_path((1, None, 2))
+        [((SequenceKey(idx=0),), 1), ((SequenceKey(idx=2),), 2)]
+    """
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(
+    f: Callable[..., Any],
+    tree: Any,
+    *rest: Any,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> Any:
+    """Apply a function to the key paths and leaves of one or more pytrees.
+
+    Arguments:
+        f: a function of a key path and `1 + len(rest)` more arguments.
+        tree: a pytree.
+        *rest: pytrees with the structure of `tree`, or with it as a prefix, as in
+            `tree_map`.
+        is_leaf: an optional predicate that stops the recursion in `tree`.
+
+    Returns:
+        A pytree with the structure of `tree`, holding `f(path, x, *ys)` for its leaves.
+
+    Example:
+        >>> tree_map_with_path(lambda path, x: f"{keystr(path)}={x}", {"a": 1, "b": [2]})
+        {'a': "['a']=1", 'b': ["['b'][0]=2"]}
+    """
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    rest_leaves = _rest_leaves("tree_map_with_path", treedef, rest)
+    return treedef.unflatten(map(f, _leaf_paths(treedef), leaves, *rest_leaves))
