@@ -1,0 +1,42 @@
+"""invarax: composable function transformations whose results never change your numbers.
+
+``import invarax as jax`` and ``import invarax.numpy as jnp`` port JAX code.
+"""
+
+from . import numpy, lax, tree_util, scipy  # noqa: F401  (numpy installs Array's methods)
+from .compiler.jit import jit
+from .core.array import Array
+from .core.config import config
+from .core.errors import (
+    ConcretizationTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
+from .core.eval import eval_jaxpr
+from .core.pytree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
+from .interpreters.staging import make_jaxpr
+
+__version__ = "0.1.0"
+
+
+def block_until_ready(x):
+    """Wait for every array in the pytree ``x`` and return ``x`` (CPU results are always ready)."""
+    return tree_map(lambda leaf: leaf.block_until_ready() if isinstance(leaf, Array) else leaf, x)
+
+
+def device_get(x):
+    """The pytree ``x`` with arrays converted to NumPy arrays."""
+    import numpy as _np
+
+    return tree_map(lambda leaf: _np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
+
+
+__all__ = [
+    "Array", "ConcretizationTypeError", "TracerArrayConversionError",
+    "TracerBoolConversionError", "TracerIntegerConversionError", "UnexpectedTracerError",
+    "block_until_ready", "config", "device_get", "eval_jaxpr", "jit", "lax", "make_jaxpr",
+    "numpy", "scipy", "tree_flatten", "tree_leaves", "tree_map", "tree_structure",
+    "tree_unflatten", "tree_util",
+]

@@ -1,0 +1,213 @@
+"""``Array``: the base of concrete arrays and tracers, and ``ArrayImpl``, the concrete one.
+
+``isinstance(x, Array)`` is True for both, as with ``jax.Array``. Operators and
+methods (``+``, ``.sum()``, ``.at[]``, ...) are installed on ``Array`` by
+``invarax.numpy``, so concrete arrays and tracers share one implementation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .aval import ShapedArray
+
+
+class Array:
+    """An immutable n-dimensional array (concrete, or a tracer inside a transformation)."""
+
+    __slots__ = ()
+    __array_priority__ = 100  # NumPy defers ``ndarray + Array`` to ``Array.__radd__``.
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d array (shape ()); it has no length")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array (shape ())")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __setitem__(self, index, value):
+        raise TypeError(
+            "invarax arrays are immutable, so item assignment is not supported. "
+            "Use x = x.at[index].set(value) (or .add/.multiply/.min/.max) instead."
+        )
+
+    __hash__ = None  # Arrays are unhashable, as NumPy's and JAX's.
+
+
+class ArrayImpl(Array):
+    """A concrete array that owns a read-only NumPy buffer.
+
+    Arguments:
+        value: a NumPy array of a canonical dtype (``invarax.numpy.asarray`` converts
+            anything else; this constructor trusts its input).
+        weak_type: whether the value came from a Python scalar.
+
+    Example:
+        >>> import invarax.numpy as jnp
+        >>> jnp.arange(3.0)
+        Array([0., 1., 2.], dtype=float32)
+    """
+
+    __slots__ = ("_value", "_weak_type", "_aval")
+
+    def __init__(self, value: np.ndarray, weak_type: bool = False):
+        value = np.asarray(value)
+        if value.flags.writeable:
+            value.flags.writeable = False
+        self._value = value
+        self._weak_type = weak_type
+        self._aval = None
+
+    @property
+    def aval(self) -> ShapedArray:
+        aval = self._aval
+        if aval is None:
+            aval = self._aval = ShapedArray(self._value.shape, self._value.dtype, self._weak_type)
+        return aval
+
+    @property
+    def shape(self) -> tuple:
+        return self._value.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return self._value.size
+
+    @property
+    def weak_type(self) -> bool:
+        return self._weak_type
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return np.array(self._value, dtype=dtype)
+        return self._value if dtype is None else self._value.astype(dtype, copy=False)
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
+
+    def __index__(self):
+        if not dtypes.is_integer(self.dtype) and self.dtype != dtypes.bool_:
+            raise TypeError(
+                f"only integer arrays can be used as an index, got dtype {self.dtype}; "
+                "convert with .astype(int)"
+            )
+        return int(self._value)
+
+    def item(self, *args):
+        """The value as a Python scalar (optionally of one element: ``x.item(i)``)."""
+        return self._value.item(*args)
+
+    def tolist(self):
+        """The value as nested Python lists."""
+        return self._value.tolist()
+
+    def block_until_ready(self):
+        """Wait until the value is computed (it always is on the CPU backend) and return it."""
+        return self
+
+    def copy(self):
+        """A copy of the array (arrays are immutable, so this is rarely needed)."""
+        return ArrayImpl(self._value.copy(), self._weak_type)
+
+    def __repr__(self):
+        body = np.array2string(self._value, separator=", ", prefix="Array(")
+        weak = ", weak_type=True" if self._weak_type else ""
+        return f"Array({body}, dtype={self.dtype.name}{weak})"
+
+    def __str__(self):
+        return str(self._value)
+
+    def __format__(self, spec):
+        if self.ndim == 0:
+            return format(self._value.item(), spec)
+        return format(str(self), spec)
+
+    def __reduce__(self):
+        return (ArrayImpl, (np.array(self._value), self._weak_type))
+
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def concrete_scalar(x) -> ArrayImpl:
+    """A 0-d array for a Python scalar: weakly typed, except for bools (``2.0`` -> weak f32[])."""
+    dtype = dtypes.scalar_dtype(x)
+    try:
+        value = np.asarray(x, dtype=dtype)
+    except OverflowError:
+        raise OverflowError(
+            f"Python int {x} is too large for {dtype}; pass an explicit dtype "
+            "(and enable x64 with config.update('jax_enable_x64', True) for 64-bit ints)"
+        ) from None
+    return ArrayImpl(value, not isinstance(x, bool))
+
+
+def to_array(x, what: str = "argument") -> Array:
+    """``x`` as an invarax ``Array``: Arrays and tracers pass; scalars and NumPy arrays convert.
+
+    NumPy inputs are copied (arrays are immutable) and their dtype canonicalised.
+    Anything else (lists, strings, objects) raises a TypeError that names ``what``.
+    """
+    if isinstance(x, Array):
+        return x
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ArrayImpl(np.array(x, dtype=dtypes.canonicalize(x.dtype)))
+    if isinstance(x, _PY_SCALARS):
+        return concrete_scalar(x)
+    kind = type(x).__name__
+    hint = (
+        "convert it with jnp.asarray(...) first"
+        if isinstance(x, (list, tuple))
+        else "pass a number or an array"
+    )
+    raise TypeError(f"{what} must be an array or a scalar, got {kind} {_short_repr(x)}; {hint}")
+
+
+def _short_repr(x) -> str:
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."

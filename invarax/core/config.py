@@ -1,0 +1,52 @@
+"""Global flags, set with ``invarax.config.update(name, value)`` as in JAX."""
+
+from __future__ import annotations
+
+
+class Config:
+    """The library's flags.
+
+    Only flags that change behaviour exist; asking for any other name is an error,
+    so a misspelt flag never passes silently.
+
+    Example:
+        >>> import invarax
+        >>> invarax.config.update("jax_enable_x64", True)
+        >>> invarax.config.jax_enable_x64
+        True
+    """
+
+    _defaults = {
+        "jax_enable_x64": False,
+        "jax_explain_cache_misses": False,
+    }
+
+    def __init__(self):
+        self._values = dict(self._defaults)
+        self._listeners = []
+
+    def update(self, name: str, value) -> None:
+        """Set flag ``name`` to ``value``."""
+        if name not in self._values:
+            known = ", ".join(sorted(self._values))
+            raise AttributeError(f"unknown config flag {name!r}; known flags: {known}")
+        self._values[name] = bool(value)
+        for listener in self._listeners:
+            listener(name, self._values[name])
+
+    def read(self, name: str):
+        """Return the value of flag ``name``."""
+        return self._values[name]
+
+    def on_update(self, listener) -> None:
+        """Call ``listener(name, value)`` after every update (used to drop caches)."""
+        self._listeners.append(listener)
+
+    def __getattr__(self, name):
+        values = self.__dict__.get("_values", {})
+        if name in values:
+            return values[name]
+        raise AttributeError(f"unknown config flag {name!r}")
+
+
+config = Config()

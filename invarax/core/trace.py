@@ -1,0 +1,216 @@
+"""Primitives, traces and tracers, with one current trace per thread (stackless tracing).
+
+``Primitive.bind`` hands its operands to the current trace. The eval trace runs
+the primitive's impl; a transformation's trace (staging, JVP, batching) handles
+its own tracers and defers to its ``parent`` for everything else. Tracers that
+belong to another trace are constants to this one, so nested transformations never
+confuse their values. A trace is marked dead when its transformation returns; a
+tracer of a dead trace that turns up later has leaked, and is reported as such.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+
+from .array import Array, ArrayImpl
+from .aval import ShapedArray
+from .errors import (
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+    concretization_error,
+)
+
+
+class Primitive:
+    """An operation that transformations know how to handle.
+
+    Arguments:
+        name: the name printed in jaxprs.
+        multiple_results: whether ``bind`` returns a list of arrays.
+
+    The impl rule (``def_impl``) computes on NumPy arrays; the abstract-eval rule
+    (``def_abstract_eval``) maps input ``ShapedArray``s to the output's, and raises
+    the user-facing error for bad shapes or dtypes. Transformation rules live in
+    the tables of ``invarax.interpreters``.
+
+    Example:
+        >>> sin_p = Primitive("sin")
+        >>> sin_p.def_impl(np.sin)
+        >>> sin_p.def_abstract_eval(lambda x: x)
+    """
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl = None
+        self.abstract_eval = None
+
+    def def_impl(self, impl):
+        self.impl = impl
+        return impl
+
+    def def_abstract_eval(self, rule):
+        self.abstract_eval = rule
+        return rule
+
+    def bind(self, *args, **params):
+        return _ctx.trace.process_primitive(self, args, params)
+
+    def __repr__(self):
+        return self.name
+
+
+class Trace:
+    """Base class of traces. ``parent`` is the trace that receives what this one defers."""
+
+    def __init__(self, parent: Trace | None):
+        self.parent = parent
+        self.tag = object()
+        self.alive = True
+
+    def process_primitive(self, primitive, args, params):
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+    def owns(self, x) -> bool:
+        """Whether ``x`` is a live tracer of this trace; raise if it is a leaked tracer."""
+        if isinstance(x, Tracer):
+            if x._trace.tag is self.tag:
+                return True
+            if not x._trace.alive:
+                raise leaked_tracer_error(x)
+        return False
+
+
+class EvalTrace(Trace):
+    """The bottom trace: runs each primitive's impl on concrete NumPy values."""
+
+    def __init__(self):
+        super().__init__(None)
+
+    def process_primitive(self, primitive, args, params):
+        avals, values = [], []
+        for x in args:
+            if isinstance(x, Tracer):
+                raise leaked_tracer_error(x)
+            avals.append(x.aval)
+            values.append(x._value)
+        out_avals = primitive.abstract_eval(*avals, **params)
+        with np.errstate(all="ignore"):
+            outs = primitive.impl(*values, **params)
+        if primitive.multiple_results:
+            return [_wrap(o, a, primitive) for o, a in zip(outs, out_avals, strict=True)]
+        return _wrap(outs, out_avals, primitive)
+
+    def describe(self) -> str:
+        return "eager evaluation"
+
+
+def _wrap(value, aval: ShapedArray, primitive) -> ArrayImpl:
+    value = np.asarray(value)
+    if value.dtype != aval.dtype or value.shape != aval.shape:
+        raise AssertionError(
+            f"internal error: impl of {primitive} gave {value.dtype}{list(value.shape)}, "
+            f"its abstract eval {aval.str_short()}"
+        )
+    return ArrayImpl(value, aval.weak_type)
+
+
+class _TraceContext(threading.local):
+    def __init__(self):
+        self.trace = EVAL_TRACE
+
+
+EVAL_TRACE = EvalTrace()
+_ctx = _TraceContext()
+
+
+def current_trace() -> Trace:
+    """The trace that ``Primitive.bind`` hands operands to in this thread."""
+    return _ctx.trace
+
+
+@contextmanager
+def set_current_trace(trace: Trace):
+    """Make ``trace`` current for the duration of the ``with`` block."""
+    previous = _ctx.trace
+    _ctx.trace = trace
+    try:
+        yield trace
+    finally:
+        _ctx.trace = previous
+
+
+@contextmanager
+def new_trace(trace: Trace):
+    """Make ``trace`` current, and mark it dead when the block ends."""
+    with set_current_trace(trace):
+        try:
+            yield trace
+        finally:
+            trace.alive = False
+
+
+class Tracer(Array):
+    """A stand-in for an array inside a transformation; it carries an abstract value."""
+
+    __slots__ = ("_trace",)
+
+    def to_concrete_value(self):
+        """The concrete value if the trace knows it (as JVP of eager values does), else None."""
+        return None
+
+    def _concrete(self, cls, what):
+        value = self.to_concrete_value()
+        if value is None:
+            raise concretization_error(cls, self, what)
+        return value
+
+    def __bool__(self):
+        return bool(self._concrete(TracerBoolConversionError, "a Python bool"))
+
+    def __int__(self):
+        return int(self._concrete(TracerIntegerConversionError, "a Python int"))
+
+    def __index__(self):
+        return self._concrete(TracerIntegerConversionError, "an index").__index__()
+
+    def __float__(self):
+        return float(self._concrete(TracerIntegerConversionError, "a Python float"))
+
+    def __complex__(self):
+        return complex(self._concrete(TracerIntegerConversionError, "a Python complex"))
+
+    def __array__(self, dtype=None, copy=None):
+        value = self._concrete(TracerArrayConversionError, "a NumPy array")
+        return np.asarray(value, dtype=dtype)
+
+    def item(self, *args):
+        return self._concrete(TracerIntegerConversionError, "a Python scalar").item(*args)
+
+    def tolist(self):
+        return self._concrete(TracerArrayConversionError, "a Python list").tolist()
+
+    def block_until_ready(self):
+        return self
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{self._trace.describe()}>"
+
+
+def leaked_tracer_error(tracer: Tracer) -> UnexpectedTracerError:
+    return UnexpectedTracerError(
+        f"Encountered an unexpected tracer {tracer.aval.str_short()} from "
+        f"{tracer._trace.describe()}, used after that transformation returned (or outside it). "
+        "A value computed inside jit/grad/vmap was stored somewhere that outlived the call "
+        "(a global, a list, an attribute). Return the value from the transformed function "
+        "instead of storing it."
+    )
+

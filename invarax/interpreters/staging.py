@@ -1,0 +1,148 @@
+"""Staging: trace a Python function to a typed jaxpr (what ``make_jaxpr`` and ``jit`` use)."""
+
+from __future__ import annotations
+
+import functools
+
+from ..core.api_util import StaticArgs, fun_name, flatten_args
+from ..core.array import ArrayImpl, to_array
+from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.trace import Trace, Tracer, current_trace, new_trace
+
+
+class StagingTracer(Tracer):
+    """A tracer that stands for one variable of the jaxpr being built."""
+
+    __slots__ = ("var",)
+
+    def __init__(self, trace, var: Var):
+        self._trace = trace
+        self.var = var
+
+    @property
+    def aval(self):
+        return self.var.aval
+
+
+class StagingTrace(Trace):
+    """Records each bound primitive as an equation instead of running it.
+
+    Values that are not this trace's tracers are constants of the jaxpr: scalars
+    become literals; arrays and tracers of enclosing transformations become
+    constvars (``consts`` holds their values).
+    """
+
+    def __init__(self, parent, description: str):
+        super().__init__(parent)
+        self.description = description
+        self.eqns = []
+        self.invars = []
+        self.constvars = []
+        self.consts = []
+        self._const_ids = {}
+
+    def describe(self) -> str:
+        return self.description
+
+    def new_arg(self, aval) -> StagingTracer:
+        var = Var(aval)
+        self.invars.append(var)
+        return StagingTracer(self, var)
+
+    def getvar(self, x):
+        if self.owns(x):
+            return x.var
+        if isinstance(x, ArrayImpl) and x.ndim == 0:
+            return Literal(x, x.aval)
+        var = self._const_ids.get(id(x))
+        if var is None:
+            var = self._const_ids[id(x)] = Var(x.aval)
+            self.constvars.append(var)
+            self.consts.append(x)
+        return var
+
+    def process_primitive(self, primitive, args, params):
+        invars = [self.getvar(x) for x in args]
+        out = primitive.abstract_eval(*(v.aval for v in invars), **params)
+        out_avals = out if primitive.multiple_results else [out]
+        outvars = [Var(aval) for aval in out_avals]
+        self.eqns.append(Eqn(primitive, invars, outvars, params))
+        tracers = [StagingTracer(self, v) for v in outvars]
+        return tracers if primitive.multiple_results else tracers[0]
+
+    def to_jaxpr(self, outs) -> ClosedJaxpr:
+        outvars = [self.getvar(x) for x in outs]
+        jaxpr = Jaxpr(self.constvars, self.invars, outvars, self.eqns)
+        return ClosedJaxpr(jaxpr, self.consts)
+
+
+def trace_to_jaxpr(flat_fun, in_avals, description: str):
+    """Trace ``flat_fun`` (a function of a flat list of arrays returning a flat list) to a jaxpr.
+
+    Arguments:
+        flat_fun: called with one tracer per aval; returns a list of arrays or scalars.
+        in_avals: the abstract values of the inputs.
+        description: how errors name this trace (``"jit of f"``).
+
+    Returns:
+        A ``ClosedJaxpr``. Its consts may hold tracers of enclosing transformations.
+    """
+    trace = StagingTrace(current_trace(), description)
+    with new_trace(trace):
+        args = [trace.new_arg(aval) for aval in in_avals]
+        outs = [to_array(x, "a function output") for x in flat_fun(args)]
+        return trace.to_jaxpr(outs)
+
+
+def trace_fun(fun, args, kwargs, description: str):
+    """Trace ``fun(*args, **kwargs)`` (dynamic arguments only) to a jaxpr.
+
+    Returns ``(closed_jaxpr, leaves, out_tree)``: the jaxpr over the flattened
+    arguments ``leaves``, and the structure of the output.
+    """
+    leaves, in_tree = flatten_args(args, kwargs, fun_name(fun))
+    out_tree = []
+
+    def flat_fun(flat_args):
+        f_args, f_kwargs = tree_unflatten(in_tree, flat_args)
+        out_leaves, tree = tree_flatten(fun(*f_args, **f_kwargs))
+        out_tree.append(tree)
+        return out_leaves
+
+    closed = trace_to_jaxpr(flat_fun, [x.aval for x in leaves], description)
+    return closed, leaves, out_tree[0]
+
+
+def make_jaxpr(fun, static_argnums=(), static_argnames=()):
+    """A function that returns the jaxpr of ``fun`` for given example arguments.
+
+    Arguments:
+        fun: the function to trace; arguments and outputs may be pytrees.
+        static_argnums, static_argnames: arguments passed through as Python values.
+
+    Returns:
+        A function taking ``fun``'s arguments and returning a ``ClosedJaxpr``, whose
+        ``str()`` is the program in JAX's format.
+
+    Example:
+        >>> print(make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0))
+        { lambda ; a:f32[]. let
+            b:f32[] = sin a
+            c:f32[] = mul b 2.0:f32[]
+          in (c,) }
+    """
+    static = StaticArgs(fun, static_argnums, static_argnames)
+
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        dyn_args, dyn_kwargs, static_vals = static.split(args, kwargs)
+
+        def dyn_fun(*a, **k):
+            full_args, full_kwargs = static.merge(a, k, static_vals)
+            return fun(*full_args, **full_kwargs)
+
+        closed, _, _ = trace_fun(dyn_fun, dyn_args, dyn_kwargs, f"make_jaxpr of {static.name}")
+        return closed
+
+    return make

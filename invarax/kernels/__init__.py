@@ -1,0 +1,24 @@
+"""The canonical kernels: every reduction and contraction in invarax is computed here.
+
+Nothing outside this package may call a NumPy reduction (``np.sum``, ``np.matmul``,
+...) on a computation path. The order of floating-point operations of each kernel
+is written down in ``docs/numerics.md``.
+"""
+
+from .contraction import dot_general
+from .reductions import (
+    argmax,
+    argmin,
+    cumulative,
+    reduce_and,
+    reduce_max,
+    reduce_min,
+    reduce_or,
+    reduce_prod,
+    reduce_sum,
+)
+
+__all__ = [
+    "argmax", "argmin", "cumulative", "dot_general", "reduce_and", "reduce_max",
+    "reduce_min", "reduce_or", "reduce_prod", "reduce_sum",
+]

@@ -1,0 +1,28 @@
+"""``invarax.lax``: the primitive-level operations that ``invarax.numpy`` lowers to.
+
+lax ops do not promote dtypes or broadcast (0-d scalars excepted); weakly typed
+Python scalars take the dtype of the other operand.
+"""
+
+from ..ops.elementwise import (
+    abs, acos, acosh, add, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_not,
+    bitwise_or, bitwise_xor, cbrt, ceil, conj, convert_element_type, cos, cosh, div, eq, exp,
+    exp2, expm1, floor, ge, gt, imag, integer_pow, is_finite, le, log, log1p, logistic, lt, max,
+    min, mul, ne, neg, nextafter, pow, real, rem, round, rsqrt, select, select_n, sign, sin,
+    sinh, sqrt, square, sub, tan, tanh,
+)
+from ..ops.shape import (
+    broadcast, broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, iota, pad, reshape,
+    rev, slice, slice_in_dim, squeeze, transpose,
+)
+from ..ops.indexing import (
+    GatherScatterMode, dynamic_slice, dynamic_update_slice, gather, scatter, scatter_add,
+    scatter_max, scatter_min, scatter_mul,
+)
+from ..ops.reductions import (
+    argmax, argmin, cumlogsumexp, cummax, cummin, cumprod, cumsum, reduce_and, reduce_max,
+    reduce_min, reduce_or, reduce_prod, reduce_sum,
+)
+from ..ops.contractions import dot, dot_general
+from ..ops.sorting import sort
+from ..ops.elementwise import stop_gradient

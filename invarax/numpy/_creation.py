@@ -1,0 +1,189 @@
+"""Array creation: array, asarray, zeros, ones, full, empty, *_like, arange, linspace, eye."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.array import Array, ArrayImpl, concrete_scalar
+from ..ops import shape as sh
+from ._promote import convert, result_dtype
+
+_SCALARS = (bool, int, float, complex)
+
+
+def _dtype_arg(dtype):
+    return None if dtype is None else dtypes.canonicalize(dtype)
+
+
+def _contains_array(obj) -> bool:
+    if isinstance(obj, Array):
+        return True
+    return isinstance(obj, (list, tuple)) and any(_contains_array(o) for o in obj)
+
+
+def array(object, dtype=None, copy: bool = True, ndmin: int = 0) -> Array:  # noqa: A002
+    """Create an array from an array, a scalar or nested lists/tuples (which may hold arrays).
+
+    Arguments:
+        object: the data. Python scalars give weakly typed arrays, as in JAX.
+        dtype: the dtype; by default inferred, with 64-bit types narrowed unless x64 is on.
+        copy: accepted for NumPy compatibility (arrays are immutable).
+        ndmin: the minimum number of dimensions of the result.
+
+    Returns:
+        An ``Array``.
+
+    Example:
+        >>> jnp.array([[1, 2], [3, 4]], dtype=jnp.float32)
+        Array([[1., 2.],
+               [3., 4.]], dtype=float32)
+    """
+    dtype = _dtype_arg(dtype)
+    if isinstance(object, Array):
+        out = object
+    elif isinstance(object, _SCALARS):
+        out = concrete_scalar(object)
+    elif isinstance(object, (list, tuple)) and _contains_array(object):
+        from ._shape import stack
+
+        out = stack([array(o) for o in object]) if object else array(np.asarray(object))
+    else:
+        value = np.asarray(object)
+        if value.dtype.kind in "OSUVM":
+            raise TypeError(
+                f"cannot create an invarax array from {type(object).__name__} with NumPy dtype "
+                f"{value.dtype}; give numbers (bool, int, float or complex) or arrays"
+            )
+        target = dtypes.canonicalize(value.dtype if dtype is None else dtype)
+        out = ArrayImpl(np.array(value, dtype=target))
+    if dtype is not None:
+        out = convert(out, dtype)
+    if out.ndim < ndmin:
+        out = sh.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
+    return out
+
+
+def asarray(a, dtype=None, order=None, *, copy=None) -> Array:
+    """Convert ``a`` to an array (a no-op for an array of the requested dtype).
+
+    Example:
+        >>> jnp.asarray(np.arange(3))
+        Array([0, 1, 2], dtype=int32)
+    """
+    if isinstance(a, Array) and (dtype is None or a.dtype == dtypes.canonicalize(dtype)):
+        return a
+    return array(a, dtype=dtype)
+
+
+def _shape(shape) -> tuple:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(shape)
+
+
+def full(shape, fill_value, dtype=None) -> Array:
+    """An array of ``shape`` filled with ``fill_value``.
+
+    Example:
+        >>> jnp.full((2,), 7)
+        Array([7, 7], dtype=int32)
+    """
+    fill = asarray(fill_value)
+    target = dtypes.canonicalize(dtype) if dtype is not None else fill.dtype
+    fill = convert(fill, target, fill.weak_type and dtype is None)
+    shape = _shape(shape)
+    if fill.ndim:
+        return broadcast_to(fill, shape)
+    return sh.broadcast_in_dim(fill, shape, ())
+
+
+def broadcast_to(x, shape):
+    from ._shape import broadcast_to as _broadcast_to
+
+    return _broadcast_to(x, shape)
+
+
+def zeros(shape, dtype=None) -> Array:
+    """An array of zeros (float32 by default)."""
+    return full(shape, 0, dtype or dtypes.default_float())
+
+
+def ones(shape, dtype=None) -> Array:
+    """An array of ones (float32 by default)."""
+    return full(shape, 1, dtype or dtypes.default_float())
+
+
+def empty(shape, dtype=None) -> Array:
+    """An array of zeros: invarax arrays are immutable, so there is no uninitialised memory."""
+    return zeros(shape, dtype)
+
+
+def _like(a, dtype, shape):
+    a = asarray(a)
+    return (a.dtype if dtype is None else dtype), (a.shape if shape is None else shape)
+
+
+def zeros_like(a, dtype=None, shape=None) -> Array:
+    """Zeros with the shape and dtype of ``a`` (either may be overridden)."""
+    return full_like(a, 0, dtype, shape)
+
+
+def ones_like(a, dtype=None, shape=None) -> Array:
+    """Ones with the shape and dtype of ``a``."""
+    return full_like(a, 1, dtype, shape)
+
+
+def full_like(a, fill_value, dtype=None, shape=None) -> Array:
+    """``fill_value`` with the shape and dtype of ``a``."""
+    dtype, shape = _like(a, dtype, shape)
+    return full(shape, fill_value, dtype)
+
+
+def arange(start, stop=None, step=None, dtype=None) -> Array:
+    """Evenly spaced values in ``[start, stop)``; the bounds must be concrete.
+
+    Example:
+        >>> jnp.arange(3)
+        Array([0, 1, 2], dtype=int32)
+    """
+    bounds = [b for b in (start, stop, step) if b is not None]
+    if dtype is None:
+        dtype, _ = result_dtype(*(asarray(b) for b in bounds))
+        if all(isinstance(b, (bool, int, np.integer)) for b in bounds):
+            dtype = dtypes.default_int()
+    dtype = dtypes.canonicalize(dtype)
+    try:
+        values = [b if b is None else np.asarray(b).item() for b in (start, stop, step)]
+    except TypeError:
+        raise TypeError("jnp.arange needs concrete bounds; a traced bound has no known length. "
+                        "Use static_argnums for it, or jnp.arange(n) * step + start") from None
+    return ArrayImpl(np.arange(*[v for v in values if v is not None], dtype=dtype))
+
+
+def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
+             dtype=None, axis: int = 0):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (computed in float64, then cast).
+
+    Example:
+        >>> jnp.linspace(0, 1, 3)
+        Array([0. , 0.5, 1. ], dtype=float32)
+    """
+    if dtype is None:
+        dtype, _ = result_dtype(asarray(start), asarray(stop), asarray(1.0))
+    dtype = dtypes.canonicalize(dtype)
+    values, step = np.linspace(np.asarray(start, np.float64), np.asarray(stop, np.float64),
+                               int(num), endpoint=endpoint, retstep=True, axis=axis)
+    out = ArrayImpl(values.astype(dtype))
+    return (out, ArrayImpl(np.asarray(step, dtype))) if retstep else out
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype=None) -> Array:
+    """A 2-d array with ones on the ``k``-th diagonal and zeros elsewhere."""
+    dtype = dtypes.canonicalize(dtype or dtypes.default_float())
+    return ArrayImpl(np.eye(int(N), None if M is None else int(M), int(k), dtype=dtype))
+
+
+def identity(n: int, dtype=None) -> Array:
+    """The ``n`` by ``n`` identity matrix."""
+    return eye(n, dtype=dtype)

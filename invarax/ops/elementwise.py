@@ -1,0 +1,351 @@
+"""Elementwise primitives: arithmetic, transcendental, comparison, bitwise, select, convert.
+
+Impls are NumPy ufuncs on the operands as given (a 0-d operand broadcasts), so
+a value's bits depend only on its inputs, never on the array's length, layout or
+batch position. Eager evaluation and ``jit`` call these same impls.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.array import to_array
+from ..core.aval import ShapedArray
+from ..core.pytree import tree_map
+from ..core.trace import Primitive
+from ._util import (
+    ANY,
+    FLOAT,
+    INTEGRAL,
+    NUMBER,
+    broadcast_shapes_strict,
+    check_kinds,
+    check_same_dtypes,
+    lax_operands,
+)
+
+
+def defvectorized(name: str, impl, kinds: str = ANY, out_dtype=None) -> Primitive:
+    """An elementwise primitive of any arity: equal dtypes, equal shapes or 0-d scalars.
+
+    Arguments:
+        name: the primitive's name.
+        impl: a NumPy function of the operands.
+        kinds: the dtype kinds accepted (``"fc"``: floating and complex).
+        out_dtype: the output dtype if it is not the operands' (``bool`` for comparisons).
+
+    Returns:
+        The primitive, with impl and abstract-eval rules defined.
+    """
+    prim = Primitive(name)
+
+    def abstract_eval(*avals):
+        check_same_dtypes(name, avals)
+        check_kinds(name, avals[0], kinds)
+        shape = broadcast_shapes_strict(name, avals)
+        if out_dtype is not None:
+            return ShapedArray(shape, out_dtype)
+        return ShapedArray(shape, avals[0].dtype, all(a.weak_type for a in avals))
+
+    prim.def_impl(impl)
+    prim.def_abstract_eval(abstract_eval)
+    return prim
+
+
+def _round_impl(x, rounding_method):
+    if rounding_method == 1:
+        return np.round(x)
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(x.dtype)
+
+
+def _div_impl(x, y):
+    if x.dtype.kind in "iu":
+        q = np.floor_divide(x, y)
+        # C semantics: round toward zero (floor_divide rounds toward -inf).
+        fix = (np.remainder(x, y) != 0) & ((x < 0) != (y < 0))
+        return np.where(fix, q + 1, q).astype(q.dtype)
+    return np.divide(x, y)
+
+
+def _logistic_impl(x):
+    one = np.ones((), x.dtype)
+    return one / (one + np.exp(-x))
+
+
+def _rsqrt_impl(x):
+    return np.ones((), x.dtype) / np.sqrt(x)
+
+
+def _sign_impl(x):
+    return np.sign(x)
+
+
+UNARY = {
+    # name: (impl, accepted kinds)
+    "neg": (np.negative, NUMBER),
+    "sign": (_sign_impl, NUMBER),
+    "floor": (np.floor, "f"),
+    "ceil": (np.ceil, "f"),
+    "exp": (np.exp, FLOAT),
+    "exp2": (np.exp2, FLOAT),
+    "log": (np.log, FLOAT),
+    "expm1": (np.expm1, FLOAT),
+    "log1p": (np.log1p, FLOAT),
+    "tanh": (np.tanh, FLOAT),
+    "logistic": (_logistic_impl, FLOAT),
+    "sin": (np.sin, FLOAT),
+    "cos": (np.cos, FLOAT),
+    "tan": (np.tan, FLOAT),
+    "asin": (np.arcsin, FLOAT),
+    "acos": (np.arccos, FLOAT),
+    "atan": (np.arctan, FLOAT),
+    "sinh": (np.sinh, FLOAT),
+    "cosh": (np.cosh, FLOAT),
+    "asinh": (np.arcsinh, FLOAT),
+    "acosh": (np.arccosh, FLOAT),
+    "atanh": (np.arctanh, FLOAT),
+    "sqrt": (np.sqrt, FLOAT),
+    "rsqrt": (_rsqrt_impl, FLOAT),
+    "cbrt": (np.cbrt, "f"),
+    "abs": (np.abs, NUMBER),
+    "not": (np.invert, INTEGRAL),
+}
+
+BINARY = {
+    "add": (np.add, NUMBER),
+    "sub": (np.subtract, NUMBER),
+    "mul": (np.multiply, NUMBER),
+    "div": (_div_impl, NUMBER),
+    "rem": (np.fmod, NUMBER),
+    "pow": (np.power, FLOAT),
+    "max": (np.maximum, ANY),
+    "min": (np.minimum, ANY),
+    "atan2": (np.arctan2, "f"),
+    "nextafter": (np.nextafter, "f"),
+    "and": (np.bitwise_and, INTEGRAL),
+    "or": (np.bitwise_or, INTEGRAL),
+    "xor": (np.bitwise_xor, INTEGRAL),
+}
+
+COMPARISONS = {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less,
+    "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+}
+
+unary_p = {name: defvectorized(name, impl, kinds) for name, (impl, kinds) in UNARY.items()}
+binary_p = {name: defvectorized(name, impl, kinds) for name, (impl, kinds) in BINARY.items()}
+compare_p = {
+    name: defvectorized(name, impl, ANY, out_dtype=dtypes.bool_)
+    for name, impl in COMPARISONS.items()
+}
+is_finite_p = defvectorized("is_finite", np.isfinite, "f", out_dtype=dtypes.bool_)
+conj_p = defvectorized("conj", np.conj, "c")
+
+
+def _complex_part(name, impl) -> Primitive:
+    def abstract_eval(x):
+        check_kinds(name, x, "c")
+        part = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}[x.dtype]
+        return ShapedArray(x.shape, part, x.weak_type)
+
+    prim = Primitive(name)
+    prim.def_impl(impl)
+    prim.def_abstract_eval(abstract_eval)
+    return prim
+
+
+# stop_gradient: the identity, whose derivative is zero (see the ad rules).
+stop_gradient_p = Primitive("stop_gradient")
+stop_gradient_p.def_impl(lambda x: x)
+stop_gradient_p.def_abstract_eval(lambda x: x)
+
+real_p = _complex_part("real", np.real)
+imag_p = _complex_part("imag", np.imag)
+
+
+# round: rounding_method 0 rounds half away from zero, 1 half to even (jnp.round).
+def _round_abstract_eval(x, rounding_method):
+    check_kinds("round", x, "f")
+    return x
+
+
+round_p = Primitive("round")
+round_p.def_impl(_round_impl)
+round_p.def_abstract_eval(_round_abstract_eval)
+
+
+# integer_pow: x ** y for a static int y, by binary exponentiation (XLA's order of products).
+def _integer_pow_impl(x, y):
+    if y == 0:
+        return np.ones_like(x)
+    acc, base, n = None, x, -y if y < 0 else y
+    while n:
+        if n & 1:
+            acc = base if acc is None else acc * base
+        n >>= 1
+        if n:
+            base = base * base
+    return np.ones((), x.dtype) / acc if y < 0 else acc
+
+
+def _integer_pow_abstract_eval(x, y):
+    check_kinds("integer_pow", x, NUMBER)
+    if y < 0 and x.dtype.kind in "iu":
+        raise TypeError(f"integer_pow of an integer array to a negative power ({y}) is not exact; "
+                        "convert to a float dtype first")
+    return x
+
+
+integer_pow_p = Primitive("integer_pow")
+integer_pow_p.def_impl(_integer_pow_impl)
+integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
+
+
+# select_n: out = cases[which]; ``which`` is bool (two cases) or int32.
+def _select_n_impl(which, *cases):
+    if len(cases) == 1:
+        return cases[0]
+    if which.dtype == np.bool_:
+        return np.where(which, cases[1], cases[0])
+    return np.choose(which, cases, mode="clip")
+
+
+def _select_n_abstract_eval(which, *cases):
+    if not cases:
+        raise TypeError("select_n needs at least one case")
+    check_same_dtypes("select_n", cases)
+    shape = broadcast_shapes_strict("select_n", cases)
+    if which.shape not in ((), shape):
+        raise TypeError(f"select_n predicate shape {which.shape} must be () or the cases' "
+                        f"shape {shape}")
+    if which.dtype != dtypes.bool_ and which.dtype != dtypes.int32:
+        raise TypeError(f"select_n predicate must be bool or int32, got {which.dtype.name}")
+    if which.dtype == dtypes.bool_ and len(cases) > 2:
+        raise TypeError("select_n with a bool predicate takes at most two cases")
+    if any(c.shape != shape for c in cases):
+        raise TypeError(f"select_n cases must have equal shapes, got "
+                        f"{[c.shape for c in cases]}")
+    return ShapedArray(shape, cases[0].dtype, all(c.weak_type for c in cases))
+
+
+select_n_p = Primitive("select_n")
+select_n_p.def_impl(_select_n_impl)
+select_n_p.def_abstract_eval(_select_n_abstract_eval)
+
+
+# convert_element_type: a cast (float -> int truncates toward zero, as C).
+def _convert_impl(x, new_dtype, weak_type):
+    return x.astype(new_dtype)
+
+
+def _convert_abstract_eval(x, new_dtype, weak_type):
+    return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+convert_element_type_p = Primitive("convert_element_type")
+convert_element_type_p.def_impl(_convert_impl)
+convert_element_type_p.def_abstract_eval(_convert_abstract_eval)
+
+
+# ---------------------------------------------------------------------------------------
+# lax-level wrappers.
+
+
+def _unary(name):
+    prim = unary_p[name]
+
+    def op(x):
+        return prim.bind(to_array(x, f"lax.{name} operand"))
+
+    op.__name__ = name
+    op.__doc__ = f"Elementwise ``{name}`` (the ``{name}`` primitive)."
+    return op
+
+
+def _binary(prim):
+    def op(x, y):
+        return prim.bind(*lax_operands(prim.name, (x, y)))
+
+    op.__name__ = prim.name
+    op.__doc__ = f"Elementwise ``{prim.name}`` of two arrays of equal dtype and shape."
+    return op
+
+
+(neg, sign, floor, ceil, exp, exp2, log, expm1, log1p, tanh, logistic, sin, cos, tan, asin,
+ acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, abs, bitwise_not) = (
+    _unary(n) for n in UNARY
+)
+(add, sub, mul, div, rem, pow, max, min, atan2, nextafter, bitwise_and, bitwise_or,
+ bitwise_xor) = (_binary(binary_p[n]) for n in BINARY)
+eq, ne, lt, le, gt, ge = (_binary(compare_p[n]) for n in COMPARISONS)
+
+
+def is_finite(x):
+    """Elementwise: True where ``x`` is neither infinite nor NaN."""
+    return is_finite_p.bind(to_array(x, "lax.is_finite operand"))
+
+
+def round(x, rounding_method=0):
+    """Round to the nearest integer; ties away from zero (0) or to even (1)."""
+    return round_p.bind(to_array(x, "lax.round operand"), rounding_method=int(rounding_method))
+
+
+def integer_pow(x, y: int):
+    """``x ** y`` for a static Python int ``y``."""
+    return integer_pow_p.bind(to_array(x, "lax.integer_pow operand"), y=int(y))
+
+
+def square(x):
+    """``x * x``."""
+    return integer_pow(x, 2)
+
+
+def select_n(which, *cases):
+    """``cases[which]`` elementwise; ``which`` is a bool (two cases) or int32 array."""
+    return select_n_p.bind(to_array(which, "lax.select_n predicate"),
+                           *lax_operands("select_n", cases))
+
+
+def select(pred, on_true, on_false):
+    """``on_true`` where ``pred`` else ``on_false`` (a bool predicate)."""
+    return select_n(pred, on_false, on_true)
+
+
+def real(x):
+    """The real part of a complex array."""
+    return real_p.bind(to_array(x, "lax.real operand"))
+
+
+def imag(x):
+    """The imaginary part of a complex array."""
+    return imag_p.bind(to_array(x, "lax.imag operand"))
+
+
+def conj(x):
+    """The complex conjugate."""
+    return conj_p.bind(to_array(x, "lax.conj operand"))
+
+
+def convert_element_type(x, new_dtype, weak_type: bool = False):
+    """Cast ``x`` to ``new_dtype`` (canonicalised for the x64 flag)."""
+    x = to_array(x, "lax.convert_element_type operand")
+    new_dtype = dtypes.canonicalize(new_dtype)
+    if x.dtype == new_dtype and x.weak_type == weak_type:
+        return x
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
+
+
+def stop_gradient(x):
+    """The identity on a pytree of arrays, but differentiation sees a constant.
+
+    Example:
+        >>> grad(lambda x: x * stop_gradient(x))(3.0)
+        Array(3., dtype=float32, weak_type=True)
+    """
+    def stop(leaf):
+        leaf = to_array(leaf, "lax.stop_gradient operand")
+        return stop_gradient_p.bind(leaf) if dtypes.is_inexact(leaf.dtype) else leaf
+
+    return tree_map(stop, x)

@@ -1,0 +1,328 @@
+"""Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, rev, concatenate, pad,
+slice and iota. They move or copy values and never compute with them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.array import ArrayImpl, to_array
+from ..core.aval import ShapedArray
+from ..core.trace import Primitive
+from ._util import canonicalize_axis, check_same_dtypes, weak_to
+from .elementwise import convert_element_type
+
+
+def _shape_tuple(shape, what="shape") -> tuple:
+    try:
+        shape = tuple(int(d.__index__()) for d in shape)
+    except (TypeError, AttributeError):
+        raise TypeError(
+            f"{what} must be a tuple of ints, got {shape!r}; shapes are static, so a traced "
+            "value cannot be used as a size (mark it static with static_argnums)"
+        ) from None
+    if any(d < 0 for d in shape):
+        raise ValueError(f"{what} {shape} has a negative dimension")
+    return shape
+
+
+def defshape(name, impl, abstract_eval) -> Primitive:
+    """A primitive that rearranges values: impl and abstract eval are given directly."""
+    prim = Primitive(name)
+    prim.def_impl(impl)
+    prim.def_abstract_eval(abstract_eval)
+    return prim
+
+
+# broadcast_in_dim: operand dim i becomes output dim broadcast_dimensions[i].
+def _broadcast_in_dim_impl(x, shape, broadcast_dimensions):
+    expanded = [1] * len(shape)
+    for d, size in zip(broadcast_dimensions, x.shape, strict=True):
+        expanded[d] = size
+    return np.broadcast_to(x.reshape(expanded), shape)
+
+
+def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions):
+    if len(broadcast_dimensions) != x.ndim:
+        raise TypeError(f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must have "
+                        f"one entry per operand dimension (operand shape {x.shape})")
+    if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)) or any(
+        not 0 <= d < len(shape) for d in broadcast_dimensions
+    ):
+        raise TypeError(f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must be "
+                        f"strictly increasing and within the output rank {len(shape)}")
+    for d, size in zip(broadcast_dimensions, x.shape, strict=True):
+        if size != 1 and size != shape[d]:
+            raise TypeError(f"broadcast_in_dim: cannot broadcast operand shape {x.shape} to "
+                            f"{shape} (operand dimension of size {size} maps to size {shape[d]})")
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+broadcast_in_dim_p = defshape(
+    "broadcast_in_dim", _broadcast_in_dim_impl, _broadcast_in_dim_abstract_eval
+)
+
+
+def _reshape_abstract_eval(x, new_sizes, dimensions):
+    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+        raise TypeError(
+            f"cannot reshape array of shape {x.shape} (size {x.size}) into shape {new_sizes} "
+            f"(size {int(np.prod(new_sizes, dtype=np.int64))}); the sizes must be equal"
+        )
+    return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+
+reshape_p = defshape(
+    "reshape", lambda x, new_sizes, dimensions: x.reshape(new_sizes), _reshape_abstract_eval
+)
+
+
+def _transpose_abstract_eval(x, permutation):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise ValueError(f"transpose permutation {permutation} is not a permutation of the "
+                         f"{x.ndim} axes of an array of shape {x.shape}")
+    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+
+transpose_p = defshape(
+    "transpose", lambda x, permutation: np.transpose(x, permutation), _transpose_abstract_eval
+)
+
+
+def _squeeze_abstract_eval(x, dimensions):
+    for d in dimensions:
+        if x.shape[d] != 1:
+            raise ValueError(f"cannot squeeze axis {d} of an array of shape {x.shape}: "
+                             f"its size is {x.shape[d]}, not 1")
+    shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+squeeze_p = defshape(
+    "squeeze", lambda x, dimensions: np.squeeze(x, dimensions), _squeeze_abstract_eval
+)
+
+rev_p = defshape("rev", lambda x, dimensions: np.flip(x, dimensions), lambda x, dimensions: x)
+
+
+def _concatenate_abstract_eval(*xs, dimension):
+    check_same_dtypes("concatenate", xs)
+    first = xs[0]
+    for x in xs[1:]:
+        if x.ndim != first.ndim or any(
+            a != b for i, (a, b) in enumerate(zip(x.shape, first.shape, strict=True))
+            if i != dimension
+        ):
+            raise TypeError(
+                f"concatenate: all shapes must match except along axis {dimension}, got "
+                f"{[y.shape for y in xs]}"
+            )
+    shape = list(first.shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(shape, first.dtype, all(x.weak_type for x in xs))
+
+
+concatenate_p = defshape(
+    "concatenate", lambda *xs, dimension: np.concatenate(xs, dimension),
+    _concatenate_abstract_eval,
+)
+
+
+# pad: padding_config holds (low, high, interior) per dimension; low/high may be negative.
+def _pad_impl(x, padval, padding_config):
+    lo_hi = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
+    shape = [
+        s + (s - 1) * interior if s else 0
+        for s, (_, _, interior) in zip(x.shape, padding_config, strict=True)
+    ]
+    spread = np.full(shape, padval, x.dtype)
+    spread[tuple(slice(None, None, i + 1) for _, _, i in padding_config)] = x
+    out = np.pad(spread, lo_hi, constant_values=padval)
+    crop = tuple(
+        slice(-lo if lo < 0 else 0, out.shape[d] + hi if hi < 0 else None)
+        for d, (lo, hi, _) in enumerate(padding_config)
+    )
+    return out[crop]
+
+
+def _pad_abstract_eval(x, padval, padding_config):
+    check_same_dtypes("pad", (x, padval))
+    if padval.shape != ():
+        raise TypeError(f"pad: the padding value must be a scalar, got shape {padval.shape}")
+    if len(padding_config) != x.ndim:
+        raise ValueError(f"pad: padding_config needs one (low, high, interior) per dimension of "
+                         f"shape {x.shape}, got {padding_config}")
+    shape = []
+    for s, (lo, hi, interior) in zip(x.shape, padding_config, strict=True):
+        if interior < 0:
+            raise ValueError(f"pad: interior padding must be >= 0, got {interior}")
+        size = lo + hi + s + max(s - 1, 0) * interior
+        if size < 0:
+            raise ValueError(f"pad: negative padding {(lo, hi)} removes more than the size {s}")
+        shape.append(size)
+    return ShapedArray(shape, x.dtype, x.weak_type and padval.weak_type)
+
+
+pad_p = defshape("pad", _pad_impl, _pad_abstract_eval)
+
+
+def _slice_impl(x, start_indices, limit_indices, strides):
+    steps = strides or (1,) * x.ndim
+    return x[tuple(map(slice, start_indices, limit_indices, steps))]
+
+
+def _slice_abstract_eval(x, start_indices, limit_indices, strides):
+    steps = strides or (1,) * x.ndim
+    if not len(start_indices) == len(limit_indices) == len(steps) == x.ndim:
+        raise TypeError(f"slice: start {start_indices}, limit {limit_indices} and strides "
+                        f"{strides} need one entry per dimension of shape {x.shape}")
+    shape = []
+    for s, lo, hi, st in zip(x.shape, start_indices, limit_indices, steps, strict=True):
+        if not 0 <= lo <= hi <= s or st < 1:
+            raise ValueError(f"slice: start {start_indices}, limit {limit_indices}, strides "
+                             f"{strides} are not valid for shape {x.shape} "
+                             "(need 0 <= start <= limit <= size and stride >= 1)")
+        shape.append(-(-(hi - lo) // st))
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+slice_p = defshape("slice", _slice_impl, _slice_abstract_eval)
+
+
+def _iota_impl(dtype, shape, dimension):
+    line = np.arange(shape[dimension], dtype=dtype)
+    expanded = [1] * len(shape)
+    expanded[dimension] = shape[dimension]
+    return np.broadcast_to(line.reshape(expanded), shape)
+
+
+iota_p = defshape(
+    "iota", _iota_impl, lambda dtype, shape, dimension: ShapedArray(shape, dtype)
+)
+
+
+# ---------------------------------------------------------------------------------------
+# lax-level wrappers.
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+    """Broadcast ``operand`` to ``shape``; its dim i becomes output dim ``broadcast_dimensions[i]``."""
+    x = to_array(operand, "lax.broadcast_in_dim operand")
+    shape = _shape_tuple(shape)
+    dims = tuple(int(d) for d in broadcast_dimensions)
+    if x.shape == shape and dims == tuple(range(len(shape))):
+        return x
+    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims)
+
+
+def broadcast(operand, sizes):
+    """Add leading dimensions ``sizes`` to ``operand``."""
+    x = to_array(operand, "lax.broadcast operand")
+    sizes = _shape_tuple(sizes)
+    dims = tuple(range(len(sizes), len(sizes) + x.ndim))
+    return broadcast_in_dim(x, sizes + x.shape, dims)
+
+
+def reshape(operand, new_sizes, dimensions=None):
+    """Reshape ``operand`` (row-major) to ``new_sizes``; ``dimensions`` transposes first."""
+    x = to_array(operand, "lax.reshape operand")
+    if dimensions is not None:
+        x = transpose(x, dimensions)
+    new_sizes = _shape_tuple(new_sizes, "new shape")
+    if x.shape == new_sizes:
+        return x
+    return reshape_p.bind(x, new_sizes=new_sizes, dimensions=None)
+
+
+def transpose(operand, permutation):
+    """Permute the axes of ``operand``."""
+    x = to_array(operand, "lax.transpose operand")
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(x.ndim)):
+        return x
+    return transpose_p.bind(x, permutation=permutation)
+
+
+def squeeze(array, dimensions):
+    """Remove the size-1 axes ``dimensions``."""
+    x = to_array(array, "lax.squeeze operand")
+    dims = tuple(sorted({canonicalize_axis(d, x.ndim) for d in dimensions}))
+    return squeeze_p.bind(x, dimensions=dims) if dims else x
+
+
+def expand_dims(array, dimensions):
+    """Insert size-1 axes at ``dimensions`` (positions in the output)."""
+    x = to_array(array, "lax.expand_dims operand")
+    ndim_out = x.ndim + len(dimensions)
+    dims = sorted(canonicalize_axis(d, ndim_out) for d in dimensions)
+    shape = list(x.shape)
+    for d in dims:
+        shape.insert(d, 1)
+    kept = [i for i in range(ndim_out) if i not in dims]
+    return broadcast_in_dim(x, shape, kept)
+
+
+def rev(operand, dimensions):
+    """Reverse ``operand`` along ``dimensions``."""
+    x = to_array(operand, "lax.rev operand")
+    dims = tuple(sorted({canonicalize_axis(d, x.ndim) for d in dimensions}))
+    return rev_p.bind(x, dimensions=dims) if dims else x
+
+
+def concatenate(operands, dimension):
+    """Join ``operands`` (same dtype and rank) along ``dimension``."""
+    xs = [to_array(x, "lax.concatenate operand") for x in operands]
+    if not xs:
+        raise ValueError("concatenate needs at least one array")
+    if len(xs) == 1:
+        return xs[0]
+    return concatenate_p.bind(*xs, dimension=canonicalize_axis(dimension, xs[0].ndim))
+
+
+def pad(operand, padding_value, padding_config):
+    """Pad with a scalar; ``padding_config`` is ``(low, high, interior)`` per dimension."""
+    x = to_array(operand, "lax.pad operand")
+    padval = to_array(padding_value, "lax.pad padding_value")
+    if padval.dtype != x.dtype and padval.weak_type:
+        padval = convert_weak(padval, x.dtype)
+    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    return pad_p.bind(x, padval, padding_config=config)
+
+
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
+    """``operand[start:limit:stride]`` along every dimension, with static bounds."""
+    x = to_array(operand, "lax.slice operand")
+    start = tuple(int(i) for i in start_indices)
+    limit = tuple(int(i) for i in limit_indices)
+    strides = None if strides is None or all(s == 1 for s in strides) else tuple(map(int, strides))
+    if start == (0,) * x.ndim and limit == x.shape and strides is None:
+        return x
+    return slice_p.bind(x, start_indices=start, limit_indices=limit, strides=strides)
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """``lax.slice`` along one axis."""
+    x = to_array(operand, "lax.slice_in_dim operand")
+    axis = canonicalize_axis(axis, x.ndim)
+    start, limit, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    start[axis], limit[axis], strides[axis] = start_index, limit_index, stride
+    return slice(x, start, limit, strides)
+
+
+def iota(dtype, size):
+    """``[0, 1, ..., size-1]`` of ``dtype``."""
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    """An array of ``shape`` whose values count along ``dimension``."""
+    shape = _shape_tuple(shape)
+    dtype = dtypes.canonicalize(dtype)
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=canonicalize_axis(dimension, len(shape)))
+
+
+def convert_weak(x, dtype):
+    """A weakly typed value converted to ``dtype`` (a concrete scalar is folded)."""
+    if isinstance(x, ArrayImpl):
+        return weak_to(x, dtype)
+    return convert_element_type(x, dtype, weak_type=True)

@@ -1,0 +1,3 @@
+"""``invarax.scipy``: the SciPy functions JAX provides."""
+
+from . import special  # noqa: F401
