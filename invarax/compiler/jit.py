@@ -2,7 +2,7 @@
 
 A jitted call is keyed on the input structure, the abstract values (shape,
 dtype, weak type) of the array arguments, the static arguments and the x64
-flag. Under another transformation the call stays one ``pjit`` equation whose
+flag. Under another transformation the call stays one ``jit`` equation whose
 parameter is the traced jaxpr, so outer transformations see the whole program.
 """
 
@@ -19,7 +19,7 @@ from ..core.trace import EVAL_TRACE, Primitive, Tracer, current_trace
 from ..interpreters.staging import trace_fun
 from .lower import compile_jaxpr
 
-jit_p = Primitive("pjit", multiple_results=True)
+jit_p = Primitive("jit", multiple_results=True)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -27,16 +27,16 @@ def _executable(jaxpr: Jaxpr):
     return compile_jaxpr(jaxpr)
 
 
-def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str):
+def _jit_impl(*args, name: str, jaxpr: ClosedJaxpr):
     consts = [c._value for c in jaxpr.consts]
     return _executable(jaxpr.jaxpr)(*consts, *args)
 
 
-def _jit_abstract_eval(*avals, jaxpr: ClosedJaxpr, name: str):
+def _jit_abstract_eval(*avals, name: str, jaxpr: ClosedJaxpr):
     expected = jaxpr.in_avals
     if list(avals) != expected:
         raise TypeError(
-            f"pjit of {name} was traced for {[a.str_short() for a in expected]} "
+            f"jit of {name} was traced for {[a.str_short() for a in expected]} "
             f"but called with {[a.str_short() for a in avals]}"
         )
     return jaxpr.out_avals
@@ -107,7 +107,7 @@ class Jitted:
             outs = [ArrayImpl(o, a.weak_type) for o, a in zip(outs, avals, strict=True)]
         else:
             outs = jit_p.bind(
-                *entry.tracer_consts, *leaves, jaxpr=entry.closed, name=self.static.name
+                *entry.tracer_consts, *leaves, name=self.static.name, jaxpr=entry.closed
             )
         return tree_unflatten(entry.out_tree, outs)
 

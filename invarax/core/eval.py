@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .array import to_array
 from .ir import ClosedJaxpr, Jaxpr, Literal
 
 
@@ -21,7 +22,8 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
     def read(v):
         return v.val if isinstance(v, Literal) else env[id(v)]
 
-    for var, val in zip((*jaxpr.constvars, *jaxpr.invars), (*consts, *args), strict=True):
+    values = (*consts, *(to_array(x, "an eval_jaxpr argument") for x in args))
+    for var, val in zip((*jaxpr.constvars, *jaxpr.invars), values, strict=True):
         env[id(var)] = val
     for eqn in jaxpr.eqns:
         outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)

@@ -1,10 +1,18 @@
-"""Print jaxprs in JAX's format: ``{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }``."""
+"""Print jaxprs in JAX's format: ``{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }``.
+
+As JAX's printer, a jaxpr (or an equation) goes on one line when it fits in 80
+columns, and is broken otherwise: one equation a line, and an equation's
+parameters one a line when the equation does not fit. Nested jaxprs name their
+variables afresh.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .ir import ClosedJaxpr, Jaxpr, Literal
+
+WIDTH = 80
 
 
 class _Names:
@@ -31,57 +39,65 @@ def _alphabetic(n: int) -> str:
         n, d = divmod(n, 26)
         digits.append(chr(ord("a") + d))
         if n == 0:
-            break
-    return "".join(reversed(digits))
+            return "".join(reversed(digits))
 
 
 def _literal(val) -> str:
     item = np.asarray(val).item()
-    if isinstance(item, float):
-        return repr(float(np.asarray(val)))
-    return repr(item)
+    return repr(float(item)) if isinstance(item, float) else repr(item)
 
 
-def _param(value, names, indent) -> str:
+def _param(value, column: int, flat: bool) -> str:
     if isinstance(value, ClosedJaxpr):
         value = value.jaxpr
     if isinstance(value, Jaxpr):
-        return _jaxpr(value, names, indent + 2)
+        return _jaxpr(value, _Names(), column, column, flat)
     if isinstance(value, np.dtype):
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
-    return repr(value) if isinstance(value, str) else str(value)
+    return str(value)
 
 
-def _eqn(eqn, names, indent) -> str:
-    params = ""
-    if eqn.params:
-        shown = [f"{k}={_param(v, names, indent)}" for k, v in sorted(eqn.params.items())]
-        params = "[" + " ".join(shown) + "]"
+def _eqn(eqn, names: _Names, indent: int, flat: bool = False) -> str:
     ins = " ".join(names(v) for v in eqn.invars)
     outs = " ".join(names.binder(v) for v in eqn.outvars)
-    return f"{outs} = {eqn.primitive.name}{params} {ins}".rstrip()
+    head = f"{outs} = {eqn.primitive.name}"
+    items = eqn.params.items()
+    shown = " ".join(f"{k}={_param(v, 0, True)}" for k, v in items)
+    line = f"{head}[{shown}] {ins}" if items else f"{head} {ins}"
+    if flat or indent + len(line) <= WIDTH:
+        return line.rstrip()
+    pad = " " * (indent + 2)
+    lines = [f"{pad}{k}={_param(v, indent + 3 + len(k), False)}" for k, v in items]
+    return f"{head}[\n" + "\n".join(lines) + f"\n{' ' * indent}] {ins}".rstrip()
 
 
-def _jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
+def _jaxpr(jaxpr: Jaxpr, names: _Names, column: int, indent: int, flat: bool = False) -> str:
     consts = " ".join(names.binder(v) for v in jaxpr.constvars)
     ins = " ".join(names.binder(v) for v in jaxpr.invars)
     head = f"{{ lambda {consts}; {ins}. let" if consts else f"{{ lambda ; {ins}. let"
+    bound = dict(names.names)
+    eqns = "; ".join(_eqn(e, names, 0, flat=True) for e in jaxpr.eqns)
+    line = f"{head} {eqns} {_outs(jaxpr, names)}"
+    if flat or column + len(line) <= WIDTH:
+        return line
+    names.names = bound  # print again, broken, with the same names
     pad = " " * (indent + 4)
     body = "".join(f"\n{pad}{_eqn(e, names, indent + 4)}" for e in jaxpr.eqns)
-    outs = " ".join(names(v) for v in jaxpr.outvars)
-    tail = f"in ({outs},) }}" if len(jaxpr.outvars) == 1 else f"in ({outs}) }}"
-    if not jaxpr.eqns:
-        return f"{head} {tail}"
-    return f"{head}{body}\n{' ' * (indent + 2)}{tail}"
+    return f"{head}{body}\n{' ' * (indent + 2)}{_outs(jaxpr, names)}"
+
+
+def _outs(jaxpr: Jaxpr, names: _Names) -> str:
+    outs = ", ".join(names(v) for v in jaxpr.outvars)
+    return f"in ({outs},) }}" if len(jaxpr.outvars) == 1 else f"in ({outs}) }}"
 
 
 def print_jaxpr(jaxpr: Jaxpr) -> str:
     """The text of ``jaxpr`` in JAX's format."""
-    return _jaxpr(jaxpr, _Names(), 0)
+    return _jaxpr(jaxpr, _Names(), 0, 0)
 
 
 def print_eqn(eqn) -> str:

@@ -37,7 +37,7 @@ def promote_dtypes(*arrays, to_inexact: bool = False):
     dtype, weak = result_dtype(*arrays)
     if to_inexact and not dtypes.is_inexact(dtype):
         dtype, weak = dtypes.default_float(), weak and dtype.kind != "b"
-    return [convert(a, dtype, weak and a.weak_type) for a in arrays]
+    return [convert(a, dtype, weak) for a in arrays]
 
 
 def broadcast_shapes(*shapes) -> tuple:

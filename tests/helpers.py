@@ -1,0 +1,11 @@
+"""Helpers shared by the test modules."""
+
+import numpy as np
+
+
+def assert_bitwise(a, b):
+    """Exact equality of values, dtype and shape (NaNs equal when their bits are)."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype, (a.dtype, b.dtype)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    assert a.tobytes() == b.tobytes(), f"bits differ:\n{a}\n{b}"

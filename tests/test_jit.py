@@ -1,0 +1,166 @@
+"""jit: tracing once per signature, caching, static arguments, pytrees, lowering text."""
+
+import functools
+
+import numpy as np
+import pytest
+from helpers import assert_bitwise
+
+import invarax
+import invarax.numpy as jnp
+
+
+def counted(f):
+    """Wrap ``f`` so that ``wrapper.traces`` counts how often it ran (each run is a trace)."""
+
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        wrapper.traces += 1
+        return f(*args, **kwargs)
+
+    wrapper.traces = 0
+    return wrapper
+
+
+def test_traces_once_per_signature():
+    f = counted(lambda x, y: jnp.sin(x) * y)
+    g = invarax.jit(f)
+    x = jnp.ones(3)
+    g(x, x)
+    g(x + 1.0, x * 2.0)  # same avals: cached
+    assert f.traces == 1
+    g(jnp.ones(4), jnp.ones(4))  # new shape
+    assert f.traces == 2
+    g(jnp.ones(3, jnp.int32), x)  # new dtype
+    assert f.traces == 3
+    g(x, 2.0)  # weak scalar
+    g(x, 3.0)
+    assert f.traces == 4
+    g(x, np.float32(3.0))  # strongly typed f32[] is another key than a weak one
+    assert f.traces == 5
+
+
+def test_x64_flag_is_part_of_the_key():
+    f = counted(lambda x: x + 1)
+    g = invarax.jit(f)
+    g(1.0)
+    invarax.config.update("jax_enable_x64", True)
+    assert g(1.0).dtype == np.float64
+    invarax.config.update("jax_enable_x64", False)
+    assert g(1.0).dtype == np.float32
+    assert f.traces == 2
+
+
+def test_static_argnums_and_argnames():
+    def f(x, n, *, mode="sin"):
+        for _ in range(n):
+            x = jnp.sin(x) if mode == "sin" else jnp.cos(x)
+        return x
+
+    fc = counted(f)
+    g = invarax.jit(fc, static_argnums=1, static_argnames="mode")
+    assert_bitwise(g(1.0, 3), f(1.0, 3))
+    assert_bitwise(g(1.0, n=3), f(1.0, 3))  # a static argnum passed by name
+    assert_bitwise(g(1.0, 3, mode="cos"), f(1.0, 3, mode="cos"))
+    g(2.0, 3)
+    assert fc.traces == 3  # (n=3 positional), (n=3 keyword), (mode="cos")
+    assert "sin" in g.lower(1.0, 2).as_text()
+    assert g.lower(1.0, 2).as_text().count("sin") == 2
+
+
+def test_negative_static_argnums():
+    g = invarax.jit(lambda x, n: x * n, static_argnums=-1)
+    assert float(g(2.0, 3)) == 6.0
+
+
+def test_unhashable_static_argument():
+    g = invarax.jit(lambda x, shape: x, static_argnums=1)
+    with pytest.raises(ValueError, match="unhashable type list.*tuple instead of a list"):
+        g(1.0, [1, 2])
+
+
+def test_non_array_argument_names_static_argnums():
+    g = invarax.jit(lambda x, name: x)
+    with pytest.raises(TypeError, match=r"args\[1\] of <lambda> is a str.*static_argnums"):
+        g(1.0, "hello")
+    h = invarax.jit(lambda d: d["x"])
+    with pytest.raises(TypeError, match=r"args\[0\]\['x'\]"):
+        h({"x": object()})
+
+
+def test_pytrees_and_kwargs():
+    def f(params, x, *, scale):
+        return {"out": params["w"] * x + params["b"], "pair": (x, scale * 2.0)}
+
+    params = {"w": jnp.arange(3.0), "b": jnp.ones(3)}
+    got = invarax.jit(f)(params, jnp.ones(3), scale=jnp.array(2.0))
+    want = f(params, jnp.ones(3), scale=jnp.array(2.0))
+    assert sorted(got) == ["out", "pair"]
+    for a, b in zip(invarax.tree_leaves(got), invarax.tree_leaves(want), strict=True):
+        assert_bitwise(a, b)
+
+
+def test_none_and_empty_outputs():
+    assert invarax.jit(lambda x: None)(1.0) is None
+    assert invarax.jit(lambda x: (x, None))(1.0)[1] is None
+
+
+def test_closure_over_arrays_becomes_consts():
+    w = jnp.arange(4.0)
+    g = invarax.jit(lambda x: x * w)
+    assert_bitwise(g(jnp.ones(4)), jnp.ones(4) * w)
+    assert g.lower(jnp.ones(4)).as_text().startswith("{ lambda a:f32[4]; b:f32[4].")
+
+
+def test_nested_jit_and_make_jaxpr_of_jit():
+    inner = invarax.jit(lambda x: jnp.sin(x) * 2.0)
+    outer = invarax.jit(lambda x: inner(x) + 1.0)
+    assert_bitwise(outer(0.5), jnp.sin(0.5) * 2.0 + 1.0)
+    text = str(invarax.make_jaxpr(outer)(0.5))
+    assert "jit[" in text and "name=<lambda>" in text
+
+
+def test_jit_returns_python_scalars_as_arrays():
+    out = invarax.jit(lambda x: 3.0)(1.0)
+    assert isinstance(out, invarax.Array) and out.weak_type
+
+
+def test_jit_is_bitwise_eager_on_a_long_chain(rng):
+    def chain(x, y):
+        for _ in range(10):
+            x = jnp.tanh(x * y + 0.5) - jnp.exp(-x) / (1.0 + y * y)
+        return x
+
+    x = rng.standard_normal(1000).astype(np.float32)
+    y = rng.standard_normal(1000).astype(np.float32)
+    assert_bitwise(invarax.jit(chain)(x, y), chain(jnp.asarray(x), jnp.asarray(y)))
+
+
+def test_lower_text_is_the_program():
+    def expr(x1, x2):
+        return (x1 / x2 - jnp.exp(x2)) * (jnp.sin(x1 / x2) + x1 / x2 - jnp.exp(x2))
+
+    text = invarax.jit(expr).lower(1.0, 2.0).as_text()
+    assert text == str(invarax.make_jaxpr(expr)(1.0, 2.0))
+    assert invarax.jit(expr).lower(1.0, 2.0).compile()(1.0, 2.0) == expr(1.0, 2.0)
+
+
+def test_outputs_are_immutable_and_independent_of_inputs():
+    a = np.ones(4, np.float32)
+    out = invarax.jit(lambda x: x.reshape(2, 2))(a)
+    a[0] = 7.0
+    assert float(out.ravel()[0]) == 1.0
+    assert np.asarray(out).flags.writeable is False
+
+
+def test_decorator_form():
+    @invarax.jit
+    def f(x):
+        return x * 2
+
+    @invarax.jit(static_argnums=(1,))
+    def g(x, k):
+        return x * k
+
+    assert int(f(2)) == 4 and int(g(2, 5)) == 10
+    assert f.__name__ == "f"
