@@ -1,39 +1,170 @@
-"""PLACEHOLDER: being written now; replace this whole file."""
+"""Reduction kernels: sum, product, max, min, and, or, argmax/argmin and cumulative scans.
+
+Every reduction in invarax is computed here, and the order of floating-point
+operations of each output element is a fixed function of the reduction length
+``K`` alone: never of the other dimensions, the memory layout, the position of
+the reduced axes or the batch size (contract N2/N4/N5).
+
+This is the interim, NumPy-backed implementation; the compiled canonical kernels
+documented in ``docs/numerics.md`` replace it in a later issue. It gets the
+property cheaply: ``_rows`` moves the reduced axes to the end (keeping their
+order), casts to the accumulation dtype *before* reducing, and makes the operand a
+C-contiguous, aligned ``(M, K)`` array; each kernel then reduces along the last
+axis. A NumPy reduction over a contiguous last axis without casting is not
+buffered, so each row is handed to the inner loop whole, and:
+
+- ``reduce_sum`` is NumPy's pairwise summation of the row (blocks of 8 partial
+  sums for rows up to 128 elements, recursive halving above), an order fixed by K;
+- ``reduce_prod`` is the sequential product ``((x0 * x1) * x2) ...``;
+- ``reduce_max``/``reduce_min`` propagate NaN (as JAX); the sign of a zero result
+  is that of the first zero met in row-major order of the reduced elements;
+- ``reduce_and``/``reduce_or``, integer sums and products are exact (integers wrap);
+- ``cumulative`` is the sequential scan ``y[i] = op(y[i-1], x[i])`` of each row;
+- ``argmax``/``argmin`` give the first index of the extremum, a NaN counting as
+  the extremum (so the index of the first NaN), as JAX.
+
+The elements of a multi-axis reduction are taken in row-major order of the
+reduced axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
 
 
-def argmax(*args, **kwargs):
-    raise NotImplementedError('argmax is being written')
+def _rows(x: np.ndarray, axes, dtype) -> tuple[np.ndarray, tuple]:
+    """``x`` as a C-contiguous ``(M, K)`` array of ``dtype`` whose rows are the reduced elements.
+
+    Arguments:
+        x: the operand.
+        axes: the reduced axes (sorted, non-negative).
+        dtype: the dtype to reduce in; the cast happens here, never inside the reduce.
+
+    Returns:
+        ``(rows, out_shape)``: the rows, and the shape of the result (the kept axes).
+
+    Example:
+        >>> _rows(np.ones((2, 3, 4)), (0, 2), np.float32)[0].shape
+        (3, 8)
+    """
+    kept = [d for d in range(x.ndim) if d not in axes]
+    out_shape = tuple(x.shape[d] for d in kept)
+    m = int(np.prod(out_shape, dtype=np.int64))
+    k = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+    moved = np.transpose(x, kept + list(axes))
+    rows = np.require(moved, dtype=dtype, requirements="CA").reshape(m, k)
+    return rows, out_shape
 
 
-def argmin(*args, **kwargs):
-    raise NotImplementedError('argmin is being written')
+def _reducer(ufunc, identity_of):
+    """A kernel ``f(x, axes, dtype)`` reducing with ``ufunc`` along the rows of ``_rows``.
+
+    ``identity_of(dtype)`` is the value of an empty reduction (0 for sums, -inf for max).
+    """
+
+    def kernel(x: np.ndarray, axes, dtype) -> np.ndarray:
+        rows, out_shape = _rows(x, axes, dtype)
+        if rows.shape[1] == 0:
+            return np.full(out_shape, identity_of(rows.dtype), rows.dtype)
+        return ufunc.reduce(rows, axis=1, dtype=rows.dtype).reshape(out_shape)
+
+    return kernel
 
 
-def cumulative(*args, **kwargs):
-    raise NotImplementedError('cumulative is being written')
+def _lowest(dtype):
+    if dtype.kind == "f":
+        return -np.inf
+    return False if dtype.kind == "b" else np.iinfo(dtype).min
 
 
-def reduce_and(*args, **kwargs):
-    raise NotImplementedError('reduce_and is being written')
+def _highest(dtype):
+    if dtype.kind == "f":
+        return np.inf
+    return True if dtype.kind == "b" else np.iinfo(dtype).max
 
 
-def reduce_max(*args, **kwargs):
-    raise NotImplementedError('reduce_max is being written')
+reduce_sum = _reducer(np.add, lambda dtype: 0)
+reduce_prod = _reducer(np.multiply, lambda dtype: 1)
+reduce_max = _reducer(np.maximum, _lowest)
+reduce_min = _reducer(np.minimum, _highest)
+reduce_and = _reducer(np.bitwise_and, lambda dtype: True if dtype.kind == "b" else -1)
+reduce_or = _reducer(np.bitwise_or, lambda dtype: 0)
+
+reduce_sum.__doc__ = """Sum of ``x`` over ``axes``, accumulated and returned in ``dtype``.
+
+Arguments:
+    x: a NumPy array.
+    axes: the reduced axes, sorted and non-negative.
+    dtype: the accumulation and result dtype (``x`` is cast to it first, so a bool
+        sum in int32 is a count).
+
+Returns:
+    An array of ``dtype`` whose shape is ``x.shape`` without ``axes``.
+
+Example:
+    >>> reduce_sum(np.ones((2, 3), np.float32), (1,), np.float32)
+    array([3., 3.], dtype=float32)
+"""
 
 
-def reduce_min(*args, **kwargs):
-    raise NotImplementedError('reduce_min is being written')
+def _arg_extremum(np_arg):
+    def kernel(x: np.ndarray, axis: int, index_dtype) -> np.ndarray:
+        rows, out_shape = _rows(x, (axis,), x.dtype)
+        return np_arg(rows, axis=1).astype(index_dtype).reshape(out_shape)
+
+    return kernel
 
 
-def reduce_or(*args, **kwargs):
-    raise NotImplementedError('reduce_or is being written')
+argmax = _arg_extremum(np.argmax)
+argmin = _arg_extremum(np.argmin)
+
+argmax.__doc__ = """Index of the first maximum of ``x`` along ``axis`` (a NaN is the maximum).
+
+Arguments:
+    x: a NumPy array whose ``axis`` is not empty.
+    axis: the reduced axis (non-negative).
+    index_dtype: the integer dtype of the result.
+
+Returns:
+    An array of ``index_dtype`` whose shape is ``x.shape`` without ``axis``.
+
+Example:
+    >>> argmax(np.array([1.0, np.nan, 3.0, np.nan]), 0, np.int32)
+    array(1, dtype=int32)
+"""
+argmin.__doc__ = argmax.__doc__.replace("maximum", "minimum").replace("argmax", "argmin")
+
+# The binary operation of each scan (NaN propagates through every one of them).
+SCANS = {
+    "sum": np.add,
+    "prod": np.multiply,
+    "max": np.maximum,
+    "min": np.minimum,
+    "logsumexp": np.logaddexp,
+}
 
 
-def reduce_prod(*args, **kwargs):
-    raise NotImplementedError('reduce_prod is being written')
+def cumulative(kind: str, x: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
+    """Inclusive scan of ``x`` along ``axis``: ``y[i] = op(y[i-1], x[i])``, sequentially.
 
+    Arguments:
+        kind: one of ``SCANS``: ``"sum"``, ``"prod"``, ``"max"``, ``"min"``, ``"logsumexp"``.
+        x: a NumPy array (computed in its own dtype).
+        axis: the scanned axis (non-negative).
+        reverse: scan from the last element to the first.
 
-def reduce_sum(*args, **kwargs):
-    raise NotImplementedError('reduce_sum is being written')
+    Returns:
+        An array of ``x``'s shape and dtype.
 
-
+    Example:
+        >>> cumulative("sum", np.arange(4, dtype=np.int32), 0, reverse=True)
+        array([6, 6, 5, 3], dtype=int32)
+    """
+    rows, out_shape = _rows(x, (axis,), x.dtype)
+    if reverse:
+        rows = np.ascontiguousarray(rows[:, ::-1])
+    out = SCANS[kind].accumulate(rows, axis=1, dtype=rows.dtype)
+    if reverse:
+        out = out[:, ::-1]
+    out = out.reshape(*out_shape, x.shape[axis])
+    return np.ascontiguousarray(np.moveaxis(out, -1, axis))

@@ -1,55 +1,205 @@
-"""PLACEHOLDER: being written now; replace this whole file."""
+"""Reduction primitives: reduce_{sum,prod,max,min,and,or}, argmax/argmin and cumulative scans.
+
+Impls call ``invarax.kernels`` only, where the order of floating-point operations
+of each output element is a fixed function of the reduction length, so eager
+evaluation and ``jit`` (which call the same impls) give the same bits.
+"""
+
+from __future__ import annotations
+
+from .. import kernels
+from ..core import dtypes
+from ..core.array import to_array
+from ..core.aval import ShapedArray
+from ..core.trace import Primitive
+from ._util import NUMBER, canonicalize_axis, check_kinds
+
+ORDERED = "biuf"  # kinds with a total order (max, min, argmax)
 
 
-def argmax(*args, **kwargs):
-    raise NotImplementedError('argmax is being written')
+def canonical_axes(name: str, shape: tuple, axes) -> tuple:
+    """``axes`` of an array of ``shape`` as a sorted tuple of non-negative ints.
+
+    Arguments:
+        name: the operation, for error messages (``"jnp.sum"``).
+        shape: the operand's shape.
+        axes: ints, negative ones counting from the end.
+
+    Returns:
+        The sorted tuple; a ValueError names the shape if an axis is out of range
+        or repeated.
+
+    Example:
+        >>> canonical_axes("jnp.sum", (2, 3, 4), (-1, 0))
+        (0, 2)
+    """
+    try:
+        canonical = [canonicalize_axis(a, len(shape)) for a in axes]
+    except ValueError as err:
+        raise ValueError(f"{name}: {err} (the operand has shape {shape})") from None
+    if len(set(canonical)) != len(canonical):
+        raise ValueError(
+            f"{name}: repeated axis in {tuple(axes)} for an operand of shape "
+            f"{shape}; list each axis once"
+        )
+    return tuple(sorted(canonical))
 
 
-def argmin(*args, **kwargs):
-    raise NotImplementedError('argmin is being written')
+def _check_axes(name: str, x: ShapedArray, axes) -> None:
+    if tuple(axes) != canonical_axes(f"lax.{name}", x.shape, axes):
+        raise TypeError(
+            f"{name}: axes {axes} must be a sorted tuple of non-negative ints "
+            f"(lax.{name} normalises them)"
+        )
 
 
-def cumlogsumexp(*args, **kwargs):
-    raise NotImplementedError('cumlogsumexp is being written')
+def _reduced_aval(name: str, x: ShapedArray, axes, kinds: str) -> ShapedArray:
+    check_kinds(name, x, kinds)
+    _check_axes(name, x, axes)
+    shape = tuple(s for d, s in enumerate(x.shape) if d not in axes)
+    return ShapedArray(shape, x.dtype, x.weak_type)
 
 
-def cummax(*args, **kwargs):
-    raise NotImplementedError('cummax is being written')
+def defreducer(name: str, kernel, kinds: str):
+    """A reduction primitive ``name[axes]`` and its lax wrapper ``f(operand, axes)``.
+
+    Arguments:
+        name: the primitive's name (``"reduce_sum"``).
+        kernel: ``kernel(x, axes, dtype)`` from ``invarax.kernels``.
+        kinds: the dtype kinds accepted.
+
+    Returns:
+        ``(primitive, wrapper)``; the result keeps the operand's dtype and weak type.
+
+    Example:
+        >>> reduce_sum_p, reduce_sum = defreducer("reduce_sum", kernels.reduce_sum, NUMBER)
+    """
+    prim = Primitive(name)
+    prim.def_impl(lambda x, axes: kernel(x, axes, x.dtype))
+    prim.def_abstract_eval(lambda x, axes: _reduced_aval(name, x, axes, kinds))
+
+    def wrapper(operand, axes):
+        x = to_array(operand, f"lax.{name} operand")
+        return prim.bind(x, axes=canonical_axes(f"lax.{name}", x.shape, axes))
+
+    wrapper.__name__ = name
+    wrapper.__doc__ = (
+        f"``{name}`` of ``operand`` over ``axes`` (a sequence of ints); the dtype is kept.\n\n"
+        f"Example:\n    >>> lax.{name}(jnp.ones((2, 3)), (1,)).shape\n    (2,)\n"
+    )
+    return prim, wrapper
 
 
-def cummin(*args, **kwargs):
-    raise NotImplementedError('cummin is being written')
+# name: (kernel, accepted kinds)
+REDUCERS = {
+    "reduce_sum": (kernels.reduce_sum, NUMBER),
+    "reduce_prod": (kernels.reduce_prod, NUMBER),
+    "reduce_max": (kernels.reduce_max, ORDERED),
+    "reduce_min": (kernels.reduce_min, ORDERED),
+    "reduce_and": (kernels.reduce_and, "biu"),
+    "reduce_or": (kernels.reduce_or, "biu"),
+}
+
+_reducers = {name: defreducer(name, *spec) for name, spec in REDUCERS.items()}
+(
+    (reduce_sum_p, reduce_sum),
+    (reduce_prod_p, reduce_prod),
+    (reduce_max_p, reduce_max),
+    (reduce_min_p, reduce_min),
+    (reduce_and_p, reduce_and),
+    (reduce_or_p, reduce_or),
+) = _reducers.values()
 
 
-def cumprod(*args, **kwargs):
-    raise NotImplementedError('cumprod is being written')
+# argmax / argmin: the index of the first extremum along one axis (``axes`` holds it).
+def _arg_abstract_eval(name, x, axes, index_dtype):
+    check_kinds(name, x, ORDERED)
+    _check_axes(name, x, axes)
+    if len(axes) != 1:
+        raise TypeError(f"{name} reduces exactly one axis, got axes {axes}")
+    if x.shape[axes[0]] == 0:
+        raise ValueError(
+            f"{name} of an empty axis: axis {axes[0]} of shape {x.shape} has "
+            "size 0, so there is no extremum; reduce a non-empty axis"
+        )
+    if not dtypes.is_integer(index_dtype):
+        raise TypeError(f"{name}: index_dtype must be an integer dtype, got {index_dtype}")
+    shape = tuple(s for d, s in enumerate(x.shape) if d != axes[0])
+    return ShapedArray(shape, index_dtype)
 
 
-def cumsum(*args, **kwargs):
-    raise NotImplementedError('cumsum is being written')
+def _defargreducer(name, kernel):
+    prim = Primitive(name)
+    prim.def_impl(lambda x, axes, index_dtype: kernel(x, axes[0], index_dtype))
+    prim.def_abstract_eval(
+        lambda x, axes, index_dtype: _arg_abstract_eval(name, x, axes, index_dtype)
+    )
+
+    def wrapper(operand, axis, index_dtype):
+        x = to_array(operand, f"lax.{name} operand")
+        axes = canonical_axes(f"lax.{name}", x.shape, (axis,))
+        return prim.bind(x, axes=axes, index_dtype=dtypes.canonicalize(index_dtype))
+
+    wrapper.__name__ = name
+    wrapper.__doc__ = (
+        f"Index (of ``index_dtype``) of the first {name[3:]}imum of ``operand`` along ``axis``; "
+        f"a NaN counts as the {name[3:]}imum.\n\n"
+        f"Example:\n    >>> lax.{name}(jnp.array([1.0, 3.0]), 0, jnp.int32).dtype\n"
+        "    dtype('int32')\n"
+    )
+    return prim, wrapper
 
 
-def reduce_and(*args, **kwargs):
-    raise NotImplementedError('reduce_and is being written')
+argmax_p, argmax = _defargreducer("argmax", kernels.argmax)
+argmin_p, argmin = _defargreducer("argmin", kernels.argmin)
 
 
-def reduce_max(*args, **kwargs):
-    raise NotImplementedError('reduce_max is being written')
+# Cumulative scans: ``cumsum[axis reverse]`` and its siblings keep shape and dtype.
+def defcumulative(kind: str, kinds: str):
+    """A scan primitive ``cum{kind}[axis, reverse]`` and its lax wrapper.
+
+    Arguments:
+        kind: a key of ``kernels.reductions.SCANS`` (``"sum"``, ``"logsumexp"``, ...).
+        kinds: the dtype kinds accepted.
+
+    Returns:
+        ``(primitive, wrapper)`` where ``wrapper(operand, axis=0, reverse=False)``.
+
+    Example:
+        >>> cumsum_p, cumsum = defcumulative("sum", NUMBER)
+    """
+    name = f"cum{kind}"
+    prim = Primitive(name)
+    prim.def_impl(lambda x, axis, reverse: kernels.cumulative(kind, x, axis, reverse))
+
+    def abstract_eval(x, axis, reverse):
+        check_kinds(name, x, kinds)
+        _check_axes(name, x, (axis,))
+        return x
+
+    prim.def_abstract_eval(abstract_eval)
+
+    def wrapper(operand, axis: int = 0, reverse: bool = False):
+        x = to_array(operand, f"lax.{name} operand")
+        (axis,) = canonical_axes(f"lax.{name}", x.shape, (axis,))
+        return prim.bind(x, axis=axis, reverse=bool(reverse))
+
+    wrapper.__name__ = name
+    wrapper.__doc__ = (
+        f"Inclusive cumulative {kind} of ``operand`` along ``axis`` (from the end if "
+        f"``reverse``).\n\nExample:\n    >>> lax.{name}(jnp.ones(3)).shape\n    (3,)\n"
+    )
+    return prim, wrapper
 
 
-def reduce_min(*args, **kwargs):
-    raise NotImplementedError('reduce_min is being written')
+# kind: accepted kinds
+SCAN_KINDS = {"sum": NUMBER, "prod": NUMBER, "max": ORDERED, "min": ORDERED, "logsumexp": "f"}
 
-
-def reduce_or(*args, **kwargs):
-    raise NotImplementedError('reduce_or is being written')
-
-
-def reduce_prod(*args, **kwargs):
-    raise NotImplementedError('reduce_prod is being written')
-
-
-def reduce_sum(*args, **kwargs):
-    raise NotImplementedError('reduce_sum is being written')
-
-
+_scans = {kind: defcumulative(kind, kinds) for kind, kinds in SCAN_KINDS.items()}
+(
+    (cumsum_p, cumsum),
+    (cumprod_p, cumprod),
+    (cummax_p, cummax),
+    (cummin_p, cummin),
+    (cumlogsumexp_p, cumlogsumexp),
+) = _scans.values()
