@@ -233,7 +233,7 @@ def power(x1, x2, /):
 
 def _integer_power(a, b):
     # Square-and-multiply over the bits of a traced exponent, as JAX (b < 0 gives 0 or 1).
-    acc, base = _one(a), a
+    acc, base = broadcast_to_shape(_one(a), a.shape), a
     for bit in range(8 * a.dtype.itemsize - (a.dtype.kind == "i")):
         mask = convert(asarray_arg(1 << bit, "power"), b.dtype, b.weak_type)
         on = lax.ne(lax.bitwise_and(b, mask), _zero(b))
