@@ -26,6 +26,9 @@ from .errors import (
 )
 
 
+PRIMITIVES = {}  # name -> Primitive: every primitive, for the rule-coverage test
+
+
 class Primitive:
     """An operation that transformations know how to handle.
 
@@ -45,10 +48,13 @@ class Primitive:
     """
 
     def __init__(self, name: str, multiple_results: bool = False):
+        if name in PRIMITIVES:
+            raise ValueError(f"a primitive named {name!r} exists already")
         self.name = name
         self.multiple_results = multiple_results
         self.impl = None
         self.abstract_eval = None
+        PRIMITIVES[name] = self
 
     def def_impl(self, impl):
         self.impl = impl
