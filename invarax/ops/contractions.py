@@ -1,11 +1,184 @@
-"""PLACEHOLDER: being written now; replace this whole file."""
+"""The contraction primitive ``dot_general`` and its lax wrappers ``dot_general`` and ``dot``.
+
+Every contraction of invarax (``@``, ``jnp.dot``, ``einsum``, ``tensordot``, ...)
+is one ``dot_general`` equation per pair of operands, computed by
+``invarax.kernels.dot_general``, so that one contraction has one kernel (N4).
+"""
+
+from __future__ import annotations
+
+from .. import kernels
+from ..core import dtypes
+from ..core.aval import ShapedArray
+from ..core.trace import Primitive
+from ._util import lax_operands
 
 
-def dot(*args, **kwargs):
-    raise NotImplementedError('dot is being written')
+def _check_dims(side: str, aval: ShapedArray, contract, batch) -> None:
+    """Raise a TypeError unless ``contract`` and ``batch`` are distinct axes of ``aval``."""
+    dims = (*contract, *batch)
+    if any(not 0 <= d < aval.ndim for d in dims):
+        raise TypeError(
+            f"dot_general requires {side} dimension numbers to be non-negative and less than "
+            f"the rank {aval.ndim} of the {side} (shape {aval.shape}), got {side}_contracting "
+            f"{contract} and {side}_batch {batch}"
+        )
+    if len(set(dims)) != len(dims):
+        raise TypeError(
+            f"dot_general requires {side} contracting and batch dimensions to be distinct and "
+            f"disjoint, got {side}_contracting {contract} and {side}_batch {batch}"
+        )
 
 
-def dot_general(*args, **kwargs):
-    raise NotImplementedError('dot_general is being written')
+def _sizes(aval: ShapedArray, dims) -> tuple:
+    return tuple(aval.shape[d] for d in dims)
 
 
+def _out_dtype(lhs: ShapedArray, preferred_element_type):
+    """The result dtype: the operands' dtype, or ``preferred_element_type`` if it holds it."""
+    if preferred_element_type is None:
+        return lhs.dtype
+    preferred = dtypes.canonicalize(preferred_element_type)
+    if dtypes.promote_types((lhs.dtype, False), (preferred, False))[0] != preferred:
+        raise TypeError(
+            f"dot_general: preferred_element_type {preferred.name} cannot hold the result of "
+            f"{lhs.dtype.name} operands; pass a dtype that {lhs.dtype.name} promotes to "
+            f"(e.g. {lhs.dtype.name}), or None"
+        )
+    return preferred
+
+
+# dot_general: contracts lhs_contract with rhs_contract, pairing lhs_batch with rhs_batch.
+# The output axes are (batch axes, lhs free axes, rhs free axes), as in JAX.
+def _dot_general_impl(lhs, rhs, dimension_numbers, precision, preferred_element_type):
+    out_dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
+    return kernels.dot_general(lhs, rhs, dimension_numbers, out_dtype)
+
+
+def _dot_general_abstract_eval(lhs, rhs, dimension_numbers, precision, preferred_element_type):
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    if lhs.dtype != rhs.dtype:
+        raise TypeError(
+            f"lax.dot_general requires arguments to have the same dtypes, got "
+            f"{lhs.dtype.name} and {rhs.dtype.name}. (jnp.matmul, jnp.dot and jnp.einsum "
+            "promote dtypes; with lax, convert first with .astype(...).)"
+        )
+    _check_dims("lhs", lhs, lhs_contract, lhs_batch)
+    _check_dims("rhs", rhs, rhs_contract, rhs_batch)
+    if len(lhs_batch) != len(rhs_batch):
+        raise TypeError(
+            f"dot_general requires equal numbers of lhs_batch and rhs_batch dimensions, got "
+            f"lhs_batch {lhs_batch} and rhs_batch {rhs_batch}"
+        )
+    if _sizes(lhs, lhs_batch) != _sizes(rhs, rhs_batch):
+        raise TypeError(
+            "dot_general requires lhs batch dimensions and rhs batch dimensions to have the "
+            f"same shape, got {_sizes(lhs, lhs_batch)} and {_sizes(rhs, rhs_batch)} "
+            f"(lhs shape {lhs.shape}, lhs_batch {lhs_batch}; rhs shape {rhs.shape}, "
+            f"rhs_batch {rhs_batch})"
+        )
+    if _sizes(lhs, lhs_contract) != _sizes(rhs, rhs_contract):
+        raise TypeError(
+            "dot_general requires contracting dimensions to have the same shape, got "
+            f"{_sizes(lhs, lhs_contract)} and {_sizes(rhs, rhs_contract)} (lhs shape "
+            f"{lhs.shape}, lhs_contracting {lhs_contract}; rhs shape {rhs.shape}, "
+            f"rhs_contracting {rhs_contract})"
+        )
+    lhs_free = [d for d in range(lhs.ndim) if d not in lhs_contract and d not in lhs_batch]
+    rhs_free = [d for d in range(rhs.ndim) if d not in rhs_contract and d not in rhs_batch]
+    shape = (*_sizes(lhs, lhs_batch), *_sizes(lhs, lhs_free), *_sizes(rhs, rhs_free))
+    dtype = _out_dtype(lhs, preferred_element_type)
+    weak = lhs.weak_type and rhs.weak_type and dtype == lhs.dtype
+    return ShapedArray(shape, dtype, weak)
+
+
+dot_general_p = Primitive("dot_general")
+dot_general_p.def_impl(_dot_general_impl)
+dot_general_p.def_abstract_eval(_dot_general_abstract_eval)
+
+
+# ---------------------------------------------------------------------------------------
+# lax-level wrappers.
+
+
+def _axes(dims, what: str) -> tuple:
+    try:
+        return tuple(int(d.__index__()) for d in dims)
+    except (TypeError, AttributeError):
+        raise TypeError(f"dot_general: {what} must be a sequence of ints, got {dims!r}") from None
+
+
+def _dimension_numbers(dimension_numbers) -> tuple:
+    """``dimension_numbers`` as nested tuples of ints; a TypeError shows the expected form."""
+    try:
+        (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    except (TypeError, ValueError):
+        raise TypeError(
+            "dot_general: dimension_numbers must be ((lhs_contracting, rhs_contracting), "
+            f"(lhs_batch, rhs_batch)), e.g. (((1,), (0,)), ((), ())), got {dimension_numbers!r}"
+        ) from None
+    return (
+        (_axes(lhs_contract, "lhs_contracting"), _axes(rhs_contract, "rhs_contracting")),
+        (_axes(lhs_batch, "lhs_batch"), _axes(rhs_batch, "rhs_batch")),
+    )
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """The general contraction: sum over paired axes, with paired batch axes.
+
+    Arguments:
+        lhs, rhs: arrays of the same dtype (a Python scalar takes the other's dtype).
+        dimension_numbers: ``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``,
+            each a sequence of axes (non-negative ints).
+        precision: accepted for JAX compatibility and ignored: invarax computes every
+            contraction with one kernel, in the output dtype.
+        preferred_element_type: None (the operands' dtype) or a dtype that the operands'
+            dtype promotes to; the result has this dtype and is accumulated in it.
+
+    Returns:
+        An array whose axes are the batch axes, then the free axes of ``lhs``, then
+        the free axes of ``rhs``.
+
+    Example:
+        >>> x, y = jnp.ones((5, 2, 3)), jnp.ones((5, 3, 4))
+        >>> lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))).shape
+        (5, 2, 4)
+    """
+    lhs, rhs = lax_operands("dot_general", (lhs, rhs))
+    if preferred_element_type is not None:
+        preferred_element_type = dtypes.canonicalize(preferred_element_type)
+    return dot_general_p.bind(
+        lhs,
+        rhs,
+        dimension_numbers=_dimension_numbers(dimension_numbers),
+        precision=None,
+        preferred_element_type=preferred_element_type,
+    )
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """Vector-vector, matrix-vector or matrix-matrix product (``lax.dot``).
+
+    Arguments:
+        lhs: a 1-d or 2-d array.
+        rhs: a 1-d or 2-d array whose first axis has the size of ``lhs``'s last.
+        precision: accepted and ignored, as in ``dot_general``.
+        preferred_element_type: as in ``dot_general``.
+
+    Returns:
+        ``lhs``'s last axis contracted with ``rhs``'s first.
+
+    Example:
+        >>> lax.dot(jnp.ones((2, 3)), jnp.ones(3))
+        Array([3., 3.], dtype=float32)
+    """
+    lhs, rhs = lax_operands("dot", (lhs, rhs))
+    if not (1 <= lhs.ndim <= 2 and 1 <= rhs.ndim <= 2 and lhs.shape[-1] == rhs.shape[0]):
+        raise TypeError(
+            f"lax.dot: incompatible shapes {lhs.shape} and {rhs.shape}; lax.dot takes 1-d or "
+            "2-d operands whose inner sizes match (lhs.shape[-1] == rhs.shape[0]). For other "
+            "products use lax.dot_general with explicit dimension_numbers, or jnp.matmul/jnp.dot."
+        )
+    return dot_general(
+        lhs, rhs, (((lhs.ndim - 1,), (0,)), ((), ())), precision, preferred_element_type
+    )
