@@ -3,6 +3,8 @@ slice and iota. They move or copy values and never compute with them."""
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from ..core import dtypes
@@ -168,7 +170,7 @@ pad_p = defshape("pad", _pad_impl, _pad_abstract_eval)
 
 def _slice_impl(x, start_indices, limit_indices, strides):
     steps = strides or (1,) * x.ndim
-    return x[tuple(map(slice, start_indices, limit_indices, steps))]
+    return x[tuple(map(builtins.slice, start_indices, limit_indices, steps))]
 
 
 def _slice_abstract_eval(x, start_indices, limit_indices, strides):
