@@ -56,39 +56,51 @@ def _rows(x: np.ndarray, axes, dtype) -> tuple[np.ndarray, tuple]:
     return rows, out_shape
 
 
-def _reducer(ufunc, identity_of):
-    """A kernel ``f(x, axes, dtype)`` reducing with ``ufunc`` along the rows of ``_rows``.
+# The value of an empty reduction, per operation (infinities saturate for integers and bools).
+IDENTITIES = {"sum": 0, "prod": 1, "max": -np.inf, "min": np.inf, "and": -1, "or": 0}
 
-    ``identity_of(dtype)`` is the value of an empty reduction (0 for sums, -inf for max).
+
+def identity(op: str, dtype) -> np.ndarray:
+    """The identity of reduction ``op`` as a 0-d array of ``dtype`` (what an empty reduction gives).
+
+    Arguments:
+        op: a key of ``IDENTITIES`` (``"sum"``, ``"max"``, ``"and"``, ...).
+        dtype: a NumPy dtype.
+
+    Returns:
+        A 0-d NumPy array; ``-inf`` becomes the lowest integer (or False) for integer dtypes.
+
+    Example:
+        >>> identity("max", np.int8)
+        array(-128, dtype=int8)
     """
+    value, dtype = IDENTITIES[op], np.dtype(dtype)
+    if np.isinf(value) and dtype.kind in "biu":
+        if dtype.kind == "b":
+            return np.asarray(value > 0)
+        info = np.iinfo(dtype)
+        value = info.min if value < 0 else info.max
+    return np.asarray(value).astype(dtype)
+
+
+def _reducer(ufunc, op: str):
+    """A kernel ``f(x, axes, dtype)`` reducing with ``ufunc`` along the rows of ``_rows``."""
 
     def kernel(x: np.ndarray, axes, dtype) -> np.ndarray:
         rows, out_shape = _rows(x, axes, dtype)
         if rows.shape[1] == 0:
-            return np.full(out_shape, identity_of(rows.dtype), rows.dtype)
+            return np.full(out_shape, identity(op, rows.dtype))
         return ufunc.reduce(rows, axis=1, dtype=rows.dtype).reshape(out_shape)
 
     return kernel
 
 
-def _lowest(dtype):
-    if dtype.kind == "f":
-        return -np.inf
-    return False if dtype.kind == "b" else np.iinfo(dtype).min
-
-
-def _highest(dtype):
-    if dtype.kind == "f":
-        return np.inf
-    return True if dtype.kind == "b" else np.iinfo(dtype).max
-
-
-reduce_sum = _reducer(np.add, lambda dtype: 0)
-reduce_prod = _reducer(np.multiply, lambda dtype: 1)
-reduce_max = _reducer(np.maximum, _lowest)
-reduce_min = _reducer(np.minimum, _highest)
-reduce_and = _reducer(np.bitwise_and, lambda dtype: True if dtype.kind == "b" else -1)
-reduce_or = _reducer(np.bitwise_or, lambda dtype: 0)
+reduce_sum = _reducer(np.add, "sum")
+reduce_prod = _reducer(np.multiply, "prod")
+reduce_max = _reducer(np.maximum, "max")
+reduce_min = _reducer(np.minimum, "min")
+reduce_and = _reducer(np.bitwise_and, "and")
+reduce_or = _reducer(np.bitwise_or, "or")
 
 reduce_sum.__doc__ = """Sum of ``x`` over ``axes``, accumulated and returned in ``dtype``.
 

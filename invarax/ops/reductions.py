@@ -69,7 +69,8 @@ def defreducer(name: str, kernel, kinds: str):
         kinds: the dtype kinds accepted.
 
     Returns:
-        ``(primitive, wrapper)``; the result keeps the operand's dtype and weak type.
+        ``(primitive, wrapper)``; the result keeps the operand's dtype and weak type, and a
+        reduction over no axes returns the operand.
 
     Example:
         >>> reduce_sum_p, reduce_sum = defreducer("reduce_sum", kernels.reduce_sum, NUMBER)
@@ -80,7 +81,11 @@ def defreducer(name: str, kernel, kinds: str):
 
     def wrapper(operand, axes):
         x = to_array(operand, f"lax.{name} operand")
-        return prim.bind(x, axes=canonical_axes(f"lax.{name}", x.shape, axes))
+        axes = canonical_axes(f"lax.{name}", x.shape, axes)
+        if not axes:
+            check_kinds(name, x.aval, kinds)
+            return x
+        return prim.bind(x, axes=axes)
 
     wrapper.__name__ = name
     wrapper.__doc__ = (
