@@ -13,8 +13,13 @@ C-contiguous, aligned ``(M, K)`` array; each kernel then reduces along the last
 axis. A NumPy reduction over a contiguous last axis without casting is not
 buffered, so each row is handed to the inner loop whole, and:
 
-- ``reduce_sum`` is NumPy's pairwise summation of the row (blocks of 8 partial
-  sums for rows up to 128 elements, recursive halving above), an order fixed by K;
+- ``reduce_sum`` is ``0 + pairwise(row)``, NumPy's pairwise summation: a row of
+  n < 8 elements is summed left to right from 0; for n <= 128, eight accumulators
+  take elements i, i+8, i+16, ... (of the first n - n % 8), are combined as
+  ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, and the last n % 8 elements
+  are added left to right; above 128 the row splits at n2 = n // 2 rounded down to
+  a multiple of 8, and ``pairwise(row[:n2]) + pairwise(row[n2:])``. The tests pin
+  this order with a Python reference;
 - ``reduce_prod`` is the sequential product ``((x0 * x1) * x2) ...``;
 - ``reduce_max``/``reduce_min`` propagate NaN (as JAX); the sign of a zero result
   is that of the first zero met in row-major order of the reduced elements;

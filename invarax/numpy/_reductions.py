@@ -58,11 +58,12 @@ def _axes(name: str, a, axis) -> tuple:
 
 
 def _promote_integers(dtype) -> np.dtype:
-    """Bools and narrow integers widen to the default int (uint to uint32), as JAX's sum."""
-    if dtype == dtypes.bool_ or (dtype.kind == "i" and dtype.itemsize < 4):
+    """Bools and integers narrower than the default int widen to it (uint to uint32/uint64)."""
+    width = dtypes.default_int().itemsize
+    if dtype == dtypes.bool_ or (dtype.kind == "i" and dtype.itemsize < width):
         return dtypes.default_int()
-    if dtype.kind == "u" and dtype.itemsize < 4:
-        return dtypes.uint64 if dtypes.x64_enabled() else dtypes.uint32
+    if dtype.kind == "u" and dtype.itemsize < width:
+        return np.dtype(f"uint{8 * width}")
     return dtype
 
 

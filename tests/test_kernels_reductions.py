@@ -1,0 +1,205 @@
+"""The reduction kernels' numerics contract, tested bitwise (never with a tolerance).
+
+The bits of each output element depend on the reduction length and the reduced
+values only: not on the layout, the position of the reduced axis, the other
+dimensions or the number of rows (N2, N4), and not on jit (N3).
+"""
+
+import numpy as np
+import pytest
+
+import invarax
+import invarax.numpy as jnp
+from invarax import kernels, lax
+from invarax.scipy.special import logsumexp
+
+# Lengths around NumPy's pairwise blocks (8 accumulators, blocks of 128, recursive split).
+KS = [1, 2, 7, 8, 9, 16, 127, 128, 129, 255, 256, 257, 1000, 4099]
+
+# name: f(x, axis) of an invarax array, reducing one axis.
+REDUCTIONS = {
+    "sum": lambda x, axis: jnp.sum(x, axis=axis),
+    "prod": lambda x, axis: jnp.prod(x, axis=axis),
+    "max": lambda x, axis: jnp.max(x, axis=axis),
+    "min": lambda x, axis: jnp.min(x, axis=axis),
+    "mean": lambda x, axis: jnp.mean(x, axis=axis),
+    "var": lambda x, axis: jnp.var(x, axis=axis),
+    "std": lambda x, axis: jnp.std(x, axis=axis, ddof=1),
+    "argmax": lambda x, axis: jnp.argmax(x, axis=axis),
+    "argmin": lambda x, axis: jnp.argmin(x, axis=axis),
+    "logsumexp": lambda x, axis: logsumexp(x, axis=axis),
+    "lax.reduce_sum": lambda x, axis: lax.reduce_sum(x, (axis,)),
+}
+SCANS = {
+    "cumsum": lambda x, axis: jnp.cumsum(x, axis=axis),
+    "cumprod": lambda x, axis: jnp.cumprod(x, axis=axis),
+    "cummax": lambda x, axis: lax.cummax(x, axis),
+    "cummin": lambda x, axis: lax.cummin(x, axis, reverse=True),
+    "cumlogsumexp": lambda x, axis: lax.cumlogsumexp(x, axis),
+    "cumsum_reverse": lambda x, axis: lax.cumsum(x, axis, reverse=True),
+}
+
+
+def assert_bitwise(a, b):
+    """Equal values, bit for bit (NaNs too), and the same dtype and shape."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype, (a.dtype, b.dtype)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    assert a.tobytes() == b.tobytes(), f"bits differ:\n{a}\n{b}"
+
+
+def data(shape, seed=0, dtype=np.float32):
+    """Values near 1 with varied magnitudes, so that every order of operations rounds differently."""
+    rng = np.random.default_rng(seed)
+    x = 1 + 0.01 * rng.standard_normal(shape) * 10.0 ** rng.uniform(-3, 2, shape)
+    return x.astype(dtype)
+
+
+def both(f, *args):
+    """``f(*args)`` eagerly, after checking that ``jit(f)`` gives the same bits."""
+    eager = f(*args)
+    assert_bitwise(invarax.jit(f)(*args), eager)
+    return eager
+
+
+ALL = {**REDUCTIONS, **SCANS}
+
+
+@pytest.mark.parametrize("k", KS)
+@pytest.mark.parametrize("name", ALL)
+def test_axis_position_and_layout(name, k):
+    """Reducing axis 0 of x is bitwise reducing axis 1 of x.T, whatever the layout of x.T."""
+    f = ALL[name]
+    x = data((k, 5))
+    ref = np.asarray(both(lambda a: f(a, 0), jnp.asarray(x)))
+    reduced_last = lambda a: f(a, 1)
+    views = {
+        "F-ordered copy": jnp.asarray(x.T),  # np.array keeps the transposed (F) layout
+        "C-contiguous copy": jnp.asarray(np.ascontiguousarray(x.T)),
+        "lax.transpose view": lax.transpose(jnp.asarray(x), (1, 0)),
+    }
+    assert np.asarray(views["F-ordered copy"]).flags.f_contiguous
+    expected = ref.T if name in SCANS else ref
+    for view in views.values():
+        assert_bitwise(both(reduced_last, view), expected)
+
+
+@pytest.mark.parametrize("k", KS)
+@pytest.mark.parametrize("name", REDUCTIONS)
+def test_each_column_alone(name, k):
+    """Reducing a whole (K, N) array over axis 0 gives column j the bits of column j alone."""
+    f = REDUCTIONS[name]
+    x = data((k, 4), seed=1)
+    full = np.asarray(f(jnp.asarray(x), 0))
+    for j in range(4):
+        assert_bitwise(both(lambda a: f(a, 0), jnp.asarray(x[:, j].copy())), full[j])
+
+
+@pytest.mark.parametrize("k", [1, 9, 129, 1000])
+@pytest.mark.parametrize("name", ALL)
+def test_row_invariance(name, k):
+    """N2: ``f(x[:m])[:j] == f(x)[:j]`` for a reduction over the other axis."""
+    f = ALL[name]
+    x = data((33, k), seed=2)
+    full = np.asarray(f(jnp.asarray(x), 1))
+    for m in (1, 2, 5, 16, 32):
+        part = both(lambda a: f(a, 1), jnp.asarray(x[:m]))
+        assert_bitwise(np.asarray(part)[: m // 2 + 1], full[: m // 2 + 1])
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_middle_axis(name):
+    """Reducing the middle axis of (3, K, 4) is bitwise reducing the last axis of (3, 4, K)."""
+    f = ALL[name]
+    x = data((3, 300, 4), seed=3)
+    ref = np.asarray(both(lambda a: f(a, 1), jnp.asarray(x)))
+    moved = jnp.asarray(np.ascontiguousarray(np.moveaxis(x, 1, 2)))
+    last = np.asarray(both(lambda a: f(a, 2), moved))
+    assert_bitwise(np.moveaxis(last, 2, 1) if name in SCANS else last, ref)
+    if name not in SCANS:
+        assert_bitwise(f(jnp.asarray(x[2, :, 1].copy()), 0), ref[2, 1])
+
+
+def test_strided_and_offset_inputs():
+    """A sliced (strided, offset) operand gives the bits of a fresh copy of it."""
+    x = data((40, 301), seed=4)
+    for view in (x[3:, 1:], x[::3, ::2], x[5:9, 17:]):
+        assert_bitwise(jnp.sum(jnp.asarray(view), axis=1), jnp.sum(jnp.asarray(view.copy()), 1))
+    assert_bitwise(
+        lax.reduce_sum(lax.slice(jnp.asarray(x), (1, 3), (40, 301), (2, 1)), (1,)),
+        np.asarray(jnp.sum(jnp.asarray(x[1::2, 3:].copy()), axis=1)),
+    )
+
+
+def test_multi_axis_reduction_is_one_row_per_output():
+    """Reducing axes (0, 2) of (A, B, C) sums each x[:, b, :] as one row of A*C elements."""
+    x = data((6, 3, 50), seed=5)
+    out = np.asarray(both(lambda a: jnp.sum(a, axis=(0, 2)), jnp.asarray(x)))
+    for b in range(3):
+        row = jnp.asarray(x[:, b, :].reshape(-1).copy())
+        assert_bitwise(jnp.sum(row), out[b])
+    assert_bitwise(jnp.sum(jnp.asarray(x), axis=(2, 0)), out)
+
+
+def _pairwise(a):
+    """NumPy's pairwise summation (numpy/_core/src/umath/loops_utils.h), in ``a``'s dtype."""
+    f, n = a.dtype.type, len(a)
+    if n < 8:
+        res = f(0)
+        for v in a:
+            res = f(res + v)
+        return res
+    if n <= 128:
+        r = list(a[:8])
+        i = 8
+        while i < n - n % 8:
+            r = [f(r[j] + a[i + j]) for j in range(8)]
+            i += 8
+        res = f(f(f(r[0] + r[1]) + f(r[2] + r[3])) + f(f(r[4] + r[5]) + f(r[6] + r[7])))
+        for v in a[i:]:
+            res = f(res + v)
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return f(_pairwise(a[:n2]) + _pairwise(a[n2:]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_order_is_the_documented_pairwise_order(dtype):
+    """The order written in the kernel's docstring: ``0 + pairwise(row)``."""
+    rng = np.random.default_rng(6)
+    for k in [*range(0, 140), 255, 256, 257, 1000, 4099]:
+        x = (rng.standard_normal(k) * 10.0 ** rng.uniform(-4, 4, k)).astype(dtype)
+        expected = dtype(dtype(0) + _pairwise(x))
+        assert_bitwise(kernels.reduce_sum(x, (0,), np.dtype(dtype)), np.asarray(expected))
+
+
+def test_prod_and_scans_are_sequential():
+    """Products and scans fold left to right: ``((x0 * x1) * x2) ...``."""
+    x = data((1000,), seed=7)
+    acc, running = x[0], [x[0]]
+    for v in x[1:]:
+        acc = np.float32(acc * v)
+        running.append(acc)
+    assert_bitwise(kernels.reduce_prod(x, (0,), np.dtype(np.float32)), np.asarray(acc))
+    assert_bitwise(kernels.cumulative("prod", x, 0, reverse=False), np.array(running))
+
+
+def test_sum_casts_before_reducing():
+    """A bool sum is an int32 count; narrow ints are widened before the sum, never wrapped."""
+    x = np.ones((3, 300), np.int8)
+    assert_bitwise(kernels.reduce_sum(x, (1,), np.dtype(np.int32)), np.full(3, 300, np.int32))
+    b = np.arange(600).reshape(2, 300) % 3 == 0
+    assert_bitwise(kernels.reduce_sum(b, (1,), np.dtype(np.int32)), np.array([100, 100], np.int32))
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min", "and", "or"])
+def test_empty_reductions_give_the_identity(op):
+    kernel = getattr(kernels, f"reduce_{op}")
+    for dtype in (np.int8, np.uint8, np.int32, np.float32, np.bool_):
+        if op in ("sum", "prod") and dtype == np.bool_:
+            continue
+        if op in ("and", "or") and dtype == np.float32:
+            continue
+        out = kernel(np.zeros((2, 0, 3), dtype), (1,), np.dtype(dtype))
+        assert_bitwise(out, np.full((2, 3), kernels.reductions.identity(op, dtype)))
