@@ -49,7 +49,7 @@ def assert_bitwise(a, b):
 
 
 def data(shape, seed=0, dtype=np.float32):
-    """Values near 1 with varied magnitudes, so that every order of operations rounds differently."""
+    """Values near 1 of varied magnitudes: each order of operations rounds differently."""
     rng = np.random.default_rng(seed)
     x = 1 + 0.01 * rng.standard_normal(shape) * 10.0 ** rng.uniform(-3, 2, shape)
     return x.astype(dtype)
