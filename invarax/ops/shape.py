@@ -138,10 +138,10 @@ def _pad_impl(x, padval, padding_config):
         for s, (_, _, interior) in zip(x.shape, padding_config, strict=True)
     ]
     spread = np.full(shape, padval, x.dtype)
-    spread[tuple(slice(None, None, i + 1) for _, _, i in padding_config)] = x
+    spread[tuple(builtins.slice(None, None, i + 1) for _, _, i in padding_config)] = x
     out = np.pad(spread, lo_hi, constant_values=padval)
     crop = tuple(
-        slice(-lo if lo < 0 else 0, out.shape[d] + hi if hi < 0 else None)
+        builtins.slice(-lo if lo < 0 else 0, out.shape[d] + hi if hi < 0 else None)
         for d, (lo, hi, _) in enumerate(padding_config)
     )
     return out[crop]
