@@ -17,8 +17,9 @@ from .reductions import (
     reduce_prod,
     reduce_sum,
 )
+from .scatter import scatter_rows
 
 __all__ = [
     "argmax", "argmin", "cumulative", "dot_general", "reduce_and", "reduce_max",
-    "reduce_min", "reduce_or", "reduce_prod", "reduce_sum",
+    "reduce_min", "reduce_or", "reduce_prod", "reduce_sum", "scatter_rows",
 ]

@@ -31,6 +31,7 @@ from ._shape import (
     hstack, moveaxis, pad, ravel, repeat, reshape, roll, sort, split, squeeze, stack, swapaxes,
     take, take_along_axis, tile, transpose, vstack,
 )
+from ._shape import array_split, atleast_1d, atleast_2d, atleast_3d, column_stack, dstack
 from ._contractions import (
     dot, einsum, inner, matmul, outer, tensordot, trace, vdot,
 )

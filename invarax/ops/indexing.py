@@ -1,39 +1,456 @@
-"""PLACEHOLDER: being written now; replace this whole file."""
+"""Indexing primitives: dynamic_slice, dynamic_update_slice, gather and the scatters.
+
+invarax's gather/scatter form is simpler than XLA's ``GatherDimensionNumbers``:
+
+- ``gather(operand, indices, *, axes, mode, fill_value)``: ``indices`` is an integer
+  array of shape ``batch + (len(axes),)``; its last axis holds one index into each
+  of the operand axes ``axes`` (in that order). The output has shape
+  ``batch + rest``, where ``rest`` lists the operand's other axes, in order, taken
+  whole::
+
+      out[b..., r...] = operand[axes[j] at indices[b..., j], the other axes at r...]
+
+- ``scatter*(operand, indices, updates, *, axes, mode)``: the same layout read the
+  other way: ``updates`` has shape ``batch + rest``, and ``updates[b...]`` is combined
+  into the part of ``operand`` that ``gather`` reads for ``b``. Duplicate index
+  vectors combine all their updates, in update order (``scatter``: the last wins).
+
+Every NumPy advanced index lowers to this form (basic indices stay static slices),
+scatter-add is the transpose of gather, and a batched operand needs only one more
+(iota) index column.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.array import Array, ArrayImpl, to_array
+from ..core.aval import ShapedArray
+from ..core.trace import Primitive, Tracer
+from ..kernels import scatter_rows
+from . import elementwise as ew
+from . import shape as sh
+from ._util import ANY, NUMBER, canonicalize_axis, check_kinds, check_same_dtypes, lax_operands
 
 
-def GatherScatterMode(*args, **kwargs):
-    raise NotImplementedError('GatherScatterMode is being written')
+class GatherScatterMode(enum.Enum):
+    """What gather and scatter do with out-of-bounds index vectors.
+
+    - ``CLIP``: each index is clamped into its axis, so every vector reads (or writes) a
+      valid position.
+    - ``FILL_OR_DROP``: gather gives ``fill_value`` for a vector with an out-of-bounds
+      index; scatter drops its update.
+    - ``PROMISE_IN_BOUNDS``: the caller promises in-bounds indices; if the promise is
+      broken, invarax still gives a defined result: gather clamps, scatter drops.
+
+    Example:
+        >>> GatherScatterMode.from_any("fill")
+        <GatherScatterMode.FILL_OR_DROP: 2>
+    """
+
+    CLIP = enum.auto()
+    FILL_OR_DROP = enum.auto()
+    PROMISE_IN_BOUNDS = enum.auto()
+
+    @staticmethod
+    def from_any(mode) -> GatherScatterMode:
+        """The mode for a mode, a string (``"clip"``, ``"fill"``, ``"drop"``,
+        ``"promise_in_bounds"``) or None (``FILL_OR_DROP``, as in JAX)."""
+        if isinstance(mode, GatherScatterMode):
+            return mode
+        if mode not in _MODE_NAMES:
+            raise ValueError(
+                f"unknown gather/scatter mode {mode!r}; use one of "
+                f"{', '.join(repr(m) for m in _MODE_NAMES if m)} or a GatherScatterMode"
+            )
+        return _MODE_NAMES[mode]
 
 
-def dynamic_slice(*args, **kwargs):
-    raise NotImplementedError('dynamic_slice is being written')
+_MODE_NAMES = {
+    None: GatherScatterMode.FILL_OR_DROP,
+    "fill": GatherScatterMode.FILL_OR_DROP,
+    "drop": GatherScatterMode.FILL_OR_DROP,
+    "clip": GatherScatterMode.CLIP,
+    "promise_in_bounds": GatherScatterMode.PROMISE_IN_BOUNDS,
+}
 
 
-def dynamic_update_slice(*args, **kwargs):
-    raise NotImplementedError('dynamic_update_slice is being written')
+def _check_start_indices(name: str, operand: ShapedArray, starts) -> None:
+    if len(starts) != operand.ndim:
+        raise TypeError(f"{name} needs one start index per dimension of the operand of shape "
+                        f"{operand.shape}, got {len(starts)}")
+    for s in starts:
+        if s.shape != () or s.dtype.kind not in "iu":
+            raise TypeError(f"{name} start indices must be integer scalars, got {s.str_short()}")
 
 
-def gather(*args, **kwargs):
-    raise NotImplementedError('gather is being written')
+def _clamped_starts(starts, shape, sizes) -> list:
+    """Start indices moved into ``[0, dim - size]``, so that the slice fits (as XLA)."""
+    return [min(max(int(s), 0), d - z) for s, d, z in zip(starts, shape, sizes, strict=True)]
 
 
-def scatter(*args, **kwargs):
-    raise NotImplementedError('scatter is being written')
+def _window(starts, sizes) -> tuple:
+    return tuple(slice(s, s + z) for s, z in zip(starts, sizes, strict=True))
 
 
-def scatter_add(*args, **kwargs):
-    raise NotImplementedError('scatter_add is being written')
+# dynamic_slice: operand[start:start + size] per axis, starts clamped so the slice fits.
+def _dynamic_slice_impl(operand, *starts, slice_sizes):
+    return operand[_window(_clamped_starts(starts, operand.shape, slice_sizes), slice_sizes)]
 
 
-def scatter_max(*args, **kwargs):
-    raise NotImplementedError('scatter_max is being written')
+def _dynamic_slice_abstract_eval(operand, *starts, slice_sizes):
+    _check_start_indices("dynamic_slice", operand, starts)
+    if len(slice_sizes) != operand.ndim or any(
+        not 0 <= z <= d for z, d in zip(slice_sizes, operand.shape, strict=True)
+    ):
+        raise TypeError(f"dynamic_slice: slice_sizes {slice_sizes} need one size per dimension, "
+                        f"each between 0 and the operand's size (operand shape {operand.shape})")
+    return ShapedArray(slice_sizes, operand.dtype, operand.weak_type)
 
 
-def scatter_min(*args, **kwargs):
-    raise NotImplementedError('scatter_min is being written')
+dynamic_slice_p = Primitive("dynamic_slice")
+dynamic_slice_p.def_impl(_dynamic_slice_impl)
+dynamic_slice_p.def_abstract_eval(_dynamic_slice_abstract_eval)
 
 
-def scatter_mul(*args, **kwargs):
-    raise NotImplementedError('scatter_mul is being written')
+# dynamic_update_slice: operand with update written at the (clamped) start indices.
+def _dynamic_update_slice_impl(operand, update, *starts):
+    out = operand.copy()
+    out[_window(_clamped_starts(starts, operand.shape, update.shape), update.shape)] = update
+    return out
 
 
+def _dynamic_update_slice_abstract_eval(operand, update, *starts):
+    check_same_dtypes("dynamic_update_slice", (operand, update))
+    _check_start_indices("dynamic_update_slice", operand, starts)
+    if update.ndim != operand.ndim or any(
+        u > d for u, d in zip(update.shape, operand.shape, strict=True)
+    ):
+        raise TypeError(f"dynamic_update_slice: the update of shape {update.shape} must have the "
+                        f"operand's rank and fit in its shape {operand.shape}")
+    return operand
+
+
+dynamic_update_slice_p = Primitive("dynamic_update_slice")
+dynamic_update_slice_p.def_impl(_dynamic_update_slice_impl)
+dynamic_update_slice_p.def_abstract_eval(_dynamic_update_slice_abstract_eval)
+
+
+def _start_index(s, size: int, wrap: bool) -> Array:
+    """One start index as an integer scalar array; a negative one counts from the end if
+    ``wrap``."""
+    if isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)):
+        s = int(s) + size if wrap and s < 0 else int(s)
+        return ArrayImpl(np.asarray(min(max(s, 0), size), dtypes.default_int()))
+    s = to_array(s, "start index")
+    if s.shape != () or s.dtype.kind not in "iu":
+        raise TypeError(f"start indices must be integer scalars, got {s.aval.str_short()}; "
+                        "convert with .astype(int)")
+    return wrap_negative(s, size) if wrap else s
+
+
+def wrap_negative(index: Array, size: int) -> Array:
+    """``index + size`` where a signed integer ``index`` is negative (as NumPy's ``x[-1]``).
+
+    Arguments:
+        index: an integer array (unsigned ones are returned as they are).
+        size: the size of the indexed axis.
+
+    Returns:
+        ``index`` in the default int dtype, with negative entries counted from the end; a
+        concrete ``index`` is computed at once (a constant under ``jit``).
+
+    Example:
+        >>> wrap_negative(jnp.array([-1, 2]), 5)
+        Array([4, 2], dtype=int32)
+    """
+    if index.dtype.kind != "i":
+        return index
+    dtype = dtypes.default_int()
+    if isinstance(index, ArrayImpl):
+        value = index._value.astype(dtype)
+        return ArrayImpl(np.where(value < 0, value + dtype.type(size), value))
+    index = ew.convert_element_type(index, dtype)
+    zero, dim = (ArrayImpl(np.asarray(v, dtype)) for v in (0, size))
+    return ew.select(ew.lt(index, zero), ew.add(index, dim), index)
+
+
+def _start_indices(name: str, operand: Array, start_indices, allow_negative_indices) -> list:
+    if isinstance(start_indices, Array) and start_indices.ndim == 1:
+        start_indices = [
+            sh.reshape(sh.slice(start_indices, (i,), (i + 1,)), ())
+            for i in range(start_indices.shape[0])
+        ]
+    starts = list(start_indices)
+    if len(starts) != operand.ndim:
+        raise TypeError(f"lax.{name} needs one start index per dimension of the operand of "
+                        f"shape {operand.shape}, got {len(starts)}")
+    wraps = allow_negative_indices
+    if isinstance(wraps, bool):
+        wraps = [wraps] * operand.ndim
+    return [
+        _start_index(s, d, w) for s, d, w in zip(starts, operand.shape, wraps, strict=True)
+    ]
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """Slice ``operand`` at start indices that may be traced: ``operand[s:s + size]`` per axis.
+
+    Arguments:
+        operand: the array to slice.
+        start_indices: one integer scalar (static or traced) per dimension, or a 1-d array.
+        slice_sizes: the static size of the slice along each dimension.
+        allow_negative_indices: a bool, or one per dimension: whether a negative start
+            counts from the end of the axis (as in JAX).
+
+    Returns:
+        An array of shape ``slice_sizes``. Starts are clamped so that the slice fits.
+
+    Example:
+        >>> dynamic_slice(jnp.arange(5), (3,), (3,))
+        Array([2, 3, 4], dtype=int32)
+    """
+    x = to_array(operand, "lax.dynamic_slice operand")
+    starts = _start_indices("dynamic_slice", x, start_indices, allow_negative_indices)
+    sizes = tuple(int(z) for z in slice_sizes)
+    return dynamic_slice_p.bind(x, *starts, slice_sizes=sizes)
+
+
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+    """Write ``update`` into ``operand`` at start indices that may be traced.
+
+    Arguments:
+        operand: the array to update.
+        update: an array of ``operand``'s dtype and rank that fits in its shape.
+        start_indices: one integer scalar (static or traced) per dimension, or a 1-d array.
+        allow_negative_indices: a bool, or one per dimension: whether a negative start
+            counts from the end of the axis (as in JAX).
+
+    Returns:
+        ``operand`` with the window at the (clamped) start indices replaced by ``update``.
+
+    Example:
+        >>> dynamic_update_slice(jnp.zeros(4), jnp.ones(2), (3,))
+        Array([0., 0., 1., 1.], dtype=float32)
+    """
+    x, u = lax_operands("dynamic_update_slice", (operand, update))
+    starts = _start_indices("dynamic_update_slice", x, start_indices, allow_negative_indices)
+    return dynamic_update_slice_p.bind(x, u, *starts)
+
+
+# ---------------------------------------------------------------------------------------
+# gather and scatter, in invarax's form (see the module docstring).
+
+
+def _check_indices(name: str, operand: ShapedArray, indices: ShapedArray, axes):
+    """``(batch, rest)``: the index batch shape and the shape of the operand's other axes."""
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"{name} indices must be an integer array, got {indices.str_short()}; "
+                        "convert with .astype(int)")
+    if len(set(axes)) != len(axes) or any(not 0 <= a < operand.ndim for a in axes):
+        raise ValueError(f"{name}: axes {axes} must be distinct axes of the operand of shape "
+                         f"{operand.shape}")
+    if indices.ndim == 0 or indices.shape[-1] != len(axes):
+        raise TypeError(f"{name}: indices of shape {indices.shape} must end in an axis of size "
+                        f"{len(axes)}, one index per axis in axes={axes}")
+    rest = tuple(d for i, d in enumerate(operand.shape) if i not in axes)
+    return indices.shape[:-1], rest
+
+
+def _axes_to_front(x: np.ndarray, axes) -> np.ndarray:
+    """``x`` with ``axes`` moved to the front and merged into one: shape ``(n, *rest)``."""
+    moved = np.moveaxis(x, axes, range(len(axes)))
+    k = len(axes)
+    return moved.reshape((math.prod(moved.shape[:k]), *moved.shape[k:]))
+
+
+def _rows(indices: np.ndarray, dims):
+    """Each index vector's row in the merged axes (indices clamped), and whether it was in
+    bounds."""
+    rows = np.zeros(indices.shape[:-1], np.int64)
+    valid = np.ones(indices.shape[:-1], np.bool_)
+    for j, d in enumerate(dims):
+        col = indices[..., j].astype(np.int64)
+        valid &= (col >= 0) & (col < d)
+        rows = rows * d + np.clip(col, 0, max(d - 1, 0))
+    return rows, valid
+
+
+def _default_fill(dtype: np.dtype):
+    """JAX's fill for out-of-bounds gathers: NaN, the lowest signed, highest unsigned, True."""
+    if dtype.kind in "fc":
+        return np.nan
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min if dtype.kind == "i" else np.iinfo(dtype).max
+    return True
+
+
+def _gather_impl(operand, indices, *, axes, mode, fill_value):
+    rows, valid = _rows(indices, [operand.shape[a] for a in axes])
+    out = _axes_to_front(operand, axes)[rows]
+    if mode is not GatherScatterMode.FILL_OR_DROP:
+        return out
+    fill = np.asarray(_default_fill(operand.dtype) if fill_value is None else fill_value)
+    keep = valid.reshape(valid.shape + (1,) * (out.ndim - valid.ndim))
+    return np.where(keep, out, fill.astype(operand.dtype))
+
+
+def _gather_abstract_eval(operand, indices, *, axes, mode, fill_value):
+    batch, rest = _check_indices("gather", operand, indices, axes)
+    empty = [a for a in axes if operand.shape[a] == 0]
+    if empty and math.prod(batch):
+        raise IndexError(f"gather: cannot index axis {empty[0]} of size 0 (operand shape "
+                         f"{operand.shape}) with a non-empty index of batch shape {batch}")
+    return ShapedArray(batch + rest, operand.dtype, operand.weak_type)
+
+
+gather_p = Primitive("gather")
+gather_p.def_impl(_gather_impl)
+gather_p.def_abstract_eval(_gather_abstract_eval)
+
+
+def defscatter(name: str, combine: str, kinds: str) -> Primitive:
+    """A scatter primitive that combines updates with ``combine`` (see ``kernels.scatter``).
+
+    Arguments:
+        name: the primitive's name.
+        combine: ``"set"``, ``"add"``, ``"mul"``, ``"min"`` or ``"max"``.
+        kinds: the dtype kinds accepted.
+
+    Returns:
+        The primitive, with impl and abstract-eval rules defined.
+    """
+
+    def impl(operand, indices, updates, *, axes, mode):
+        dims = [operand.shape[a] for a in axes]
+        front = np.array(_axes_to_front(operand, axes))
+        if front.shape[0]:
+            rows, valid = _rows(indices, dims)
+            rows, updates = rows.reshape(-1), updates.reshape((rows.size, *front.shape[1:]))
+            if mode is not GatherScatterMode.CLIP:
+                keep = valid.reshape(-1)
+                rows, updates = rows[keep], updates[keep]
+            scatter_rows(front, rows, updates, combine)
+        return np.moveaxis(front.reshape((*dims, *front.shape[1:])), range(len(axes)), axes)
+
+    def abstract_eval(operand, indices, updates, *, axes, mode):
+        check_same_dtypes(name, (operand, updates))
+        check_kinds(name, operand, kinds)
+        batch, rest = _check_indices(name, operand, indices, axes)
+        if updates.shape != batch + rest:
+            raise TypeError(
+                f"{name}: updates of shape {updates.shape} do not match the indexed shape "
+                f"{batch + rest} (the index batch shape {batch}, then the operand's other "
+                f"axes {rest})"
+            )
+        return operand
+
+    prim = Primitive(name)
+    prim.def_impl(impl)
+    prim.def_abstract_eval(abstract_eval)
+    return prim
+
+
+SCATTERS = {
+    # name: (how duplicates combine, accepted kinds)
+    "scatter": ("set", ANY),
+    "scatter_add": ("add", NUMBER),
+    "scatter_mul": ("mul", NUMBER),
+    "scatter_min": ("min", ANY),
+    "scatter_max": ("max", ANY),
+}
+
+scatter_p = defscatter("scatter", *SCATTERS["scatter"])
+scatter_add_p = defscatter("scatter_add", *SCATTERS["scatter_add"])
+scatter_mul_p = defscatter("scatter_mul", *SCATTERS["scatter_mul"])
+scatter_min_p = defscatter("scatter_min", *SCATTERS["scatter_min"])
+scatter_max_p = defscatter("scatter_max", *SCATTERS["scatter_max"])
+
+
+def _axes_param(axes, ndim: int) -> tuple:
+    axes = (axes,) if isinstance(axes, (int, np.integer)) else axes
+    return tuple(canonicalize_axis(a, ndim) for a in axes)
+
+
+def _fill_param(fill_value):
+    """A static Python scalar (or None): ``fill_value`` is a parameter, not an operand."""
+    if fill_value is None or isinstance(fill_value, (bool, int, float, complex)):
+        return fill_value
+    if isinstance(fill_value, Tracer) or np.ndim(fill_value) != 0:
+        raise TypeError(f"fill_value must be a static scalar, got {fill_value!r:.60}; "
+                        "pass a Python number")
+    return np.asarray(fill_value).item()
+
+
+def gather(operand, indices, *, axes, mode=None, fill_value=None, indices_are_sorted=False,
+           unique_indices=False):
+    """Gather slices of ``operand`` at integer index vectors (invarax's form of ``lax.gather``).
+
+    Arguments:
+        operand: the array to read from.
+        indices: an integer array of shape ``batch + (len(axes),)``: one index into each
+            of ``operand``'s axes ``axes`` per batch position.
+        axes: the operand axes that ``indices`` index, in the order of its last axis.
+        mode: a ``GatherScatterMode`` or ``"clip"``, ``"fill"``, ``"promise_in_bounds"``;
+            None means ``"fill"``, as in JAX.
+        fill_value: the value read for out-of-bounds vectors in ``"fill"`` mode (default:
+            NaN for inexact dtypes, the lowest signed, the highest unsigned value, True).
+        indices_are_sorted, unique_indices: accepted for JAX compatibility (results never
+            depend on them).
+
+    Returns:
+        An array of shape ``batch + rest``, ``rest`` being the operand's other axes in order.
+
+    Example:
+        >>> x = jnp.arange(6).reshape(2, 3)
+        >>> gather(x, jnp.array([[2], [0]]), axes=(1,))
+        Array([[2, 5],
+               [0, 3]], dtype=int32)
+    """
+    x = to_array(operand, "lax.gather operand")
+    idx = to_array(indices, "lax.gather indices")
+    return gather_p.bind(x, idx, axes=_axes_param(axes, x.ndim),
+                         mode=GatherScatterMode.from_any(mode), fill_value=_fill_param(fill_value))
+
+
+def _scatter_wrapper(prim: Primitive, summary: str, example: str):
+    def op(operand, indices, updates, *, axes, mode=None, indices_are_sorted=False,
+           unique_indices=False):
+        x, u = lax_operands(prim.name, (operand, updates))
+        idx = to_array(indices, f"lax.{prim.name} indices")
+        return prim.bind(x, idx, u, axes=_axes_param(axes, x.ndim),
+                         mode=GatherScatterMode.from_any(mode))
+
+    op.__name__ = prim.name
+    op.__doc__ = f"""{summary} (invarax's form of ``lax.{prim.name}``).
+
+    Arguments:
+        operand: the array to update.
+        indices: an integer array of shape ``batch + (len(axes),)``, as for ``gather``.
+        updates: an array of ``operand``'s dtype and shape ``batch + rest``, ``rest`` being
+            the operand's axes not in ``axes``, in order.
+        axes: the operand axes that ``indices`` index.
+        mode: a ``GatherScatterMode`` or ``"clip"``, ``"drop"``, ``"promise_in_bounds"``;
+            None means ``"drop"``: updates at out-of-bounds vectors are dropped.
+        indices_are_sorted, unique_indices: accepted for JAX compatibility (results never
+            depend on them).
+
+    Returns:
+        ``operand`` with the updates combined in, in update order for duplicate indices.
+
+    Example:
+        >>> lax.{prim.name}(jnp.ones(3), jnp.array([[0], [0]]), jnp.array([2., 3.]), axes=0)
+        Array([{example}, 1., 1.], dtype=float32)
+    """
+    return op
+
+
+scatter = _scatter_wrapper(scatter_p, "Set slices of ``operand`` (the last update wins)", "3.")
+scatter_add = _scatter_wrapper(scatter_add_p, "Add updates into slices of ``operand``", "6.")
+scatter_mul = _scatter_wrapper(scatter_mul_p, "Multiply slices of ``operand`` by updates", "6.")
+scatter_min = _scatter_wrapper(scatter_min_p, "Minimum of ``operand``'s slices and updates", "1.")
+scatter_max = _scatter_wrapper(scatter_max_p, "Maximum of ``operand``'s slices and updates", "3.")

@@ -1,0 +1,226 @@
+"""``x.at[idx]``: functional index updates (set, add, multiply, min, max, divide, power) and
+``get``, with JAX's semantics.
+
+An update lowers to one scatter over ``x`` in invarax's form (``ops.indexing``): axes
+taken by a full slice ``:`` stay whole, every other indexed axis gets an index column
+(a static ``arange`` for a slice, the index array or scalar otherwise), and the value,
+broadcast to the shape of ``x[idx]``, is transposed to the scatter's layout.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core.array import Array
+from ..ops import indexing as ix
+from ..ops import shape as sh
+from ._creation import asarray, ones_like
+from ._index_parse import (
+    as_index_array,
+    index_batch_shape,
+    index_column,
+    parse_index,
+    stack_columns,
+)
+from ._promote import convert, promote_dtypes
+
+
+class _Plan(NamedTuple):
+    """A scatter for ``x.at[idx]``: ``x[idx]`` has ``shape``; a value of that shape, reshaped
+    to ``kept`` (its ``None`` axes dropped) and transposed by ``perm``, is the scatter's
+    ``updates`` for ``indices`` over ``axes``."""
+
+    indices: Array
+    axes: tuple
+    shape: tuple
+    kept: tuple
+    perm: tuple
+
+
+def _concat(parts) -> tuple:
+    return tuple(d for part in parts for d in part)
+
+
+def _items(shape: tuple, entries):
+    """The parts of ``x[idx]``'s shape, in order, as ``(kind, dims, columns)``: ``new``
+    (a ``None`` axis), ``rest`` (a whole axis), ``grid`` (a sliced axis, one static index
+    column) or ``group`` (the advanced indices: their broadcast shape and ``(axis, index)``
+    columns, where NumPy's rule places them)."""
+    items, members, where, axis = [], [], [], 0
+    for kind, value in entries:
+        if kind == "new":
+            items.append(("new", (1,), []))
+            continue
+        if kind == "slice":
+            r = range(*value)
+            whole = r == range(shape[axis])
+            column = [] if whole else [(axis, as_index_array(np.asarray(r)))]
+            items.append(("rest" if whole else "grid", (len(r),), column))
+        else:
+            where.append(len(items))
+            members.append((axis, as_index_array(value)))
+        axis += 1
+    if members:
+        group = ("group", index_batch_shape([a for _, a in members]), members)
+        # Adjacent advanced indices keep their place; separated ones go first.
+        items.insert(where[0] if len(set(where)) == 1 else 0, group)
+    return items
+
+
+def _plan(shape: tuple, entries) -> _Plan:
+    items = _items(shape, entries)
+    batch = _concat(dims for kind, dims, _ in items if kind in ("grid", "group"))
+    columns, axes, offset = [], [], 0
+    for kind, dims, cols in items:
+        after = len(batch) - offset - len(dims)
+        for axis, index in cols:
+            columns.append(index_column(index, shape[axis], offset + len(dims) - index.ndim, after))
+            axes.append(axis)
+        offset += len(dims) if kind in ("grid", "group") else 0
+    kept = [(kind, dims) for kind, dims, _ in items if kind != "new"]
+    leading, trailing, position = [], [], 0
+    for kind, dims in kept:
+        span = range(position, position + len(dims))
+        (trailing if kind == "rest" else leading).extend(span)
+        position += len(dims)
+    return _Plan(
+        indices=stack_columns(columns, batch),
+        axes=tuple(axes),
+        shape=_concat(dims for _, dims, _ in items),
+        kept=_concat(dims for _, dims in kept),
+        perm=tuple(leading + trailing),
+    )
+
+
+def _update(x: Array, index, values, scatter, mode) -> Array:
+    """``x`` with ``scatter`` (a lax scatter) applied at ``x[index]``; the result keeps
+    ``x``'s dtype and weak type (the value is promoted with ``x``, then cast back, as JAX)."""
+    entries, bool_axes = parse_index(x.shape, index, static_ints=mode is None)
+    target = sh.expand_dims(x, bool_axes) if bool_axes else x
+    plan = _plan(target.shape, entries)
+    if math.prod(plan.shape) == 0:
+        return x
+    target, update = promote_dtypes(target, asarray(values))
+    update = _broadcast_value(update, plan.shape)
+    update = sh.transpose(sh.reshape(update, plan.kept), plan.perm)
+    out = scatter(target, plan.indices, update, axes=plan.axes, mode=mode)
+    return sh.reshape(convert(out, x.dtype, x.weak_type), x.shape)
+
+
+def _broadcast_value(value: Array, shape: tuple) -> Array:
+    from ._shape import broadcast_to
+
+    try:
+        return broadcast_to(value, shape)
+    except ValueError:
+        raise ValueError(f"cannot update an indexed part of shape {shape} with a value of "
+                         f"shape {value.shape}: the value must broadcast to {shape}") from None
+
+
+class IndexUpdateHelper:
+    """``x.at``: index it (``x.at[idx]``) to update or read ``x`` at ``idx`` functionally.
+
+    Arguments:
+        array: the array to update.
+
+    Example:
+        >>> jnp.zeros(3).at[1].set(5.0)
+        Array([0., 5., 0.], dtype=float32)
+    """
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Array):
+        self.array = array
+
+    def __getitem__(self, index) -> IndexUpdateRef:
+        return IndexUpdateRef(self.array, index)
+
+    def __repr__(self):
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+class IndexUpdateRef:
+    """``x.at[idx]``: the updates of ``x`` at ``idx`` (each returns a new array).
+
+    Every method accepts JAX's keywords: ``mode`` (updates: None or ``"drop"`` drops
+    out-of-bounds updates, ``"clip"`` clamps them; a static int out of bounds raises an
+    IndexError unless a mode is given) and ``indices_are_sorted`` / ``unique_indices``
+    (hints; results never depend on them). Duplicate indices combine every update in
+    index order for ``add``, ``multiply``, ``min`` and ``max``; for ``set`` the last one
+    wins.
+
+    Arguments:
+        array: the array to update.
+        index: the NumPy index, as for ``array[index]``.
+
+    Example:
+        >>> jnp.zeros(3).at[jnp.array([0, 0, 2])].add(1.0)
+        Array([2., 0., 1.], dtype=float32)
+    """
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array: Array, index):
+        self.array = array
+        self.index = index
+
+    def __repr__(self):
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None) -> Array:
+        """``x[idx]``, with ``mode`` (``"fill"``, ``"clip"``, ``"promise_in_bounds"``) and
+        ``fill_value`` for out-of-bounds reads."""
+        from ._indexing import getitem
+
+        return getitem(self.array, self.index, mode=mode, fill_value=fill_value)
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False,
+            mode=None) -> Array:
+        """``x[idx] = values`` (the last of duplicate indices wins)."""
+        return _update(self.array, self.index, values, ix.scatter, mode)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False,
+            mode=None) -> Array:
+        """``x[idx] += values``, every duplicate index included."""
+        return _update(self.array, self.index, values, ix.scatter_add, mode)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False,
+                 mode=None) -> Array:
+        """``x[idx] *= values``, every duplicate index included."""
+        return _update(self.array, self.index, values, ix.scatter_mul, mode)
+
+    mul = multiply
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False,
+            mode=None) -> Array:
+        """``x[idx] = minimum(x[idx], values)``, every duplicate index included."""
+        return _update(self.array, self.index, values, ix.scatter_min, mode)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False,
+            mode=None) -> Array:
+        """``x[idx] = maximum(x[idx], values)``, every duplicate index included."""
+        return _update(self.array, self.index, values, ix.scatter_max, mode)
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False,
+               mode=None) -> Array:
+        """``x[idx] /= values``: ``x`` divided by ones multiplied by the values at ``idx``
+        (JAX's formulation; the result has ``jnp.divide``'s dtype)."""
+        from ._ufuncs import divide
+
+        return divide(self.array, self._factors(values, mode))
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False,
+              mode=None) -> Array:
+        """``x[idx] **= values``: ``x`` to the power of ones multiplied by the values at
+        ``idx`` (JAX's formulation)."""
+        from ._ufuncs import power
+
+        return power(self.array, self._factors(values, mode))
+
+    def _factors(self, values, mode) -> Array:
+        return _update(ones_like(self.array), self.index, values, ix.scatter_mul, mode)
