@@ -73,7 +73,9 @@ def defreducer(name: str, kernel, kinds: str):
         reduction over no axes returns the operand.
 
     Example:
-        >>> reduce_sum_p, reduce_sum = defreducer("reduce_sum", kernels.reduce_sum, NUMBER)
+        >>> reduce_sum_p, reduce_sum = REDUCER_DEFS["reduce_sum"]  # made by defreducer
+        >>> reduce_sum_p.name, reduce_sum(jnp.ones((2, 3)), (1,)).shape
+        ('reduce_sum', (2,))
     """
     prim = Primitive(name)
     prim.def_impl(lambda x, axes: kernel(x, axes, x.dtype))
@@ -88,10 +90,20 @@ def defreducer(name: str, kernel, kinds: str):
         return prim.bind(x, axes=axes)
 
     wrapper.__name__ = name
-    wrapper.__doc__ = (
-        f"``{name}`` of ``operand`` over ``axes`` (a sequence of ints); the dtype is kept.\n\n"
-        f"Example:\n    >>> lax.{name}(jnp.ones((2, 3)), (1,)).shape\n    (2,)\n"
-    )
+    example_dtype = "" if "f" in kinds else ", bool"
+    wrapper.__doc__ = f"""``{name}`` of ``operand`` over ``axes``, keeping its dtype (no promotion).
+
+    Arguments:
+        operand: an array.
+        axes: a sequence of ints (negative ones count from the end); none returns operand.
+
+    Returns:
+        ``operand``'s dtype and weak type, its shape without ``axes``.
+
+    Example:
+        >>> lax.{name}(jnp.ones((2, 3){example_dtype}), (1,)).shape
+        (2,)
+    """
     return prim, wrapper
 
 
@@ -105,7 +117,7 @@ REDUCERS = {
     "reduce_or": (kernels.reduce_or, "biu"),
 }
 
-_reducers = {name: defreducer(name, *spec) for name, spec in REDUCERS.items()}
+REDUCER_DEFS = {name: defreducer(name, *spec) for name, spec in REDUCERS.items()}
 (
     (reduce_sum_p, reduce_sum),
     (reduce_prod_p, reduce_prod),
@@ -113,7 +125,7 @@ _reducers = {name: defreducer(name, *spec) for name, spec in REDUCERS.items()}
     (reduce_min_p, reduce_min),
     (reduce_and_p, reduce_and),
     (reduce_or_p, reduce_or),
-) = _reducers.values()
+) = REDUCER_DEFS.values()
 
 
 # argmax / argmin: the index of the first extremum along one axis (``axes`` holds it).
@@ -146,12 +158,22 @@ def _defargreducer(name, kernel):
         return prim.bind(x, axes=axes, index_dtype=dtypes.canonicalize(index_dtype))
 
     wrapper.__name__ = name
-    wrapper.__doc__ = (
-        f"Index (of ``index_dtype``) of the first {name[3:]}imum of ``operand`` along ``axis``; "
-        f"a NaN counts as the {name[3:]}imum.\n\n"
-        f"Example:\n    >>> lax.{name}(jnp.array([1.0, 3.0]), 0, jnp.int32).dtype\n"
-        "    dtype('int32')\n"
-    )
+    wrapper.__doc__ = f"""Index of the first {name[3:]}imum of ``operand`` along ``axis``.
+
+    A NaN counts as the {name[3:]}imum, so the index of the first NaN is returned.
+
+    Arguments:
+        operand: a bool, integer or float array whose ``axis`` is not empty.
+        axis: an int (negative counts from the end).
+        index_dtype: the integer dtype of the result (canonicalised for the x64 flag).
+
+    Returns:
+        An array of ``index_dtype``, of ``operand``'s shape without ``axis``.
+
+    Example:
+        >>> lax.{name}(jnp.array([1.0, 3.0]), 0, jnp.int32).dtype
+        dtype('int32')
+    """
     return prim, wrapper
 
 
@@ -171,7 +193,9 @@ def defcumulative(kind: str, kinds: str):
         ``(primitive, wrapper)`` where ``wrapper(operand, axis=0, reverse=False)``.
 
     Example:
-        >>> cumsum_p, cumsum = defcumulative("sum", NUMBER)
+        >>> cumsum_p, cumsum = SCAN_DEFS["sum"]  # made by defcumulative
+        >>> cumsum_p.name, cumsum(jnp.ones(3), reverse=True).tolist()
+        ('cumsum', [3.0, 2.0, 1.0])
     """
     name = f"cum{kind}"
     prim = Primitive(name)
@@ -190,21 +214,31 @@ def defcumulative(kind: str, kinds: str):
         return prim.bind(x, axis=axis, reverse=bool(reverse))
 
     wrapper.__name__ = name
-    wrapper.__doc__ = (
-        f"Inclusive cumulative {kind} of ``operand`` along ``axis`` (from the end if "
-        f"``reverse``).\n\nExample:\n    >>> lax.{name}(jnp.ones(3)).shape\n    (3,)\n"
-    )
+    wrapper.__doc__ = f"""Inclusive cumulative {kind} of ``operand`` along ``axis``.
+
+    Arguments:
+        operand: an array.
+        axis: an int (negative counts from the end).
+        reverse: scan from the last element to the first.
+
+    Returns:
+        An array of ``operand``'s shape, dtype and weak type.
+
+    Example:
+        >>> lax.{name}(jnp.ones(3)).shape
+        (3,)
+    """
     return prim, wrapper
 
 
 # kind: accepted kinds
 SCAN_KINDS = {"sum": NUMBER, "prod": NUMBER, "max": ORDERED, "min": ORDERED, "logsumexp": "f"}
 
-_scans = {kind: defcumulative(kind, kinds) for kind, kinds in SCAN_KINDS.items()}
+SCAN_DEFS = {kind: defcumulative(kind, kinds) for kind, kinds in SCAN_KINDS.items()}
 (
     (cumsum_p, cumsum),
     (cumprod_p, cumprod),
     (cummax_p, cummax),
     (cummin_p, cummin),
     (cumlogsumexp_p, cumlogsumexp),
-) = _scans.values()
+) = SCAN_DEFS.values()
