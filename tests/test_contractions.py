@@ -5,6 +5,7 @@ Every case runs eagerly and under jit (bitwise equal, N3) and is compared with N
 float64 (float32 within a tolerance, integers exactly).
 """
 
+import itertools
 import string
 
 import numpy as np
@@ -225,6 +226,10 @@ MATMUL = [
     ((4,), (2, 4, 5)),
     ((2, 3, 4), (4,)),
     ((0, 3, 4), (4, 2)),
+    ((3, 4), (1, 4, 5)),
+    ((1, 3, 4), (4, 5)),
+    ((4,), (1, 4, 5)),
+    ((1, 1, 4), (4,)),
     ((3, 0), (0, 2)),
 ]
 
@@ -236,6 +241,19 @@ def test_matmul(a_shape, b_shape, dtype, rng):
     got = eager_and_jit(jnp.matmul, a, b)
     assert_matches(got, reference(np.matmul, a, b), dtype)
     assert_bitwise(eager_and_jit(lambda x, y: jnp.asarray(x) @ y, a, b), got)
+
+
+BATCHES = [(), (1,), (3,), (2, 1), (1, 3), (2, 3)]
+
+
+def test_matmul_broadcasting_exhaustive(rng):
+    for a_batch, b_batch, a_vec, b_vec in itertools.product(
+        BATCHES, BATCHES, (False, True), (False, True)
+    ):
+        a_shape = (4,) if a_vec else (*a_batch, 2, 4)
+        b_shape = (4,) if b_vec else (*b_batch, 4, 5)
+        a, b = random_data(rng, a_shape, "int32"), random_data(rng, b_shape, "int32")
+        assert_bitwise(jnp.matmul(a, b), np.matmul(a, b))
 
 
 def test_matmul_float64(x64, rng):

@@ -93,15 +93,24 @@ def _matmul_error(a, b, k_a: int, k_b: int) -> ValueError:
 
 
 def _batch_kind(size_a, size_b) -> str:
-    """How one broadcast batch position is contracted: ``batch``, ``a``/``b`` free, or ``ones``."""
-    if size_a is not None and size_b is not None:
-        if size_a == size_b:
-            return "ones" if size_a == 1 else "batch"
-        if 1 not in (size_a, size_b):
-            return "mismatch"
-    if size_b is None or size_b == 1:
+    """How one broadcast batch position is contracted: ``batch``, ``a``/``b`` free, or ``ones``.
+
+    A size of None means the operand has no axis there; a size-1 axis facing another
+    size broadcasts, so it is squeezed and the other operand's axis is free.
+
+    Example:
+        >>> _batch_kind(None, 1), _batch_kind(1, 5), _batch_kind(5, 5), _batch_kind(1, 1)
+        ('b', 'b', 'batch', 'ones')
+    """
+    if size_a is None:
+        return "b"
+    if size_b is None:
         return "a"
-    return "b"
+    if size_a == size_b:
+        return "ones" if size_a == 1 else "batch"
+    if 1 not in (size_a, size_b):
+        return "mismatch"
+    return "a" if size_b == 1 else "b"
 
 
 def _squeezed(x, n_batch: int, kinds, own: str):
