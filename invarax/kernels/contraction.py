@@ -56,8 +56,8 @@ def _bmm(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     and gives the logical or of ands for bools. The canonical kernel replaces it.
 
     Example:
-        >>> _bmm(np.ones((1, 2, 3), np.int32), np.ones((1, 3, 4), np.int32))[0, 0, 0]
-        3
+        >>> _bmm(np.ones((1, 2, 3), np.int32), np.ones((1, 3, 4), np.int32)).tolist()[0][0]
+        [3, 3, 3, 3]
     """
     return np.matmul(lhs, rhs)
 

@@ -183,14 +183,28 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         (tuple(a_pos.index(p) for p in batch), tuple(b_pos.index(p) for p in batch)),
     )
     out = _contract(a, b, dims, dtype, weak)
-    # dot_general gives (batch, a's free batch positions, a's rows, b's ..., b's columns).
-    order = [*batch, *(p for p in a_pos if kinds[p] == "a"), *(["m"] if a_mat else [])]
-    order += [*(p for p in b_pos if kinds[p] == "b"), *(["n"] if b_mat else [])]
-    wanted = [p for p, kind in enumerate(kinds) if kind != "ones"]
-    wanted += [*(["m"] if a_mat else []), *(["n"] if b_mat else [])]
-    out = sh.transpose(out, [order.index(p) for p in wanted])
+    out = sh.transpose(out, _matmul_permutation(kinds, a_pos, b_pos, a_mat, b_mat))
     ones = [p for p, kind in enumerate(kinds) if kind == "ones"]
     return sh.expand_dims(out, ones) if ones else out
+
+
+def _matmul_permutation(kinds, a_pos, b_pos, a_mat: bool, b_mat: bool) -> list:
+    """The transpose from ``dot_general``'s output order to matmul's (``ones`` positions omitted).
+
+    ``dot_general`` gives (batch positions, ``a``'s free batch positions, ``a``'s rows,
+    ``b``'s free batch positions, ``b``'s columns); matmul wants the batch positions
+    in order, then the rows and the columns.
+
+    Example:
+        >>> _matmul_permutation(["a", "b"], [0], [1], True, True)  # (2,1,3,4) @ (5,4,6)
+        [0, 2, 1, 3]
+    """
+    rows, cols = (["m"] if a_mat else []), (["n"] if b_mat else [])
+    batch = [p for p, kind in enumerate(kinds) if kind == "batch"]
+    order = [*batch, *(p for p in a_pos if kinds[p] == "a"), *rows]
+    order += [*(p for p in b_pos if kinds[p] == "b"), *cols]
+    wanted = [*(p for p, kind in enumerate(kinds) if kind != "ones"), *rows, *cols]
+    return [order.index(p) for p in wanted]
 
 
 # ---------------------------------------------------------------------------------------
@@ -393,6 +407,23 @@ def _einsum_pair(a, a_labels, b, b_labels, keep, dtype):
     return out, [*batch, *a_free, *b_free]
 
 
+def _einsum_terms(arrays, in_labels, out_labels) -> list:
+    """The operands ready for pairwise contraction, as ``(array, labels)`` with unique labels.
+
+    Diagonals are taken, size-1 axes that broadcast are squeezed, and the labels that
+    no other operand and not the output uses are summed out.
+    """
+    sizes = _einsum_spec.label_sizes(in_labels, [x.shape for x in arrays])
+    terms = [
+        _drop_broadcast(*_take_diagonals(x, labels), sizes)
+        for x, labels in zip(arrays, in_labels, strict=True)
+    ]
+    for i, (x, labels) in enumerate(terms):
+        others = {label for j, (_, lbs) in enumerate(terms) if j != i for label in lbs}
+        terms[i] = _sum_unique(x, labels, others.union(out_labels))
+    return terms
+
+
 def einsum(
     subscripts, /, *operands, out=None, optimize="auto", precision=None, preferred_element_type=None
 ):
@@ -432,16 +463,8 @@ def einsum(
     arrays, dtype, weak = _operands(
         "einsum", *operands, preferred_element_type=preferred_element_type
     )
-    shapes = [x.shape for x in arrays]
-    in_labels, out_labels = _einsum_spec.parse(subscripts, shapes)
-    sizes = _einsum_spec.label_sizes(in_labels, shapes)
-    terms = [
-        _drop_broadcast(*_take_diagonals(x, labels), sizes)
-        for x, labels in zip(arrays, in_labels, strict=True)
-    ]
-    for i, (x, labels) in enumerate(terms):
-        others = {label for j, (_, lbs) in enumerate(terms) if j != i for label in lbs}
-        terms[i] = _sum_unique(x, labels, others.union(out_labels))
+    in_labels, out_labels = _einsum_spec.parse(subscripts, [x.shape for x in arrays])
+    terms = _einsum_terms(arrays, in_labels, out_labels)
     result, labels = terms[0]
     for i, (x, x_labels) in enumerate(terms[1:], start=1):
         later = {label for _, lbs in terms[i + 1 :] for label in lbs}
