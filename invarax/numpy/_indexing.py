@@ -113,13 +113,13 @@ def _advanced_index(y: Array, advanced, mode, fill_value) -> Array:
     batch = index_batch_shape([i for _, i in advanced])
     columns = [index_column(i, y.shape[a], len(batch) - i.ndim) for a, i in advanced]
     rest = tuple(d for a, d in enumerate(y.shape) if a not in axes)
+    # Adjacent advanced indices keep their place; separated ones go first.
+    at = axes[0] if axes == tuple(range(axes[0], axes[0] + len(axes))) else 0
     if math.prod(batch + rest) == 0:
-        return zeros_of(y, batch + rest)
+        return zeros_of(y, rest[:at] + batch + rest[at:])
     out = ix.gather(y, stack_columns(columns, batch), axes=axes, mode=mode,
                     fill_value=fill_value)
-    if axes != tuple(range(axes[0], axes[0] + len(axes))):
-        return out
-    return move_batch(out, len(batch), axes[0])
+    return move_batch(out, len(batch), at)
 
 
 def move_batch(x: Array, nbatch: int, at: int) -> Array:

@@ -379,6 +379,8 @@ def tile(A, reps) -> Array:
     """
     x = asarray_arg(A, "tile")
     reps = _shape_arg(reps, "tile")
+    if any(r < 0 for r in reps):
+        raise ValueError(f"jnp.tile: reps must be non-negative, got {reps}")
     d = max(x.ndim, len(reps))
     x = sh.reshape(x, (1,) * (d - x.ndim) + x.shape)
     reps = (1,) * (d - len(reps)) + reps

@@ -174,7 +174,8 @@ def wrap_negative(index: Array, size: int) -> Array:
     if isinstance(index, ArrayImpl):
         value = index._value.astype(dtype)
         return ArrayImpl(np.where(value < 0, value + dtype.type(size), value))
-    index = ew.convert_element_type(index, dtype)
+    if index.dtype != dtype:
+        index = ew.convert_element_type(index, dtype)
     zero, dim = (ArrayImpl(np.asarray(v, dtype)) for v in (0, size))
     return ew.select(ew.lt(index, zero), ew.add(index, dim), index)
 
@@ -356,19 +357,19 @@ def defscatter(name: str, combine: str, kinds: str) -> Primitive:
 
 
 SCATTERS = {
-    # name: (how duplicates combine, accepted kinds)
+    # primitive name (JAX's): (how duplicates combine, accepted kinds)
     "scatter": ("set", ANY),
-    "scatter_add": ("add", NUMBER),
-    "scatter_mul": ("mul", NUMBER),
-    "scatter_min": ("min", ANY),
-    "scatter_max": ("max", ANY),
+    "scatter-add": ("add", NUMBER),
+    "scatter-mul": ("mul", NUMBER),
+    "scatter-min": ("min", ANY),
+    "scatter-max": ("max", ANY),
 }
 
 scatter_p = defscatter("scatter", *SCATTERS["scatter"])
-scatter_add_p = defscatter("scatter_add", *SCATTERS["scatter_add"])
-scatter_mul_p = defscatter("scatter_mul", *SCATTERS["scatter_mul"])
-scatter_min_p = defscatter("scatter_min", *SCATTERS["scatter_min"])
-scatter_max_p = defscatter("scatter_max", *SCATTERS["scatter_max"])
+scatter_add_p = defscatter("scatter-add", *SCATTERS["scatter-add"])
+scatter_mul_p = defscatter("scatter-mul", *SCATTERS["scatter-mul"])
+scatter_min_p = defscatter("scatter-min", *SCATTERS["scatter-min"])
+scatter_max_p = defscatter("scatter-max", *SCATTERS["scatter-max"])
 
 
 def _axes_param(axes, ndim: int) -> tuple:
@@ -417,16 +418,16 @@ def gather(operand, indices, *, axes, mode=None, fill_value=None, indices_are_so
                          mode=GatherScatterMode.from_any(mode), fill_value=_fill_param(fill_value))
 
 
-def _scatter_wrapper(prim: Primitive, summary: str, example: str):
+def _scatter_wrapper(name: str, prim: Primitive, summary: str, example: str):
     def op(operand, indices, updates, *, axes, mode=None, indices_are_sorted=False,
            unique_indices=False):
-        x, u = lax_operands(prim.name, (operand, updates))
-        idx = to_array(indices, f"lax.{prim.name} indices")
+        x, u = lax_operands(name, (operand, updates))
+        idx = to_array(indices, f"lax.{name} indices")
         return prim.bind(x, idx, u, axes=_axes_param(axes, x.ndim),
                          mode=GatherScatterMode.from_any(mode))
 
-    op.__name__ = prim.name
-    op.__doc__ = f"""{summary} (invarax's form of ``lax.{prim.name}``).
+    op.__name__ = name
+    op.__doc__ = f"""{summary} (invarax's form of ``lax.{name}``).
 
     Arguments:
         operand: the array to update.
@@ -443,14 +444,19 @@ def _scatter_wrapper(prim: Primitive, summary: str, example: str):
         ``operand`` with the updates combined in, in update order for duplicate indices.
 
     Example:
-        >>> lax.{prim.name}(jnp.ones(3), jnp.array([[0], [0]]), jnp.array([2., 3.]), axes=0)
+        >>> lax.{name}(jnp.ones(3), jnp.array([[0], [0]]), jnp.array([2., 3.]), axes=0)
         Array([{example}, 1., 1.], dtype=float32)
     """
     return op
 
 
-scatter = _scatter_wrapper(scatter_p, "Set slices of ``operand`` (the last update wins)", "3.")
-scatter_add = _scatter_wrapper(scatter_add_p, "Add updates into slices of ``operand``", "6.")
-scatter_mul = _scatter_wrapper(scatter_mul_p, "Multiply slices of ``operand`` by updates", "6.")
-scatter_min = _scatter_wrapper(scatter_min_p, "Minimum of ``operand``'s slices and updates", "1.")
-scatter_max = _scatter_wrapper(scatter_max_p, "Maximum of ``operand``'s slices and updates", "3.")
+scatter = _scatter_wrapper("scatter", scatter_p, "Set slices of ``operand`` (the last update "
+                           "wins)", "3.")
+scatter_add = _scatter_wrapper("scatter_add", scatter_add_p, "Add updates into slices of "
+                               "``operand``", "6.")
+scatter_mul = _scatter_wrapper("scatter_mul", scatter_mul_p, "Multiply slices of ``operand`` "
+                               "by updates", "6.")
+scatter_min = _scatter_wrapper("scatter_min", scatter_min_p, "Minimum of ``operand``'s slices "
+                               "and updates", "1.")
+scatter_max = _scatter_wrapper("scatter_max", scatter_max_p, "Maximum of ``operand``'s slices "
+                               "and updates", "3.")
