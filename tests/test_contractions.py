@@ -5,7 +5,9 @@ Every case runs eagerly and under jit (bitwise equal, N3) and is compared with N
 float64 (float32 within a tolerance, integers exactly).
 """
 
+import ast
 import itertools
+import pathlib
 import string
 
 import numpy as np
@@ -497,3 +499,26 @@ def test_weak_types_against_jax(args):
     ours = jnp.dot(*args)
     theirs = jax.numpy.dot(*(np.asarray(a) if isinstance(a, invarax.Array) else a for a in args))
     assert (ours.dtype, ours.weak_type) == (theirs.dtype, theirs.weak_type)
+
+
+# --- the kernel is the only place that contracts ------------------------------------------
+
+NUMPY_CONTRACTIONS = {"matmul", "dot", "einsum", "tensordot", "inner", "vdot", "linalg"}
+
+
+def test_no_numpy_contraction_outside_the_kernel():
+    root = pathlib.Path(invarax.__file__).parent
+    kernel = root / "kernels" / "contraction.py"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path == kernel:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in ("np", "numpy")
+                and node.attr in NUMPY_CONTRACTIONS
+            ):
+                found.append(f"{path.relative_to(root)}:{node.lineno}: np.{node.attr}")
+    assert not found, found
