@@ -364,7 +364,7 @@ def pad(array, pad_width, mode: str = "constant", **kwargs) -> Array:
 
 def _pad_constant(x: Array, widths: list, constant_values) -> Array:
     if np.ndim(constant_values) == 0:
-        value = convert(asarray(constant_values), x.dtype)
+        value = _pad_value(x, constant_values)
         return sh.pad(x, value, [(lo, hi, 0) for lo, hi in widths])
     if isinstance(constant_values, Tracer):
         raise TypeError("jnp.pad: per-axis constant_values must be static; pass one scalar "
@@ -378,6 +378,10 @@ def _pad_constant(x: Array, widths: list, constant_values) -> Array:
         for side, width in enumerate((lo, hi)):
             config = [(0, 0, 0)] * x.ndim
             config[axis] = (width, 0, 0) if side == 0 else (0, width, 0)
-            value = convert(asarray(values[axis, side].item()), x.dtype)
-            x = sh.pad(x, value, config)
+            x = sh.pad(x, _pad_value(x, values[axis, side].item()), config)
     return x
+
+
+def _pad_value(x: Array, value) -> Array:
+    """The padding value, cast to ``x``'s dtype and weak type (as in JAX)."""
+    return convert(asarray(value), x.dtype, x.weak_type)
