@@ -30,28 +30,56 @@ def index_id(idx):
 
 I2 = np.array([2, 0], np.int32)
 BASIC = [
-    ((5,), 3), ((5,), -1), ((5,), slice(1, 4)), ((5,), slice(None, None, -1)),
-    ((5,), slice(-1, 0, -2)), ((5,), slice(4, None, -3)), ((5,), slice(10, 20)),
-    ((5,), slice(3, 1)), ((5,), None), ((5,), Ellipsis), ((5,), ()),
-    ((3, 4), (1, -1)), ((3, 4), (slice(None), 2)), ((3, 4), (None, slice(1, 3), None)),
-    ((3, 4), (Ellipsis, 1)), ((3, 4), (0, Ellipsis, None)), ((3, 4), (slice(None, None, -2),)),
-    ((2, 3, 4), (1, slice(None, None, 2), -1)), ((2, 3, 4), (Ellipsis, None, slice(2, None))),
-    ((), ()), ((), None), ((), Ellipsis), ((0, 3), (slice(None), 1)), ((0, 3), (slice(1, 2),)),
+    ((5,), 3),
+    ((5,), -1),
+    ((5,), slice(1, 4)),
+    ((5,), slice(None, None, -1)),
+    ((5,), slice(-1, 0, -2)),
+    ((5,), slice(4, None, -3)),
+    ((5,), slice(10, 20)),
+    ((5,), slice(3, 1)),
+    ((5,), None),
+    ((5,), Ellipsis),
+    ((5,), ()),
+    ((3, 4), (1, -1)),
+    ((3, 4), (slice(None), 2)),
+    ((3, 4), (None, slice(1, 3), None)),
+    ((3, 4), (Ellipsis, 1)),
+    ((3, 4), (0, Ellipsis, None)),
+    ((3, 4), (slice(None, None, -2),)),
+    ((2, 3, 4), (1, slice(None, None, 2), -1)),
+    ((2, 3, 4), (Ellipsis, None, slice(2, None))),
+    ((), ()),
+    ((), None),
+    ((), Ellipsis),
+    ((0, 3), (slice(None), 1)),
+    ((0, 3), (slice(1, 2),)),
 ]
 ADVANCED = [
-    ((5,), I2), ((5,), np.array([-1, -5, 4])), ((5,), np.array([[0, 1], [2, 3]])),
-    ((5,), ([0, 4, 4],)), ((5,), np.array([], np.int32)), ((3, 4), (I2, slice(1, 3))),
-    ((3, 4), (slice(1, 3), np.array([3, 0, 3]))), ((3, 4), (I2, np.array([1, 3]))),
-    ((3, 4), (np.array([[0], [2]]), np.array([1, 3]))), ((3, 4), (None, I2, None)),
+    ((5,), I2),
+    ((5,), np.array([-1, -5, 4])),
+    ((5,), np.array([[0, 1], [2, 3]])),
+    ((5,), ([0, 4, 4],)),
+    ((5,), np.array([], np.int32)),
+    ((3, 4), (I2, slice(1, 3))),
+    ((3, 4), (slice(1, 3), np.array([3, 0, 3]))),
+    ((3, 4), (I2, np.array([1, 3]))),
+    ((3, 4), (np.array([[0], [2]]), np.array([1, 3]))),
+    ((3, 4), (None, I2, None)),
     ((2, 3, 4), (slice(None), I2, np.array([0, -1]))),  # adjacent: stay in place
     ((2, 3, 4), (np.array([1, 0]), slice(None), np.array([0, -1]))),  # separated: go first
     ((2, 3, 4), (0, slice(None), I2)),  # an int is advanced next to arrays (NumPy's rule)
     ((2, 3, 4), (Ellipsis, I2, None, slice(None, None, -1))),
-    ((2, 3, 4), (np.array([1]), None, 1)), ((3, 4), np.array([True, False, True])),
-    ((3, 4), np.array([[True, False] * 2] * 3)), ((3, 4), (slice(None), np.array([1, 0, 1, 1],
-                                                                                bool))),
-    ((2, 3, 4), (np.ones((2, 3), bool), np.array([1]))), ((3, 4), True), ((3, 4), (1, False)),
-    ((3, 4), (True, I2)), ((0, 3), (slice(None), I2)), ((3, 0), I2),
+    ((2, 3, 4), (np.array([1]), None, 1)),
+    ((3, 4), np.array([True, False, True])),
+    ((3, 4), np.array([[True, False] * 2] * 3)),
+    ((3, 4), (slice(None), np.array([1, 0, 1, 1], bool))),
+    ((2, 3, 4), (np.ones((2, 3), bool), np.array([1]))),
+    ((3, 4), True),
+    ((3, 4), (1, False)),
+    ((3, 4), (True, I2)),
+    ((0, 3), (slice(None), I2)),
+    ((3, 0), I2),
 ]
 
 
@@ -147,11 +175,14 @@ def test_out_of_bounds_traced_scalar_clamps():
     assert_bitwise(eager_and_jit(lambda a, j: a[j], jnp.asarray(x), jnp.asarray(9)), x[3])
 
 
-@pytest.mark.parametrize("mode, fill, want", [
-    ("fill", None, [3.0, np.nan, np.nan, 0.0]),
-    ("fill", -7.0, [3.0, -7.0, -7.0, 0.0]),
-    ("clip", None, [3.0, 3.0, 0.0, 0.0]),
-])
+@pytest.mark.parametrize(
+    "mode, fill, want",
+    [
+        ("fill", None, [3.0, np.nan, np.nan, 0.0]),
+        ("fill", -7.0, [3.0, -7.0, -7.0, 0.0]),
+        ("clip", None, [3.0, 3.0, 0.0, 0.0]),
+    ],
+)
 def test_get_modes(mode, fill, want):
     x = jnp.arange(4.0)
     index = jnp.array([-1, 4, -5, 0])
@@ -164,6 +195,11 @@ def test_get_fill_defaults_by_dtype():
     assert jnp.arange(3).at[index].get(mode="fill").tolist() == [np.iinfo(np.int32).min]
     assert jnp.arange(3, dtype=jnp.uint8).at[index].get(mode="fill").tolist() == [255]
     assert jnp.zeros(3, bool).at[index].get(mode="fill").tolist() == [True]
+
+
+def test_traced_scalar_with_fill_mode_fills():
+    got = eager_and_jit(lambda a, i: a.at[i].get(mode="fill"), jnp.arange(3.0), jnp.asarray(5))
+    assert np.isnan(got)
 
 
 def test_static_int_with_mode_is_not_bounds_checked():
@@ -192,8 +228,9 @@ def test_at_combines_duplicates_like_ufunc_at(idx, method, dtype):
     values = data(x[idx].shape, dtype, seed=1)
     expected = x.copy()
     UFUNC_AT[method].at(expected, idx, values)
-    got = eager_and_jit(lambda a, v: getattr(a.at[idx], method)(v), jnp.asarray(x),
-                        jnp.asarray(values))
+    got = eager_and_jit(
+        lambda a, v: getattr(a.at[idx], method)(v), jnp.asarray(x), jnp.asarray(values)
+    )
     assert_bitwise(got, expected)
 
 
@@ -206,8 +243,9 @@ def test_at_add_accumulates_in_index_order():
 
 
 def test_at_set_duplicates_last_wins():
-    got = eager_and_jit(lambda a: a.at[jnp.array([1, 0, 1, 1, 0])].set(jnp.arange(5.0)),
-                        jnp.zeros(3))
+    got = eager_and_jit(
+        lambda a: a.at[jnp.array([1, 0, 1, 1, 0])].set(jnp.arange(5.0)), jnp.zeros(3)
+    )
     assert_bitwise(got, np.array([4.0, 3.0, 0.0], np.float32))
 
 
@@ -246,11 +284,13 @@ def test_at_traced_scalar_index():
 def test_at_divide_power_get():
     x = jnp.array([1.0, 2.0, 4.0])
     index = jnp.array([0, 2, 2])
-    assert_bitwise(eager_and_jit(lambda a: a.at[index].divide(2.0), x),
-                   np.array([0.5, 2.0, 1.0], np.float32))
+    assert_bitwise(
+        eager_and_jit(lambda a: a.at[index].divide(2.0), x), np.array([0.5, 2.0, 1.0], np.float32)
+    )
     assert_bitwise(eager_and_jit(lambda a: a.at[1].power(3), x), np.array([1, 8, 4], np.float32))
-    assert_bitwise(eager_and_jit(lambda a: a.at[index].mul(2.0), x),
-                   np.array([2.0, 2.0, 16.0], np.float32))
+    assert_bitwise(
+        eager_and_jit(lambda a: a.at[index].mul(2.0), x), np.array([2.0, 2.0, 16.0], np.float32)
+    )
     assert_bitwise(eager_and_jit(lambda a: a.at[::-1].get(), x), np.array([4, 2, 1], np.float32))
 
 
@@ -282,10 +322,18 @@ TAKE_CASES = [
 @pytest.mark.parametrize("mode, axis, positions", TAKE_CASES)
 def test_take_modes(mode, axis, positions):
     x = data((4, 4, 4))
-    got = eager_and_jit(lambda a, j: jnp.take(a, j, axis=axis, mode=mode), jnp.asarray(x),
-                        jnp.asarray(TAKE_INDEX))
-    rows = [[np.full(np.delete(x.shape, axis), np.nan, np.float32) if p is None
-             else np.take(x, p, axis=axis) for p in row] for row in positions]
+    got = eager_and_jit(
+        lambda a, j: jnp.take(a, j, axis=axis, mode=mode), jnp.asarray(x), jnp.asarray(TAKE_INDEX)
+    )
+    rows = [
+        [
+            np.full(np.delete(x.shape, axis), np.nan, np.float32)
+            if p is None
+            else np.take(x, p, axis=axis)
+            for p in row
+        ]
+        for row in positions
+    ]
     want = np.moveaxis(np.array(rows), (0, 1), (axis % 3, axis % 3 + 1))
     assert_bitwise(got, want)
 
@@ -306,8 +354,9 @@ def test_take_along_axis_matches_numpy(axis, dtype):
     index = np.argsort(data(x.shape, seed=3), axis=axis, kind="stable")
     if axis is None:
         x = x.ravel()
-    got = eager_and_jit(lambda a, j: jnp.take_along_axis(a, j, axis), jnp.asarray(x),
-                        jnp.asarray(index))
+    got = eager_and_jit(
+        lambda a, j: jnp.take_along_axis(a, j, axis), jnp.asarray(x), jnp.asarray(index)
+    )
     assert_bitwise(got, np.take_along_axis(x, index, axis))
 
 
@@ -320,8 +369,7 @@ def test_take_along_axis_broadcasts_and_fills():
 # ---------------------------------------------------------------------------------------
 # sort and argsort.
 
-SPECIAL = np.array([3.0, np.nan, -0.0, 0.0, -np.inf, -np.nan, 1.0, 0.0, -0.0, np.inf],
-                   np.float32)
+SPECIAL = np.array([3.0, np.nan, -0.0, 0.0, -np.inf, -np.nan, 1.0, 0.0, -0.0, np.inf], np.float32)
 
 
 @pytest.mark.parametrize("axis", [0, -1, None])
@@ -329,18 +377,23 @@ SPECIAL = np.array([3.0, np.nan, -0.0, 0.0, -np.inf, -np.nan, 1.0, 0.0, -0.0, np
 def test_sort_argsort_match_numpy_stable(axis, dtype):
     x = data((5, 6), dtype)
     x = x if dtype == np.bool_ else x // 10  # many ties
-    assert_bitwise(eager_and_jit(lambda a: jnp.sort(a, axis=axis), jnp.asarray(x)),
-                   np.sort(x, axis=axis, kind="stable"))
-    assert_bitwise(eager_and_jit(lambda a: jnp.argsort(a, axis=axis), jnp.asarray(x)),
-                   np.argsort(x, axis=axis, kind="stable").astype(np.int32))
+    assert_bitwise(
+        eager_and_jit(lambda a: jnp.sort(a, axis=axis), jnp.asarray(x)),
+        np.sort(x, axis=axis, kind="stable"),
+    )
+    assert_bitwise(
+        eager_and_jit(lambda a: jnp.argsort(a, axis=axis), jnp.asarray(x)),
+        np.argsort(x, axis=axis, kind="stable").astype(np.int32),
+    )
 
 
 def test_sort_order_nan_last_signed_zeros_equal():
     got = eager_and_jit(jnp.sort, SPECIAL)
     assert_bitwise(got, np.sort(SPECIAL, kind="stable"))
     assert np.signbit(np.asarray(got)[1:5]).tolist() == [True, False, False, True]
-    assert_bitwise(eager_and_jit(jnp.argsort, SPECIAL),
-                   np.argsort(SPECIAL, kind="stable").astype(np.int32))
+    assert_bitwise(
+        eager_and_jit(jnp.argsort, SPECIAL), np.argsort(SPECIAL, kind="stable").astype(np.int32)
+    )
 
 
 def test_descending_keeps_equal_values_in_input_order():
@@ -373,8 +426,9 @@ def test_array_methods_sort_take():
 # lax: dynamic_slice, dynamic_update_slice, gather, scatter.
 
 
-@pytest.mark.parametrize("start, want", [(1, [1, 2, 3]), (4, [3, 4, 5]), (-2, [3, 4, 5]),
-                                         (-9, [0, 1, 2])])
+@pytest.mark.parametrize(
+    "start, want", [(1, [1, 2, 3]), (4, [3, 4, 5]), (-2, [3, 4, 5]), (-9, [0, 1, 2])]
+)
 def test_dynamic_slice_clamps_and_wraps(start, want):
     x = jnp.arange(6)
     got = eager_and_jit(lambda a, s: lax.dynamic_slice(a, (s,), (3,)), x, jnp.asarray(start))
@@ -384,8 +438,9 @@ def test_dynamic_slice_clamps_and_wraps(start, want):
 
 def test_dynamic_update_slice_clamps():
     x = jnp.zeros((3, 4))
-    got = eager_and_jit(lambda a, i: lax.dynamic_update_slice(a, jnp.ones((2, 2)), (i, 3)),
-                        x, jnp.asarray(2))
+    got = eager_and_jit(
+        lambda a, i: lax.dynamic_update_slice(a, jnp.ones((2, 2)), (i, 3)), x, jnp.asarray(2)
+    )
     expected = np.zeros((3, 4), np.float32)
     expected[1:, 2:] = 1
     assert_bitwise(got, expected)
@@ -398,8 +453,10 @@ def test_gather_scatter_form():
     assert got.tolist()[:2] == [6.0, 3.0] and np.isnan(got[2])  # row 3 is out of bounds
     rows = eager_and_jit(lambda a: lax.gather(a, jnp.array([[2], [2]]), axes=0, mode="clip"), x)
     assert rows.tolist() == [[8.0, 9.0, 10.0, 11.0]] * 2
-    added = eager_and_jit(lambda a: lax.scatter_add(a, jnp.array([[1], [1]]), jnp.ones((2, 3)),
-                                                    axes=1), jnp.zeros((3, 2)))
+    added = eager_and_jit(
+        lambda a: lax.scatter_add(a, jnp.array([[1], [1]]), jnp.ones((2, 3)), axes=1),
+        jnp.zeros((3, 2)),
+    )
     assert added.tolist() == [[0.0, 2.0]] * 3
 
 
@@ -435,33 +492,54 @@ ERRORS = [
     (lambda: jnp.ones(3)["a"], TypeError, "not supported"),
     (lambda: jnp.ones(3)[..., ...], IndexError, "single ellipsis"),
     (lambda: jnp.ones((2, 3))[np.ones(3, bool)], IndexError, r"boolean index of shape \(3,\)"),
-    (lambda: jnp.ones((2, 3))[jnp.array([0, 1]), jnp.array([0, 1, 2])], IndexError,
-     "could not be broadcast"),
+    (
+        lambda: jnp.ones((2, 3))[jnp.array([0, 1]), jnp.array([0, 1, 2])],
+        IndexError,
+        "could not be broadcast",
+    ),
     (lambda: invarax.jit(_traced_mask)(jnp.ones(3)), IndexError, "must be concrete.*jnp.where"),
-    (lambda: invarax.jit(_traced_slice)(jnp.ones(3), 1), IndexError,
-     "static integers.*dynamic_slice"),
+    (
+        lambda: invarax.jit(_traced_slice)(jnp.ones(3), 1),
+        IndexError,
+        "static integers.*dynamic_slice",
+    ),
     (lambda: jnp.ones(3).at[0].set(jnp.ones(2)), ValueError, r"shape \(\) with a value of shape"),
     (lambda: jnp.zeros(3, bool).at[0].add(True), TypeError, "scatter-add does not accept"),
     (lambda: jnp.take(jnp.ones(3), jnp.array([0]), mode="raise"), NotImplementedError, "raise"),
     (lambda: jnp.take(jnp.ones(3), jnp.array([0]), mode="bad"), ValueError, "Invalid mode"),
     (lambda: jnp.take(jnp.ones(3), jnp.array([0.0])), TypeError, "integer type"),
     (lambda: jnp.take(jnp.ones((0, 2)), jnp.array([0]), axis=0), IndexError, "empty axis"),
-    (lambda: jnp.take_along_axis(jnp.ones((2, 3)), jnp.array([0]), 1), ValueError,
-     "same number of dimensions"),
+    (
+        lambda: jnp.take_along_axis(jnp.ones((2, 3)), jnp.array([0]), 1),
+        ValueError,
+        "same number of dimensions",
+    ),
     (lambda: jnp.sort(jnp.ones(3), kind="stable"), TypeError, "'kind' argument to sort"),
     (lambda: jnp.argsort(jnp.ones(3), order="x"), TypeError, "'order'"),
     (lambda: lax.sort((jnp.ones(3), jnp.ones(2))), TypeError, "same shape"),
     (lambda: lax.sort(jnp.ones(3), num_keys=2), ValueError, "num_keys"),
-    (lambda: lax.gather(jnp.ones(3), jnp.array([[0, 0]]), axes=0), TypeError,
-     r"must end in an axis of size 1"),
+    (
+        lambda: lax.gather(jnp.ones(3), jnp.array([[0, 0]]), axes=0),
+        TypeError,
+        r"must end in an axis of size 1",
+    ),
     (lambda: lax.gather(jnp.ones(3), jnp.array([[0.0]]), axes=0), TypeError, "integer array"),
     (lambda: lax.gather(jnp.ones((0, 2)), jnp.array([[0]]), axes=0), IndexError, "size 0"),
-    (lambda: lax.scatter(jnp.ones(3), jnp.array([[0]]), jnp.ones(2), axes=0), TypeError,
-     r"updates of shape \(2,\) do not match the indexed shape \(1,\)"),
-    (lambda: lax.gather(jnp.ones(3), jnp.array([[0]]), axes=0, mode="bad"), ValueError,
-     "unknown gather/scatter mode"),
-    (lambda: lax.dynamic_slice(jnp.ones((2, 3)), (0,), (1, 1)), TypeError,
-     "one start index per dimension"),
+    (
+        lambda: lax.scatter(jnp.ones(3), jnp.array([[0]]), jnp.ones(2), axes=0),
+        TypeError,
+        r"updates of shape \(2,\) do not match the indexed shape \(1,\)",
+    ),
+    (
+        lambda: lax.gather(jnp.ones(3), jnp.array([[0]]), axes=0, mode="bad"),
+        ValueError,
+        "unknown gather/scatter mode",
+    ),
+    (
+        lambda: lax.dynamic_slice(jnp.ones((2, 3)), (0,), (1, 1)),
+        TypeError,
+        "one start index per dimension",
+    ),
     (lambda: lax.dynamic_slice(jnp.ones(3), (0,), (4,)), TypeError, "slice_sizes"),
     (lambda: lax.dynamic_slice(jnp.ones(3), (0.5,), (1,)), TypeError, "integer scalars"),
     (lambda: lax.dynamic_update_slice(jnp.ones(3), jnp.ones(4), (0,)), TypeError, "fit"),
@@ -540,5 +618,6 @@ def test_dynamic_slice_matches_jax():
         ours = lax.dynamic_slice(jnp.asarray(x), start, (2, 3))
         assert_bitwise(ours, np.asarray(jax.lax.dynamic_slice(x, start, (2, 3))))
         upd = lax.dynamic_update_slice(jnp.asarray(x), jnp.ones((2, 3)), start)
-        assert_bitwise(upd, np.asarray(jax.lax.dynamic_update_slice(x, np.ones((2, 3),
-                                                                               np.float32), start)))
+        assert_bitwise(
+            upd, np.asarray(jax.lax.dynamic_update_slice(x, np.ones((2, 3), np.float32), start))
+        )

@@ -88,8 +88,11 @@ CASES = [
     ("pad_int", (2, 3), lambda m, x: m.pad(x, 1)),
     ("pad_pair", (2, 3), lambda m, x: m.pad(x, (2, 0))),
     ("pad_axes", (2, 3), lambda m, x: m.pad(x, ((1, 0), (0, 2)), constant_values=1)),
-    ("pad_values", (2, 3), lambda m, x: m.pad(x, ((1, 2), (3, 1)),
-                                              constant_values=((1, 0), (0, 1)))),
+    (
+        "pad_values",
+        (2, 3),
+        lambda m, x: m.pad(x, ((1, 2), (3, 1)), constant_values=((1, 0), (0, 1))),
+    ),
     ("pad_edge", (2, 3), lambda m, x: m.pad(x, ((2, 1), (0, 4)), mode="edge")),
     ("pad_wrap", (2, 3), lambda m, x: m.pad(x, ((5, 1), (7, 0)), mode="wrap")),
     ("pad_reflect", (2, 3), lambda m, x: m.pad(x, ((3, 4), (5, 2)), mode="reflect")),
@@ -149,9 +152,13 @@ def test_concatenate_promotes_dtypes_as_jax():
 def test_weak_type_is_kept():
     x = jnp.asarray(2.0)
     assert x.weak_type
-    for f in (lambda a: jnp.reshape(a, (1, 1)), lambda a: jnp.tile(a, 3),
-              lambda a: jnp.broadcast_to(a, (2,)), lambda a: jnp.pad(a[None], 1),
-              lambda a: jnp.pad(a[None], 1, constant_values=np.float32(3))):
+    for f in (
+        lambda a: jnp.reshape(a, (1, 1)),
+        lambda a: jnp.tile(a, 3),
+        lambda a: jnp.broadcast_to(a, (2,)),
+        lambda a: jnp.pad(a[None], 1),
+        lambda a: jnp.pad(a[None], 1, constant_values=np.float32(3)),
+    ):
         assert eager_and_jit(f, x).weak_type
 
 
@@ -188,28 +195,46 @@ def test_pad_with_a_traced_constant():
 
 
 ERRORS = [
-    (lambda: jnp.reshape(jnp.ones((2, 3)), (4,)), TypeError,
-     r"cannot reshape array of shape \(2, 3\) \(size 6\) into shape \(4,\) \(size 4\)"),
-    (lambda: jnp.reshape(jnp.ones((2, 3)), (4, -1)), TypeError,
-     r"shape \(2, 3\) \(size 6\) into shape \(4, -1\)"),
+    (
+        lambda: jnp.reshape(jnp.ones((2, 3)), (4,)),
+        TypeError,
+        r"cannot reshape array of shape \(2, 3\) \(size 6\) into shape \(4,\) \(size 4\)",
+    ),
+    (
+        lambda: jnp.reshape(jnp.ones((2, 3)), (4, -1)),
+        TypeError,
+        r"shape \(2, 3\) \(size 6\) into shape \(4, -1\)",
+    ),
     (lambda: jnp.reshape(jnp.ones(4), (-1, -1)), ValueError, "at most one -1"),
     (lambda: jnp.reshape(jnp.ones(4), (4,), order="K"), ValueError, "order must be 'C' or 'F'"),
-    (lambda: invarax.jit(lambda a, n: jnp.reshape(a, (n,)))(jnp.ones(4), 4), TypeError,
-     "shapes are static"),
-    (lambda: jnp.swapaxes(jnp.ones((2, 3)), 0, 2), ValueError,
-     "axis 2 is out of bounds for an array of dimension 2"),
+    (
+        lambda: invarax.jit(lambda a, n: jnp.reshape(a, (n,)))(jnp.ones(4), 4),
+        TypeError,
+        "shapes are static",
+    ),
+    (
+        lambda: jnp.swapaxes(jnp.ones((2, 3)), 0, 2),
+        ValueError,
+        "axis 2 is out of bounds for an array of dimension 2",
+    ),
     (lambda: jnp.transpose(jnp.ones((2, 3)), (0, 0)), ValueError, "not a permutation"),
     (lambda: jnp.moveaxis(jnp.ones((2, 3)), 0, (0, 1)), ValueError, "same number"),
     (lambda: jnp.expand_dims(jnp.ones(3), (0, 0)), ValueError, "repeated axis"),
     (lambda: jnp.expand_dims(jnp.ones(3), 3), ValueError, "out of bounds"),
     (lambda: jnp.squeeze(jnp.ones((2, 3)), 0), ValueError, r"axis 0 .* shape \(2, 3\).* not 1"),
     (lambda: jnp.flip(jnp.ones(3), 1), ValueError, "axis 1 is out of bounds"),
-    (lambda: jnp.broadcast_to(jnp.ones((2, 3)), (3, 3)), ValueError,
-     r"cannot broadcast an array of shape \(2, 3\) to shape \(3, 3\)"),
+    (
+        lambda: jnp.broadcast_to(jnp.ones((2, 3)), (3, 3)),
+        ValueError,
+        r"cannot broadcast an array of shape \(2, 3\) to shape \(3, 3\)",
+    ),
     (lambda: jnp.broadcast_to(jnp.ones((2, 3)), (3,)), ValueError, "cannot broadcast"),
     (lambda: jnp.broadcast_shapes((2,), (3,)), ValueError, r"Incompatible shapes.*\(2,\), \(3,\)"),
-    (lambda: jnp.concatenate([jnp.ones((2, 3)), jnp.ones((3, 2))]), TypeError,
-     r"all shapes must match except along axis 0.*\(2, 3\), \(3, 2\)"),
+    (
+        lambda: jnp.concatenate([jnp.ones((2, 3)), jnp.ones((3, 2))]),
+        TypeError,
+        r"all shapes must match except along axis 0.*\(2, 3\), \(3, 2\)",
+    ),
     (lambda: jnp.concatenate([jnp.ones(()), jnp.ones(())]), ValueError, "zero-dimensional"),
     (lambda: jnp.concatenate([]), ValueError, "at least one array"),
     (lambda: jnp.stack([jnp.ones(2), jnp.ones(3)]), ValueError, r"same shape.*\(2,\), \(3,\)"),
@@ -220,15 +245,27 @@ ERRORS = [
     (lambda: jnp.repeat(jnp.ones(3), np.array([1, 2])), ValueError, "one count per element"),
     (lambda: jnp.repeat(jnp.ones(3), -1), ValueError, "non-negative"),
     (lambda: jnp.repeat(jnp.ones(3), 1.5), TypeError, "must be integers"),
-    (lambda: invarax.jit(lambda a, r: jnp.repeat(a, r))(jnp.ones(2), jnp.array([1, 2])),
-     TypeError, "static repeats"),
+    (
+        lambda: invarax.jit(lambda a, r: jnp.repeat(a, r))(jnp.ones(2), jnp.array([1, 2])),
+        TypeError,
+        "static repeats",
+    ),
     (lambda: jnp.roll(jnp.ones((2, 3)), (1, 2, 3), (0, 1)), ValueError, "same length"),
-    (lambda: jnp.pad(jnp.ones(3), 1, mode="median"), NotImplementedError,
-     "mode 'median' is not supported; supported modes: 'constant'"),
-    (lambda: jnp.pad(jnp.ones(3), 1, mode="edge", constant_values=1), ValueError,
-     "unsupported keyword"),
-    (lambda: jnp.pad(jnp.ones(3), 1, mode="reflect", reflect_type="odd"), NotImplementedError,
-     "reflect_type"),
+    (
+        lambda: jnp.pad(jnp.ones(3), 1, mode="median"),
+        NotImplementedError,
+        "mode 'median' is not supported; supported modes: 'constant'",
+    ),
+    (
+        lambda: jnp.pad(jnp.ones(3), 1, mode="edge", constant_values=1),
+        ValueError,
+        "unsupported keyword",
+    ),
+    (
+        lambda: jnp.pad(jnp.ones(3), 1, mode="reflect", reflect_type="odd"),
+        NotImplementedError,
+        "reflect_type",
+    ),
     (lambda: jnp.pad(jnp.ones(3), -1), ValueError, "non-negative"),
     (lambda: jnp.pad(jnp.ones((2, 3)), ((1, 2, 3),)), ValueError, "one pair per axis"),
     (lambda: jnp.pad(jnp.ones((0, 3)), 1, mode="wrap"), ValueError, "can't extend empty axis 0"),

@@ -57,8 +57,10 @@ def _classify(item):
         return _classify_array(item)
     if isinstance(item, (float, complex)):
         raise _dtype_error(type(item).__name__)
-    raise TypeError(f"Index {item!r:.40} of type {type(item).__name__} is not supported; use "
-                    "ints, slices, None, ..., or integer or boolean arrays")
+    raise TypeError(
+        f"Index {item!r:.40} of type {type(item).__name__} is not supported; use "
+        "ints, slices, None, ..., or integer or boolean arrays"
+    )
 
 
 def _classify_array(item):
@@ -107,8 +109,9 @@ def parse_index(shape: tuple, idx, static_ints: bool = True):
     Arguments:
         shape: the shape of the indexed array.
         idx: the index (anything ``x[idx]`` accepts).
-        static_ints: whether Python ints stay static indices (bounds-checked, sliced);
-            if False they become 0-d index arrays, as when a ``mode`` is given.
+        static_ints: whether Python ints stay static indices (bounds-checked, sliced) and
+            traced scalars dynamic slices; if False both become 0-d index arrays (``adv``),
+            as when a ``mode`` is given.
 
     Returns:
         ``(entries, bool_axes)``. ``entries`` holds one ``(kind, value)`` per index element,
@@ -131,12 +134,14 @@ def parse_index(shape: tuple, idx, static_ints: bool = True):
         raise IndexError("an index can only have a single ellipsis ('...')")
     used = sum(_consumed(k, v) for k, v in items)
     if used > len(shape):
-        raise IndexError(f"Too many indices for an array of shape {shape}: {used} axes were "
-                         f"indexed, but the array has {len(shape)}")
+        raise IndexError(
+            f"Too many indices for an array of shape {shape}: {used} axes were "
+            f"indexed, but the array has {len(shape)}"
+        )
     fill = [("slice", slice(None))] * (len(shape) - used)
     if "ellipsis" in kinds:
         at = kinds.index("ellipsis")
-        items[at:at + 1] = fill
+        items[at : at + 1] = fill
     else:
         items += fill
     return _resolve(items, shape, static_ints)
@@ -163,9 +168,10 @@ def _resolve(items, shape, static_ints):
             kind = "int" if static_ints else "adv"
         entries.append((kind, value))
         axis += 1
-    if any(k == "adv" for k, _ in entries):
-        entries = [("adv", as_index_array(v)) if k in ("int", "dyn") else (k, v)
-                   for k, v in entries]
+    if not static_ints or any(k == "adv" for k, _ in entries):
+        entries = [
+            ("adv", as_index_array(v)) if k in ("int", "dyn") else (k, v) for k, v in entries
+        ]
     return entries, bool_axes
 
 
@@ -188,10 +194,12 @@ def _static_int(i: int, axis: int, size: int, checked: bool):
 
 
 def _mask_indices(mask: np.ndarray, shape: tuple, axis: int):
-    covered = shape[axis:axis + mask.ndim]
+    covered = shape[axis : axis + mask.ndim]
     if mask.shape != covered:
-        raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed "
-                         f"axes {covered} of the array of shape {shape}")
+        raise IndexError(
+            f"boolean index of shape {mask.shape} does not match the indexed "
+            f"axes {covered} of the array of shape {shape}"
+        )
     return np.nonzero(mask)
 
 
@@ -200,13 +208,14 @@ def _mask_indices(mask: np.ndarray, shape: tuple, axis: int):
 
 
 def index_batch_shape(arrays) -> tuple:
-    """The broadcast shape of advanced index arrays (an IndexError if there is none)."""
+    """The broadcast shape of advanced index arrays (an IndexError if they do not broadcast)."""
     try:
         return broadcast_shapes(*(a.shape for a in arrays))
     except ValueError:
         shapes = " ".join(str(a.shape) for a in arrays)
-        raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
-                         f"with shapes {shapes}") from None
+        raise IndexError(
+            f"shape mismatch: indexing arrays could not be broadcast together with shapes {shapes}"
+        ) from None
 
 
 def index_column(index: Array, size: int, before: int = 0, after: int = 0, wrap: bool = True):
@@ -252,7 +261,8 @@ def stack_columns(columns, batch: tuple) -> Array:
     new last axis: the ``indices`` of gather and scatter, of shape ``batch + (k,)``."""
     if all(isinstance(c, ArrayImpl) for c in columns):
         values = [np.broadcast_to(c._value, batch) for c in columns]
-        return ArrayImpl(np.stack(values, -1) if values else
-                         np.zeros(batch + (0,), dtypes.default_int()))
+        return ArrayImpl(
+            np.stack(values, -1) if values else np.zeros(batch + (0,), dtypes.default_int())
+        )
     dims = tuple(range(len(batch)))
     return sh.concatenate([sh.broadcast_in_dim(c, batch + (1,), dims) for c in columns], -1)

@@ -116,8 +116,10 @@ def _broadcast_value(value: Array, shape: tuple) -> Array:
     try:
         return broadcast_to(value, shape)
     except ValueError:
-        raise ValueError(f"cannot update an indexed part of shape {shape} with a value of "
-                         f"shape {value.shape}: the value must broadcast to {shape}") from None
+        raise ValueError(
+            f"cannot update an indexed part of shape {shape} with a value of "
+            f"shape {value.shape}: the value must broadcast to {shape}"
+        ) from None
 
 
 class IndexUpdateHelper:
@@ -171,51 +173,47 @@ class IndexUpdateRef:
     def __repr__(self):
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
-    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            fill_value=None) -> Array:
+    def get(
+        self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None
+    ) -> Array:
         """``x[idx]``, with ``mode`` (``"fill"``, ``"clip"``, ``"promise_in_bounds"``) and
         ``fill_value`` for out-of-bounds reads."""
         from ._indexing import getitem
 
         return getitem(self.array, self.index, mode=mode, fill_value=fill_value)
 
-    def set(self, values, *, indices_are_sorted=False, unique_indices=False,
-            mode=None) -> Array:
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None) -> Array:
         """``x[idx] = values`` (the last of duplicate indices wins)."""
         return _update(self.array, self.index, values, ix.scatter, mode)
 
-    def add(self, values, *, indices_are_sorted=False, unique_indices=False,
-            mode=None) -> Array:
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None) -> Array:
         """``x[idx] += values``, every duplicate index included."""
         return _update(self.array, self.index, values, ix.scatter_add, mode)
 
-    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False,
-                 mode=None) -> Array:
+    def multiply(
+        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None
+    ) -> Array:
         """``x[idx] *= values``, every duplicate index included."""
         return _update(self.array, self.index, values, ix.scatter_mul, mode)
 
     mul = multiply
 
-    def min(self, values, *, indices_are_sorted=False, unique_indices=False,
-            mode=None) -> Array:
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None) -> Array:
         """``x[idx] = minimum(x[idx], values)``, every duplicate index included."""
         return _update(self.array, self.index, values, ix.scatter_min, mode)
 
-    def max(self, values, *, indices_are_sorted=False, unique_indices=False,
-            mode=None) -> Array:
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None) -> Array:
         """``x[idx] = maximum(x[idx], values)``, every duplicate index included."""
         return _update(self.array, self.index, values, ix.scatter_max, mode)
 
-    def divide(self, values, *, indices_are_sorted=False, unique_indices=False,
-               mode=None) -> Array:
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None) -> Array:
         """``x[idx] /= values``: ``x`` divided by ones multiplied by the values at ``idx``
         (JAX's formulation; the result has ``jnp.divide``'s dtype)."""
         from ._ufuncs import divide
 
         return divide(self.array, self._factors(values, mode))
 
-    def power(self, values, *, indices_are_sorted=False, unique_indices=False,
-              mode=None) -> Array:
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None) -> Array:
         """``x[idx] **= values``: ``x`` to the power of ones multiplied by the values at
         ``idx`` (JAX's formulation)."""
         from ._ufuncs import power

@@ -117,8 +117,7 @@ def _advanced_index(y: Array, advanced, mode, fill_value) -> Array:
     at = axes[0] if axes == tuple(range(axes[0], axes[0] + len(axes))) else 0
     if math.prod(batch + rest) == 0:
         return zeros_of(y, rest[:at] + batch + rest[at:])
-    out = ix.gather(y, stack_columns(columns, batch), axes=axes, mode=mode,
-                    fill_value=fill_value)
+    out = ix.gather(y, stack_columns(columns, batch), axes=axes, mode=mode, fill_value=fill_value)
     return move_batch(out, len(batch), at)
 
 
@@ -149,13 +148,23 @@ _TAKE_MODES = {
 def _integer_indices(indices, name: str) -> Array:
     indices = asarray(indices)
     if indices.dtype.kind not in "iu":
-        raise TypeError(f"{name} indices must be of integer type, got {indices.dtype}; "
-                        "convert with .astype(int)")
+        raise TypeError(
+            f"{name} indices must be of integer type, got {indices.dtype}; "
+            "convert with .astype(int)"
+        )
     return indices
 
 
-def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
-         indices_are_sorted=False, fill_value=None) -> Array:
+def take(
+    a,
+    indices,
+    axis=None,
+    out=None,
+    mode=None,
+    unique_indices=False,
+    indices_are_sorted=False,
+    fill_value=None,
+) -> Array:
     """Take elements of ``a`` along an axis, as ``numpy.take`` with JAX's modes.
 
     Arguments:
@@ -179,8 +188,10 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     if mode == "raise":
-        raise NotImplementedError("The 'raise' mode to jnp.take is not supported: errors "
-                                  "cannot depend on values; use mode='fill' or 'clip'.")
+        raise NotImplementedError(
+            "The 'raise' mode to jnp.take is not supported: errors "
+            "cannot depend on values; use mode='fill' or 'clip'."
+        )
     if mode not in _TAKE_MODES:
         raise ValueError(f"Invalid mode {mode!r} for jnp.take; use 'fill', 'clip' or 'wrap'")
     x = asarray_arg(a, "take")
@@ -189,7 +200,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         x, axis = sh.reshape(x, (x.size,)), 0
     axis = canonicalize_axis(axis, x.ndim)
     size = x.shape[axis]
-    out_shape = x.shape[:axis] + index.shape + x.shape[axis + 1:]
+    out_shape = x.shape[:axis] + index.shape + x.shape[axis + 1 :]
     if size == 0 and index.size:
         raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
     if math.prod(out_shape) == 0:
@@ -234,22 +245,32 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None) -> Array:
     index = _integer_indices(indices, "take_along_axis")
     if axis is None:
         if index.ndim != 1:
-            raise ValueError(f"take_along_axis indices must be 1-d if axis=None, got shape "
-                             f"{index.shape}")
+            raise ValueError(
+                f"take_along_axis indices must be 1-d if axis=None, got shape {index.shape}"
+            )
         x, axis = sh.reshape(x, (x.size,)), 0
     if x.ndim != index.ndim:
-        raise ValueError(f"indices and arr must have the same number of dimensions; "
-                         f"{index.ndim} vs. {x.ndim}")
+        raise ValueError(
+            f"indices and arr must have the same number of dimensions; {index.ndim} vs. {x.ndim}"
+        )
     axis = canonicalize_axis(axis, x.ndim)
-    out_shape = broadcast_shapes(index.shape, x.shape[:axis] + (1,) + x.shape[axis + 1:])
+    out_shape = broadcast_shapes(index.shape, x.shape[:axis] + (1,) + x.shape[axis + 1 :])
     if x.shape[axis] == 0 or math.prod(out_shape) == 0:
         return zeros_of(x, out_shape)
     gather_mode = ix.GatherScatterMode.from_any(mode)
     wrap = gather_mode is not ix.GatherScatterMode.PROMISE_IN_BOUNDS
     columns = [
-        index_column(index, x.shape[axis], wrap=wrap) if d == axis else
-        static_index(np.arange(x.shape[d]).reshape([-1 if e == d else 1 for e in range(x.ndim)]))
+        index_column(index, x.shape[axis], wrap=wrap)
+        if d == axis
+        else static_index(
+            np.arange(x.shape[d]).reshape([-1 if e == d else 1 for e in range(x.ndim)])
+        )
         for d in range(x.ndim)
     ]
-    return ix.gather(x, stack_columns(columns, out_shape), axes=tuple(range(x.ndim)),
-                     mode=gather_mode, fill_value=fill_value)
+    return ix.gather(
+        x,
+        stack_columns(columns, out_shape),
+        axes=tuple(range(x.ndim)),
+        mode=gather_mode,
+        fill_value=fill_value,
+    )

@@ -101,8 +101,9 @@ def concatenate(arrays, axis: int | None = 0, dtype=None) -> Array:
     if axis is None:
         xs, axis = [sh.reshape(x, (x.size,)) for x in xs], 0
     if any(x.ndim == 0 for x in xs):
-        raise ValueError("zero-dimensional arrays cannot be concatenated; use jnp.stack, or "
-                         "jnp.atleast_1d first")
+        raise ValueError(
+            "zero-dimensional arrays cannot be concatenated; use jnp.stack, or jnp.atleast_1d first"
+        )
     xs = promote_dtypes(*xs)
     if dtype is not None:
         xs = [convert(x, dtypes.canonicalize(dtype)) for x in xs]
@@ -132,8 +133,9 @@ def stack(arrays, axis: int = 0, out=None, dtype=None) -> Array:
     if not xs:
         raise ValueError("jnp.stack needs at least one array")
     if len({x.shape for x in xs}) > 1:
-        raise ValueError(f"jnp.stack: all input arrays must have the same shape, got "
-                         f"{[x.shape for x in xs]}")
+        raise ValueError(
+            f"jnp.stack: all input arrays must have the same shape, got {[x.shape for x in xs]}"
+        )
     axis = canonicalize_axis(axis, xs[0].ndim + 1)
     return concatenate([sh.expand_dims(x, (axis,)) for x in xs], axis, dtype)
 
@@ -212,24 +214,31 @@ def column_stack(tup) -> Array:
 def _split_bounds(name: str, indices_or_sections, size: int, even: bool) -> list:
     """The ``(start, stop)`` of each part of an axis of ``size``."""
     if isinstance(indices_or_sections, Tracer):
-        raise TypeError(f"jnp.{name} needs static indices_or_sections (the parts' shapes "
-                        "depend on it); mark the argument static with static_argnums")
+        raise TypeError(
+            f"jnp.{name} needs static indices_or_sections (the parts' shapes "
+            "depend on it); mark the argument static with static_argnums"
+        )
     spec = np.asarray(indices_or_sections)
     if spec.dtype.kind not in "iu":
-        raise TypeError(f"jnp.{name}: indices_or_sections must be an int or integers, got "
-                        f"{indices_or_sections!r:.60}")
+        raise TypeError(
+            f"jnp.{name}: indices_or_sections must be an int or integers, got "
+            f"{indices_or_sections!r:.60}"
+        )
     if spec.ndim:
         cuts = [0, *spec.tolist(), size]
         spans = [slice(a, b).indices(size)[:2] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
         return [(a, max(a, b)) for a, b in spans]
     sections = int(spec)
     if sections <= 0:
-        raise ValueError(f"jnp.{name}: the number of sections must be larger than 0, got "
-                         f"{sections}")
+        raise ValueError(
+            f"jnp.{name}: the number of sections must be larger than 0, got {sections}"
+        )
     if even and size % sections:
-        raise ValueError(f"array split does not result in an equal division: an axis of size "
-                         f"{size} into {sections} sections; use jnp.array_split for unequal "
-                         "parts")
+        raise ValueError(
+            f"array split does not result in an equal division: an axis of size "
+            f"{size} into {sections} sections; use jnp.array_split for unequal "
+            "parts"
+        )
     q, r = divmod(size, sections)
     bounds = [0]
     for i in range(sections):
@@ -301,8 +310,14 @@ _PAD_SOURCES = {
     "reflect": _reflect,
     "symmetric": _symmetric,
 }
-_PAD_KEYWORDS = {"constant": {"constant_values"}, "empty": set(), "edge": set(),
-                 "wrap": set(), "reflect": {"reflect_type"}, "symmetric": {"reflect_type"}}
+_PAD_KEYWORDS = {
+    "constant": {"constant_values"},
+    "empty": set(),
+    "edge": set(),
+    "wrap": set(),
+    "reflect": {"reflect_type"},
+    "symmetric": {"reflect_type"},
+}
 
 
 def _pad_widths(pad_width, ndim: int) -> list:
@@ -314,8 +329,10 @@ def _pad_widths(pad_width, ndim: int) -> list:
     try:
         rows = np.broadcast_to(widths, (ndim, 2)).tolist()
     except ValueError:
-        raise ValueError(f"jnp.pad: pad_width {pad_width} must be an int, a (before, after) "
-                         f"pair, or one pair per axis of the {ndim}-d array") from None
+        raise ValueError(
+            f"jnp.pad: pad_width {pad_width} must be an int, a (before, after) "
+            f"pair, or one pair per axis of the {ndim}-d array"
+        ) from None
     if any(w < 0 for row in rows for w in row):
         raise ValueError(f"jnp.pad: pad_width {pad_width} must be non-negative")
     return [tuple(row) for row in rows]
@@ -341,8 +358,10 @@ def pad(array, pad_width, mode: str = "constant", **kwargs) -> Array:
     """
     x = asarray_arg(array, "pad")
     if mode not in _PAD_KEYWORDS:
-        raise NotImplementedError(f"jnp.pad mode {mode!r} is not supported; supported modes: "
-                                  f"{', '.join(map(repr, _PAD_KEYWORDS))}")
+        raise NotImplementedError(
+            f"jnp.pad mode {mode!r} is not supported; supported modes: "
+            f"{', '.join(map(repr, _PAD_KEYWORDS))}"
+        )
     unknown = set(kwargs) - _PAD_KEYWORDS[mode]
     if unknown:
         raise ValueError(f"unsupported keyword arguments for mode {mode!r}: {sorted(unknown)}")
@@ -355,8 +374,9 @@ def pad(array, pad_width, mode: str = "constant", **kwargs) -> Array:
         if lo or hi:
             n = x.shape[axis]
             if n == 0:
-                raise ValueError(f"can't extend empty axis {axis} using modes other than "
-                                 "'constant' or 'empty'")
+                raise ValueError(
+                    f"can't extend empty axis {axis} using modes other than 'constant' or 'empty'"
+                )
             sources = _PAD_SOURCES[mode](np.arange(-lo, n + hi), n)
             x = take(x, sources, axis=axis, mode="clip")
     return x
@@ -367,13 +387,17 @@ def _pad_constant(x: Array, widths: list, constant_values) -> Array:
         value = _pad_value(x, constant_values)
         return sh.pad(x, value, [(lo, hi, 0) for lo, hi in widths])
     if isinstance(constant_values, Tracer):
-        raise TypeError("jnp.pad: per-axis constant_values must be static; pass one scalar "
-                        "(which may be traced) or static numbers")
+        raise TypeError(
+            "jnp.pad: per-axis constant_values must be static; pass one scalar "
+            "(which may be traced) or static numbers"
+        )
     try:
         values = np.broadcast_to(np.asarray(constant_values), (x.ndim, 2))
     except ValueError:
-        raise ValueError(f"jnp.pad: constant_values of shape {np.shape(constant_values)} must "
-                         "be a scalar, a (before, after) pair, or one pair per axis") from None
+        raise ValueError(
+            f"jnp.pad: constant_values of shape {np.shape(constant_values)} must "
+            "be a scalar, a (before, after) pair, or one pair per axis"
+        ) from None
     for axis, (lo, hi) in enumerate(widths):
         for side, width in enumerate((lo, hi)):
             config = [(0, 0, 0)] * x.ndim

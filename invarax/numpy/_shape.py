@@ -37,11 +37,36 @@ from ._promote import broadcast_shapes as _broadcast_shapes
 from ._sorting import argsort, sort
 
 __all__ = [
-    "argsort", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays",
-    "broadcast_shapes", "broadcast_to", "column_stack", "concatenate", "dstack",
-    "expand_dims", "flip", "hstack", "moveaxis", "pad", "ravel", "repeat", "reshape", "roll",
-    "sort", "split", "squeeze", "stack", "swapaxes", "take", "take_along_axis", "tile",
-    "transpose", "vstack",
+    "argsort",
+    "array_split",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "broadcast_to",
+    "column_stack",
+    "concatenate",
+    "dstack",
+    "expand_dims",
+    "flip",
+    "hstack",
+    "moveaxis",
+    "pad",
+    "ravel",
+    "repeat",
+    "reshape",
+    "roll",
+    "sort",
+    "split",
+    "squeeze",
+    "stack",
+    "swapaxes",
+    "take",
+    "take_along_axis",
+    "tile",
+    "transpose",
+    "vstack",
 ]
 
 
@@ -52,9 +77,11 @@ def _shape_arg(shape, name: str) -> tuple:
     try:
         return tuple(int(d.__index__()) for d in shape)
     except (TypeError, AttributeError):
-        raise TypeError(f"jnp.{name}: the shape must be an int or a tuple of ints, got "
-                        f"{shape!r:.60}; shapes are static, so a traced value cannot be a "
-                        "size (mark it static with static_argnums)") from None
+        raise TypeError(
+            f"jnp.{name}: the shape must be an int or a tuple of ints, got "
+            f"{shape!r:.60}; shapes are static, so a traced value cannot be a "
+            "size (mark it static with static_argnums)"
+        ) from None
 
 
 def axis_tuple(axis, ndim: int, name: str) -> tuple:
@@ -97,14 +124,18 @@ def reshape(a, shape, order: str = "C", *, copy=None) -> Array:
 def _infer_size(x: Array, shape: tuple) -> tuple:
     unknown = [i for i, d in enumerate(shape) if d == -1]
     if len(unknown) > 1 or any(d < -1 for d in shape):
-        raise ValueError(f"jnp.reshape: invalid shape {shape}: sizes must be >= 0, with at "
-                         "most one -1 (inferred)")
+        raise ValueError(
+            f"jnp.reshape: invalid shape {shape}: sizes must be >= 0, with at "
+            "most one -1 (inferred)"
+        )
     if not unknown:
         return shape
     known = math.prod(d for d in shape if d != -1)
     if known == 0 or x.size % known:
-        raise TypeError(f"cannot reshape array of shape {x.shape} (size {x.size}) into shape "
-                        f"{shape}: the other sizes (product {known}) do not divide {x.size}")
+        raise TypeError(
+            f"cannot reshape array of shape {x.shape} (size {x.size}) into shape "
+            f"{shape}: the other sizes (product {known}) do not divide {x.size}"
+        )
     return tuple(x.size // known if d == -1 else d for d in shape)
 
 
@@ -187,8 +218,10 @@ def moveaxis(a, source, destination) -> Array:
     src = axis_tuple(source, x.ndim, "moveaxis")
     dst = axis_tuple(destination, x.ndim, "moveaxis")
     if len(src) != len(dst):
-        raise ValueError(f"jnp.moveaxis: source {source} and destination {destination} must "
-                         "have the same number of elements")
+        raise ValueError(
+            f"jnp.moveaxis: source {source} and destination {destination} must "
+            "have the same number of elements"
+        )
     perm = [i for i in range(x.ndim) if i not in src]
     for d, s in sorted(zip(dst, src, strict=True)):
         perm.insert(d, s)
@@ -270,8 +303,10 @@ def broadcast_to(array, shape) -> Array:
     shape = _shape_arg(shape, "broadcast_to")
     lead = len(shape) - x.ndim
     if lead < 0 or any(d not in (1, t) for d, t in zip(x.shape, shape[lead:], strict=True)):
-        raise ValueError(f"cannot broadcast an array of shape {x.shape} to shape {shape}: "
-                         "aligned from the right, each dimension must be 1 or equal")
+        raise ValueError(
+            f"cannot broadcast an array of shape {x.shape} to shape {shape}: "
+            "aligned from the right, each dimension must be 1 or equal"
+        )
     return broadcast_to_shape(x, shape)
 
 
@@ -334,8 +369,10 @@ def roll(a, shift, axis=None) -> Array:
     shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
     axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
-        raise ValueError(f"jnp.roll: shift {shift} and axis {axis} must have the same length "
-                         "(or one of them a single value)")
+        raise ValueError(
+            f"jnp.roll: shift {shift} and axis {axis} must have the same length "
+            "(or one of them a single value)"
+        )
     count = max(len(shifts), len(axes))
     for s, ax in zip(shifts * (count // len(shifts)), axes * (count // len(axes)), strict=True):
         x = _roll_axis(x, s, canonicalize_axis(ax, x.ndim))
@@ -415,14 +452,16 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None) -> Array:
     counts = _static_repeats(repeats)
     if counts.ndim == 0 and total_repeat_length is None:
         r = int(counts)
-        shape = x.shape[:axis + 1] + (r,) + x.shape[axis + 1:]
+        shape = x.shape[: axis + 1] + (r,) + x.shape[axis + 1 :]
         kept = tuple(d for d in range(x.ndim + 1) if d != axis + 1)
         y = sh.broadcast_in_dim(x, shape, kept)
-        return sh.reshape(y, x.shape[:axis] + (x.shape[axis] * r,) + x.shape[axis + 1:])
+        return sh.reshape(y, x.shape[:axis] + (x.shape[axis] * r,) + x.shape[axis + 1 :])
     n = x.shape[axis]
     if counts.ndim > 1 or counts.size not in (1, n):
-        raise ValueError(f"jnp.repeat: repeats of shape {counts.shape} must be a scalar or "
-                         f"have one count per element along axis {axis} (size {n})")
+        raise ValueError(
+            f"jnp.repeat: repeats of shape {counts.shape} must be a scalar or "
+            f"have one count per element along axis {axis} (size {n})"
+        )
     index = np.repeat(np.arange(n), np.broadcast_to(counts, (n,)))
     if total_repeat_length is not None:
         total = int(total_repeat_length)

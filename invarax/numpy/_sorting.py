@@ -12,21 +12,31 @@ from ._promote import asarray_arg
 
 def _sort_args(name: str, a, axis, kind, order):
     if kind is not None:
-        raise TypeError(f"'kind' argument to {name} is not supported. Use stable=True or "
-                        "stable=False to specify sort stability.")
+        raise TypeError(
+            f"'kind' argument to {name} is not supported. Use stable=True or "
+            "stable=False to specify sort stability."
+        )
     if order is not None:
         raise TypeError(f"'order' argument to {name} is not supported.")
     x = asarray_arg(a, name)
     if axis is None:
         return sh.reshape(x, (x.size,)), 0
     if x.ndim == 0:
-        raise ValueError(f"jnp.{name} of a 0-d array needs axis=None (there is no axis "
-                         f"{axis} to sort along)")
+        raise ValueError(
+            f"jnp.{name} of a 0-d array needs axis=None (there is no axis {axis} to sort along)"
+        )
     return x, canonicalize_axis(axis, x.ndim)
 
 
-def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
-         descending: bool = False) -> Array:
+def sort(
+    a,
+    axis: int | None = -1,
+    *,
+    kind=None,
+    order=None,
+    stable: bool = True,
+    descending: bool = False,
+) -> Array:
     """A sorted copy of an array, as ``numpy.sort`` (JAX's order: NaNs last, ``-0.0 == 0.0``).
 
     Arguments:
@@ -48,8 +58,16 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     return sh.rev(out, (axis,)) if descending else out
 
 
-def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
-            descending: bool = False, dtype=None) -> Array:
+def argsort(
+    a,
+    axis: int | None = -1,
+    *,
+    kind=None,
+    order=None,
+    stable: bool = True,
+    descending: bool = False,
+    dtype=None,
+) -> Array:
     """The indices that sort an array, as ``numpy.argsort``.
 
     Arguments:

@@ -81,8 +81,10 @@ _MODE_NAMES = {
 
 def _check_start_indices(name: str, operand: ShapedArray, starts) -> None:
     if len(starts) != operand.ndim:
-        raise TypeError(f"{name} needs one start index per dimension of the operand of shape "
-                        f"{operand.shape}, got {len(starts)}")
+        raise TypeError(
+            f"{name} needs one start index per dimension of the operand of shape "
+            f"{operand.shape}, got {len(starts)}"
+        )
     for s in starts:
         if s.shape != () or s.dtype.kind not in "iu":
             raise TypeError(f"{name} start indices must be integer scalars, got {s.str_short()}")
@@ -107,8 +109,10 @@ def _dynamic_slice_abstract_eval(operand, *starts, slice_sizes):
     if len(slice_sizes) != operand.ndim or any(
         not 0 <= z <= d for z, d in zip(slice_sizes, operand.shape, strict=True)
     ):
-        raise TypeError(f"dynamic_slice: slice_sizes {slice_sizes} need one size per dimension, "
-                        f"each between 0 and the operand's size (operand shape {operand.shape})")
+        raise TypeError(
+            f"dynamic_slice: slice_sizes {slice_sizes} need one size per dimension, "
+            f"each between 0 and the operand's size (operand shape {operand.shape})"
+        )
     return ShapedArray(slice_sizes, operand.dtype, operand.weak_type)
 
 
@@ -130,8 +134,10 @@ def _dynamic_update_slice_abstract_eval(operand, update, *starts):
     if update.ndim != operand.ndim or any(
         u > d for u, d in zip(update.shape, operand.shape, strict=True)
     ):
-        raise TypeError(f"dynamic_update_slice: the update of shape {update.shape} must have the "
-                        f"operand's rank and fit in its shape {operand.shape}")
+        raise TypeError(
+            f"dynamic_update_slice: the update of shape {update.shape} must have the "
+            f"operand's rank and fit in its shape {operand.shape}"
+        )
     return operand
 
 
@@ -148,8 +154,10 @@ def _start_index(s, size: int, wrap: bool) -> Array:
         return ArrayImpl(np.asarray(min(max(s, 0), size), dtypes.default_int()))
     s = to_array(s, "start index")
     if s.shape != () or s.dtype.kind not in "iu":
-        raise TypeError(f"start indices must be integer scalars, got {s.aval.str_short()}; "
-                        "convert with .astype(int)")
+        raise TypeError(
+            f"start indices must be integer scalars, got {s.aval.str_short()}; "
+            "convert with .astype(int)"
+        )
     return wrap_negative(s, size) if wrap else s
 
 
@@ -188,14 +196,14 @@ def _start_indices(name: str, operand: Array, start_indices, allow_negative_indi
         ]
     starts = list(start_indices)
     if len(starts) != operand.ndim:
-        raise TypeError(f"lax.{name} needs one start index per dimension of the operand of "
-                        f"shape {operand.shape}, got {len(starts)}")
+        raise TypeError(
+            f"lax.{name} needs one start index per dimension of the operand of "
+            f"shape {operand.shape}, got {len(starts)}"
+        )
     wraps = allow_negative_indices
     if isinstance(wraps, bool):
         wraps = [wraps] * operand.ndim
-    return [
-        _start_index(s, d, w) for s, d, w in zip(starts, operand.shape, wraps, strict=True)
-    ]
+    return [_start_index(s, d, w) for s, d, w in zip(starts, operand.shape, wraps, strict=True)]
 
 
 def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
@@ -250,14 +258,19 @@ def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indic
 def _check_indices(name: str, operand: ShapedArray, indices: ShapedArray, axes):
     """``(batch, rest)``: the index batch shape and the shape of the operand's other axes."""
     if indices.dtype.kind not in "iu":
-        raise TypeError(f"{name} indices must be an integer array, got {indices.str_short()}; "
-                        "convert with .astype(int)")
+        raise TypeError(
+            f"{name} indices must be an integer array, got {indices.str_short()}; "
+            "convert with .astype(int)"
+        )
     if len(set(axes)) != len(axes) or any(not 0 <= a < operand.ndim for a in axes):
-        raise ValueError(f"{name}: axes {axes} must be distinct axes of the operand of shape "
-                         f"{operand.shape}")
+        raise ValueError(
+            f"{name}: axes {axes} must be distinct axes of the operand of shape {operand.shape}"
+        )
     if indices.ndim == 0 or indices.shape[-1] != len(axes):
-        raise TypeError(f"{name}: indices of shape {indices.shape} must end in an axis of size "
-                        f"{len(axes)}, one index per axis in axes={axes}")
+        raise TypeError(
+            f"{name}: indices of shape {indices.shape} must end in an axis of size "
+            f"{len(axes)}, one index per axis in axes={axes}"
+        )
     rest = tuple(d for i, d in enumerate(operand.shape) if i not in axes)
     return indices.shape[:-1], rest
 
@@ -304,8 +317,10 @@ def _gather_abstract_eval(operand, indices, *, axes, mode, fill_value):
     batch, rest = _check_indices("gather", operand, indices, axes)
     empty = [a for a in axes if operand.shape[a] == 0]
     if empty and math.prod(batch):
-        raise IndexError(f"gather: cannot index axis {empty[0]} of size 0 (operand shape "
-                         f"{operand.shape}) with a non-empty index of batch shape {batch}")
+        raise IndexError(
+            f"gather: cannot index axis {empty[0]} of size 0 (operand shape "
+            f"{operand.shape}) with a non-empty index of batch shape {batch}"
+        )
     return ShapedArray(batch + rest, operand.dtype, operand.weak_type)
 
 
@@ -382,13 +397,22 @@ def _fill_param(fill_value):
     if fill_value is None or isinstance(fill_value, (bool, int, float, complex)):
         return fill_value
     if isinstance(fill_value, Tracer) or np.ndim(fill_value) != 0:
-        raise TypeError(f"fill_value must be a static scalar, got {fill_value!r:.60}; "
-                        "pass a Python number")
+        raise TypeError(
+            f"fill_value must be a static scalar, got {fill_value!r:.60}; pass a Python number"
+        )
     return np.asarray(fill_value).item()
 
 
-def gather(operand, indices, *, axes, mode=None, fill_value=None, indices_are_sorted=False,
-           unique_indices=False):
+def gather(
+    operand,
+    indices,
+    *,
+    axes,
+    mode=None,
+    fill_value=None,
+    indices_are_sorted=False,
+    unique_indices=False,
+):
     """Gather slices of ``operand`` at integer index vectors (invarax's form of ``lax.gather``).
 
     Arguments:
@@ -414,17 +438,31 @@ def gather(operand, indices, *, axes, mode=None, fill_value=None, indices_are_so
     """
     x = to_array(operand, "lax.gather operand")
     idx = to_array(indices, "lax.gather indices")
-    return gather_p.bind(x, idx, axes=_axes_param(axes, x.ndim),
-                         mode=GatherScatterMode.from_any(mode), fill_value=_fill_param(fill_value))
+    return gather_p.bind(
+        x,
+        idx,
+        axes=_axes_param(axes, x.ndim),
+        mode=GatherScatterMode.from_any(mode),
+        fill_value=_fill_param(fill_value),
+    )
 
 
 def _scatter_wrapper(name: str, prim: Primitive, summary: str, example: str):
-    def op(operand, indices, updates, *, axes, mode=None, indices_are_sorted=False,
-           unique_indices=False):
+    def op(
+        operand,
+        indices,
+        updates,
+        *,
+        axes,
+        mode=None,
+        indices_are_sorted=False,
+        unique_indices=False,
+    ):
         x, u = lax_operands(name, (operand, updates))
         idx = to_array(indices, f"lax.{name} indices")
-        return prim.bind(x, idx, u, axes=_axes_param(axes, x.ndim),
-                         mode=GatherScatterMode.from_any(mode))
+        return prim.bind(
+            x, idx, u, axes=_axes_param(axes, x.ndim), mode=GatherScatterMode.from_any(mode)
+        )
 
     op.__name__ = name
     op.__doc__ = f"""{summary} (invarax's form of ``lax.{name}``).
@@ -450,13 +488,18 @@ def _scatter_wrapper(name: str, prim: Primitive, summary: str, example: str):
     return op
 
 
-scatter = _scatter_wrapper("scatter", scatter_p, "Set slices of ``operand`` (the last update "
-                           "wins)", "3.")
-scatter_add = _scatter_wrapper("scatter_add", scatter_add_p, "Add updates into slices of "
-                               "``operand``", "6.")
-scatter_mul = _scatter_wrapper("scatter_mul", scatter_mul_p, "Multiply slices of ``operand`` "
-                               "by updates", "6.")
-scatter_min = _scatter_wrapper("scatter_min", scatter_min_p, "Minimum of ``operand``'s slices "
-                               "and updates", "1.")
-scatter_max = _scatter_wrapper("scatter_max", scatter_max_p, "Maximum of ``operand``'s slices "
-                               "and updates", "3.")
+scatter = _scatter_wrapper(
+    "scatter", scatter_p, "Set slices of ``operand`` (the last update wins)", "3."
+)
+scatter_add = _scatter_wrapper(
+    "scatter_add", scatter_add_p, "Add updates into slices of ``operand``", "6."
+)
+scatter_mul = _scatter_wrapper(
+    "scatter_mul", scatter_mul_p, "Multiply slices of ``operand`` by updates", "6."
+)
+scatter_min = _scatter_wrapper(
+    "scatter_min", scatter_min_p, "Minimum of ``operand``'s slices and updates", "1."
+)
+scatter_max = _scatter_wrapper(
+    "scatter_max", scatter_max_p, "Maximum of ``operand``'s slices and updates", "3."
+)

@@ -38,8 +38,10 @@ def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
     if len(set(shapes)) != 1:
         raise TypeError(f"sort: all operands must have the same shape, got {shapes}")
     if not 1 <= num_keys <= len(operands):
-        raise ValueError(f"sort: num_keys={num_keys} must be between 1 and the number of "
-                         f"operands, {len(operands)}")
+        raise ValueError(
+            f"sort: num_keys={num_keys} must be between 1 and the number of "
+            f"operands, {len(operands)}"
+        )
     if not 0 <= dimension < operands[0].ndim:
         raise ValueError(f"sort: dimension {dimension} is out of range for shape {shapes[0]}")
     return list(operands)
@@ -75,6 +77,5 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
     if operands[0].ndim == 0:
         raise TypeError("lax.sort needs arrays of at least one dimension, got a 0-d array")
     dim = canonicalize_axis(dimension, operands[0].ndim, "sort dimension")
-    outs = sort_p.bind(*operands, dimension=dim, is_stable=bool(is_stable),
-                       num_keys=int(num_keys))
+    outs = sort_p.bind(*operands, dimension=dim, is_stable=bool(is_stable), num_keys=int(num_keys))
     return tuple(outs) if many else outs[0]
