@@ -25,7 +25,8 @@ from ._index_parse import (
     parse_index,
     stack_columns,
 )
-from ._promote import convert, promote_dtypes
+from ._promote import broadcast_shapes, broadcast_to_shape, convert, promote_dtypes
+from ._ufuncs import divide, power
 
 
 class _Plan(NamedTuple):
@@ -111,15 +112,16 @@ def _update(x: Array, index, values, scatter, mode) -> Array:
 
 
 def _broadcast_value(value: Array, shape: tuple) -> Array:
-    from ._shape import broadcast_to
-
     try:
-        return broadcast_to(value, shape)
+        fits = broadcast_shapes(value.shape, shape) == shape
     except ValueError:
+        fits = False
+    if not fits:
         raise ValueError(
             f"cannot update an indexed part of shape {shape} with a value of "
             f"shape {value.shape}: the value must broadcast to {shape}"
-        ) from None
+        )
+    return broadcast_to_shape(value, shape)
 
 
 class IndexUpdateHelper:
@@ -209,15 +211,11 @@ class IndexUpdateRef:
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None) -> Array:
         """``x[idx] /= values``: ``x`` divided by ones multiplied by the values at ``idx``
         (JAX's formulation; the result has ``jnp.divide``'s dtype)."""
-        from ._ufuncs import divide
-
         return divide(self.array, self._factors(values, mode))
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None) -> Array:
         """``x[idx] **= values``: ``x`` to the power of ones multiplied by the values at
         ``idx`` (JAX's formulation)."""
-        from ._ufuncs import power
-
         return power(self.array, self._factors(values, mode))
 
     def _factors(self, values, mode) -> Array:

@@ -29,6 +29,7 @@ from ._index_parse import (
 )
 from ._index_update import IndexUpdateHelper
 from ._promote import asarray_arg, broadcast_shapes
+from ._ufuncs import remainder
 
 __all__ = ["IndexUpdateHelper", "getitem", "take", "take_along_axis"]
 
@@ -214,8 +215,6 @@ def take(
 
 
 def _wrap_modulo(index: Array, size: int) -> Array:
-    from ._ufuncs import remainder
-
     return remainder(convert_index(index), size)
 
 

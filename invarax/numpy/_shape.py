@@ -35,6 +35,7 @@ from ._joining import (
 from ._promote import asarray_arg, broadcast_to_shape
 from ._promote import broadcast_shapes as _broadcast_shapes
 from ._sorting import argsort, sort
+from ._ufuncs import remainder
 
 __all__ = [
     "argsort",
@@ -384,8 +385,6 @@ def _roll_axis(x: Array, shift, axis: int) -> Array:
     if n == 0:
         return x
     if isinstance(shift, Tracer):
-        from ._ufuncs import remainder
-
         start = n - remainder(shift, n)
         doubled = sh.concatenate([x, x], axis)
         starts = [start if d == axis else 0 for d in range(x.ndim)]
