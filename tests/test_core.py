@@ -10,9 +10,8 @@ import invarax
 import invarax.numpy as jnp
 from invarax import lax
 from invarax.core import dtypes
-from invarax.core.ir import Eqn, Jaxpr, JaxprTypeError, Var
 from invarax.core.aval import ShapedArray
-
+from invarax.core.ir import Eqn, Jaxpr, JaxprTypeError, Var
 
 # --- dtypes -----------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Elementwise jnp functions: values against NumPy's float64 and JAX, dtypes as JAX, jit == eager."""
+"""Elementwise jnp functions: values against NumPy float64 and JAX, dtypes, jit == eager."""
 
 import numpy as np
 import pytest

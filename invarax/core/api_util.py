@@ -25,7 +25,9 @@ class StaticArgs:
 
     def __init__(self, fun, static_argnums=(), static_argnames=()):
         argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-        argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        argnames = (
+            (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        )
         try:
             params = list(inspect.signature(fun).parameters.values())
         except (TypeError, ValueError):

@@ -25,7 +25,6 @@ from .errors import (
     concretization_error,
 )
 
-
 PRIMITIVES = {}  # name -> Primitive: every primitive, for the rule-coverage test
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from ..core.api_util import StaticArgs, fun_name, flatten_args
+from ..core.api_util import StaticArgs, flatten_args, fun_name
 from ..core.array import ArrayImpl, to_array
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from ..core.pytree import tree_flatten, tree_unflatten

@@ -1,4 +1,4 @@
-"""Operators and methods of ``Array`` (concrete arrays and tracers alike), installed from a table."""
+"""Operators and methods of ``Array`` (concrete arrays and tracers), installed from a table."""
 
 from __future__ import annotations
 

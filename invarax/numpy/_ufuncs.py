@@ -279,7 +279,7 @@ def _false_like(x):
 
 
 def clip(arr, /, min=None, max=None):  # noqa: A002
-    """Clip values to ``[min, max]`` (either bound may be None): ``minimum(maximum(x, min), max)``."""
+    """Clip to ``[min, max]`` (either may be None): ``minimum(maximum(x, min), max)``."""
     out = asarray_arg(arr, "clip")
     if min is not None:
         out = maximum(out, min)

@@ -109,7 +109,6 @@ UNARY = {
     "sqrt": (np.sqrt, FLOAT),
     "rsqrt": (_rsqrt_impl, FLOAT),
     "cbrt": (np.cbrt, "f"),
-    "abs": (np.abs, NUMBER),
     "not": (np.invert, INTEGRAL),
 }
 
@@ -144,11 +143,13 @@ is_finite_p = defvectorized("is_finite", np.isfinite, "f", out_dtype=dtypes.bool
 conj_p = defvectorized("conj", np.conj, "c")
 
 
+_REAL_PART = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}
+
+
 def _complex_part(name, impl) -> Primitive:
     def abstract_eval(x):
         check_kinds(name, x, "c")
-        part = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}[x.dtype]
-        return ShapedArray(x.shape, part, x.weak_type)
+        return ShapedArray(x.shape, _REAL_PART[x.dtype], x.weak_type)
 
     prim = Primitive(name)
     prim.def_impl(impl)
@@ -160,6 +161,16 @@ def _complex_part(name, impl) -> Primitive:
 stop_gradient_p = Primitive("stop_gradient")
 stop_gradient_p.def_impl(lambda x: x)
 stop_gradient_p.def_abstract_eval(lambda x: x)
+
+# abs: the magnitude, so complex inputs give their real dtype.
+def _abs_abstract_eval(x):
+    check_kinds("abs", x, NUMBER)
+    return x.update(dtype=_REAL_PART.get(x.dtype, x.dtype))
+
+
+abs_p = Primitive("abs")
+abs_p.def_impl(np.abs)
+abs_p.def_abstract_eval(_abs_abstract_eval)
 
 real_p = _complex_part("real", np.real)
 imag_p = _complex_part("imag", np.imag)
@@ -274,7 +285,7 @@ def _binary(prim):
 
 
 (neg, sign, floor, ceil, exp, exp2, log, expm1, log1p, tanh, logistic, sin, cos, tan, asin,
- acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, abs, bitwise_not) = (
+ acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, bitwise_not) = (
     _unary(n) for n in UNARY
 )
 (add, sub, mul, div, rem, pow, max, min, atan2, nextafter, bitwise_and, bitwise_or,
@@ -311,6 +322,11 @@ def select_n(which, *cases):
 def select(pred, on_true, on_false):
     """``on_true`` where ``pred`` else ``on_false`` (a bool predicate)."""
     return select_n(pred, on_false, on_true)
+
+
+def abs(x):  # noqa: A001
+    """Elementwise absolute value (the magnitude, a real array, for complex input)."""
+    return abs_p.bind(to_array(x, "lax.abs operand"))
 
 
 def real(x):

@@ -208,7 +208,7 @@ iota_p = defshape(
 
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
-    """Broadcast ``operand`` to ``shape``; its dim i becomes output dim ``broadcast_dimensions[i]``."""
+    """Broadcast ``operand`` to ``shape``; its dim i becomes dim ``broadcast_dimensions[i]``."""
     x = to_array(operand, "lax.broadcast_in_dim operand")
     shape = _shape_tuple(shape)
     dims = tuple(int(d) for d in broadcast_dimensions)
