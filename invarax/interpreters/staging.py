@@ -14,15 +14,15 @@ from ..core.trace import Trace, Tracer, current_trace, new_trace
 class StagingTracer(Tracer):
     """A tracer that stands for one variable of the jaxpr being built."""
 
-    __slots__ = ("var",)
+    __slots__ = ("_var",)
 
     def __init__(self, trace, var: Var):
         self._trace = trace
-        self.var = var
+        self._var = var
 
     @property
     def aval(self):
-        return self.var.aval
+        return self._var.aval
 
 
 class StagingTrace(Trace):
@@ -52,7 +52,7 @@ class StagingTrace(Trace):
 
     def getvar(self, x):
         if self.owns(x):
-            return x.var
+            return x._var
         if isinstance(x, ArrayImpl) and x.ndim == 0:
             return Literal(x, x.aval)
         var = self._const_ids.get(id(x))

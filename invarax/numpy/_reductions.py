@@ -8,6 +8,8 @@ Results are strongly typed, as in JAX (``jnp.sum`` of a weakly typed value is no
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core import dtypes
@@ -290,7 +292,7 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
 def _count(a, axes, keepdims, where, dtype):
     """The number of elements each reduction sees, as ``dtype`` (a mask's sum with ``where``)."""
     if where is None:
-        return _constant(int(np.prod([a.shape[d] for d in axes], dtype=np.int64)), dtype)
+        return _constant(math.prod(a.shape[d] for d in axes), dtype)
     mask = broadcast_to_shape(_truth(where, "where"), a.shape)
     return sum(mask, axes, dtype=dtype, keepdims=keepdims)
 

@@ -4,6 +4,7 @@ slice and iota. They move or copy values and never compute with them."""
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -66,10 +67,10 @@ broadcast_in_dim_p = defshape(
 
 
 def _reshape_abstract_eval(x, new_sizes, dimensions):
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+    if math.prod(new_sizes) != x.size:
         raise TypeError(
             f"cannot reshape array of shape {x.shape} (size {x.size}) into shape {new_sizes} "
-            f"(size {int(np.prod(new_sizes, dtype=np.int64))}); the sizes must be equal"
+            f"(size {math.prod(new_sizes)}); the sizes must be equal"
         )
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
