@@ -12,8 +12,8 @@ from invarax.core.dtypes import canonicalize
 
 X = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
 Y = np.array([[2.0, 1.0, -3.0], [4.0, 0.5, 2.0]], np.float32)
-I = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
-J = np.array([[3, 1, 2], [1, 7, 2]], np.int32)
+IA = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
+JA = np.array([[3, 1, 2], [1, 7, 2]], np.int32)
 
 BINARY = [
     operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
@@ -24,7 +24,7 @@ BITWISE = [operator.and_, operator.or_, operator.xor]
 
 
 @pytest.mark.parametrize("op", BINARY, ids=lambda op: op.__name__)
-@pytest.mark.parametrize("a, b", [(X, Y), (I, J)], ids=["f32", "i32"])
+@pytest.mark.parametrize("a, b", [(X, Y), (IA, JA)], ids=["f32", "i32"])
 def test_binary_operators(op, a, b):
     if op is operator.pow and a.dtype == np.float32:
         a = np.abs(a)
@@ -43,11 +43,11 @@ def test_reflected_operators_with_scalars(op):
 
 @pytest.mark.parametrize("op", BITWISE, ids=lambda op: op.__name__)
 def test_bitwise_operators(op):
-    got = eager_and_jit(lambda x, y: op(x, y), jnp.asarray(I), jnp.asarray(J))
-    np.testing.assert_array_equal(np.asarray(got), op(I, J))
-    b = jnp.asarray(I > 2)
+    got = eager_and_jit(lambda x, y: op(x, y), jnp.asarray(IA), jnp.asarray(JA))
+    np.testing.assert_array_equal(np.asarray(got), op(IA, JA))
+    b = jnp.asarray(IA > 2)
     assert op(b, ~b).dtype == np.bool_
-    np.testing.assert_array_equal(np.asarray(~jnp.asarray(I)), ~I)
+    np.testing.assert_array_equal(np.asarray(~jnp.asarray(IA)), ~IA)
 
 
 def test_unary_operators():
@@ -91,8 +91,8 @@ def test_transpose_property_and_squeeze():
 
 
 def test_item_tolist_and_conversions():
-    x = jnp.asarray(I)
-    assert x.tolist() == I.tolist()
+    x = jnp.asarray(IA)
+    assert x.tolist() == IA.tolist()
     assert x[1, 2].item() == 6 and x.item(4) == 5
     assert int(x[0, 0]) == 1 and float(x[0, 0]) == 1.0 and bool(x[0, 0])
     assert list(range(10))[x[0, 1]] == 2  # __index__
