@@ -7,8 +7,8 @@ dimensions or the number of rows (N2, N4), and not on jit (N3).
 
 import numpy as np
 import pytest
+from helpers import assert_bitwise, eager_and_jit
 
-import invarax
 import invarax.numpy as jnp
 from invarax import kernels, lax
 from invarax.scipy.special import logsumexp
@@ -40,26 +40,11 @@ SCANS = {
 }
 
 
-def assert_bitwise(a, b):
-    """Equal values, bit for bit (NaNs too), and the same dtype and shape."""
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype, (a.dtype, b.dtype)
-    assert a.shape == b.shape, (a.shape, b.shape)
-    assert a.tobytes() == b.tobytes(), f"bits differ:\n{a}\n{b}"
-
-
 def data(shape, seed=0, dtype=np.float32):
     """Values near 1 of varied magnitudes: each order of operations rounds differently."""
     rng = np.random.default_rng(seed)
     x = 1 + 0.01 * rng.standard_normal(shape) * 10.0 ** rng.uniform(-3, 2, shape)
     return x.astype(dtype)
-
-
-def both(f, *args):
-    """``f(*args)`` eagerly, after checking that ``jit(f)`` gives the same bits."""
-    eager = f(*args)
-    assert_bitwise(invarax.jit(f)(*args), eager)
-    return eager
 
 
 ALL = {**REDUCTIONS, **SCANS}
@@ -71,7 +56,7 @@ def test_axis_position_and_layout(name, k):
     """Reducing axis 0 of x is bitwise reducing axis 1 of x.T, whatever the layout of x.T."""
     f = ALL[name]
     x = data((k, 5))
-    ref = np.asarray(both(lambda a: f(a, 0), jnp.asarray(x)))
+    ref = np.asarray(eager_and_jit(lambda a: f(a, 0), jnp.asarray(x)))
     reduced_last = lambda a: f(a, 1)
     views = {
         "F-ordered copy": jnp.asarray(x.T),  # np.array keeps the transposed (F) layout
@@ -81,7 +66,7 @@ def test_axis_position_and_layout(name, k):
     assert np.asarray(views["F-ordered copy"]).flags.f_contiguous
     expected = ref.T if name in SCANS else ref
     for view in views.values():
-        assert_bitwise(both(reduced_last, view), expected)
+        assert_bitwise(eager_and_jit(reduced_last, view), expected)
 
 
 @pytest.mark.parametrize("k", KS)
@@ -92,7 +77,7 @@ def test_each_column_alone(name, k):
     x = data((k, 4), seed=1)
     full = np.asarray(f(jnp.asarray(x), 0))
     for j in range(4):
-        assert_bitwise(both(lambda a: f(a, 0), jnp.asarray(x[:, j].copy())), full[j])
+        assert_bitwise(eager_and_jit(lambda a: f(a, 0), jnp.asarray(x[:, j].copy())), full[j])
 
 
 @pytest.mark.parametrize("k", [1, 9, 129, 1000])
@@ -103,7 +88,7 @@ def test_row_invariance(name, k):
     x = data((33, k), seed=2)
     full = np.asarray(f(jnp.asarray(x), 1))
     for m in (1, 2, 5, 16, 32):
-        part = both(lambda a: f(a, 1), jnp.asarray(x[:m]))
+        part = eager_and_jit(lambda a: f(a, 1), jnp.asarray(x[:m]))
         assert_bitwise(np.asarray(part)[: m // 2 + 1], full[: m // 2 + 1])
 
 
@@ -112,9 +97,9 @@ def test_middle_axis(name):
     """Reducing the middle axis of (3, K, 4) is bitwise reducing the last axis of (3, 4, K)."""
     f = ALL[name]
     x = data((3, 300, 4), seed=3)
-    ref = np.asarray(both(lambda a: f(a, 1), jnp.asarray(x)))
+    ref = np.asarray(eager_and_jit(lambda a: f(a, 1), jnp.asarray(x)))
     moved = jnp.asarray(np.ascontiguousarray(np.moveaxis(x, 1, 2)))
-    last = np.asarray(both(lambda a: f(a, 2), moved))
+    last = np.asarray(eager_and_jit(lambda a: f(a, 2), moved))
     assert_bitwise(np.moveaxis(last, 2, 1) if name in SCANS else last, ref)
     if name not in SCANS:
         assert_bitwise(f(jnp.asarray(x[2, :, 1].copy()), 0), ref[2, 1])
@@ -134,7 +119,7 @@ def test_strided_and_offset_inputs():
 def test_multi_axis_reduction_is_one_row_per_output():
     """Reducing axes (0, 2) of (A, B, C) sums each x[:, b, :] as one row of A*C elements."""
     x = data((6, 3, 50), seed=5)
-    out = np.asarray(both(lambda a: jnp.sum(a, axis=(0, 2)), jnp.asarray(x)))
+    out = np.asarray(eager_and_jit(lambda a: jnp.sum(a, axis=(0, 2)), jnp.asarray(x)))
     for b in range(3):
         row = jnp.asarray(x[:, b, :].reshape(-1).copy())
         assert_bitwise(jnp.sum(row), out[b])

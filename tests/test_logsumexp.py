@@ -2,30 +2,11 @@
 
 import numpy as np
 import pytest
+from helpers import assert_bitwise, eager_and_jit
 
 import invarax
 import invarax.numpy as jnp
 from invarax.scipy.special import logsumexp
-
-
-def assert_bitwise(a, b):
-    """Equal values, bit for bit (NaNs too), and the same dtype and shape."""
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype, (a.dtype, b.dtype)
-    assert a.shape == b.shape, (a.shape, b.shape)
-    assert a.tobytes() == b.tobytes(), f"bits differ:\n{a}\n{b}"
-
-
-def both(f, *args):
-    """``f(*args)`` eagerly, after checking that ``jit(f)`` gives the same bits."""
-    eager = f(*args)
-    jitted = invarax.jit(f)(*args)
-    if isinstance(eager, tuple):
-        for e, j in zip(eager, jitted, strict=True):
-            assert_bitwise(j, e)
-    else:
-        assert_bitwise(jitted, eager)
-    return eager
 
 
 def reference(x, axis=None, b=None, keepdims=False):
@@ -41,7 +22,7 @@ X = np.random.default_rng(0).standard_normal((4, 7)).astype(np.float32) * 3
 @pytest.mark.parametrize("keepdims", [False, True])
 @pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 1)], ids=str)
 def test_values(axis, keepdims):
-    got = both(lambda a: logsumexp(a, axis=axis, keepdims=keepdims), jnp.asarray(X))
+    got = eager_and_jit(lambda a: logsumexp(a, axis=axis, keepdims=keepdims), jnp.asarray(X))
     assert got.dtype == np.float32
     np.testing.assert_allclose(
         np.asarray(got), reference(X, axis, keepdims=keepdims), rtol=1e-6, atol=1e-6
@@ -50,7 +31,7 @@ def test_values(axis, keepdims):
 
 def test_no_overflow_and_integers_promote():
     big = jnp.asarray(np.array([1000.0, 1000.0, -1000.0], np.float32))
-    assert_bitwise(both(logsumexp, big), np.float32(1000.0) + np.float32(np.log(2.0)))
+    assert_bitwise(eager_and_jit(logsumexp, big), np.float32(1000.0) + np.float32(np.log(2.0)))
     out = logsumexp(np.array([1, 2], np.int32))
     assert out.dtype == np.float32
     np.testing.assert_allclose(np.asarray(out), reference([1, 2]), rtol=1e-6)
@@ -61,18 +42,18 @@ def test_infinities_and_nan():
         [[-np.inf, -np.inf], [-np.inf, 0.0], [np.inf, 1.0], [np.nan, 1.0], [np.inf, -np.inf]],
         np.float32,
     )
-    got = both(lambda a: logsumexp(a, axis=1), jnp.asarray(x))
+    got = eager_and_jit(lambda a: logsumexp(a, axis=1), jnp.asarray(x))
     assert_bitwise(got, np.float32([-np.inf, 0.0, np.inf, np.nan, np.inf]))
 
 
 def test_scale_factors_and_sign():
     b = np.array([[1.0, -2.0, 0.5, 0.0, 1.0, 1.0, -1.0]] * 4, np.float32)
-    got = both(lambda a, w: logsumexp(a, axis=1, b=w), jnp.asarray(X), jnp.asarray(b))
+    got = eager_and_jit(lambda a, w: logsumexp(a, axis=1, b=w), jnp.asarray(X), jnp.asarray(b))
     s = np.sum(b * np.exp(X.astype(np.float64)), axis=1)
     np.testing.assert_allclose(
         np.asarray(got), np.where(s < 0, np.nan, np.log(np.abs(s))), rtol=1e-5
     )
-    out, sign = both(
+    out, sign = eager_and_jit(
         lambda a, w: logsumexp(a, axis=1, b=w, return_sign=True), jnp.asarray(X), jnp.asarray(b)
     )
     np.testing.assert_allclose(np.asarray(out), np.log(np.abs(s)), rtol=1e-5)
@@ -84,7 +65,7 @@ def test_scale_factors_and_sign():
 
 def test_where():
     mask = X > 0
-    got = both(lambda a: logsumexp(a, axis=1, where=mask), jnp.asarray(X))
+    got = eager_and_jit(lambda a: logsumexp(a, axis=1, where=mask), jnp.asarray(X))
     expected = np.log(np.sum(np.exp(X.astype(np.float64)), axis=1, where=mask))
     np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6)
 

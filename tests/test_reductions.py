@@ -5,6 +5,7 @@ Every case runs eagerly and under ``jit``, and the two must agree bitwise (N3).
 
 import numpy as np
 import pytest
+from helpers import assert_bitwise, eager_and_jit
 
 import invarax
 import invarax.numpy as jnp
@@ -12,23 +13,6 @@ from invarax import lax
 from invarax.ops.reductions import reduce_sum_p
 
 F32, I32 = np.dtype(np.float32), np.dtype(np.int32)
-
-
-def assert_bitwise(a, b):
-    """Equal values, bit for bit (NaNs too), and the same dtype and shape."""
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype, (a.dtype, b.dtype)
-    assert a.shape == b.shape, (a.shape, b.shape)
-    assert a.tobytes() == b.tobytes(), f"bits differ:\n{a}\n{b}"
-
-
-def both(f, *args):
-    """``f(*args)`` eagerly, after checking that ``jit(f)`` gives the same bits and type."""
-    eager = f(*args)
-    jitted = invarax.jit(f)(*args)
-    assert_bitwise(jitted, eager)
-    assert jitted.weak_type == eager.weak_type
-    return eager
 
 
 def data(shape, seed=0):
@@ -59,7 +43,7 @@ def test_float32_values_against_float64(name, axis, keepdims):
     f, ref = FUNCS[name]
     x = data((4, 5, 6))
     x[1, 2, 3] = 0.0  # so that ``all`` sees a zero
-    got = both(lambda a: f(a, axis=axis, keepdims=keepdims), jnp.asarray(x))
+    got = eager_and_jit(lambda a: f(a, axis=axis, keepdims=keepdims), jnp.asarray(x))
     expected = ref(x.astype(np.float64), axis=axis, keepdims=keepdims)
     assert got.shape == expected.shape
     np.testing.assert_allclose(np.asarray(got), expected, rtol=2e-5, atol=1e-6)
@@ -69,7 +53,7 @@ def test_float32_values_against_float64(name, axis, keepdims):
 @pytest.mark.parametrize("name", ["argmax", "argmin", "cumsum", "cumprod"])
 def test_axis_functions_against_numpy(name, axis):
     x = data((4, 5, 6), seed=1)
-    got = both(lambda a: getattr(jnp, name)(a, axis=axis), jnp.asarray(x))
+    got = eager_and_jit(lambda a: getattr(jnp, name)(a, axis=axis), jnp.asarray(x))
     expected = getattr(np, name)(x.astype(np.float64), axis=axis)
     np.testing.assert_allclose(np.asarray(got), expected, rtol=2e-5)
     assert got.dtype == (I32 if name.startswith("arg") else F32)
@@ -77,8 +61,8 @@ def test_axis_functions_against_numpy(name, axis):
 
 def test_argmax_keepdims():
     x = jnp.asarray(data((2, 3, 4)))
-    assert both(lambda a: jnp.argmax(a, axis=1, keepdims=True), x).shape == (2, 1, 4)
-    assert both(lambda a: jnp.argmin(a, keepdims=True), x).shape == (1, 1, 1)
+    assert eager_and_jit(lambda a: jnp.argmax(a, axis=1, keepdims=True), x).shape == (2, 1, 4)
+    assert eager_and_jit(lambda a: jnp.argmin(a, keepdims=True), x).shape == (1, 1, 1)
 
 
 # Exact integer results: computed in int64 by NumPy, then wrapped to the result dtype.
@@ -94,7 +78,7 @@ INT_CASES = [
 @pytest.mark.parametrize("name", ["sum", "prod", "cumsum", "cumprod"])
 def test_integer_sums_and_products_are_exact(name, dtype, values):
     x = np.array(values, dtype)
-    got = both(lambda a: getattr(jnp, name)(a, axis=1), jnp.asarray(x))
+    got = eager_and_jit(lambda a: getattr(jnp, name)(a, axis=1), jnp.asarray(x))
     out_dtype = RESULT_DTYPES[name][np.dtype(dtype).name]
     expected = getattr(np, name)(x.astype(np.int64), axis=1).astype(out_dtype)
     assert_bitwise(got, expected)
@@ -104,15 +88,15 @@ def test_integer_sums_and_products_are_exact(name, dtype, values):
 @pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin", "all", "any"])
 def test_integer_extrema_and_logic_are_exact(name, dtype, values):
     x = np.array(values, dtype)
-    got = both(lambda a: getattr(jnp, name)(a, axis=1), jnp.asarray(x))
+    got = eager_and_jit(lambda a: getattr(jnp, name)(a, axis=1), jnp.asarray(x))
     expected = getattr(np, name)(x, axis=1)
     assert_bitwise(got, expected.astype(np.int32) if name.startswith("arg") else expected)
 
 
 def test_bool_sum_is_a_count():
     x = jnp.asarray(np.arange(1000) % 3 == 0)
-    assert_bitwise(both(jnp.sum, x), np.int32(334))
-    assert_bitwise(both(jnp.mean, x), np.float32(0.334))
+    assert_bitwise(eager_and_jit(jnp.sum, x), np.int32(334))
+    assert_bitwise(eager_and_jit(jnp.mean, x), np.float32(0.334))
 
 
 # (function, input dtype): result dtype, with x64 off (JAX's rules).
@@ -147,7 +131,7 @@ DTYPE_CASES = [(f, d, out) for f, table in RESULT_DTYPES.items() for d, out in t
 @pytest.mark.parametrize(("name", "dtype", "expected"), DTYPE_CASES)
 def test_result_dtypes(name, dtype, expected):
     x = jnp.asarray(np.ones((2, 3), dtype))
-    out = both(lambda a: getattr(jnp, name)(a, axis=0), x)
+    out = eager_and_jit(lambda a: getattr(jnp, name)(a, axis=0), x)
     assert out.dtype == np.dtype(expected)
     assert not out.weak_type
 
@@ -209,7 +193,7 @@ def test_where_and_initial(name, kwargs):
     x = data((4, 6), seed=3)
     x[0, 0] = 0.0
     f = lambda a: getattr(jnp, name)(a, axis=1, where=WHERE, **kwargs)
-    got = both(f, jnp.asarray(x))
+    got = eager_and_jit(f, jnp.asarray(x))
     expected = getattr(np, name)(x.astype(np.float64), axis=1, where=WHERE, **kwargs)
     np.testing.assert_allclose(np.asarray(got), expected, rtol=2e-5)
 
@@ -225,12 +209,12 @@ def test_var_and_std_options():
     x = data((5, 7), seed=4)
     x64 = x.astype(np.float64)
     for kwargs in ({"ddof": 1}, {"correction": 2}, {"correction": 0.5}):
-        got = both(lambda a, kw=kwargs: jnp.var(a, axis=1, **kw), jnp.asarray(x))
+        got = eager_and_jit(lambda a, kw=kwargs: jnp.var(a, axis=1, **kw), jnp.asarray(x))
         ref_ddof = kwargs.get("ddof", kwargs.get("correction"))
         np.testing.assert_allclose(np.asarray(got), np.var(x64, axis=1, ddof=ref_ddof), rtol=2e-5)
     m = jnp.mean(jnp.asarray(x), axis=1, keepdims=True)
     assert_bitwise(jnp.var(jnp.asarray(x), axis=1, mean=m), jnp.var(jnp.asarray(x), axis=1))
-    got = both(lambda a: jnp.std(a, axis=0, where=x > 1), jnp.asarray(x))
+    got = eager_and_jit(lambda a: jnp.std(a, axis=0, where=x > 1), jnp.asarray(x))
     np.testing.assert_allclose(np.asarray(got), np.std(x64, axis=0, where=x > 1), rtol=2e-5)
     c = jnp.asarray(np.array([1j, 2.0, 1 + 1j], np.complex64))
     np.testing.assert_allclose(np.asarray(jnp.var(c)), np.var(np.asarray(c)), rtol=1e-6)
@@ -238,22 +222,23 @@ def test_var_and_std_options():
 
 def test_empty_reductions():
     e = jnp.zeros((0, 3))
-    assert_bitwise(both(lambda a: jnp.sum(a, axis=0), e), np.zeros(3, np.float32))
-    assert_bitwise(both(lambda a: jnp.prod(a, axis=0), e), np.ones(3, np.float32))
-    assert_bitwise(both(lambda a: jnp.max(a, axis=1), e), np.zeros(0, np.float32))
-    assert np.isnan(np.asarray(both(jnp.mean, e)))  # 0 / 0, without a warning
-    assert np.isnan(np.asarray(both(lambda a: jnp.var(a, ddof=1), jnp.ones(1))))
-    assert_bitwise(both(jnp.all, e), np.True_)
+    assert_bitwise(eager_and_jit(lambda a: jnp.sum(a, axis=0), e), np.zeros(3, np.float32))
+    assert_bitwise(eager_and_jit(lambda a: jnp.prod(a, axis=0), e), np.ones(3, np.float32))
+    assert_bitwise(eager_and_jit(lambda a: jnp.max(a, axis=1), e), np.zeros(0, np.float32))
+    assert np.isnan(np.asarray(eager_and_jit(jnp.mean, e)))  # 0 / 0, without a warning
+    assert np.isnan(np.asarray(eager_and_jit(lambda a: jnp.var(a, ddof=1), jnp.ones(1))))
+    assert_bitwise(eager_and_jit(jnp.all, e), np.True_)
 
 
 def test_nan_handling_as_jax():
     x = jnp.asarray(np.array([[1.0, np.nan, 3.0, np.nan], [2.0, 5.0, -1.0, 0.0]], np.float32))
-    assert_bitwise(both(lambda a: jnp.argmax(a, axis=1), x), np.array([1, 1], np.int32))
-    assert_bitwise(both(lambda a: jnp.argmin(a, axis=1), x), np.array([1, 2], np.int32))
-    assert_bitwise(both(lambda a: jnp.max(a, axis=1), x), np.float32([np.nan, 5]))
-    assert_bitwise(both(lambda a: jnp.min(a, axis=1), x), np.float32([np.nan, -1]))
+    assert_bitwise(eager_and_jit(lambda a: jnp.argmax(a, axis=1), x), np.array([1, 1], np.int32))
+    assert_bitwise(eager_and_jit(lambda a: jnp.argmin(a, axis=1), x), np.array([1, 2], np.int32))
+    assert_bitwise(eager_and_jit(lambda a: jnp.max(a, axis=1), x), np.float32([np.nan, 5]))
+    assert_bitwise(eager_and_jit(lambda a: jnp.min(a, axis=1), x), np.float32([np.nan, -1]))
     assert_bitwise(
-        both(lambda a: lax.cummax(a, 1), x), np.float32([[1, np.nan, np.nan, np.nan], [2, 5, 5, 5]])
+        eager_and_jit(lambda a: lax.cummax(a, 1), x),
+        np.float32([[1, np.nan, np.nan, np.nan], [2, 5, 5, 5]]),
     )
 
 
@@ -268,11 +253,11 @@ def test_methods():
 
 def test_lax_reductions():
     x = jnp.asarray(data((3, 4), seed=6))
-    assert_bitwise(both(lambda a: lax.reduce_sum(a, (0, -1)), x), jnp.sum(x))
-    assert_bitwise(both(lambda a: lax.reduce_max(a, [1]), x), jnp.max(x, axis=1))
+    assert_bitwise(eager_and_jit(lambda a: lax.reduce_sum(a, (0, -1)), x), jnp.sum(x))
+    assert_bitwise(eager_and_jit(lambda a: lax.reduce_max(a, [1]), x), jnp.max(x, axis=1))
     assert lax.reduce_sum(x, ()) is x
     weak = jnp.full((3,), 2.0)
-    assert weak.weak_type and both(lambda a: lax.reduce_max(a, (0,)), weak).weak_type
+    assert weak.weak_type and eager_and_jit(lambda a: lax.reduce_max(a, (0,)), weak).weak_type
     b = jnp.asarray(np.array([[True, False], [True, True]]))
     assert_bitwise(lax.reduce_and(b, (1,)), np.array([False, True]))
     assert_bitwise(lax.reduce_or(jnp.asarray(np.array([1, 6], np.int32)), (0,)), np.int32(7))
@@ -413,7 +398,7 @@ def test_values_match_jax(name, axis):
     import jax.numpy as jjnp
 
     x = data((3, 40, 5), seed=8)
-    ours = both(lambda a: getattr(jnp, name)(a, axis=axis), jnp.asarray(x))
+    ours = eager_and_jit(lambda a: getattr(jnp, name)(a, axis=axis), jnp.asarray(x))
     theirs = getattr(jjnp, name)(x, axis=axis)
     assert ours.dtype == theirs.dtype
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=2e-5, atol=1e-6)

@@ -3,21 +3,12 @@ eagerly and under jit, jit bitwise eager; error messages."""
 
 import numpy as np
 import pytest
-from helpers import assert_bitwise, eager_and_jit
+from helpers import assert_bitwise, data, eager_and_jit
 
 import invarax
 import invarax.numpy as jnp
 
 DTYPES = [np.float32, np.int32, np.bool_]
-
-
-def data(shape, dtype=np.float32, seed=0):
-    rng = np.random.default_rng(seed)
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.dtype(dtype).kind == "i":
-        return rng.integers(-50, 50, shape).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
 
 
 # (id, input shape, f(m, x)): m is numpy or invarax.numpy, which share these signatures.
