@@ -4,6 +4,7 @@
 """
 
 from . import numpy, lax, tree_util, scipy  # noqa: F401  (numpy installs Array's methods)
+from ._autodiff import grad, jvp, linearize, value_and_grad, vjp
 from .compiler.jit import jit
 from .core.array import Array
 from .core.config import config
@@ -36,7 +37,7 @@ def device_get(x):
 __all__ = [
     "Array", "ConcretizationTypeError", "TracerArrayConversionError",
     "TracerBoolConversionError", "TracerIntegerConversionError", "UnexpectedTracerError",
-    "block_until_ready", "config", "device_get", "eval_jaxpr", "jit", "lax", "make_jaxpr",
+    "block_until_ready", "grad", "jvp", "linearize", "value_and_grad", "vjp", "config", "device_get", "eval_jaxpr", "jit", "lax", "make_jaxpr",
     "numpy", "scipy", "tree_flatten", "tree_leaves", "tree_map", "tree_structure",
     "tree_unflatten", "tree_util",
 ]

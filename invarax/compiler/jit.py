@@ -16,6 +16,8 @@ from ..core.array import ArrayImpl
 from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.pytree import tree_unflatten
 from ..core.trace import EVAL_TRACE, Primitive, Tracer, current_trace
+from ..core.eval import eval_jaxpr
+from ..interpreters import ad
 from ..interpreters.staging import trace_fun
 from .lower import compile_jaxpr
 
@@ -42,8 +44,16 @@ def _jit_abstract_eval(*avals, name: str, jaxpr: ClosedJaxpr):
     return jaxpr.out_avals
 
 
+def _jit_jvp(primals, tangents, *, name: str, jaxpr: ClosedJaxpr):
+    # Differentiate the body inline: under grad the primal work then runs eagerly (with the
+    # same impls, so the same bits); jit(grad(f)) compiles the whole program anyway.
+    return ad.jvp_flat(lambda ins: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *ins), primals,
+                       tangents, f"jvp of jit of {name}")
+
+
 jit_p.def_impl(_jit_impl)
 jit_p.def_abstract_eval(_jit_abstract_eval)
+ad.jvp_rules[jit_p] = _jit_jvp
 
 
 class _Entry:

@@ -43,8 +43,7 @@ def _alphabetic(n: int) -> str:
 
 
 def _literal(val) -> str:
-    item = np.asarray(val).item()
-    return repr(float(item)) if isinstance(item, float) else repr(item)
+    return str(np.asarray(val)[()])  # the shortest repr of the value in its own dtype
 
 
 def _param(value, column: int, flat: bool) -> str:

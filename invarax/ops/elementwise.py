@@ -14,6 +14,20 @@ from ..core.array import to_array
 from ..core.aval import ShapedArray
 from ..core.pytree import tree_map
 from ..core.trace import Primitive
+from ..interpreters.ad import (
+    UndefinedPrimal,
+    Zero,
+    defbilinear,
+    defjvp,
+    defjvp_zero,
+    deflinear,
+    instantiate,
+    jvp_rules,
+    tangent_aval,
+    transpose_rules,
+    unbroadcast,
+    zeros_like_aval,
+)
 from ._util import (
     ANY,
     FLOAT,
@@ -365,3 +379,239 @@ def stop_gradient(x):
         return stop_gradient_p.bind(leaf) if dtypes.is_inexact(leaf.dtype) else leaf
 
     return tree_map(stop, x)
+
+
+# ---------------------------------------------------------------------------------------
+# Differentiation rules. Each derivative is a function (t, out, *primals) of lax ops;
+# ``out`` is the primitive's output, reused where it saves work (exp, tanh, sqrt).
+
+
+def _const(x, value):
+    """``value`` as a weak scalar of ``x``'s dtype (a literal in jaxprs)."""
+    from ..core.array import ArrayImpl
+
+    return ArrayImpl(np.asarray(value, x.dtype), True)
+
+
+UNARY_DERIVATIVES = {
+    "exp": lambda t, y, x: mul(t, y),
+    "exp2": lambda t, y, x: mul(t, mul(y, _const(y, np.log(2.0)))),
+    "log": lambda t, y, x: div(t, x),
+    "expm1": lambda t, y, x: mul(t, add(y, _const(y, 1))),
+    "log1p": lambda t, y, x: div(t, add(x, _const(x, 1))),
+    "tanh": lambda t, y, x: mul(t, sub(_const(y, 1), mul(y, y))),
+    "logistic": lambda t, y, x: mul(t, mul(y, sub(_const(y, 1), y))),
+    "sin": lambda t, y, x: mul(t, cos(x)),
+    "cos": lambda t, y, x: neg(mul(t, sin(x))),
+    "tan": lambda t, y, x: mul(t, add(_const(y, 1), mul(y, y))),
+    "asin": lambda t, y, x: mul(t, rsqrt(sub(_const(x, 1), mul(x, x)))),
+    "acos": lambda t, y, x: neg(mul(t, rsqrt(sub(_const(x, 1), mul(x, x))))),
+    "atan": lambda t, y, x: div(t, add(_const(x, 1), mul(x, x))),
+    "sinh": lambda t, y, x: mul(t, cosh(x)),
+    "cosh": lambda t, y, x: mul(t, sinh(x)),
+    "asinh": lambda t, y, x: mul(t, rsqrt(add(mul(x, x), _const(x, 1)))),
+    "acosh": lambda t, y, x: mul(t, rsqrt(mul(sub(x, _const(x, 1)), add(x, _const(x, 1))))),
+    "atanh": lambda t, y, x: div(t, sub(_const(x, 1), mul(x, x))),
+    "sqrt": lambda t, y, x: div(t, mul(_const(y, 2), y)),
+    "rsqrt": lambda t, y, x: mul(t, mul(_const(y, -0.5), div(y, x))),
+    "cbrt": lambda t, y, x: mul(t, mul(_const(y, 1 / 3), integer_pow(y, -2))),
+}
+
+for _name, _f in UNARY_DERIVATIVES.items():
+    defjvp(unary_p[_name], _f)
+for _name in ("sign", "floor", "ceil", "not"):
+    defjvp_zero(unary_p[_name])
+for _prim in (*compare_p.values(), is_finite_p, round_p, binary_p["nextafter"],
+              binary_p["and"], binary_p["or"], binary_p["xor"]):
+    defjvp_zero(_prim)
+
+
+def _abs_jvp(t, y, x):
+    if x.dtype.kind == "c":
+        return div(real(mul(conj(x), t)), y)
+    return mul(t, sign(x))
+
+
+defjvp(abs_p, _abs_jvp)
+
+
+def _neg_transpose(ct, x):
+    return [neg(ct)]
+
+
+deflinear(unary_p["neg"], _neg_transpose)
+
+
+def _add_transpose(ct, x, y):
+    return [_ct_for(x, ct), _ct_for(y, ct)]
+
+
+def _sub_transpose(ct, x, y):
+    return [_ct_for(x, ct), _ct_for(y, None if isinstance(ct, Zero) else neg(ct))]
+
+
+def _ct_for(arg, ct):
+    """The cotangent of ``arg`` if it is a linear input (summed if lax broadcast it)."""
+    if not isinstance(arg, UndefinedPrimal) or ct is None:
+        return None
+    return unbroadcast(arg.aval, ct)
+
+
+deflinear(binary_p["add"], _add_transpose)
+deflinear(binary_p["sub"], _sub_transpose)
+
+
+def _mul_transpose_lhs(ct, lhs_aval, rhs):
+    return unbroadcast(lhs_aval, mul(ct, rhs))
+
+
+def _mul_transpose_rhs(ct, lhs, rhs_aval):
+    return unbroadcast(rhs_aval, mul(lhs, ct))
+
+
+defbilinear(binary_p["mul"], _mul_transpose_lhs, _mul_transpose_rhs)
+
+
+def _div_transpose(ct, x, y):
+    if isinstance(y, UndefinedPrimal):
+        raise ValueError("div is linear in its numerator only")
+    return [None if isinstance(ct, Zero) else unbroadcast(x.aval, div(ct, y)), None]
+
+
+def _div_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = div(x, y)
+    terms = []
+    if not isinstance(tx, Zero):
+        terms.append(div(tx, y))
+    if not isinstance(ty, Zero):
+        terms.append(mul(neg(ty), div(out, y)))
+    return out, terms[0] if len(terms) == 1 else add(*terms)
+
+
+jvp_rules[binary_p["div"]] = _div_jvp
+transpose_rules[binary_p["div"]] = _div_transpose
+
+
+def _rem_jvp_y(t, out, x, y):
+    quotient = div(sub(x, out), y)  # x = q * y + out with q an integer value
+    return neg(mul(t, quotient))
+
+
+defjvp(binary_p["rem"], lambda t, out, x, y: _broadcast_like(t, out), _rem_jvp_y)
+
+
+def _broadcast_like(t, out):
+    from .shape import broadcast_in_dim
+
+    return t if t.shape == out.shape else broadcast_in_dim(t, out.shape, ())
+
+
+def _pow_jvp_x(t, out, x, y):
+    # d/dx x**y = y * x**(y-1), written as y * x**y / x where x != 0.
+    safe = pow(x, sub(y, _const(y, 1)))
+    return mul(t, mul(y, safe))
+
+
+def _pow_jvp_y(t, out, x, y):
+    zero = _const(x, 0)
+    log_x = select(eq(x, zero), _broadcast_like(zero, out), log(_broadcast_like(x, out)))
+    return mul(t, mul(out, log_x))
+
+
+defjvp(binary_p["pow"], _pow_jvp_x, _pow_jvp_y)
+
+
+def _minmax_jvp(pick):
+    # Ties split the tangent evenly between the two arguments, as JAX.
+    def contribution(mine, other):
+        def f(t, out, x, y):
+            a, b = (x, y) if mine == 0 else (y, x)
+            half = _const(t, 0.5)
+            one, zero = _const(t, 1), _const(t, 0)
+            weight = select(pick(a, b), _broadcast_like(one, out), _broadcast_like(zero, out))
+            weight = select(eq(a, b), _broadcast_like(half, out), weight)
+            return mul(_broadcast_like(t, out), weight)
+
+        return f
+
+    return contribution(0, 1), contribution(1, 0)
+
+
+defjvp(binary_p["max"], *_minmax_jvp(gt))
+defjvp(binary_p["min"], *_minmax_jvp(lt))
+
+
+def _atan2_jvp(t, out, x, y, wrt):
+    denom = add(mul(x, x), mul(y, y))
+    return mul(t, div(y, denom)) if wrt == 0 else neg(mul(t, div(x, denom)))
+
+
+defjvp(binary_p["atan2"], lambda t, out, x, y: _atan2_jvp(t, out, x, y, 0),
+       lambda t, out, x, y: _atan2_jvp(t, out, x, y, 1))
+
+
+def _integer_pow_jvp(t, out, x, *, y):
+    if y == 0:
+        return mul(t, _const(t, 0))
+    return mul(t, mul(_const(x, y), integer_pow(x, y - 1)))
+
+
+defjvp(integer_pow_p, _integer_pow_jvp)
+
+
+def _select_n_transpose(ct, which, *cases):
+    if isinstance(which, UndefinedPrimal):
+        raise ValueError("select_n is not linear in its predicate")
+    if isinstance(ct, Zero):
+        return [None] * (len(cases) + 1)
+    zeros = zeros_like_aval(ct.aval)
+    out = [None]
+    for i, case in enumerate(cases):
+        if isinstance(case, UndefinedPrimal):
+            picked = [ct if j == i else zeros for j in range(len(cases))]
+            out.append(select_n(which, *picked))
+        else:
+            out.append(None)
+    return out
+
+
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    out = select_n_p.bind(which, *cases)
+    if all(isinstance(t, Zero) for t in tangents[1:]):
+        return out, Zero(tangent_aval(out.aval))
+    return out, select_n_p.bind(which, *(instantiate(t) for t in tangents[1:]))
+
+
+jvp_rules[select_n_p] = _select_n_jvp
+transpose_rules[select_n_p] = _select_n_transpose
+
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
+    (x,), (t,) = primals, tangents
+    out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+    if not dtypes.is_inexact(new_dtype) or isinstance(t, Zero):
+        return out, Zero(tangent_aval(out.aval))
+    return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=False)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type):
+    if isinstance(ct, Zero):
+        return [None]
+    return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=False)]
+
+
+jvp_rules[convert_element_type_p] = _convert_jvp
+transpose_rules[convert_element_type_p] = _convert_transpose
+
+
+def _stop_gradient_jvp(primals, tangents):
+    return stop_gradient_p.bind(*primals), Zero(tangent_aval(primals[0].aval))
+
+
+jvp_rules[stop_gradient_p] = _stop_gradient_jvp
+deflinear(real_p, lambda ct, x: [None if isinstance(ct, Zero) else
+                                 convert_element_type(ct, x.aval.dtype)])
+deflinear(conj_p, lambda ct, x: [conj(ct)])

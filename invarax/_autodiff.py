@@ -1,0 +1,301 @@
+"""The autodiff API: jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian."""
+
+from __future__ import annotations
+
+import functools
+
+from .core import dtypes
+from .core.api_util import fun_name
+from .core.array import to_array
+from .core.pytree import tree_flatten, tree_unflatten
+from .interpreters import ad
+
+
+class _Flat:
+    """``fun`` on a flat list of leaves; records the output (and aux) structure."""
+
+    def __init__(self, fun, in_tree, has_aux: bool, who: str):
+        self.fun, self.in_tree, self.has_aux, self.who = fun, in_tree, has_aux, who
+        self.out_tree = self.aux_tree = None
+        self.num_out = 0
+
+    def __call__(self, leaves):
+        out = self.fun(*tree_unflatten(self.in_tree, leaves))
+        aux = ()
+        if self.has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                got = type(out).__name__
+                if isinstance(out, (tuple, list)):
+                    got += f" of length {len(out)}"
+                raise TypeError(
+                    f"{self.who} with has_aux=True requires the function to return a pair "
+                    f"(output, aux); it returned a {got}"
+                )
+            out, aux = out
+        out_leaves, self.out_tree = tree_flatten(out)
+        aux_leaves, self.aux_tree = tree_flatten(aux)
+        self.num_out = len(out_leaves)
+        return out_leaves + aux_leaves
+
+    def split(self, leaves):
+        """``(out, aux)`` pytrees from the flat outputs (aux is None without has_aux)."""
+        out = tree_unflatten(self.out_tree, leaves[: self.num_out])
+        aux = tree_unflatten(self.aux_tree, leaves[self.num_out :]) if self.has_aux else None
+        return out, aux
+
+
+def _leaves(tree, what):
+    leaves, treedef = tree_flatten(tree)
+    return [to_array(x, what) for x in leaves], treedef
+
+
+def _check_tangents(primals, tangents, in_tree, t_tree):
+    if in_tree != t_tree:
+        raise TypeError(
+            f"primal and tangent arguments must have the same tree structure; got "
+            f"{in_tree} and {t_tree}"
+        )
+    for p, t in zip(primals, tangents, strict=True):
+        if p.shape != t.shape:
+            raise ValueError(
+                f"a primal of shape {p.shape} got a tangent of shape {t.shape}; "
+                "each tangent must have its primal's shape"
+            )
+        if dtypes.is_inexact(p.dtype) and t.dtype != p.dtype:
+            raise TypeError(
+                f"a primal of dtype {p.dtype} got a tangent of dtype {t.dtype}; "
+                "each tangent must have its primal's dtype (use .astype)"
+            )
+
+
+def jvp(fun, primals, tangents, has_aux: bool = False):
+    """Forward mode: evaluate ``fun`` and its Jacobian-vector product.
+
+    Arguments:
+        fun: a function of arrays (pytrees allowed).
+        primals: a tuple or list of the arguments.
+        tangents: the tangents, with the structure, shapes and dtypes of ``primals``
+            (tangents of integer primals are ignored).
+        has_aux: whether ``fun`` returns ``(output, aux)``.
+
+    Returns:
+        ``(primals_out, tangents_out)``, and ``aux`` third with ``has_aux``.
+
+    Example:
+        >>> jvp(jnp.sin, (0.0,), (1.0,))
+        (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp takes primals and tangents as tuples: jvp(f, (x,), (t,))")
+    p_leaves, in_tree = _leaves(tuple(primals), "a jvp primal")
+    t_leaves, t_tree = _leaves(tuple(tangents), "a jvp tangent")
+    _check_tangents(p_leaves, t_leaves, in_tree, t_tree)
+    t_leaves = [
+        t if ad.is_differentiable(p.aval) else ad.Zero(p.aval)
+        for p, t in zip(p_leaves, t_leaves, strict=True)
+    ]
+    flat = _Flat(fun, in_tree, has_aux, "jvp")
+    outs, touts = ad.jvp_flat(flat, p_leaves, t_leaves, f"jvp of {fun_name(fun)}")
+    out, aux = flat.split(outs)
+    tout, _ = flat.split([ad.instantiate(t) for t in touts])
+    return (out, tout, aux) if has_aux else (out, tout)
+
+
+def linearize(fun, *primals, has_aux: bool = False):
+    """Evaluate ``fun`` and return its linear approximation at ``primals``.
+
+    Returns:
+        ``(out, f_jvp)`` (and ``aux``): ``f_jvp(*tangents)`` evaluates the staged linear
+        jaxpr, available as ``f_jvp.jaxpr``; it does no primal work.
+
+    Example:
+        >>> y, f_jvp = linearize(jnp.sin, 1.0)
+        >>> f_jvp(2.0)
+        Array(1.0806046, dtype=float32)
+    """
+    p_leaves, in_tree = _leaves(primals, "a linearize primal")
+    flat = _Flat(fun, in_tree, has_aux, "linearize")
+    outs, lin = ad.linearize_flat(flat, p_leaves, f"linearize of {fun_name(fun)}")
+    out, aux = flat.split(outs)
+    diff = [ad.is_differentiable(p.aval) for p in p_leaves]
+
+    def f_jvp(*tangents):
+        t_leaves, t_tree = _leaves(tangents, "a tangent")
+        _check_tangents(p_leaves, t_leaves, in_tree, t_tree)
+        touts = lin([t for t, d in zip(t_leaves, diff, strict=True) if d])
+        return tree_unflatten(flat.out_tree, touts[: flat.num_out])
+
+    f_jvp.jaxpr = lin.jaxpr
+    return (out, f_jvp, aux) if has_aux else (out, f_jvp)
+
+
+def vjp(fun, *primals, has_aux: bool = False):
+    """Reverse mode: evaluate ``fun`` and return a function of output cotangents.
+
+    Arguments:
+        fun: a function of arrays (pytrees allowed).
+        primals: its arguments.
+        has_aux: whether ``fun`` returns ``(output, aux)``.
+
+    Returns:
+        ``(out, vjp_fun)`` (and ``aux``). ``vjp_fun(ct)`` takes a cotangent with the
+        structure, shapes and dtypes of ``out`` and returns a tuple of cotangents,
+        one per primal.
+
+    Example:
+        >>> y, f_vjp = vjp(jnp.sin, 0.0)
+        >>> f_vjp(1.0)
+        (Array(1., dtype=float32),)
+    """
+    p_leaves, in_tree = _leaves(primals, "a vjp primal")
+    flat = _Flat(fun, in_tree, has_aux, "vjp")
+    outs, lin = ad.linearize_flat(flat, p_leaves, f"vjp of {fun_name(fun)}")
+    out, aux = flat.split(outs)
+    out_avals = [o.aval for o in outs[: flat.num_out]]
+
+    def vjp_fun(ct):
+        ct_leaves, ct_tree = tree_flatten(ct)
+        if ct_tree != flat.out_tree:
+            raise TypeError(
+                f"the cotangent passed to the vjp function must have the output's structure "
+                f"{flat.out_tree}, got {ct_tree}"
+            )
+        cts = []
+        for c, aval in zip(ct_leaves, out_avals, strict=True):
+            c = to_array(c, "a cotangent")
+            if c.shape != aval.shape:
+                raise ValueError(
+                    f"a cotangent of shape {c.shape} was given for an output of shape "
+                    f"{aval.shape}; they must match"
+                )
+            cts.append(c)
+        cts += [ad.Zero(ad.tangent_aval(o.aval)) for o in outs[flat.num_out :]]
+        in_cts = iter(lin.transpose(cts))
+        leaves = [
+            ad.instantiate(next(in_cts)) if ad.is_differentiable(p.aval)
+            else ad.zeros_like_aval(p.aval)
+            for p in p_leaves
+        ]
+        return tree_unflatten(in_tree, leaves)
+
+    return (out, vjp_fun, aux) if has_aux else (out, vjp_fun)
+
+
+def _argnums(fun, argnums, args, who):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not -len(args) <= i < len(args):
+            raise TypeError(
+                f"{who}: argnums={argnums} is out of range for {fun_name(fun)} called with "
+                f"{len(args)} positional argument(s)"
+            )
+    return [i % len(args) for i in nums]
+
+
+def _check_grad_inputs(tree, who, allow_int):
+    for leaf in tree_flatten(tree)[0]:
+        dtype = to_array(leaf, f"a {who} argument").dtype
+        if not dtypes.is_inexact(dtype) and not allow_int:
+            raise TypeError(
+                f"{who} requires real- or complex-valued inputs (a float dtype), but got "
+                f"{dtype.name}. Use jvp/vjp for integer inputs, convert the input with "
+                ".astype(jnp.float32), or pass allow_int=True."
+            )
+
+
+def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False):
+    """A function returning ``(fun(*args), gradient)`` (and aux inside the value).
+
+    Arguments:
+        fun: a function returning a scalar (float) output.
+        argnums: which positional argument(s) to differentiate: an int or a tuple.
+        has_aux: whether ``fun`` returns ``(output, aux)``; the value is then
+            ``(output, aux)``.
+        holomorphic, allow_int: as in JAX.
+
+    Returns:
+        A function with ``fun``'s signature returning ``(value, grad)``; ``grad`` has
+        the structure of the selected argument (a tuple for a tuple ``argnums``).
+
+    Example:
+        >>> value_and_grad(lambda x: x ** 2)(3.0)
+        (Array(9., dtype=float32, weak_type=True), Array(6., dtype=float32, weak_type=True))
+    """
+    who = "grad"
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        nums = _argnums(fun, argnums, args, who)
+        dyn = tuple(args[i] for i in nums)
+        _check_grad_inputs(dyn, who, allow_int)
+
+        def f_of_dyn(*d):
+            full = list(args)
+            for i, v in zip(nums, d, strict=True):
+                full[i] = v
+            return fun(*full, **kwargs)
+
+        res = vjp(f_of_dyn, *dyn, has_aux=has_aux)
+        out, vjp_fun = res[0], res[1]
+        out_arr = _check_scalar_output(out, has_aux)
+        grads = vjp_fun(_ones_like(out_arr))
+        grads = grads[0] if isinstance(argnums, int) else grads
+        value = (out, res[2]) if has_aux else out
+        return value, grads
+
+    return value_and_grad_f
+
+
+def _ones_like(x):
+    from .numpy import ones_like
+
+    return ones_like(x)
+
+
+def _check_scalar_output(out, has_aux):
+    leaves, tree = tree_flatten(out)
+    if len(leaves) != 1 or not hasattr(leaves[0], "shape"):
+        raise TypeError(
+            f"grad requires a function returning one scalar array, got a pytree {tree}"
+            + ("" if has_aux else "; if it returns (output, aux), pass has_aux=True")
+        )
+    x = to_array(leaves[0], "the output of the function given to grad")
+    if x.shape != ():
+        raise TypeError(
+            f"Gradient only defined for scalar-output functions. Output had shape: {x.shape}. "
+            "For non-scalar outputs use jacrev (or jacfwd) for the Jacobian, or vjp."
+        )
+    if not dtypes.is_inexact(x.dtype):
+        raise TypeError(
+            f"grad requires a real- or complex-valued output, but the output has dtype "
+            f"{x.dtype.name}; compute a float loss"
+        )
+    return x
+
+
+def grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+         allow_int: bool = False):
+    """The gradient of a scalar-valued ``fun`` with respect to argument(s) ``argnums``.
+
+    Arguments:
+        fun: a function returning a scalar (float) output (or ``(output, aux)``).
+        argnums: an int or a tuple of ints.
+        has_aux: whether ``fun`` returns ``(output, aux)``; then ``(grad, aux)`` is returned.
+
+    Returns:
+        A function with ``fun``'s signature returning the gradient, structured as the
+        selected argument(s).
+
+    Example:
+        >>> grad(jnp.sin)(0.0)
+        Array(1., dtype=float32, weak_type=True)
+    """
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return grad_f
