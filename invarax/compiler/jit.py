@@ -13,10 +13,10 @@ import functools
 from ..core import dtypes
 from ..core.api_util import StaticArgs, flatten_args
 from ..core.array import ArrayImpl
+from ..core.eval import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.pytree import tree_unflatten
 from ..core.trace import EVAL_TRACE, Primitive, Tracer, current_trace
-from ..core.eval import eval_jaxpr
 from ..interpreters import ad
 from ..interpreters.staging import trace_fun
 from .lower import compile_jaxpr
