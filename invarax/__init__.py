@@ -38,7 +38,8 @@ __all__ = [
     "Array", "ConcretizationTypeError", "TracerArrayConversionError",
     "TracerBoolConversionError", "TracerIntegerConversionError", "UnexpectedTracerError",
     "block_until_ready",
-    "grad", "jvp", "linearize", "value_and_grad", "vjp", "config", "device_get", "eval_jaxpr", "jit", "lax", "make_jaxpr",
+    "grad", "jvp", "linearize", "value_and_grad", "vjp", "config", "device_get", "eval_jaxpr",
+    "jit", "lax", "make_jaxpr",
     "numpy", "scipy", "tree_flatten", "tree_leaves", "tree_map", "tree_structure",
     "tree_unflatten", "tree_util",
 ]
