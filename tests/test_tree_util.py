@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import invarax.core.pytree
+import invarax.core.pytree_registry
 from invarax import tree_util as tu
 from invarax.tree_util import (
     DictKey,
@@ -74,8 +75,11 @@ class Config:
 NESTED = (1, {"b": [2, 3], "a": None, "c": Point(4, (5,))}, [None, 6])
 
 
-def test_doctests():
-    assert doctest.testmod(invarax.core.pytree).failed == 0
+@pytest.mark.parametrize(
+    "module", [invarax.core.pytree, invarax.core.pytree_registry], ids=lambda m: m.__name__
+)
+def test_doctests(module):
+    assert doctest.testmod(module).failed == 0
 
 
 def test_tree_util_reexports_everything():
