@@ -70,7 +70,7 @@ def _reshape_abstract_eval(x, new_sizes, dimensions):
     if math.prod(new_sizes) != x.size:
         raise TypeError(
             f"cannot reshape array of shape {x.shape} (size {x.size}) into shape {new_sizes} "
-            f"(size {math.prod(new_sizes)}); the sizes must be equal"
+            f"(size {math.prod(new_sizes)}); the sizes must be equal (-1 infers one dimension)"
         )
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
