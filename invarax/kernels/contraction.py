@@ -6,23 +6,33 @@ Any contraction is first *normalised* to one canonical problem,
 front and merged into ``B``, the free dimensions of each side are merged into
 ``M`` (lhs) and ``N`` (rhs), and the contracted dimensions into ``K``, in the order
 the dimension numbers list them. Both operands are cast to the output dtype *before*
-contracting and made C-contiguous, so the core routine sees the same arrays,
-with the same layout, whatever the original transposition, operand order
-(``x @ W.T``, ``einsum('nk,mk->nm', x, W)``, ``tensordot(x, W, ([1], [1]))``) or
-memory layout.
+contracting. The merged operands are strided views where NumPy can make one
+(copies otherwise); the layout never matters to the result.
 
-The core routine ``_bmm`` is the interim implementation: ``np.matmul`` for floats
-and complex (vendor BLAS, whose order of operations depends on the call shape,
-so rows are not yet invariant, N2). The compiled canonical kernel of
-``docs/numerics.md``, whose order is a fixed function of ``K`` alone, replaces
-``_bmm`` in a later issue and plugs into this normalisation unchanged. Integer
-contractions are exact (they accumulate in the output dtype and wrap, as JAX's
-``int32``); bool contractions are the logical or of ands, as JAX's.
+float32 and float64 products run in the compiled kernel ``_native.gemm``, whose
+order of operations for each output element is a fixed function of ``K`` alone
+(``docs/numerics.md``): ``K`` is cut into blocks of 256 terms, each block is an FMA
+chain ``s = fma(a[i, p], b[p, j], s)`` from ``s = 0`` in increasing ``p``, and the
+block sums are added in block order. The order is symmetric in the two operands,
+so ``A @ B`` and ``(B.T @ A.T).T`` agree bitwise, and it never depends on ``M``,
+``N``, ``B``, the layout or the thread count. Other dtypes reduce to it:
+
+- float16 is computed in float32 (exact conversions) and rounded once at the end;
+- complex: ``re = Ar @ Br - Ai @ Bi`` and ``im = Ar @ Bi + Ai @ Br``, each product a
+  canonical real product;
+- integers are exact (they accumulate in the output dtype and wrap, as JAX's
+  ``int32``, so the order cannot matter) and bools are the logical or of ands, as
+  JAX's: both use NumPy's exact integer ``matmul``.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from . import _native
+from ._threads import num_threads
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _prod(sizes) -> int:
@@ -30,7 +40,7 @@ def _prod(sizes) -> int:
 
 
 def _canonical(x: np.ndarray, batch, middle, last, dtype) -> np.ndarray:
-    """``x`` with its axes ``batch``, ``middle``, ``last`` merged into a contiguous 3-d array.
+    """``x`` with its axes ``batch``, ``middle``, ``last`` merged into a 3-d array of ``dtype``.
 
     Arguments:
         x: the operand.
@@ -38,7 +48,8 @@ def _canonical(x: np.ndarray, batch, middle, last, dtype) -> np.ndarray:
         dtype: the dtype of the result (the cast happens before contracting).
 
     Returns:
-        A C-contiguous array of shape ``(prod(batch), prod(middle), prod(last))``.
+        An aligned array of shape ``(prod(batch), prod(middle), prod(last))``: a strided
+        view of ``x`` when NumPy can merge the axes without copying, else a copy.
 
     Example:
         >>> _canonical(np.ones((2, 3, 4)), [1], [0], [2], np.float32).shape
@@ -46,20 +57,42 @@ def _canonical(x: np.ndarray, batch, middle, last, dtype) -> np.ndarray:
     """
     shape = [_prod([x.shape[d] for d in group]) for group in (batch, middle, last)]
     moved = np.transpose(x, [*batch, *middle, *last])
-    return np.require(moved, dtype=dtype, requirements="CA").reshape(shape)
+    return np.require(moved, dtype=dtype, requirements="A").reshape(shape)
+
+
+def _gemm(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """The canonical product ``(B, M, K) x (B, K, N) -> (B, M, N)`` of float32 or float64.
+
+    Example:
+        >>> _gemm(np.ones((1, 2, 3), np.float32), np.ones((1, 3, 4), np.float32))[0, 0]
+        array([3., 3., 3., 3.], dtype=float32)
+    """
+    out = np.empty((lhs.shape[0], lhs.shape[1], rhs.shape[2]), lhs.dtype)
+    _native.gemm(lhs, rhs, out, num_threads())
+    return out
 
 
 def _bmm(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """The core routine: ``(B, M, K) x (B, K, N) -> (B, M, N)``, both of the output dtype.
-
-    Interim: ``np.matmul``, which is exact for integers (accumulating in their dtype)
-    and gives the logical or of ands for bools. The canonical kernel replaces it.
+    """``(B, M, K) x (B, K, N) -> (B, M, N)`` for operands of the output dtype.
 
     Example:
         >>> _bmm(np.ones((1, 2, 3), np.int32), np.ones((1, 3, 4), np.int32)).tolist()[0][0]
         [3, 3, 3, 3]
     """
-    return np.matmul(lhs, rhs)
+    dtype = lhs.dtype
+    if dtype in _FLOATS:
+        return _gemm(lhs, rhs)
+    if dtype == np.float16:
+        return _gemm(lhs.astype(np.float32), rhs.astype(np.float32)).astype(dtype)
+    if dtype.kind == "c":
+        real = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+        ar, ai = (np.require(part, real, "A") for part in (lhs.real, lhs.imag))
+        br, bi = (np.require(part, real, "A") for part in (rhs.real, rhs.imag))
+        out = np.empty((lhs.shape[0], lhs.shape[1], rhs.shape[2]), dtype)
+        out.real = _gemm(ar, br) - _gemm(ai, bi)
+        out.imag = _gemm(ar, bi) + _gemm(ai, br)
+        return out
+    return np.matmul(np.ascontiguousarray(lhs), np.ascontiguousarray(rhs))
 
 
 def dot_general(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers, out_dtype) -> np.ndarray:

@@ -3,42 +3,44 @@
 Every reduction in invarax is computed here, and the order of floating-point
 operations of each output element is a fixed function of the reduction length
 ``K`` alone: never of the other dimensions, the memory layout, the position of
-the reduced axes or the batch size (contract N2/N4/N5).
+the reduced axes or the batch size (contract N2/N4/N5). ``docs/numerics.md``
+states each order in full; in short, for float32 and float64:
 
-This is the interim, NumPy-backed implementation; the compiled canonical kernels
-documented in ``docs/numerics.md`` replace it in a later issue. It gets the
-property cheaply: ``_rows`` moves the reduced axes to the end (keeping their
-order), casts to the accumulation dtype *before* reducing, and makes the operand a
-C-contiguous, aligned ``(M, K)`` array; each kernel then reduces along the last
-axis. A NumPy reduction over a contiguous last axis without casting is not
-buffered, so each row is handed to the inner loop whole, and:
-
-- ``reduce_sum`` is ``0 + pairwise(row)``, NumPy's pairwise summation: a row of
-  n < 8 elements is summed left to right from 0; for n <= 128, eight accumulators
-  take elements i, i+8, i+16, ... (of the first n - n % 8), are combined as
-  ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, and the last n % 8 elements
-  are added left to right; above 128 the row splits at n2 = n // 2 rounded down to
-  a multiple of 8, and ``pairwise(row[:n2]) + pairwise(row[n2:])``. The tests pin
-  this order with a Python reference;
+- ``reduce_sum`` is ``0 + pairwise(row)``, NumPy's pairwise summation written out in
+  the compiled kernel: a row of n < 8 elements is summed left to right from 0; for
+  n <= 128, eight accumulators take elements i, i+8, i+16, ... (of the first
+  n - n % 8), are combined as ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``,
+  and the last n % 8 elements are added left to right; above 128 the row splits at
+  n2 = n // 2 rounded down to a multiple of 8, and
+  ``pairwise(row[:n2]) + pairwise(row[n2:])``;
 - ``reduce_prod`` is the sequential product ``((x0 * x1) * x2) ...``;
-- ``reduce_max``/``reduce_min`` propagate NaN (as JAX); the sign of a zero result
-  is that of the first zero met in row-major order of the reduced elements;
-- ``reduce_and``/``reduce_or``, integer sums and products are exact (integers wrap);
-- ``cumulative`` is the sequential scan ``y[i] = op(y[i-1], x[i])`` of each row;
-- ``argmax``/``argmin`` give the first index of the extremum, a NaN counting as
-  the extremum (so the index of the first NaN), as JAX.
+- ``reduce_max``/``reduce_min`` give ``row[argmax(row)]`` (``argmin``): NaN propagates
+  (the first NaN), and a zero result has the sign of the first zero among the extrema;
+- ``argmax``/``argmin`` give the first index of the extremum, a NaN counting as the
+  extremum (so the index of the first NaN), as JAX;
+- ``cumulative`` is the sequential scan ``y[i] = op(y[i-1], x[i])`` of each row.
 
-The elements of a multi-axis reduction are taken in row-major order of the
-reduced axes.
+The elements of a multi-axis reduction are taken in row-major order of the reduced
+axes. float16 is reduced in float32 (exact conversions) and rounded once at the end.
+Integer and bool reductions are exact (integers wrap), so their order cannot matter;
+they use NumPy's.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import _native
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_HALF = np.dtype(np.float16)
+
+# The op codes of _native.reduce.
+_SUM, _PROD, _MAX, _MIN, _ARGMAX, _ARGMIN = range(6)
+
 
 def _rows(x: np.ndarray, axes, dtype) -> tuple[np.ndarray, tuple]:
-    """``x`` as a C-contiguous ``(M, K)`` array of ``dtype`` whose rows are the reduced elements.
+    """``x`` as an aligned ``(M, K)`` array of ``dtype`` whose rows are the reduced elements.
 
     Arguments:
         x: the operand.
@@ -46,7 +48,9 @@ def _rows(x: np.ndarray, axes, dtype) -> tuple[np.ndarray, tuple]:
         dtype: the dtype to reduce in; the cast happens here, never inside the reduce.
 
     Returns:
-        ``(rows, out_shape)``: the rows, and the shape of the result (the kept axes).
+        ``(rows, out_shape)``: the rows (a strided view of ``x`` when NumPy can merge
+        the axes without copying, else a copy), and the shape of the result (the kept
+        axes).
 
     Example:
         >>> _rows(np.ones((2, 3, 4)), (0, 2), np.float32)[0].shape
@@ -57,8 +61,15 @@ def _rows(x: np.ndarray, axes, dtype) -> tuple[np.ndarray, tuple]:
     m = int(np.prod(out_shape, dtype=np.int64))
     k = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
     moved = np.transpose(x, kept + list(axes))
-    rows = np.require(moved, dtype=dtype, requirements="CA").reshape(m, k)
+    rows = np.require(moved, dtype=dtype, requirements="A").reshape(m, k)
     return rows, out_shape
+
+
+def _native_rows(op: int, rows: np.ndarray, out_dtype) -> np.ndarray:
+    """``_native.reduce`` of the float32/float64 ``rows`` into a new ``(M,)`` array."""
+    out = np.empty(rows.shape[0], out_dtype)
+    _native.reduce(op, rows, out)
+    return out
 
 
 # The value of an empty reduction, per operation (infinities saturate for integers and bools).
@@ -88,24 +99,46 @@ def identity(op: str, dtype) -> np.ndarray:
     return np.asarray(value).astype(dtype)
 
 
-def _reducer(ufunc, op: str):
-    """A kernel ``f(x, axes, dtype)`` reducing with ``ufunc`` along the rows of ``_rows``."""
+def _reducer(ufunc, op: str, code):
+    """A kernel ``f(x, axes, dtype)``: the compiled op ``code`` for floats, exact ``ufunc`` else."""
 
     def kernel(x: np.ndarray, axes, dtype) -> np.ndarray:
+        dtype = np.dtype(dtype)
+        if code is not None and (dtype in _FLOATS or dtype == _HALF):
+            wide = np.dtype(np.float32) if dtype == _HALF else dtype
+            rows, out_shape = _rows(x, axes, wide)
+            return _native_rows(code, rows, wide).astype(dtype, copy=False).reshape(out_shape)
         rows, out_shape = _rows(x, axes, dtype)
+        if dtype.kind == "c":
+            return _complex(op, rows).reshape(out_shape)
         if rows.shape[1] == 0:
-            return np.full(out_shape, identity(op, rows.dtype))
-        return ufunc.reduce(rows, axis=1, dtype=rows.dtype).reshape(out_shape)
+            return np.full(out_shape, identity(op, dtype))
+        # Integers and bools: exact, so NumPy's order cannot show.
+        return ufunc.reduce(rows, axis=1, dtype=dtype).reshape(out_shape)
 
     return kernel
 
 
-reduce_sum = _reducer(np.add, "sum")
-reduce_prod = _reducer(np.multiply, "prod")
-reduce_max = _reducer(np.maximum, "max")
-reduce_min = _reducer(np.minimum, "min")
-reduce_and = _reducer(np.bitwise_and, "and")
-reduce_or = _reducer(np.bitwise_or, "or")
+def _complex(op: str, rows: np.ndarray) -> np.ndarray:
+    """Complex sums (of the real and imaginary parts, each canonical) and sequential products."""
+    if op == "sum":
+        real = np.dtype(np.float32 if rows.dtype == np.complex64 else np.float64)
+        out = np.empty(rows.shape[0], rows.dtype)
+        out.real = _native_rows(_SUM, np.require(rows.real, real, "A"), real)
+        out.imag = _native_rows(_SUM, np.require(rows.imag, real, "A"), real)
+        return out
+    if rows.shape[1] == 0:
+        return np.ones(rows.shape[0], rows.dtype)
+    # A scan is sequential by definition: its last element is ((x0 * x1) * x2) ...
+    return np.multiply.accumulate(rows, axis=1)[:, -1].copy()
+
+
+reduce_sum = _reducer(np.add, "sum", _SUM)
+reduce_prod = _reducer(np.multiply, "prod", _PROD)
+reduce_max = _reducer(np.maximum, "max", _MAX)
+reduce_min = _reducer(np.minimum, "min", _MIN)
+reduce_and = _reducer(np.bitwise_and, "and", None)
+reduce_or = _reducer(np.bitwise_or, "or", None)
 
 reduce_sum.__doc__ = """Sum of ``x`` over ``axes``, accumulated and returned in ``dtype``.
 
@@ -124,16 +157,22 @@ Example:
 """
 
 
-def _arg_extremum(np_arg):
+def _arg_extremum(code, np_arg):
     def kernel(x: np.ndarray, axis: int, index_dtype) -> np.ndarray:
-        rows, out_shape = _rows(x, (axis,), x.dtype)
-        return np_arg(rows, axis=1).astype(index_dtype).reshape(out_shape)
+        if x.dtype in _FLOATS or x.dtype == _HALF:
+            wide = np.dtype(np.float32) if x.dtype == _HALF else x.dtype
+            rows, out_shape = _rows(x, (axis,), wide)
+            found = _native_rows(code, rows, np.int64)
+        else:  # integers and bools: exact
+            rows, out_shape = _rows(x, (axis,), x.dtype)
+            found = np_arg(rows, axis=1)
+        return found.astype(index_dtype).reshape(out_shape)
 
     return kernel
 
 
-argmax = _arg_extremum(np.argmax)
-argmin = _arg_extremum(np.argmin)
+argmax = _arg_extremum(_ARGMAX, np.argmax)
+argmin = _arg_extremum(_ARGMIN, np.argmin)
 
 argmax.__doc__ = """Index of the first maximum of ``x`` along ``axis`` (a NaN is the maximum).
 
@@ -164,6 +203,11 @@ SCANS = {
 def cumulative(kind: str, x: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
     """Inclusive scan of ``x`` along ``axis``: ``y[i] = op(y[i-1], x[i])``, sequentially.
 
+    A scan's order is fixed by its definition: each ``y[i]`` is one application of the
+    elementwise ``op`` (a NumPy ufunc, whose bits never depend on the layout) to
+    ``y[i-1]`` and ``x[i]``. NumPy's ``accumulate`` computes exactly that, along any
+    axis of any layout.
+
     Arguments:
         kind: one of ``SCANS``: ``"sum"``, ``"prod"``, ``"max"``, ``"min"``, ``"logsumexp"``.
         x: a NumPy array (computed in its own dtype).
@@ -171,17 +215,12 @@ def cumulative(kind: str, x: np.ndarray, axis: int, reverse: bool) -> np.ndarray
         reverse: scan from the last element to the first.
 
     Returns:
-        An array of ``x``'s shape and dtype.
+        A C-contiguous array of ``x``'s shape and dtype.
 
     Example:
         >>> cumulative("sum", np.arange(4, dtype=np.int32), 0, reverse=True)
         array([6, 6, 5, 3], dtype=int32)
     """
-    rows, out_shape = _rows(x, (axis,), x.dtype)
-    if reverse:
-        rows = np.ascontiguousarray(rows[:, ::-1])
-    out = SCANS[kind].accumulate(rows, axis=1, dtype=rows.dtype)
-    if reverse:
-        out = out[:, ::-1]
-    out = out.reshape(*out_shape, x.shape[axis])
-    return np.ascontiguousarray(np.moveaxis(out, -1, axis))
+    x = np.flip(x, axis) if reverse else x
+    out = SCANS[kind].accumulate(x, axis=axis, dtype=x.dtype)
+    return np.ascontiguousarray(np.flip(out, axis) if reverse else out)

@@ -1,0 +1,258 @@
+/* gemm.c - the canonical contraction kernel (docs/numerics.md, "Contractions").
+ *
+ * C[b] = A[b] @ B[b] for float and double, with strided operands. gemm_impl.h holds the
+ * type-generic loops; this file holds the microkernels, the dispatch and the threads.
+ * Each thread computes whole output tiles, so the thread count never changes an
+ * element's order of operations.
+ */
+#include "native.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef _WIN32
+#include <pthread.h>
+#endif
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_AVX2 1
+#include <immintrin.h>
+#endif
+
+/* Cache blocking: rows per packed block of A, columns per packed block of B. */
+#define MC 144
+#define NC 1024
+#define MAX_MR 8
+#define MAX_NR 16
+#define SCALAR_MR 4
+#define SCALAR_NR 8
+#define ABUF_ELEMS ((ptrdiff_t)MC * INVARAX_KB)
+#define BBUF_ELEMS ((ptrdiff_t)INVARAX_KB * (NC + MAX_NR))
+#define MAX_THREADS 64
+
+/* A microkernel with its tile shape. */
+typedef struct {
+    int mr, nr;
+    void (*ukr)(void);
+} kernel_desc;
+
+/* One gemm call, shared by its threads. */
+typedef struct {
+    kernel_desc desc;
+    operand3 a, b;
+    void *c;
+    ptrdiff_t m, n, k, units, chunks;
+    int split_m, nthreads;
+    void *bufs[MAX_THREADS];
+} gemm_job;
+
+/* The start of chunk `c` of `chunks` when `total` items are cut at multiples of `unit`. */
+static ptrdiff_t chunk_bound(ptrdiff_t total, int unit, ptrdiff_t chunks, ptrdiff_t c) {
+    ptrdiff_t tiles = (total + unit - 1) / unit;
+    ptrdiff_t bound = (tiles * c / chunks) * unit;
+    return bound < total ? bound : total;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------ */
+
+static int g_isa = -1;
+
+int isa_detect(void) {
+#ifdef HAVE_AVX2
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return ISA_AVX2;
+#endif
+    return ISA_SCALAR;
+}
+
+int isa_current(void) {
+    if (g_isa < 0) g_isa = isa_detect();
+    return g_isa;
+}
+
+int isa_set(int isa) {
+    if (isa < 0 || isa > isa_detect()) return -1;
+    g_isa = isa;
+    return 0;
+}
+
+/* ---- AVX2 + FMA microkernels: 6 x 16 floats, 6 x 8 doubles ------------------------- */
+
+#ifdef HAVE_AVX2
+#define AVX2 __attribute__((target("avx2,fma")))
+
+/* One FMA chain per element: s = fma(a[i], b[j], s) for p in increasing order. */
+#define UKR_AVX2(NAME, T, V, ZERO, LOAD, LOADU, STOREU, ADD, BCAST, FMADD, W)               \
+    static AVX2 void NAME(ptrdiff_t kb, const T *a, const T *b, T *c, ptrdiff_t ldc,       \
+                          int first) {                                                     \
+        V s00 = ZERO(), s01 = ZERO(), s10 = ZERO(), s11 = ZERO(), s20 = ZERO();          \
+        V s21 = ZERO(), s30 = ZERO(), s31 = ZERO(), s40 = ZERO(), s41 = ZERO();          \
+        V s50 = ZERO(), s51 = ZERO();                                                      \
+        for (ptrdiff_t p = 0; p < kb; p++, a += 6, b += 2 * W) {                           \
+            V b0 = LOAD(b), b1 = LOAD(b + W), x;                                           \
+            x = BCAST(a + 0); s00 = FMADD(x, b0, s00); s01 = FMADD(x, b1, s01);            \
+            x = BCAST(a + 1); s10 = FMADD(x, b0, s10); s11 = FMADD(x, b1, s11);            \
+            x = BCAST(a + 2); s20 = FMADD(x, b0, s20); s21 = FMADD(x, b1, s21);            \
+            x = BCAST(a + 3); s30 = FMADD(x, b0, s30); s31 = FMADD(x, b1, s31);            \
+            x = BCAST(a + 4); s40 = FMADD(x, b0, s40); s41 = FMADD(x, b1, s41);            \
+            x = BCAST(a + 5); s50 = FMADD(x, b0, s50); s51 = FMADD(x, b1, s51);            \
+        }                                                                                  \
+        V s[12] = {s00, s01, s10, s11, s20, s21, s30, s31, s40, s41, s50, s51};            \
+        for (int i = 0; i < 6; i++)                                                        \
+            for (int h = 0; h < 2; h++) {                                                  \
+                T *ci = c + i * ldc + h * W;                                               \
+                STOREU(ci, first ? s[2 * i + h] : ADD(LOADU(ci), s[2 * i + h]));           \
+            }                                                                              \
+    }
+
+UKR_AVX2(ukr_avx2_f32, float, __m256, _mm256_setzero_ps, _mm256_load_ps, _mm256_loadu_ps,
+         _mm256_storeu_ps, _mm256_add_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, 8)
+UKR_AVX2(ukr_avx2_f64, double, __m256d, _mm256_setzero_pd, _mm256_load_pd, _mm256_loadu_pd,
+         _mm256_storeu_pd, _mm256_add_pd, _mm256_broadcast_sd, _mm256_fmadd_pd, 4)
+#endif
+
+/* ---- the type-generic loops ---------------------------------------------------------- */
+
+#define T float
+#define SFX f32
+#define FMA fmaf
+#include "gemm_impl.h"
+#undef T
+#undef SFX
+#undef FMA
+
+#define T double
+#define SFX f64
+#define FMA fma
+#include "gemm_impl.h"
+#undef T
+#undef SFX
+#undef FMA
+
+static kernel_desc select_kernel(int dbl) {
+    kernel_desc d = {SCALAR_MR, SCALAR_NR,
+                     dbl ? (void (*)(void))ukr_scalar_f64 : (void (*)(void))ukr_scalar_f32};
+#ifdef HAVE_AVX2
+    if (isa_current() == ISA_AVX2) {
+        d.mr = 6;
+        d.nr = dbl ? 8 : 16;
+        d.ukr = dbl ? (void (*)(void))ukr_avx2_f64 : (void (*)(void))ukr_avx2_f32;
+    }
+#endif
+    return d;
+}
+
+/* ---- buffers: packed blocks, kept between calls (fresh pages cost more than the work) - */
+
+#define BUF_BYTES ((size_t)(ABUF_ELEMS + BBUF_ELEMS) * sizeof(double))
+#define POOL_CAP 8
+
+static void *g_pool[POOL_CAP];
+static int g_pool_n;
+#ifndef _WIN32
+static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+#define LOCK() pthread_mutex_lock(&g_pool_lock)
+#define UNLOCK() pthread_mutex_unlock(&g_pool_lock)
+#else
+#define LOCK()
+#define UNLOCK()
+#endif
+
+static void *buf_acquire(void) {
+    void *p = NULL;
+    LOCK();
+    if (g_pool_n > 0) p = g_pool[--g_pool_n];
+    UNLOCK();
+    return p ? p : aligned_alloc(64, BUF_BYTES);
+}
+
+static void buf_release(void *p) {
+    if (!p) return;
+    LOCK();
+    if (g_pool_n < POOL_CAP) {
+        g_pool[g_pool_n++] = p;
+        p = NULL;
+    }
+    UNLOCK();
+    free(p);
+}
+
+/* ---- threads ------------------------------------------------------------------------- */
+
+typedef struct {
+    gemm_job *job;
+    int t, dbl;
+} worker_arg;
+
+static void *worker(void *p) {
+    worker_arg *w = p;
+    if (w->dbl)
+        gemm_units_f64(w->job, w->t);
+    else
+        gemm_units_f32(w->job, w->t);
+    return NULL;
+}
+
+/* Work below this many multiply-adds runs on one thread (starting one costs more). */
+#define MIN_FMAS_PER_THREAD 400000
+
+int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, ptrdiff_t n,
+         ptrdiff_t k, int nthreads) {
+    size_t esize = dbl ? sizeof(double) : sizeof(float);
+    if (nb == 0 || m == 0 || n == 0) return 0;
+    if (k == 0) {
+        memset(c, 0, (size_t)(nb * m * n) * esize);
+        return 0;
+    }
+    gemm_job job;
+    memset(&job, 0, sizeof job);
+    job.desc = select_kernel(dbl);
+    job.a = a;
+    job.b = b;
+    job.c = c;
+    job.m = m;
+    job.n = n;
+    job.k = k;
+    double fmas = (double)nb * m * n * k;
+    if (nthreads > MAX_THREADS) nthreads = MAX_THREADS;
+    if (nthreads > fmas / MIN_FMAS_PER_THREAD) nthreads = (int)(fmas / MIN_FMAS_PER_THREAD);
+    if (nthreads < 1) nthreads = 1;
+#ifdef _WIN32
+    nthreads = 1;
+#endif
+    /* Cut each matrix into `chunks` row or column ranges so that there are enough units. */
+    ptrdiff_t mt = (m + job.desc.mr - 1) / job.desc.mr, nt = (n + job.desc.nr - 1) / job.desc.nr;
+    job.split_m = mt >= nt;
+    job.chunks = nb >= nthreads ? 1 : (nthreads + nb - 1) / nb;
+    if (job.chunks > (job.split_m ? mt : nt)) job.chunks = job.split_m ? mt : nt;
+    job.units = nb * job.chunks;
+    if (nthreads > job.units) nthreads = (int)job.units;
+    job.nthreads = nthreads;
+    int status = 0;
+    for (int t = 0; t < nthreads; t++) {
+        job.bufs[t] = buf_acquire();
+        if (!job.bufs[t]) status = -1;
+    }
+    if (status == 0) {
+#ifndef _WIN32
+        pthread_t tid[MAX_THREADS];
+        worker_arg args[MAX_THREADS];
+        int started[MAX_THREADS] = {0};
+        for (int t = 1; t < nthreads; t++) {
+            args[t] = (worker_arg){&job, t, dbl};
+            started[t] = pthread_create(&tid[t], NULL, worker, &args[t]) == 0;
+            if (!started[t]) worker(&args[t]);
+        }
+#endif
+        worker_arg self = {&job, 0, dbl};
+        worker(&self);
+#ifndef _WIN32
+        for (int t = 1; t < nthreads; t++)
+            if (started[t]) pthread_join(tid[t], NULL);
+#endif
+    }
+    for (int t = 0; t < nthreads; t++) buf_release(job.bufs[t]);
+    return status;
+}

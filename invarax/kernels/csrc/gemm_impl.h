@@ -1,0 +1,138 @@
+/* gemm_impl.h - the contraction kernel for one element type, included by gemm.c with
+ * T (the element type), SFX (a name suffix) and FMA (the fused multiply-add of T) defined.
+ *
+ * The order of operations (docs/numerics.md): for every output element
+ * C[i, j] = sum_p A[i, p] * B[p, j], the K terms are split into blocks of INVARAX_KB
+ * (the last may be shorter); in each block s = 0, then s = FMA(A[i, p], B[p, j], s)
+ * for p in increasing order; C = s0, then C = C + s1, C = C + s2, ... in block order.
+ * The packing and the tiling below only decide which outputs are computed together.
+ */
+
+#define CAT_(a, b) a##_##b
+#define CAT(a, b) CAT_(a, b)
+#define F(name) CAT(name, SFX)
+
+/* Store a finished tile: C = s for the first block, else C = C + s. */
+static void F(merge)(const T *s, ptrdiff_t lds, T *c, ptrdiff_t ldc, int rows, int cols,
+                     int first) {
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            c[i * ldc + j] = first ? s[i * lds + j] : c[i * ldc + j] + s[i * lds + j];
+}
+
+/* The portable microkernel: a SCALAR_MR x SCALAR_NR tile, one FMA chain per element. */
+static void F(ukr_scalar)(ptrdiff_t kb, const T *a, const T *b, T *c, ptrdiff_t ldc,
+                          int first) {
+    T s[SCALAR_MR][SCALAR_NR];
+    for (int i = 0; i < SCALAR_MR; i++)
+        for (int j = 0; j < SCALAR_NR; j++) s[i][j] = 0;
+    for (ptrdiff_t p = 0; p < kb; p++)
+        for (int i = 0; i < SCALAR_MR; i++)
+            for (int j = 0; j < SCALAR_NR; j++)
+                s[i][j] = FMA(a[p * SCALAR_MR + i], b[p * SCALAR_NR + j], s[i][j]);
+    F(merge)(&s[0][0], SCALAR_NR, c, ldc, SCALAR_MR, SCALAR_NR, first);
+}
+
+/* Pack rows [0, mc) x columns [0, kb) of A (strides sm, sk) into micro-panels of mr rows:
+ * panel q holds dst[q*mr*kb + p*mr + i] = A[q*mr + i, p], zero past the last row. */
+static void F(pack_a)(const T *a, ptrdiff_t sm, ptrdiff_t sk, ptrdiff_t mc, ptrdiff_t kb,
+                      int mr, T *dst) {
+    for (ptrdiff_t q = 0; q < mc; q += mr, dst += mr * kb) {
+        int rows = mc - q < mr ? (int)(mc - q) : mr;
+        const T *src = a + q * sm;
+        if (sk == 1) {
+            for (int i = 0; i < rows; i++)
+                for (ptrdiff_t p = 0; p < kb; p++) dst[p * mr + i] = src[i * sm + p];
+        } else {
+            for (ptrdiff_t p = 0; p < kb; p++)
+                for (int i = 0; i < rows; i++) dst[p * mr + i] = src[i * sm + p * sk];
+        }
+        for (int i = rows; i < mr; i++)
+            for (ptrdiff_t p = 0; p < kb; p++) dst[p * mr + i] = 0;
+    }
+}
+
+/* Pack rows [0, kb) x columns [0, nc) of B (strides sk, sn) into micro-panels of nr columns:
+ * dst[q*nr*kb + p*nr + j] = B[p, q*nr + j], zero past the last column. */
+static void F(pack_b)(const T *b, ptrdiff_t sk, ptrdiff_t sn, ptrdiff_t kb, ptrdiff_t nc,
+                      int nr, T *dst) {
+    for (ptrdiff_t q = 0; q < nc; q += nr, dst += nr * kb) {
+        int cols = nc - q < nr ? (int)(nc - q) : nr;
+        const T *src = b + q * sn;
+        if (sn == 1) {
+            for (ptrdiff_t p = 0; p < kb; p++) {
+                for (int j = 0; j < cols; j++) dst[p * nr + j] = src[p * sk + j];
+                for (int j = cols; j < nr; j++) dst[p * nr + j] = 0;
+            }
+        } else {
+            for (int j = 0; j < cols; j++)
+                for (ptrdiff_t p = 0; p < kb; p++) dst[p * nr + j] = src[j * sn + p * sk];
+            for (int j = cols; j < nr; j++)
+                for (ptrdiff_t p = 0; p < kb; p++) dst[p * nr + j] = 0;
+        }
+    }
+}
+
+/* One matrix product C[:m, :n] = A[:m, :] @ B[:, :n] with the blocked loops of BLIS:
+ * columns in blocks of NC, K in blocks of INVARAX_KB (the blocks of the order), rows in
+ * blocks of MC; abuf and bbuf hold the packed blocks. */
+static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdiff_t sak,
+                          const T *b, ptrdiff_t sbk, ptrdiff_t sbn, T *c, ptrdiff_t ldc,
+                          ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, T *abuf, T *bbuf) {
+    const int mr = d->mr, nr = d->nr;
+    void (*ukr)(ptrdiff_t, const T *, const T *, T *, ptrdiff_t, int) =
+        (void (*)(ptrdiff_t, const T *, const T *, T *, ptrdiff_t, int))d->ukr;
+    T tile[MAX_MR * MAX_NR];
+    for (ptrdiff_t jc = 0; jc < n; jc += NC) {
+        ptrdiff_t nc = n - jc < NC ? n - jc : NC;
+        for (ptrdiff_t pc = 0; pc < k; pc += INVARAX_KB) {
+            ptrdiff_t kb = k - pc < INVARAX_KB ? k - pc : INVARAX_KB;
+            int first = pc == 0;
+            F(pack_b)(b + pc * sbk + jc * sbn, sbk, sbn, kb, nc, nr, bbuf);
+            for (ptrdiff_t ic = 0; ic < m; ic += MC) {
+                ptrdiff_t mc = m - ic < MC ? m - ic : MC;
+                F(pack_a)(a + ic * sam + pc * sak, sam, sak, mc, kb, mr, abuf);
+                for (ptrdiff_t jr = 0; jr < nc; jr += nr) {
+                    int cols = nc - jr < nr ? (int)(nc - jr) : nr;
+                    for (ptrdiff_t ir = 0; ir < mc; ir += mr) {
+                        int rows = mc - ir < mr ? (int)(mc - ir) : mr;
+                        T *ct = c + (ic + ir) * ldc + jc + jr;
+                        if (rows == mr && cols == nr) {
+                            ukr(kb, abuf + ir * kb, bbuf + jr * kb, ct, ldc, first);
+                        } else {
+                            ukr(kb, abuf + ir * kb, bbuf + jr * kb, tile, nr, 1);
+                            F(merge)(tile, nr, ct, ldc, rows, cols, first);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Run work units [t, t + stride, ...) of a gemm job on one thread. */
+static void F(gemm_units)(const gemm_job *job, int t) {
+    const kernel_desc *d = &job->desc;
+    const T *a = job->a.p, *b = job->b.p;
+    T *abuf = job->bufs[t], *bbuf = abuf + ABUF_ELEMS;
+    for (ptrdiff_t u = t; u < job->units; u += job->nthreads) {
+        ptrdiff_t bi = u / job->chunks, ch = u % job->chunks;
+        ptrdiff_t m0 = 0, m1 = job->m, n0 = 0, n1 = job->n;
+        if (job->split_m) {
+            m0 = chunk_bound(job->m, d->mr, job->chunks, ch);
+            m1 = chunk_bound(job->m, d->mr, job->chunks, ch + 1);
+        } else {
+            n0 = chunk_bound(job->n, d->nr, job->chunks, ch);
+            n1 = chunk_bound(job->n, d->nr, job->chunks, ch + 1);
+        }
+        if (m1 <= m0 || n1 <= n0) continue;
+        F(gemm_block)(d, a + bi * job->a.s0 + m0 * job->a.s1, job->a.s1, job->a.s2,
+                      b + bi * job->b.s0 + n0 * job->b.s2, job->b.s1, job->b.s2,
+                      (T *)job->c + (bi * job->m + m0) * job->n + n0, job->n, m1 - m0,
+                      n1 - n0, job->k, abuf, bbuf);
+    }
+}
+
+#undef F
+#undef CAT
+#undef CAT_

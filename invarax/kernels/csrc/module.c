@@ -1,0 +1,166 @@
+/* module.c - the Python module invarax.kernels._native: the canonical kernels' entry points.
+ *
+ * Operands arrive as objects with the buffer protocol (NumPy arrays), with any strides;
+ * outputs are C-contiguous and writable. The GIL is released while a kernel runs.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <string.h>
+
+#include "native.h"
+
+static const char *ISA_NAMES[ISA_COUNT] = {"scalar", "avx2"};
+
+/* 1 for double, 0 for float, -1 (with an exception set) otherwise. */
+static int float_kind(const Py_buffer *v) {
+    const char *f = v->format ? v->format : "B";
+    if (f[0] == '=' || f[0] == '@' || f[0] == '<') f++;
+    if (strcmp(f, "d") == 0 && v->itemsize == 8) return 1;
+    if (strcmp(f, "f") == 0 && v->itemsize == 4) return 0;
+    PyErr_Format(PyExc_TypeError, "kernel operands must be float32 or float64, got format %s",
+                 v->format ? v->format : "B");
+    return -1;
+}
+
+/* The strides of `v` in elements; -1 (with an exception set) if one is not a multiple. */
+static int element_strides(const Py_buffer *v, ptrdiff_t *out) {
+    for (int d = 0; d < v->ndim; d++) {
+        if (v->strides[d] % v->itemsize) {
+            PyErr_SetString(PyExc_ValueError, "kernel operand strides must be whole elements");
+            return -1;
+        }
+        out[d] = v->strides[d] / v->itemsize;
+    }
+    return 0;
+}
+
+static int get_buffer(PyObject *obj, Py_buffer *v, int ndim, int writable) {
+    int flags = PyBUF_FORMAT | (writable ? PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE : PyBUF_STRIDES);
+    if (PyObject_GetBuffer(obj, v, flags) < 0) return -1;
+    if (v->ndim != ndim) {
+        PyErr_Format(PyExc_ValueError, "kernel operand must have %d dimensions, got %d", ndim,
+                     v->ndim);
+        PyBuffer_Release(v);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(gemm_doc,
+             "gemm(a, b, c, nthreads)\n\n"
+             "c[i] = a[i] @ b[i] in the canonical order, for a (B, M, K) and b (B, K, N) of one\n"
+             "float dtype (any strides) into the C-contiguous (B, M, N) array c.");
+
+static PyObject *py_gemm(PyObject *self, PyObject *args) {
+    PyObject *oa, *ob, *oc;
+    int nthreads, status = -1;
+    Py_buffer a, b, c;
+    ptrdiff_t sa[3], sb[3];
+    if (!PyArg_ParseTuple(args, "OOOi", &oa, &ob, &oc, &nthreads)) return NULL;
+    if (get_buffer(oa, &a, 3, 0) < 0) return NULL;
+    if (get_buffer(ob, &b, 3, 0) < 0) goto release_a;
+    if (get_buffer(oc, &c, 3, 1) < 0) goto release_b;
+    int dbl = float_kind(&a);
+    if (dbl < 0 || element_strides(&a, sa) < 0 || element_strides(&b, sb) < 0) goto release_c;
+    if (float_kind(&b) != dbl || float_kind(&c) != dbl) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "gemm operands differ in dtype");
+        goto release_c;
+    }
+    ptrdiff_t nb = a.shape[0], m = a.shape[1], k = a.shape[2], n = b.shape[2];
+    if (b.shape[0] != nb || b.shape[1] != k || c.shape[0] != nb || c.shape[1] != m ||
+        c.shape[2] != n) {
+        PyErr_SetString(PyExc_ValueError, "gemm: shapes must be (B, M, K), (B, K, N), (B, M, N)");
+        goto release_c;
+    }
+    operand3 pa = {a.buf, sa[0], sa[1], sa[2]}, pb = {b.buf, sb[0], sb[1], sb[2]};
+    Py_BEGIN_ALLOW_THREADS
+    status = gemm(dbl, pa, pb, c.buf, nb, m, n, k, nthreads);
+    Py_END_ALLOW_THREADS
+    if (status < 0) PyErr_NoMemory();
+release_c:
+    PyBuffer_Release(&c);
+release_b:
+    PyBuffer_Release(&b);
+release_a:
+    PyBuffer_Release(&a);
+    if (status < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(reduce_doc,
+             "reduce(op, x, out)\n\n"
+             "Reduce each row of the (M, K) float array x (any strides) into out[i]: op is\n"
+             "0 sum, 1 prod, 2 max, 3 min (out of x's dtype), 4 argmax, 5 argmin (out int64).");
+
+static PyObject *py_reduce(PyObject *self, PyObject *args) {
+    PyObject *ox, *oo;
+    int op, status = -1;
+    Py_buffer x, o;
+    ptrdiff_t sx[2];
+    if (!PyArg_ParseTuple(args, "iOO", &op, &ox, &oo)) return NULL;
+    if (op < 0 || op >= RED_COUNT) {
+        PyErr_Format(PyExc_ValueError, "reduce: unknown op %d", op);
+        return NULL;
+    }
+    if (get_buffer(ox, &x, 2, 0) < 0) return NULL;
+    if (get_buffer(oo, &o, 1, 1) < 0) goto release_x;
+    int dbl = float_kind(&x);
+    if (dbl < 0 || element_strides(&x, sx) < 0) goto release_o;
+    int arg = op == RED_ARGMAX || op == RED_ARGMIN;
+    if (o.shape[0] != x.shape[0] || (arg ? o.itemsize != 8 : float_kind(&o) != dbl) ||
+        (arg && x.shape[1] == 0)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "reduce: bad output, or argmax of an empty row");
+        goto release_o;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    status = reduce(dbl, op, x.buf, x.shape[0], x.shape[1], sx[0], sx[1], o.buf);
+    Py_END_ALLOW_THREADS
+    if (status < 0) PyErr_NoMemory();
+release_o:
+    PyBuffer_Release(&o);
+release_x:
+    PyBuffer_Release(&x);
+    if (status < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(isas_doc, "isas()\n\nThe names of the dispatch levels this CPU runs, best last.");
+
+static PyObject *py_isas(PyObject *self, PyObject *unused) {
+    int best = isa_detect();
+    PyObject *out = PyTuple_New(best + 1);
+    for (int i = 0; out && i <= best; i++)
+        PyTuple_SET_ITEM(out, i, PyUnicode_FromString(ISA_NAMES[i]));
+    return out;
+}
+
+PyDoc_STRVAR(set_isa_doc,
+             "set_isa(name)\n\nUse dispatch level `name` (one of isas()); returns the previous one.");
+
+static PyObject *py_set_isa(PyObject *self, PyObject *args) {
+    const char *name;
+    if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+    int previous = isa_current();
+    for (int i = 0; i < ISA_COUNT; i++)
+        if (strcmp(name, ISA_NAMES[i]) == 0 && isa_set(i) == 0)
+            return PyUnicode_FromString(ISA_NAMES[previous]);
+    PyErr_Format(PyExc_ValueError, "unknown or unsupported dispatch level %s", name);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"gemm", py_gemm, METH_VARARGS, gemm_doc},
+    {"reduce", py_reduce, METH_VARARGS, reduce_doc},
+    {"isas", py_isas, METH_NOARGS, isas_doc},
+    {"set_isa", py_set_isa, METH_VARARGS, set_isa_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native",
+    "invarax's canonical compiled kernels (docs/numerics.md gives their order).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }

@@ -1,0 +1,48 @@
+/* native.h - shared declarations of invarax's canonical kernels (see docs/numerics.md).
+ *
+ * Every kernel here computes each output element with an order of floating-point
+ * operations that is a fixed function of the reduction length alone. The vector
+ * code paths (AVX2+FMA on x86-64) and the portable scalar path perform, for every
+ * output element, the very same IEEE operations in the same order, so they give
+ * the same bits; the dispatch level only changes how many outputs are computed
+ * at once.
+ */
+#ifndef INVARAX_NATIVE_H
+#define INVARAX_NATIVE_H
+
+#include <stddef.h>
+
+/* The contraction block: the inner product over K is split into blocks of KB terms. */
+#define INVARAX_KB 256
+
+/* Dispatch levels of the kernels: every level gives the same bits. */
+enum { ISA_SCALAR = 0, ISA_AVX2 = 1, ISA_COUNT = 2 };
+
+/* The best level this CPU supports. */
+int isa_detect(void);
+/* The level the kernels use (isa_detect() unless set with isa_set). */
+int isa_current(void);
+/* Use level `isa`; returns 0, or -1 if this CPU lacks it. */
+int isa_set(int isa);
+
+/* A strided 3-d operand: element (b, i, j) is at p + b*s0 + i*s1 + j*s2 (strides in elements). */
+typedef struct {
+    const void *p;
+    ptrdiff_t s0, s1, s2;
+} operand3;
+
+/* C[b] = A[b] @ B[b] for b < nb, A: (nb, m, k), B: (nb, k, n), C: (nb, m, n) C-contiguous.
+ * `dbl` selects double (1) or float (0). Uses up to `nthreads` threads, each
+ * computing whole output tiles. Returns 0, or -1 when out of memory. */
+int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
+         ptrdiff_t n, ptrdiff_t k, int nthreads);
+
+/* Reductions of an (m, k) operand whose element (i, j) is at p + i*sm + j*sk
+ * (strides in elements) into out[i], i < m (contiguous). */
+enum { RED_SUM = 0, RED_PROD, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN, RED_COUNT };
+/* `out` has the operand's type, or int64 for RED_ARGMAX / RED_ARGMIN (k >= 1 then).
+ * Returns 0, or -1 when out of memory. */
+int reduce(int dbl, int op, const void *p, ptrdiff_t m, ptrdiff_t k, ptrdiff_t sm,
+           ptrdiff_t sk, void *out);
+
+#endif
