@@ -18,6 +18,11 @@ invarax's gather/scatter form is simpler than XLA's ``GatherDimensionNumbers``:
 Every NumPy advanced index lowers to this form (basic indices stay static slices),
 scatter-add is the transpose of gather, and a batched operand needs only one more
 (iota) index column.
+
+Differentiation: dynamic_slice, dynamic_update_slice, gather, scatter-add and scatter
+are linear in their array operands (not the indices) and have transpose rules;
+scatter-mul is linear in its operand only; scatter-min and scatter-max give each
+output the tangent of the value that won, ties averaged (as JAX).
 """
 
 from __future__ import annotations
@@ -31,6 +36,16 @@ from ..core import dtypes
 from ..core.array import Array, ArrayImpl, to_array
 from ..core.aval import ShapedArray
 from ..core.trace import Primitive, Tracer
+from ..interpreters.ad import (
+    UndefinedPrimal,
+    Zero,
+    deflinear,
+    instantiate,
+    jvp_rules,
+    tangent_aval,
+    transpose_rules,
+    zeros_like_aval,
+)
 from ..kernels import scatter_rows
 from . import elementwise as ew
 from . import shape as sh
@@ -121,6 +136,17 @@ dynamic_slice_p.def_impl(_dynamic_slice_impl)
 dynamic_slice_p.def_abstract_eval(_dynamic_slice_abstract_eval)
 
 
+def _dynamic_slice_transpose(ct, operand, *starts, slice_sizes):
+    """``ct`` written into zeros at the same (clamped) start indices."""
+    if isinstance(ct, Zero):
+        return [None] * (1 + len(starts))
+    zeros = zeros_like_aval(operand.aval)
+    return [dynamic_update_slice_p.bind(zeros, ct, *starts)] + [None] * len(starts)
+
+
+deflinear(dynamic_slice_p, _dynamic_slice_transpose, linear_args=(0,))
+
+
 # dynamic_update_slice: operand with update written at the (clamped) start indices.
 def _dynamic_update_slice_impl(operand, update, *starts):
     out = operand.copy()
@@ -144,6 +170,21 @@ def _dynamic_update_slice_abstract_eval(operand, update, *starts):
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
 dynamic_update_slice_p.def_impl(_dynamic_update_slice_impl)
 dynamic_update_slice_p.def_abstract_eval(_dynamic_update_slice_abstract_eval)
+
+
+def _dynamic_update_slice_transpose(ct, operand, update, *starts):
+    """The operand's cotangent is ``ct`` with the window zeroed; the update's, the window."""
+    cts = [None] * (2 + len(starts))
+    if isinstance(ct, Zero):
+        return cts
+    if isinstance(operand, UndefinedPrimal):
+        cts[0] = dynamic_update_slice_p.bind(ct, zeros_like_aval(update.aval), *starts)
+    if isinstance(update, UndefinedPrimal):
+        cts[1] = dynamic_slice_p.bind(ct, *starts, slice_sizes=update.aval.shape)
+    return cts
+
+
+deflinear(dynamic_update_slice_p, _dynamic_update_slice_transpose, linear_args=(0, 1))
 
 
 def _start_index(s, size: int, wrap: bool) -> Array:
@@ -329,6 +370,36 @@ gather_p.def_impl(_gather_impl)
 gather_p.def_abstract_eval(_gather_abstract_eval)
 
 
+def _gather_jvp(primals, tangents, *, axes, mode, fill_value):
+    operand, indices = primals
+    out = gather_p.bind(operand, indices, axes=axes, mode=mode, fill_value=fill_value)
+    # A filled (out-of-bounds) read is a constant: its tangent is 0, whatever the fill.
+    return out, gather_p.bind(tangents[0], indices, axes=axes, mode=mode, fill_value=0)
+
+
+def _gather_transpose(ct, operand, indices, *, axes, mode, fill_value):
+    """Scatter-add of ``ct`` into zeros where the gather read: a filled read was no read,
+    so fill mode drops it; the other modes clamp, as the gather did."""
+    if isinstance(ct, Zero):
+        return [None, None]
+    fill = GatherScatterMode.FILL_OR_DROP
+    scatter_mode = fill if mode is fill else GatherScatterMode.CLIP
+    zeros = zeros_like_aval(operand.aval)
+    return [scatter_add_p.bind(zeros, indices, ct, axes=axes, mode=scatter_mode), None]
+
+
+jvp_rules[gather_p] = _gather_jvp
+transpose_rules[gather_p] = _gather_transpose
+
+
+def _read_back(x, indices, axes, mode):
+    """Each update's slice of ``x`` after a scatter in ``mode``: where it was written (0 for
+    an update the scatter dropped)."""
+    clip = GatherScatterMode.CLIP
+    gather_mode = clip if mode is clip else GatherScatterMode.FILL_OR_DROP
+    return gather_p.bind(x, indices, axes=axes, mode=gather_mode, fill_value=0)
+
+
 def defscatter(name: str, combine: str, kinds: str) -> Primitive:
     """A scatter primitive that combines updates with ``combine`` (see ``kernels.scatter``).
 
@@ -385,6 +456,133 @@ scatter_add_p = defscatter("scatter-add", *SCATTERS["scatter-add"])
 scatter_mul_p = defscatter("scatter-mul", *SCATTERS["scatter-mul"])
 scatter_min_p = defscatter("scatter-min", *SCATTERS["scatter-min"])
 scatter_max_p = defscatter("scatter-max", *SCATTERS["scatter-max"])
+
+
+def _scatter_add_transpose(ct, operand, indices, updates, *, axes, mode):
+    """The operand's cotangent is ``ct``; each update's, its slice of ``ct``."""
+    if isinstance(ct, Zero):
+        return [None, None, None]
+    operand_ct = ct if isinstance(operand, UndefinedPrimal) else None
+    updates_ct = (
+        _read_back(ct, indices, axes, mode) if isinstance(updates, UndefinedPrimal) else None
+    )
+    return [operand_ct, None, updates_ct]
+
+
+deflinear(scatter_add_p, _scatter_add_transpose, linear_args=(0, 2))
+
+
+def _last_writes(operand_shape, indices, updates_shape, axes, mode):
+    """Whether each update (broadcast over its slice) is the last one written to its index
+    vector: the one ``scatter`` keeps. Found by scattering the update ids."""
+    batch = indices.shape[:-1]
+    index_dtype = dtypes.default_int()
+    ids = sh.reshape(sh.iota(index_dtype, math.prod(batch)), batch)
+    none = ArrayImpl(np.asarray(-1, index_dtype))
+    table = sh.broadcast_in_dim(none, tuple(operand_shape[a] for a in axes), ())
+    table_axes = tuple(range(len(axes)))
+    table = scatter_p.bind(table, indices, ids, axes=table_axes, mode=mode)
+    won = ew.eq(_read_back(table, indices, table_axes, mode), ids)
+    return sh.broadcast_in_dim(won, updates_shape, tuple(range(len(batch))))
+
+
+def _scatter_transpose(ct, operand, indices, updates, *, axes, mode):
+    """The operand's cotangent is ``ct`` where no update was written; each update's, its
+    slice of ``ct`` if it was the last written there (it won), else 0."""
+    if isinstance(ct, Zero):
+        return [None, None, None]
+    operand_ct = updates_ct = None
+    zeros = zeros_like_aval(updates.aval)
+    if isinstance(operand, UndefinedPrimal):
+        operand_ct = scatter_p.bind(ct, indices, zeros, axes=axes, mode=mode)
+    if isinstance(updates, UndefinedPrimal):
+        won = _last_writes(operand.aval.shape, indices, updates.aval.shape, axes, mode)
+        updates_ct = ew.select(won, _read_back(ct, indices, axes, mode), zeros)
+    return [operand_ct, None, updates_ct]
+
+
+deflinear(scatter_p, _scatter_transpose, linear_args=(0, 2))
+
+
+def _product_of_others(operand, indices, updates, axes, mode):
+    """For each update, the product of the other updates scattered to its slot, without
+    dividing by a zero: 0 if another update there is 0."""
+    params = {"axes": axes, "mode": mode}
+    zeros = zeros_like_aval(updates.aval)
+    ones = ew.add(zeros, ArrayImpl(np.ones((), updates.dtype)))
+    is_zero = ew.eq(updates, zeros)
+    nonzero = ew.select(is_zero, ones, updates)
+    zero_count = ew.convert_element_type(is_zero, updates.dtype)
+    slots = zeros_like_aval(operand.aval)
+    zeros_at_slot = scatter_add_p.bind(slots, indices, zero_count, **params)
+    product_at_slot = scatter_mul_p.bind(ew.add(slots, ArrayImpl(np.ones((), updates.dtype))),
+                                         indices, nonzero, **params)
+    no_other_zero = ew.eq(_read_back(zeros_at_slot, indices, axes, mode), zero_count)
+    product = _read_back(product_at_slot, indices, axes, mode)
+    return ew.select(no_other_zero, ew.div(product, nonzero), zeros)
+
+
+def _scatter_mul_jvp(primals, tangents, *, axes, mode):
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents
+    params = {"axes": axes, "mode": mode}
+    out = scatter_mul_p.bind(operand, indices, updates, **params)
+    terms = []
+    if not isinstance(t_operand, Zero):
+        terms.append(scatter_mul_p.bind(t_operand, indices, updates, **params))
+    if not isinstance(t_updates, Zero):
+        # d out / d update = operand * (the product of the other updates at its slot)
+        others = _product_of_others(operand, indices, updates, axes, mode)
+        slots = zeros_like_aval(tangent_aval(operand.aval))
+        summed = scatter_add_p.bind(slots, indices, ew.mul(t_updates, others), **params)
+        terms.append(ew.mul(operand, summed))
+    return out, terms[0] if len(terms) == 1 else ew.add(*terms)
+
+
+def _scatter_mul_transpose(ct, operand, indices, updates, *, axes, mode):
+    if isinstance(updates, UndefinedPrimal):
+        raise ValueError("scatter-mul is linear in its operand only, not in its updates")
+    if isinstance(ct, Zero):
+        return [None, None, None]
+    return [scatter_mul_p.bind(ct, indices, updates, axes=axes, mode=mode), None, None]
+
+
+jvp_rules[scatter_mul_p] = _scatter_mul_jvp
+transpose_rules[scatter_mul_p] = _scatter_mul_transpose
+
+
+def _same(a, b):
+    """``a == b``, NaN equal to NaN (so a NaN output has winners too)."""
+    return ew.bitwise_or(ew.eq(a, b), ew.bitwise_and(ew.ne(a, a), ew.ne(b, b)))
+
+
+def _scatter_extremum_jvp(prim):
+    """The tangent of each output is the mean tangent of the values equal to it: the
+    operand's and the updates' scattered there (JAX's rule for ties)."""
+
+    def rule(primals, tangents, *, axes, mode):
+        operand, indices, updates = primals
+        t_operand, _, t_updates = (instantiate(t) for t in tangents)
+        params = {"axes": axes, "mode": mode}
+        out = prim.bind(operand, indices, updates, **params)
+        operand_won = _same(operand, out)
+        updates_won = _same(updates, _read_back(out, indices, axes, mode))
+        dtype = t_operand.dtype
+        count = scatter_add_p.bind(
+            ew.convert_element_type(operand_won, dtype), indices,
+            ew.convert_element_type(updates_won, dtype), **params,
+        )
+        summed = scatter_add_p.bind(
+            ew.select(operand_won, t_operand, zeros_like_aval(t_operand.aval)), indices,
+            ew.select(updates_won, t_updates, zeros_like_aval(t_updates.aval)), **params,
+        )
+        return out, ew.div(summed, count)
+
+    jvp_rules[prim] = rule
+
+
+_scatter_extremum_jvp(scatter_min_p)
+_scatter_extremum_jvp(scatter_max_p)
 
 
 def _axes_param(axes, ndim: int) -> tuple:

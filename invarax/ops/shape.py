@@ -1,5 +1,9 @@
 """Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, rev, concatenate, pad,
-slice and iota. They move or copy values and never compute with them."""
+slice and iota. They move or copy values and never compute with them.
+
+All but iota (which has no inputs) are linear: each JVP applies the primitive to the
+tangents (``deflinear``), and each transpose moves the cotangent back with another shape
+primitive (broadcast_in_dim's sums it over the broadcast dims)."""
 
 from __future__ import annotations
 
@@ -12,8 +16,9 @@ from ..core import dtypes
 from ..core.array import ArrayImpl, to_array
 from ..core.aval import ShapedArray
 from ..core.trace import Primitive
+from ..interpreters.ad import UndefinedPrimal, Zero, deflinear
 from ._util import canonicalize_axis, check_same_dtypes, weak_to
-from .elementwise import convert_element_type
+from .elementwise import convert_element_type, sub
 
 
 def _shape_tuple(shape, what="shape") -> tuple:
@@ -66,6 +71,20 @@ broadcast_in_dim_p = defshape(
 )
 
 
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+    from .reductions import reduce_sum  # reductions imports this module
+
+    if isinstance(ct, Zero):
+        return [None]
+    kept = {d for d, size in zip(broadcast_dimensions, x.aval.shape, strict=True)
+            if size == shape[d]}
+    summed = reduce_sum(ct, tuple(d for d in range(len(shape)) if d not in kept))
+    return [reshape(summed, x.aval.shape)]  # back to the operand's size-1 dims
+
+
+deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+
+
 def _reshape_abstract_eval(x, new_sizes, dimensions):
     if math.prod(new_sizes) != x.size:
         raise TypeError(
@@ -80,6 +99,13 @@ reshape_p = defshape(
 )
 
 
+def _reshape_transpose(ct, x, *, new_sizes, dimensions):
+    return [None if isinstance(ct, Zero) else reshape(ct, x.aval.shape)]
+
+
+deflinear(reshape_p, _reshape_transpose)
+
+
 def _transpose_abstract_eval(x, permutation):
     if sorted(permutation) != list(range(x.ndim)):
         raise ValueError(f"transpose permutation {permutation} is not a permutation of the "
@@ -90,6 +116,13 @@ def _transpose_abstract_eval(x, permutation):
 transpose_p = defshape(
     "transpose", lambda x, permutation: np.transpose(x, permutation), _transpose_abstract_eval
 )
+
+
+def _transpose_transpose(ct, x, *, permutation):
+    return [None if isinstance(ct, Zero) else transpose(ct, np.argsort(permutation))]
+
+
+deflinear(transpose_p, _transpose_transpose)
 
 
 def _squeeze_abstract_eval(x, dimensions):
@@ -105,7 +138,17 @@ squeeze_p = defshape(
     "squeeze", lambda x, dimensions: np.squeeze(x, dimensions), _squeeze_abstract_eval
 )
 
+
+def _squeeze_transpose(ct, x, *, dimensions):
+    return [None if isinstance(ct, Zero) else reshape(ct, x.aval.shape)]
+
+
+deflinear(squeeze_p, _squeeze_transpose)
+
 rev_p = defshape("rev", lambda x, dimensions: np.flip(x, dimensions), lambda x, dimensions: x)
+deflinear(rev_p, lambda ct, x, *, dimensions: [
+    None if isinstance(ct, Zero) else rev(ct, dimensions)
+])
 
 
 def _concatenate_abstract_eval(*xs, dimension):
@@ -129,6 +172,20 @@ concatenate_p = defshape(
     "concatenate", lambda *xs, dimension: np.concatenate(xs, dimension),
     _concatenate_abstract_eval,
 )
+
+
+def _concatenate_transpose(ct, *xs, dimension):
+    """Each linear operand's cotangent is its slice of ``ct``."""
+    cts, start = [], 0
+    for x in xs:
+        stop = start + x.aval.shape[dimension]
+        linear = isinstance(x, UndefinedPrimal) and not isinstance(ct, Zero)
+        cts.append(slice_in_dim(ct, start, stop, axis=dimension) if linear else None)
+        start = stop
+    return cts
+
+
+deflinear(concatenate_p, _concatenate_transpose)
 
 
 # pad: padding_config holds (low, high, interior) per dimension; low/high may be negative.
@@ -169,6 +226,30 @@ def _pad_abstract_eval(x, padval, padding_config):
 pad_p = defshape("pad", _pad_impl, _pad_abstract_eval)
 
 
+def _pad_transpose(ct, x, padval, *, padding_config):
+    """The operand's cotangent is ``ct`` un-padded: low/high padding cut off (negative
+    padding, a crop, padded back with zeros), then every ``interior + 1``-th element.
+    The padding value's is the rest of ``ct``: ``sum(ct) - sum(operand's cotangent)``."""
+    from .reductions import reduce_sum  # reductions imports this module
+
+    if isinstance(ct, Zero):
+        return [None, None]
+    zero = ArrayImpl(np.zeros((), ct.dtype))
+    unpadded = pad_p.bind(ct, zero, padding_config=tuple(
+        (-lo, -hi, 0) for lo, hi, _ in padding_config
+    ))
+    x_ct = slice(unpadded, (0,) * ct.ndim, unpadded.shape,
+                 tuple(interior + 1 for _, _, interior in padding_config))
+    if not isinstance(padval, UndefinedPrimal):
+        return [x_ct, None]
+    every = tuple(range(ct.ndim))
+    padval_ct = sub(reduce_sum(ct, every), reduce_sum(x_ct, every))
+    return [x_ct if isinstance(x, UndefinedPrimal) else None, padval_ct]
+
+
+deflinear(pad_p, _pad_transpose)
+
+
 def _slice_impl(x, start_indices, limit_indices, strides):
     steps = strides or (1,) * x.ndim
     return x[tuple(map(builtins.slice, start_indices, limit_indices, steps))]
@@ -190,6 +271,21 @@ def _slice_abstract_eval(x, start_indices, limit_indices, strides):
 
 
 slice_p = defshape("slice", _slice_impl, _slice_abstract_eval)
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    """``ct`` padded with zeros back to the operand's shape (interior padding for strides)."""
+    if isinstance(ct, Zero):
+        return [None]
+    config = []
+    steps = strides or (1,) * ct.ndim
+    for size, lo, n, step in zip(x.aval.shape, start_indices, ct.shape, steps, strict=True):
+        end = lo + (n - 1) * step + 1 if n else lo  # one past the last element taken
+        config.append((lo, size - end, step - 1))
+    return [pad_p.bind(ct, ArrayImpl(np.zeros((), ct.dtype)), padding_config=tuple(config))]
+
+
+deflinear(slice_p, _slice_transpose)
 
 
 def _iota_impl(dtype, shape, dimension):

@@ -4,6 +4,9 @@ The order is JAX's: NaNs (of either sign) sort to the end, and ``-0.0`` and ``0.
 compare equal, so a stable sort keeps their input order. Sorting is always stable
 (a stable sort is also a valid unstable one), so equal keys never depend on the
 algorithm, the thread count or the batch.
+
+Differentiation: the JVP sorts an iota along to get the permutation, and applies it to
+every operand's tangent with a gather (whose transpose is a scatter-add).
 """
 
 from __future__ import annotations
@@ -12,9 +15,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.array import to_array
 from ..core.trace import Primitive
+from ..interpreters.ad import Zero, jvp_rules
+from . import shape as sh
 from ._util import canonicalize_axis
+from .indexing import GatherScatterMode, gather_p
 
 
 def _permutation(keys, dimension: int) -> np.ndarray:
@@ -50,6 +57,27 @@ def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
 sort_p = Primitive("sort", multiple_results=True)
 sort_p.def_impl(_sort_impl)
 sort_p.def_abstract_eval(_sort_abstract_eval)
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    shape = primals[0].shape
+    index_dtype = dtypes.default_int()
+    iotas = [sh.broadcasted_iota(index_dtype, shape, d) for d in range(len(shape))]
+    *outs, iotas[dimension] = sort_p.bind(
+        *primals, iotas[dimension], dimension=dimension, is_stable=is_stable, num_keys=num_keys
+    )
+    # out[..., i, ...] = operand[..., permutation[..., i, ...], ...]: one gather per tangent.
+    indices = sh.concatenate([sh.reshape(i, (*shape, 1)) for i in iotas], len(shape))
+    axes = tuple(range(len(shape)))
+    tangents_out = [
+        t if isinstance(t, Zero)
+        else gather_p.bind(t, indices, axes=axes, mode=GatherScatterMode.CLIP, fill_value=None)
+        for t in tangents
+    ]
+    return outs, tangents_out
+
+
+jvp_rules[sort_p] = _sort_jvp
 
 
 def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
