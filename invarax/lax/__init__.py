@@ -25,4 +25,5 @@ from ..ops.reductions import (
 )
 from ..ops.contractions import dot, dot_general
 from ..ops.sorting import sort
+from ..ops.scan import associative_scan
 from ..ops.elementwise import stop_gradient

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..ops import elementwise as lax
+from ..ops import reductions
 from ._creation import zeros_like
 from ._promote import asarray_arg, broadcast_shapes, broadcast_to_shape, convert, promote_args
 
@@ -247,11 +248,7 @@ pow = power  # noqa: A001
 
 def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))`` without overflow."""
-    a, b = promote_args("logaddexp", x1, x2, to_inexact=True)
-    delta = lax.sub(a, b)
-    out = lax.add(lax.max(a, b), lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    # delta is NaN for NaN inputs and for infinities of the same sign: x1 + x2 is right there.
-    return lax.select(lax.ne(delta, delta), lax.add(a, b), out)
+    return reductions.logaddexp(*promote_args("logaddexp", x1, x2, to_inexact=True))
 
 
 def isnan(x, /):

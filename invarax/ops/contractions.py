@@ -11,7 +11,10 @@ from .. import kernels
 from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.trace import Primitive
+from ..interpreters.ad import defbilinear
 from ._util import lax_operands
+from .elementwise import convert_element_type
+from .shape import transpose
 
 
 def _check_dims(side: str, aval: ShapedArray, contract, batch) -> None:
@@ -182,3 +185,71 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
     return dot_general(
         lhs, rhs, (((lhs.ndim - 1,), (0,)), ((), ())), precision, preferred_element_type
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Differentiation: dot_general is bilinear. The cotangent of one operand is the output
+# cotangent contracted with the other operand (JAX's _dot_general_transpose_lhs/_rhs).
+
+
+def _free(ndim: int, contract, batch) -> tuple:
+    return tuple(d for d in range(ndim) if d not in contract and d not in batch)
+
+
+def _consecutive(*groups):
+    """Consecutive ranges of the groups' lengths: ``((0, 1), (2,), ...)``."""
+    start = 0
+    for group in groups:
+        yield tuple(range(start, start + len(group)))
+        start += len(group)
+
+
+def _dot_general_transpose_lhs(
+    ct, x_aval, y, *, dimension_numbers, precision, preferred_element_type, swap_ans=False
+):
+    """The cotangent of ``x`` in ``dot_general(x, y)`` (of ``y(x)`` with ``swap_ans``).
+
+    ``ct`` has the output's axes: batch, then x's free axes, then y's (swapped with
+    ``swap_ans``). Contracting ``ct``'s y-free axes with y's free axes, pairing batch
+    with batch, leaves (batch, x free, y contracting in y's order); a transpose then
+    puts each axis where x has it: its batch axes, free axes and contracting axes (the
+    latter ordered as y's contracting axes that they pair with).
+    """
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_free = _free(x_aval.ndim, x_contract, x_batch)
+    y_free = _free(y.ndim, y_contract, y_batch)
+    if swap_ans:
+        ct_batch, ct_y, _ = _consecutive(x_batch, y_free, x_free)
+    else:
+        ct_batch, _, ct_y = _consecutive(x_batch, x_free, y_free)
+    x_contract_by_y = [c for _, c in sorted(zip(y_contract, x_contract, strict=True))]
+    unsorted = [*x_batch, *x_free, *x_contract_by_y]
+    if y.dtype != ct.dtype:  # preferred_element_type: contract in ct's dtype
+        y = convert_element_type(y, ct.dtype)
+    x_bar = dot_general_p.bind(
+        ct,
+        y,
+        dimension_numbers=((ct_y, y_free), (ct_batch, tuple(y_batch))),
+        precision=precision,
+        preferred_element_type=None,
+    )
+    x_bar = transpose(x_bar, sorted(range(len(unsorted)), key=unsorted.__getitem__))
+    return convert_element_type(x_bar, x_aval.dtype) if x_bar.dtype != x_aval.dtype else x_bar
+
+
+def _dot_general_transpose_rhs(
+    ct, x, y_aval, *, dimension_numbers, precision, preferred_element_type
+):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    return _dot_general_transpose_lhs(
+        ct,
+        y_aval,
+        x,
+        dimension_numbers=((y_contract, x_contract), (y_batch, x_batch)),
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+        swap_ans=True,
+    )
+
+
+defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)

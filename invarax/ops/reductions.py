@@ -7,11 +7,15 @@ evaluation and ``jit`` (which call the same impls) give the same bits.
 
 from __future__ import annotations
 
+import math
+
 from .. import kernels
 from ..core import dtypes
 from ..core.array import to_array
 from ..core.aval import ShapedArray
 from ..core.trace import Primitive
+from ..interpreters.ad import Zero, defjvp, defjvp_zero, deflinear, jvp_flat, jvp_rules
+from . import elementwise as ew
 from ._util import NUMBER, canonicalize_axis, check_kinds
 
 ORDERED = "biuf"  # kinds with a total order (max, min, argmax)
@@ -128,6 +132,62 @@ REDUCER_DEFS = {name: defreducer(name, *spec) for name, spec in REDUCERS.items()
 ) = REDUCER_DEFS.values()
 
 
+# Differentiation rules. ops.shape imports this module (its transposes sum with
+# reduce_sum), so the shape ops that these rules use are imported where they are used.
+
+
+def _kept(ndim: int, axes) -> tuple:
+    """The axes of an operand of rank ``ndim`` that a reduction over ``axes`` keeps."""
+    return tuple(d for d in range(ndim) if d not in axes)
+
+
+# reduce_sum is linear: its transpose broadcasts the cotangent back over the reduced axes.
+def _reduce_sum_transpose(ct, x, *, axes):
+    from .shape import broadcast_in_dim
+
+    if isinstance(ct, Zero):
+        return [None]
+    return [broadcast_in_dim(ct, x.aval.shape, _kept(x.aval.ndim, axes))]
+
+
+deflinear(reduce_sum_p, _reduce_sum_transpose)
+
+
+# reduce_max / reduce_min (JAX's rule): the mean of the tangents at the places of the
+# extremum, so ties share it evenly.
+def _chooser_jvp(t, out, x, *, axes):
+    from .shape import broadcast_in_dim
+
+    location = ew.eq(x, broadcast_in_dim(out, x.shape, _kept(x.ndim, axes)))
+    location = ew.convert_element_type(location, t.dtype)
+    return ew.div(reduce_sum(ew.mul(t, location), axes), reduce_sum(location, axes))
+
+
+defjvp(reduce_max_p, _chooser_jvp)
+defjvp(reduce_min_p, _chooser_jvp)
+
+
+# reduce_prod (JAX's rule, with no division, so zeros are allowed): with the reduced
+# axes moved last and flattened to n, d prod = sum_i t_i * prod_{j<i} x_j * prod_{j>i} x_j,
+# both exclusive products being cumulative products of x shifted by one (padded with 1).
+def _reduce_prod_jvp(t, out, x, *, axes):
+    from .shape import pad, reshape
+
+    kept = _kept(x.ndim, axes)
+    shape = (*(x.shape[d] for d in kept), math.prod(x.shape[d] for d in axes))
+    x, t = reshape(x, shape, kept + axes), reshape(t, shape, kept + axes)
+    last = len(kept)
+    unpadded = [(0, 0, 0)] * last
+    left = cumprod(pad(x, 1, [*unpadded, (1, -1, 0)]), last)
+    right = cumprod(pad(x, 1, [*unpadded, (-1, 1, 0)]), last, reverse=True)
+    return reduce_sum(ew.mul(t, ew.mul(left, right)), (last,))
+
+
+defjvp(reduce_prod_p, _reduce_prod_jvp)
+defjvp_zero(reduce_and_p)
+defjvp_zero(reduce_or_p)
+
+
 # argmax / argmin: the index of the first extremum along one axis (``axes`` holds it).
 def _arg_abstract_eval(name, x, axes, index_dtype):
     check_kinds(name, x, ORDERED)
@@ -179,6 +239,8 @@ def _defargreducer(name, kernel):
 
 argmax_p, argmax = _defargreducer("argmax", kernels.argmax)
 argmin_p, argmin = _defargreducer("argmin", kernels.argmin)
+defjvp_zero(argmax_p)
+defjvp_zero(argmin_p)
 
 
 # Cumulative scans: ``cumsum[axis reverse]`` and its siblings keep shape and dtype.
@@ -242,3 +304,49 @@ SCAN_DEFS = {kind: defcumulative(kind, kinds) for kind, kinds in SCAN_KINDS.item
     (cummin_p, cummin),
     (cumlogsumexp_p, cumlogsumexp),
 ) = SCAN_DEFS.values()
+
+
+def logaddexp(x, y):
+    """``log(exp(x) + exp(y))`` of two float arrays of one dtype, without overflow.
+
+    The combine function of ``cumlogsumexp``'s JVP (and of ``jnp.logaddexp``).
+
+    Example:
+        >>> logaddexp(jnp.array(0.0), jnp.array(0.0))
+        Array(0.6931472, dtype=float32, weak_type=True)
+    """
+    delta = ew.sub(x, y)
+    out = ew.add(ew.max(x, y), ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
+    # delta is NaN for NaN inputs and for infinities of the same sign: x + y is right there.
+    return ew.select(ew.ne(delta, delta), ew.add(x, y), out)
+
+
+# cumsum is linear: its transpose is the cumulative sum in the other direction.
+def _cumsum_transpose(ct, x, *, axis, reverse):
+    if isinstance(ct, Zero):
+        return [None]
+    return [cumsum(ct, axis, not reverse)]
+
+
+deflinear(cumsum_p, _cumsum_transpose)
+
+
+def _scan_jvp(prim, fn):
+    """JAX's rule: the tangent is the JVP of ``associative_scan(fn)`` (differentiable to
+    any order); the primal output is still the primitive's own."""
+
+    def rule(primals, tangents, *, axis, reverse):
+        from .scan import associative_scan
+
+        out = prim.bind(*primals, axis=axis, reverse=reverse)
+        scan = lambda xs: [associative_scan(fn, xs[0], reverse, axis)]
+        _, (tangent,) = jvp_flat(scan, primals, tangents, f"jvp of {prim}")
+        return out, tangent
+
+    jvp_rules[prim] = rule
+
+
+_scan_jvp(cumprod_p, ew.mul)
+_scan_jvp(cummax_p, ew.max)
+_scan_jvp(cummin_p, ew.min)
+_scan_jvp(cumlogsumexp_p, logaddexp)
