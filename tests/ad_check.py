@@ -20,7 +20,9 @@ Default tolerances (explicit, float64):
 - finite differences: ``|fd - jvp| <= atol + rtol * |jvp|`` elementwise, with
   ``rtol = 1e-6`` and ``atol = 1e-6 * max(1, max |f(args)|)`` (the rounding error of
   a difference quotient scales with the output, not with its derivative);
-- identity: ``|<ct, J t> - <J^T ct, t>| <= 1e-10 * sum |ct| |J t|``.
+- identity: ``|<ct, J t> - <J^T ct, t>| <= 1e-10 * s`` with the scale
+  ``s = sum |ct| |J t| + sum |J^T ct| |t| + ||ct|| ||t||`` (the last term stands in
+  for a Jacobian of norm 1 when the products cancel to about zero).
 """
 
 from __future__ import annotations
@@ -162,8 +164,9 @@ def check_vjp(f, args, tol, rng, what="f"):
         f"vjp of {what} returned {type(jct).__name__} for {len(args)} arguments"
     )
     lhs, lhs_abs = _inner(cts, jt, f"the cotangent and the JVP of {what}")
-    rhs, _ = _inner(jct, tangents, f"the VJP and the tangent of {what}")
-    bound = tol.identity_rtol * lhs_abs
+    rhs, rhs_abs = _inner(jct, tangents, f"the VJP and the tangent of {what}")
+    norms = _norm(cts) * _norm(tangents)  # a floor for a Jacobian that cancels to ~0
+    bound = tol.identity_rtol * (lhs_abs + rhs_abs + norms)
     if not abs(lhs - rhs) <= bound:
         raise AssertionError(
             f"VJP check of {what}: <ct, J t> = {lhs!r} but <J^T ct, t> = {rhs!r} "
@@ -185,6 +188,10 @@ def _inner(xs, ys, what):
         total += float(np.sum(x * y))
         total_abs += float(np.sum(np.abs(x * y)))
     return total, total_abs
+
+
+def _norm(tree):
+    return float(np.sqrt(sum(np.sum(np.abs(x) ** 2) for x in _leaves(tree) if _is_float(x))))
 
 
 def _assert_same_outputs(expected, got, what):

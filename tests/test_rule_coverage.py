@@ -1,14 +1,29 @@
-"""Every primitive has every rule that exists so far: an impl and an abstract-eval rule."""
+"""Every primitive has its rules: impl, abstract eval, JVP, and transpose iff it is linear.
+
+Exceptions are listed explicitly, each with its reason.
+"""
 
 import pytest
 
 import invarax  # noqa: F401  (defines every primitive)
 from invarax.core.trace import PRIMITIVES, Primitive
+from invarax.interpreters import ad
 
 
 def test_primitives_are_registered():
-    for name in ("sin", "add", "dot_general", "reduce_sum", "broadcast_in_dim", "jit",
-                 "convert_element_type", "select_n", "gather", "scatter-add", "sort"):
+    for name in (
+        "sin",
+        "add",
+        "dot_general",
+        "reduce_sum",
+        "broadcast_in_dim",
+        "jit",
+        "convert_element_type",
+        "select_n",
+        "gather",
+        "scatter-add",
+        "sort",
+    ):
         assert name in PRIMITIVES, name
 
 
@@ -22,3 +37,105 @@ def test_every_primitive_has_impl_and_abstract_eval(name):
 def test_primitive_names_are_unique():
     with pytest.raises(ValueError, match="exists already"):
         Primitive("sin")
+
+
+# ---------------------------------------------------------------------------------------
+# Differentiation rules: a JVP rule for every primitive, a transpose rule iff it is linear.
+
+# Primitives without a JVP rule by design, with the reason.
+NO_JVP = {
+    "iota": "no operands: nothing to differentiate",
+}
+
+# Primitives whose JVP rule is being written (their xfail turns into a pass when it lands).
+AWAITING_JVP = {
+    "imag": "ops/elementwise.py: linear, like real",
+}
+
+# Primitives linear in (some of) their operands: they, and only they, have a transpose rule.
+LINEAR = {
+    "add": "",
+    "sub": "",
+    "neg": "",
+    "mul": "bilinear: linear in either operand when the other is known",
+    "div": "in its numerator",
+    "convert_element_type": "",
+    "select_n": "in its cases, not in the predicate",
+    "real": "",
+    "imag": "",
+    "conj": "",
+    "broadcast_in_dim": "",
+    "reshape": "",
+    "transpose": "",
+    "squeeze": "",
+    "rev": "",
+    "concatenate": "",
+    "pad": "in the operand and the padding value together",
+    "slice": "",
+    "dynamic_slice": "in the operand, not the start indices",
+    "dynamic_update_slice": "in operand and update together",
+    "gather": "in the operand",
+    "scatter-add": "in operand and updates together",
+    "scatter": "in operand and updates together (the overwritten entries drop out)",
+    "scatter-mul": "in the operand, for fixed updates",
+    "reduce_sum": "",
+    "cumsum": "",
+    "dot_general": "bilinear",
+    "custom_lin": "the linear part of a custom_vjp",
+}
+
+# Call-like primitives: linear when their body is; a transpose rule is allowed, not required.
+CALL_LIKE = {"jit", "checkpoint", "remat", "custom_jvp_call", "custom_vjp_call"}
+
+# Linear primitives whose transpose rule is being written.
+AWAITING_TRANSPOSE = {
+    "imag": "ops/elementwise.py",
+}
+
+
+def _rule_params(awaiting):
+    """Every primitive; those in ``awaiting`` (still without the rule) as xfail."""
+    return [
+        pytest.param(
+            name,
+            marks=pytest.mark.xfail(
+                strict=False, reason=f"rule not yet written ({awaiting[name]})"
+            ),
+        )
+        if name in awaiting
+        else name
+        for name in sorted(PRIMITIVES)
+    ]
+
+
+@pytest.mark.parametrize("name", _rule_params(AWAITING_JVP))
+def test_every_primitive_has_a_jvp_rule(name):
+    prim = PRIMITIVES[name]
+    if name in NO_JVP:
+        assert prim not in ad.jvp_rules, f"{name} has a JVP rule: remove it from NO_JVP"
+        return
+    assert prim in ad.jvp_rules, (
+        f"{name} has no JVP rule: write one (ad.defjvp_zero if its output does not depend "
+        "differentiably on its inputs) or list it in NO_JVP with the reason"
+    )
+
+
+@pytest.mark.parametrize("name", _rule_params(AWAITING_TRANSPOSE))
+def test_transpose_rule_iff_linear(name):
+    prim = PRIMITIVES[name]
+    if name in CALL_LIKE:
+        return
+    if name in LINEAR:
+        assert prim in ad.transpose_rules, f"{name} is linear but has no transpose rule"
+    else:
+        assert prim not in ad.transpose_rules, (
+            f"{name} has a transpose rule but is not linear: remove the rule, or, if it is "
+            "linear in some operands, add it to LINEAR with a note saying which"
+        )
+
+
+def test_rule_lists_name_primitives():
+    named = set(NO_JVP) | set(AWAITING_JVP) | set(AWAITING_TRANSPOSE)
+    assert named <= set(PRIMITIVES), named - set(PRIMITIVES)
+    assert set(AWAITING_TRANSPOSE) <= set(LINEAR)
+    assert not set(NO_JVP) & set(AWAITING_JVP)
