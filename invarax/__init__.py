@@ -4,7 +4,7 @@
 """
 
 from . import numpy, lax, tree_util, scipy  # noqa: F401  (numpy installs Array's methods)
-from ._autodiff import grad, jvp, linearize, value_and_grad, vjp
+from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
 from .compiler.jit import jit
 from .core.array import Array
 from .core.config import config
@@ -38,7 +38,8 @@ __all__ = [
     "Array", "ConcretizationTypeError", "TracerArrayConversionError",
     "TracerBoolConversionError", "TracerIntegerConversionError", "UnexpectedTracerError",
     "block_until_ready",
-    "grad", "jvp", "linearize", "value_and_grad", "vjp", "config", "device_get", "eval_jaxpr",
+    "grad", "hessian", "jacfwd", "jacrev", "jvp", "linearize", "value_and_grad", "vjp",
+    "config", "device_get", "eval_jaxpr",
     "jit", "lax", "make_jaxpr",
     "numpy", "scipy", "tree_flatten", "tree_leaves", "tree_map", "tree_structure",
     "tree_unflatten", "tree_util",

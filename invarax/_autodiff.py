@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from .core import dtypes
 from .core.api_util import fun_name
-from .core.array import to_array
+from .core.array import ArrayImpl, to_array
 from .core.pytree import tree_flatten, tree_unflatten
 from .interpreters import ad
+from .numpy import stack
+from .ops.elementwise import convert_element_type
+from .ops.shape import reshape, slice_in_dim
+
+# Like functools.wraps, but without copying ``fun.__dict__``: a jitted function keeps its
+# state (its function, its cache) there, and a wrapper must not take it over.
+wraps = functools.partial(functools.wraps, updated=())
 
 
 class _Flat:
@@ -111,7 +120,7 @@ def linearize(fun, *primals, has_aux: bool = False):
     Example:
         >>> y, f_jvp = linearize(jnp.sin, 1.0)
         >>> f_jvp(2.0)
-        Array(1.0806046, dtype=float32)
+        Array(1.0806046, dtype=float32, weak_type=True)
     """
     p_leaves, in_tree = _leaves(primals, "a linearize primal")
     flat = _Flat(fun, in_tree, has_aux, "linearize")
@@ -145,7 +154,7 @@ def vjp(fun, *primals, has_aux: bool = False):
     Example:
         >>> y, f_vjp = vjp(jnp.sin, 0.0)
         >>> f_vjp(1.0)
-        (Array(1., dtype=float32),)
+        (Array(1., dtype=float32, weak_type=True),)
     """
     p_leaves, in_tree = _leaves(primals, "a vjp primal")
     flat = _Flat(fun, in_tree, has_aux, "vjp")
@@ -192,15 +201,54 @@ def _argnums(fun, argnums, args, who):
     return [i % len(args) for i in nums]
 
 
-def _check_grad_inputs(tree, who, allow_int):
+def _partial_argnums(fun, argnums, args, kwargs, who):
+    """``(f_dyn, dyn)``: ``fun`` as a function of the arguments ``argnums`` alone, and those."""
+    nums = _argnums(fun, argnums, args, who)
+
+    def f_dyn(*dyn):
+        full = list(args)
+        for i, v in zip(nums, dyn, strict=True):
+            full[i] = v
+        return fun(*full, **kwargs)
+
+    return f_dyn, tuple(args[i] for i in nums)
+
+
+def _check_rev_inputs(tree, who, holomorphic, allow_int):
+    """Reverse mode (grad, jacrev) differentiates float inputs (complex ones if holomorphic)."""
     for leaf in tree_flatten(tree)[0]:
         dtype = to_array(leaf, f"a {who} argument").dtype
+        if holomorphic and dtype.kind != "c":
+            raise TypeError(
+                f"{who} with holomorphic=True requires inputs with complex dtype, but got "
+                f"{dtype.name}."
+            )
         if not dtypes.is_inexact(dtype) and not allow_int:
             raise TypeError(
                 f"{who} requires real- or complex-valued inputs (a float dtype), but got "
                 f"{dtype.name}. Use jvp/vjp for integer inputs, convert the input with "
                 ".astype(jnp.float32), or pass allow_int=True."
             )
+
+
+def _check_rev_output(x, who, holomorphic):
+    """Reverse mode needs real float outputs, or complex ones with ``holomorphic=True``."""
+    if holomorphic and x.dtype.kind != "c":
+        raise TypeError(
+            f"{who} with holomorphic=True requires outputs with complex dtype, but got "
+            f"{x.dtype.name}."
+        )
+    if not holomorphic and x.dtype.kind == "c":
+        raise TypeError(
+            f"{who} requires real-valued outputs, but got {x.dtype.name}. For holomorphic "
+            "differentiation pass holomorphic=True; for a non-holomorphic function of complex "
+            "outputs use vjp directly."
+        )
+    if not dtypes.is_inexact(x.dtype):
+        raise TypeError(
+            f"{who} requires real- or complex-valued outputs (a float dtype), but the output "
+            f"has dtype {x.dtype.name}; compute a float value"
+        )
 
 
 def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
@@ -212,7 +260,8 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
         argnums: which positional argument(s) to differentiate: an int or a tuple.
         has_aux: whether ``fun`` returns ``(output, aux)``; the value is then
             ``(output, aux)``.
-        holomorphic, allow_int: as in JAX.
+        holomorphic: whether ``fun`` is holomorphic (complex inputs and output).
+        allow_int: allow integer inputs (their gradient is zero).
 
     Returns:
         A function with ``fun``'s signature returning ``(value, grad)``; ``grad`` has
@@ -224,33 +273,20 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
     """
     who = "grad"
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def value_and_grad_f(*args, **kwargs):
-        nums = _argnums(fun, argnums, args, who)
-        dyn = tuple(args[i] for i in nums)
-        _check_grad_inputs(dyn, who, allow_int)
-
-        def f_of_dyn(*d):
-            full = list(args)
-            for i, v in zip(nums, d, strict=True):
-                full[i] = v
-            return fun(*full, **kwargs)
-
-        res = vjp(f_of_dyn, *dyn, has_aux=has_aux)
+        f_dyn, dyn = _partial_argnums(fun, argnums, args, kwargs, who)
+        _check_rev_inputs(dyn, who, holomorphic, allow_int)
+        res = vjp(f_dyn, *dyn, has_aux=has_aux)
         out, vjp_fun = res[0], res[1]
         out_arr = _check_scalar_output(out, has_aux)
-        grads = vjp_fun(_ones_like(out_arr))
+        _check_rev_output(out_arr, who, holomorphic)
+        grads = vjp_fun(ArrayImpl(np.ones((), out_arr.dtype), out_arr.weak_type))
         grads = grads[0] if isinstance(argnums, int) else grads
         value = (out, res[2]) if has_aux else out
         return value, grads
 
     return value_and_grad_f
-
-
-def _ones_like(x):
-    from .numpy import ones_like
-
-    return ones_like(x)
 
 
 def _check_scalar_output(out, has_aux):
@@ -266,11 +302,6 @@ def _check_scalar_output(out, has_aux):
             f"Gradient only defined for scalar-output functions. Output had shape: {x.shape}. "
             "For non-scalar outputs use jacrev (or jacfwd) for the Jacobian, or vjp."
         )
-    if not dtypes.is_inexact(x.dtype):
-        raise TypeError(
-            f"grad requires a real- or complex-valued output, but the output has dtype "
-            f"{x.dtype.name}; compute a float loss"
-        )
     return x
 
 
@@ -282,6 +313,8 @@ def grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
         fun: a function returning a scalar (float) output (or ``(output, aux)``).
         argnums: an int or a tuple of ints.
         has_aux: whether ``fun`` returns ``(output, aux)``; then ``(grad, aux)`` is returned.
+        holomorphic: whether ``fun`` is holomorphic (complex inputs and output).
+        allow_int: allow integer inputs (their gradient is zero).
 
     Returns:
         A function with ``fun``'s signature returning the gradient, structured as the
@@ -293,9 +326,217 @@ def grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def grad_f(*args, **kwargs):
         value, g = vg(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
     return grad_f
+
+
+# ---------------------------------------------------------------------------------------
+# Jacobians: the linear map (linearize's f_jvp, or vjp's vjp_fun) applied to each vector
+# of a one-hot basis, the results stacked.
+
+
+def _std_basis(leaves):
+    """The one-hot basis of ``leaves`` flattened and concatenated (``n`` entries in all).
+
+    Returns one concrete array per leaf, of shape ``(n, *leaf.shape)`` and the leaf's
+    dtype: row ``i`` of all of them together is the ``i``-th unit vector.
+    """
+    n = sum(x.size for x in leaves)
+    basis, start = [], 0
+    for x in leaves:
+        rows = np.zeros((n, x.size), x.dtype)
+        rows[start + np.arange(x.size), np.arange(x.size)] = 1
+        basis.append(ArrayImpl(rows.reshape((n, *x.shape))))
+        start += x.size
+    return basis
+
+
+def _vmap_loop(fun, xs, out_axis):
+    """``vmap(fun, out_axes=out_axis)(xs)``, as a Python loop over the rows of ``xs``.
+
+    This loop stands in for vmap, which does not exist yet: once it does, jacfwd and
+    jacrev call vmap here instead (with the same bits, by the numerics contract N1).
+
+    Arguments:
+        fun: a function of a list of arrays (one row of each of ``xs``) returning a list.
+        xs: concrete arrays with the same leading dimension.
+        out_axis: where the mapped axis goes in each output.
+
+    Returns:
+        The list of ``fun``'s outputs, each stacked over the rows along ``out_axis``.
+    """
+    xs = [np.asarray(x) for x in xs]
+    n = xs[0].shape[0] if xs else 0
+    if n == 0:  # map once over zeros for the output shapes, then keep none of it
+        outs = fun([ArrayImpl(np.zeros(x.shape[1:], x.dtype)) for x in xs])
+        return [slice_in_dim(stack([o], out_axis), 0, 0, axis=out_axis) for o in outs]
+    outs = [fun([ArrayImpl(x[i]) for x in xs]) for i in range(n)]
+    return [stack(col, out_axis) for col in zip(*outs, strict=True)]
+
+
+def _split(x, axis, sizes, shapes, weak_type):
+    """Split ``x`` along ``axis`` into consecutive parts of ``sizes``, reshaped to ``shapes``.
+
+    As JAX, the parts are weakly typed when the leaf they were computed for (the output
+    for jacfwd, the input for jacrev) is.
+    """
+    parts, start = [], 0
+    for size, shape in zip(sizes, shapes, strict=True):
+        part = x if size == x.shape[axis] else slice_in_dim(x, start, start + size, axis=axis)
+        part = part if part.shape == shape else reshape(part, shape)
+        parts.append(convert_element_type(part, part.dtype, weak_type))
+        start += size
+    return parts
+
+
+def _jacobian_tree(blocks, out_tree, in_tree, argnums):
+    """``blocks[i][k]`` (output leaf i by input leaf k) in JAX's nesting: outputs outside."""
+    def inner(row):
+        tree = tree_unflatten(in_tree, row)
+        return tree[0] if isinstance(argnums, int) else tree
+
+    return tree_unflatten(out_tree, [inner(row) for row in blocks])
+
+
+def _check_fwd_inputs(tree, holomorphic):
+    """Forward-mode Jacobians need real float inputs (complex ones if holomorphic)."""
+    for leaf in tree_flatten(tree)[0]:
+        dtype = to_array(leaf, "a jacfwd argument").dtype
+        if holomorphic and dtype.kind != "c":
+            raise TypeError(
+                f"jacfwd with holomorphic=True requires inputs with complex dtype, but got "
+                f"{dtype.name}."
+            )
+        if not holomorphic and dtype.kind != "f":
+            raise TypeError(
+                f"jacfwd requires real-valued inputs (a float dtype), but got {dtype.name}. "
+                "For holomorphic differentiation pass holomorphic=True; for integer inputs "
+                "or a non-holomorphic function of complex inputs use jvp directly."
+            )
+
+
+def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+    """The Jacobian of ``fun`` by forward mode: one JVP per input entry.
+
+    ``fun`` is linearized once; the linear map is then applied to each one-hot input
+    tangent (no primal work is repeated). Efficient for functions with few inputs.
+
+    Arguments:
+        fun: a function of arrays (pytrees allowed, in and out).
+        argnums: which positional argument(s) to differentiate: an int or a tuple.
+        has_aux: whether ``fun`` returns ``(output, aux)``; then ``(jacobian, aux)``
+            is returned.
+        holomorphic: whether ``fun`` is holomorphic (complex inputs and outputs).
+
+    Returns:
+        A function with ``fun``'s signature returning the Jacobian: the structure of the
+        output, each leaf replaced by the structure of the selected argument(s), with
+        leaves of shape ``out_leaf.shape + in_leaf.shape``.
+
+    Example:
+        >>> jacfwd(lambda x: jnp.sin(x) * 2.0)(jnp.zeros(2))
+        Array([[2., 0.],
+               [0., 2.]], dtype=float32)
+    """
+
+    @wraps(fun)
+    def jacfun(*args, **kwargs):
+        f_dyn, dyn = _partial_argnums(fun, argnums, args, kwargs, "jacfwd")
+        _check_fwd_inputs(dyn, holomorphic)
+        res = linearize(f_dyn, *dyn, has_aux=has_aux)
+        out, f_jvp = res[0], res[1]
+        in_leaves, in_tree = _leaves(dyn, "a jacfwd argument")
+        out_leaves, out_tree = _leaves(out, "a jacfwd output")
+        if holomorphic and any(y.dtype.kind != "c" for y in out_leaves):
+            raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype")
+
+        def push(tangents):
+            return tree_flatten(f_jvp(*tree_unflatten(in_tree, tangents)))[0]
+
+        cols = _vmap_loop(push, _std_basis(in_leaves), -1)
+        sizes = [x.size for x in in_leaves]
+        blocks = [
+            _split(col, -1, sizes, [y.shape + x.shape for x in in_leaves], y.weak_type)
+            for y, col in zip(out_leaves, cols, strict=True)
+        ]
+        jac = _jacobian_tree(blocks, out_tree, in_tree, argnums)
+        return (jac, res[2]) if has_aux else jac
+
+    return jacfun
+
+
+def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+           allow_int: bool = False):
+    """The Jacobian of ``fun`` by reverse mode: one VJP per output entry.
+
+    ``fun`` is evaluated and linearized once; the transposed linear map is then applied
+    to each one-hot output cotangent. Efficient for functions with few outputs.
+
+    Arguments:
+        fun: a function of arrays (pytrees allowed, in and out) with float outputs.
+        argnums: which positional argument(s) to differentiate: an int or a tuple.
+        has_aux: whether ``fun`` returns ``(output, aux)``; then ``(jacobian, aux)``
+            is returned.
+        holomorphic: whether ``fun`` is holomorphic (complex inputs and outputs).
+        allow_int: allow integer inputs (their Jacobian is zero).
+
+    Returns:
+        A function with ``fun``'s signature returning the Jacobian, structured as for
+        ``jacfwd``: leaves of shape ``out_leaf.shape + in_leaf.shape``.
+
+    Example:
+        >>> jacrev(lambda x, y: x * y, argnums=(0, 1))(2.0, 3.0)
+        (Array(3., dtype=float32, weak_type=True), Array(2., dtype=float32, weak_type=True))
+    """
+
+    @wraps(fun)
+    def jacfun(*args, **kwargs):
+        f_dyn, dyn = _partial_argnums(fun, argnums, args, kwargs, "jacrev")
+        _check_rev_inputs(dyn, "jacrev", holomorphic, allow_int)
+        res = vjp(f_dyn, *dyn, has_aux=has_aux)
+        out, vjp_fun = res[0], res[1]
+        in_leaves, in_tree = _leaves(dyn, "a jacrev argument")
+        out_leaves, out_tree = _leaves(out, "a jacrev output")
+        for y in out_leaves:
+            _check_rev_output(y, "jacrev", holomorphic)
+
+        def pull(cts):
+            return tree_flatten(vjp_fun(tree_unflatten(out_tree, cts)))[0]
+
+        rows = _vmap_loop(pull, _std_basis(out_leaves), 0)
+        sizes = [y.size for y in out_leaves]
+        by_input = [
+            _split(row, 0, sizes, [y.shape + x.shape for y in out_leaves], x.weak_type)
+            for x, row in zip(in_leaves, rows, strict=True)
+        ]
+        blocks = list(zip(*by_input, strict=True)) if by_input else [[] for _ in out_leaves]
+        jac = _jacobian_tree(blocks, out_tree, in_tree, argnums)
+        return (jac, res[2]) if has_aux else jac
+
+    return jacfun
+
+
+def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+    """The Hessian of a scalar-valued ``fun``: ``jacfwd(jacrev(fun))`` (forward over reverse).
+
+    Arguments:
+        fun: a function of arrays returning a scalar (or ``(scalar, aux)``).
+        argnums: which positional argument(s) to differentiate: an int or a tuple.
+        has_aux: whether ``fun`` returns ``(output, aux)``; then ``(hessian, aux)``
+            is returned.
+        holomorphic: whether ``fun`` is holomorphic.
+
+    Returns:
+        A function with ``fun``'s signature returning the Hessian: for an argument of
+        shape ``s``, an array of shape ``s + s`` (nested pytrees for pytree arguments).
+
+    Example:
+        >>> hessian(lambda x: x ** 3)(2.0)
+        Array(12., dtype=float32, weak_type=True)
+    """
+    inner = jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic)
+    return jacfwd(inner, argnums, has_aux=has_aux, holomorphic=holomorphic)
