@@ -159,6 +159,91 @@ def test_sum_order_is_the_documented_pairwise_order(dtype):
         assert_bitwise(kernels.reduce_sum(x, (0,), np.dtype(dtype)), np.asarray(expected))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_order_holds_for_leading_axes(dtype):
+    """Reducing axis 0 of (K, 70) computes many columns at once, each in the documented order."""
+    rng = np.random.default_rng(8)
+    for k in [0, 1, 7, 8, 9, 127, 128, 129, 256, 257, 1000, 4099]:
+        x = (rng.standard_normal((k, 70)) * 10.0 ** rng.uniform(-4, 4, (k, 70))).astype(dtype)
+        out = kernels.reduce_sum(x, (0,), np.dtype(dtype))
+        for j in (0, 63, 64, 69):
+            assert_bitwise(out[j], dtype(dtype(0) + _pairwise(x[:, j])))
+
+
+def _first_extremum(row, is_max):
+    """docs/numerics.md: the index of the first NaN, else of the first extremum (-0 == +0)."""
+    nans = [i for i, v in enumerate(row) if v != v]
+    if nans:
+        return nans[0]
+    best = max(row) if is_max else min(row)
+    return next(i for i, v in enumerate(row) if v == best)
+
+
+EXTREMA_ROWS = [
+    [1.0, 3.0, 3.0, -2.0],
+    [-0.0, 0.0, -1.0, 0.0],
+    [0.0, -0.0, 1.0, -0.0],
+    [-np.inf, -np.inf, -np.inf],
+    [np.inf, 2.0, np.inf, -np.inf],
+    [2.0, np.nan, 5.0, -np.nan],
+    [-np.nan, 1.0, np.nan],
+    [7.0],
+    [float(i % 13) - 6.0 for i in range(300)] + [-0.0, 6.0, -6.0, 0.0],
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_extrema_follow_the_documented_rule(dtype):
+    """argmax/argmin: first extremum, first NaN; max/min: that element, with its sign and payload.
+
+    Each row is checked alone, and as a column of a wide array (computed many at once).
+    """
+    for row in EXTREMA_ROWS:
+        x = np.array(row, dtype)
+        wide = np.repeat(x[:, None], 70, axis=1)
+        wide[:, 5:] = dtype(0.5)  # other columns: distinct values
+        for kernel, arg, is_max in (
+            (kernels.reduce_max, kernels.argmax, True),
+            (kernels.reduce_min, kernels.argmin, False),
+        ):
+            i = _first_extremum(list(x), is_max)
+            assert_bitwise(arg(x, 0, np.int32), np.asarray(i, np.int32))
+            assert_bitwise(kernel(x, (0,), np.dtype(dtype)), x[i])
+            assert_bitwise(arg(wide, 0, np.int32)[:5], np.full(5, i, np.int32))
+            assert_bitwise(kernel(wide, (0,), np.dtype(dtype))[:5], np.repeat(x[i], 5))
+
+
+def test_float16_is_reduced_in_float32():
+    """float16 rows are converted exactly, reduced in float32 and rounded once."""
+    x = data((3, 1000), seed=9, dtype=np.float16)
+    wide = x.astype(np.float32)
+    for kernel in (kernels.reduce_sum, kernels.reduce_prod, kernels.reduce_max):
+        expected = kernel(wide, (1,), np.dtype(np.float32)).astype(np.float16)
+        assert_bitwise(kernel(x, (1,), np.dtype(np.float16)), expected)
+    assert_bitwise(kernels.argmin(x, 1, np.int32), kernels.argmin(wide, 1, np.int32))
+
+
+def test_complex_sum_adds_the_parts_separately():
+    re, im = data((4, 300), seed=10), data((4, 300), seed=11)
+    z = kernels.reduce_sum(re + 1j * im, (1,), np.dtype(np.complex64))
+    assert_bitwise(z.real, kernels.reduce_sum(re, (1,), np.dtype(np.float32)))
+    assert_bitwise(z.imag, kernels.reduce_sum(im, (1,), np.dtype(np.float32)))
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_sum_accuracy_against_float64(axis):
+    """Within the pairwise bound, and no worse than NumPy (which sums leading axes in order)."""
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((4096, 64) if axis == 0 else (64, 4096)).astype(np.float32)
+    exact = x.astype(np.float64).sum(axis)
+    scale = np.abs(x).astype(np.float64).sum(axis)
+    ours = np.abs(kernels.reduce_sum(x, (axis,), np.dtype(np.float32)) - exact) / scale
+    theirs = np.abs(np.add.reduce(x, axis=axis) - exact) / scale
+    u = 2.0**-24
+    assert np.all(ours <= (16 + 3 + np.log2(4096 / 128) + 1) * u)
+    assert ours.max() <= theirs.max()
+
+
 def test_prod_and_scans_are_sequential():
     """Products and scans fold left to right: ``((x0 * x1) * x2) ...``."""
     x = data((1000,), seed=7)
