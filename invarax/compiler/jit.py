@@ -17,7 +17,7 @@ from ..core.eval import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.pytree import tree_unflatten
 from ..core.trace import EVAL_TRACE, Primitive, Tracer, current_trace
-from ..interpreters import ad
+from ..interpreters import ad, batching
 from ..interpreters.staging import trace_fun
 from .lower import compile_jaxpr
 
@@ -51,9 +51,19 @@ def _jit_jvp(primals, tangents, *, name: str, jaxpr: ClosedJaxpr):
                        tangents, f"jvp of jit of {name}")
 
 
+def _jit_batch(vals, dims, *, trace, name: str, jaxpr: ClosedJaxpr):
+    # Batch the body inline, as for differentiation; jit(vmap(f)) compiles it all.
+    return batching.batch_flat(lambda ins: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *ins), vals,
+                               dims, trace.axis_size, trace.axis_name, trace.description)
+
+
+_jit_batch.needs_trace = True
+
+
 jit_p.def_impl(_jit_impl)
 jit_p.def_abstract_eval(_jit_abstract_eval)
 ad.jvp_rules[jit_p] = _jit_jvp
+batching.batching_rules[jit_p] = _jit_batch
 
 
 class _Entry:

@@ -28,6 +28,7 @@ from ..interpreters.ad import (
     unbroadcast,
     zeros_like_aval,
 )
+from ..interpreters.batching import axis_size_of, batching_rules, moveaxis, not_mapped
 from ._util import (
     ANY,
     FLOAT,
@@ -615,3 +616,35 @@ jvp_rules[stop_gradient_p] = _stop_gradient_jvp
 deflinear(real_p, lambda ct, x: [None if isinstance(ct, Zero) else
                                  convert_element_type(ct, x.aval.dtype)])
 deflinear(conj_p, lambda ct, x: [conj(ct)])
+
+
+# ---------------------------------------------------------------------------------------
+# Batching: every elementwise primitive maps over a batch axis by moving it to the front
+# (a view) and broadcasting the operands that lack it; each element's bits are unchanged.
+
+
+def _vectorized_batch_rule(prim):
+    def rule(vals, dims, **params):
+        from .shape import broadcast_in_dim
+
+        size = axis_size_of(vals, dims)
+        shapes = [v.shape if d is not_mapped else v.shape[:d] + v.shape[d + 1:]
+                  for v, d in zip(vals, dims, strict=True)]
+        shape = next((s for s in shapes if s), ())
+        args = []
+        for v, d, s in zip(vals, dims, shapes, strict=True):
+            if d is not_mapped:
+                args.append(v if s == () else broadcast_in_dim(
+                    v, (size, *shape), tuple(range(1, len(shape) + 1))))
+            else:
+                v = moveaxis(v, d, 0)
+                args.append(v if s == shape else broadcast_in_dim(v, (size, *shape), (0,)))
+        return prim.bind(*args, **params), 0
+
+    batching_rules[prim] = rule
+
+
+for _prim in (*unary_p.values(), *binary_p.values(), *compare_p.values(), is_finite_p,
+              conj_p, real_p, imag_p, abs_p, round_p, integer_pow_p, select_n_p,
+              convert_element_type_p, stop_gradient_p):
+    _vectorized_batch_rule(_prim)
