@@ -392,12 +392,12 @@ jvp_rules[gather_p] = _gather_jvp
 transpose_rules[gather_p] = _gather_transpose
 
 
-def _read_back(x, indices, axes, mode):
-    """Each update's slice of ``x`` after a scatter in ``mode``: where it was written (0 for
-    an update the scatter dropped)."""
+def _read_back(x, indices, axes, mode, fill_value=0):
+    """Each update's slice of ``x`` after a scatter in ``mode``: where it was written
+    (``fill_value`` for an update the scatter dropped)."""
     clip = GatherScatterMode.CLIP
     gather_mode = clip if mode is clip else GatherScatterMode.FILL_OR_DROP
-    return gather_p.bind(x, indices, axes=axes, mode=gather_mode, fill_value=0)
+    return gather_p.bind(x, indices, axes=axes, mode=gather_mode, fill_value=fill_value)
 
 
 def defscatter(name: str, combine: str, kinds: str) -> Primitive:
@@ -472,9 +472,10 @@ def _scatter_add_transpose(ct, operand, indices, updates, *, axes, mode):
 deflinear(scatter_add_p, _scatter_add_transpose, linear_args=(0, 2))
 
 
-def _last_writes(operand_shape, indices, updates_shape, axes, mode):
-    """Whether each update (broadcast over its slice) is the last one written to its index
-    vector: the one ``scatter`` keeps. Found by scattering the update ids."""
+def _last_writers(operand_shape, indices, axes, mode):
+    """``(ids, last)``: each update's position in update order, and that of the last update
+    written to its slot (the one ``scatter`` keeps), -1 for a dropped update; both of the
+    index batch shape. Updates share a slot iff they share ``last``."""
     batch = indices.shape[:-1]
     index_dtype = dtypes.default_int()
     ids = sh.reshape(sh.iota(index_dtype, math.prod(batch)), batch)
@@ -482,8 +483,7 @@ def _last_writes(operand_shape, indices, updates_shape, axes, mode):
     table = sh.broadcast_in_dim(none, tuple(operand_shape[a] for a in axes), ())
     table_axes = tuple(range(len(axes)))
     table = scatter_p.bind(table, indices, ids, axes=table_axes, mode=mode)
-    won = ew.eq(_read_back(table, indices, table_axes, mode), ids)
-    return sh.broadcast_in_dim(won, updates_shape, tuple(range(len(batch))))
+    return ids, _read_back(table, indices, table_axes, mode, fill_value=-1)
 
 
 def _scatter_transpose(ct, operand, indices, updates, *, axes, mode):
@@ -496,7 +496,9 @@ def _scatter_transpose(ct, operand, indices, updates, *, axes, mode):
     if isinstance(operand, UndefinedPrimal):
         operand_ct = scatter_p.bind(ct, indices, zeros, axes=axes, mode=mode)
     if isinstance(updates, UndefinedPrimal):
-        won = _last_writes(operand.aval.shape, indices, updates.aval.shape, axes, mode)
+        ids, last = _last_writers(operand.aval.shape, indices, axes, mode)
+        nbatch = indices.ndim - 1
+        won = sh.broadcast_in_dim(ew.eq(last, ids), updates.aval.shape, tuple(range(nbatch)))
         updates_ct = ew.select(won, _read_back(ct, indices, axes, mode), zeros)
     return [operand_ct, None, updates_ct]
 
@@ -504,22 +506,46 @@ def _scatter_transpose(ct, operand, indices, updates, *, axes, mode):
 deflinear(scatter_p, _scatter_transpose, linear_args=(0, 2))
 
 
-def _product_of_others(operand, indices, updates, axes, mode):
-    """For each update, the product of the other updates scattered to its slot, without
-    dividing by a zero: 0 if another update there is 0."""
-    params = {"axes": axes, "mode": mode}
-    zeros = zeros_like_aval(updates.aval)
-    ones = ew.add(zeros, ArrayImpl(np.ones((), updates.dtype)))
-    is_zero = ew.eq(updates, zeros)
-    nonzero = ew.select(is_zero, ones, updates)
-    zero_count = ew.convert_element_type(is_zero, updates.dtype)
-    slots = zeros_like_aval(operand.aval)
-    zeros_at_slot = scatter_add_p.bind(slots, indices, zero_count, **params)
-    product_at_slot = scatter_mul_p.bind(ew.add(slots, ArrayImpl(np.ones((), updates.dtype))),
-                                         indices, nonzero, **params)
-    no_other_zero = ew.eq(_read_back(zeros_at_slot, indices, axes, mode), zero_count)
-    product = _read_back(product_at_slot, indices, axes, mode)
-    return ew.select(no_other_zero, ew.div(product, nonzero), zeros)
+def _segmented_exclusive_product(x, segment):
+    """``out[i]``: the product of the ``x[j]``, ``j < i``, of ``i``'s segment along axis 0
+    (``segment`` labels contiguous runs), by log2(n) doubling steps (Hillis and Steele)."""
+    n = x.shape[0]
+    ones = sh.broadcast_in_dim(ArrayImpl(np.ones((), x.dtype)), x.shape, ())
+
+    def shift(v, s, fill):  # v[i - s] along axis 0, ``fill`` for i < s
+        head = sh.broadcast_in_dim(fill, (s, *v.shape[1:]), ())
+        return sh.concatenate([head, sh.slice_in_dim(v, 0, n - s)], 0)
+
+    def back(v, s):  # v[i - s] if it is in i's segment, else 1
+        same = ew.eq(segment, shift(segment, s, ArrayImpl(np.asarray(-2, segment.dtype))))
+        same = sh.broadcast_in_dim(same, x.shape, (0,))
+        return ew.select(same, shift(v, s, ArrayImpl(np.ones((), x.dtype))), ones)
+
+    out, s = back(x, 1), 1
+    while s < n:
+        out, s = ew.mul(out, back(out, s)), 2 * s
+    return out
+
+
+def _product_of_others(operand_shape, indices, updates, axes, mode):
+    """For each update, the product of the other updates scattered to its slot: the updates
+    sorted by slot, times segmented products of those before and after. No division, so
+    it is exact where updates are 0, and so are its derivatives."""
+    from .sorting import sort_p  # sorting imports this module
+
+    nbatch = indices.ndim - 1
+    n = math.prod(indices.shape[:-1])
+    rows = (n, *updates.shape[nbatch:])
+    ids, last = (sh.reshape(a, (n,)) for a in _last_writers(operand_shape, indices, axes, mode))
+    slot, order = sort_p.bind(last, ids, dimension=0, is_stable=True, num_keys=1)
+    order = sh.reshape(order, (n, 1))
+    clip = GatherScatterMode.CLIP
+    x = gather_p.bind(sh.reshape(updates, rows), order, axes=(0,), mode=clip, fill_value=None)
+    before = _segmented_exclusive_product(x, slot)
+    after = _segmented_exclusive_product(sh.rev(x, (0,)), sh.rev(slot, (0,)))
+    others = ew.mul(before, sh.rev(after, (0,)))
+    unsorted = scatter_p.bind(zeros_like_aval(others.aval), order, others, axes=(0,), mode=clip)
+    return sh.reshape(unsorted, updates.shape)
 
 
 def _scatter_mul_jvp(primals, tangents, *, axes, mode):
@@ -532,7 +558,7 @@ def _scatter_mul_jvp(primals, tangents, *, axes, mode):
         terms.append(scatter_mul_p.bind(t_operand, indices, updates, **params))
     if not isinstance(t_updates, Zero):
         # d out / d update = operand * (the product of the other updates at its slot)
-        others = _product_of_others(operand, indices, updates, axes, mode)
+        others = _product_of_others(operand.shape, indices, updates, axes, mode)
         slots = zeros_like_aval(tangent_aval(operand.aval))
         summed = scatter_add_p.bind(slots, indices, ew.mul(t_updates, others), **params)
         terms.append(ew.mul(operand, summed))
