@@ -298,3 +298,15 @@ def test_sort_and_gather_linear_programs_print():
     assert "gather" in str(f_jvp.jaxpr) and "sort" not in str(f_jvp.jaxpr)
     vjp_jaxpr = invarax.make_jaxpr(lambda x, ct: invarax.vjp(lambda x: x[IDX], x)[1](ct))
     assert "scatter-add" in str(vjp_jaxpr(jnp.ones(4), jnp.ones(5)))
+
+
+@pytest.mark.parametrize("scatter", [lax.scatter, lax.scatter_add, lax.scatter_mul,
+                                     lax.scatter_min, lax.scatter_max])
+def test_scatter_of_no_updates_passes_the_operand_tangent(scatter):
+    x, none, no_updates = jnp.array([1.0, 2.0, 3.0]), jnp.zeros((0, 1), jnp.int32), jnp.zeros(0)
+    f = lambda x, u: scatter(x, none, u, axes=0)  # noqa: E731
+    _, t = invarax.jvp(f, (x, no_updates), (x * 10, no_updates))
+    np.testing.assert_array_equal(t, [10.0, 20.0, 30.0])
+    ct_x, ct_u = invarax.vjp(f, x, no_updates)[1](x)
+    np.testing.assert_array_equal(ct_x, x)
+    assert ct_u.shape == (0,)

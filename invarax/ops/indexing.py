@@ -513,6 +513,7 @@ def _segmented_exclusive_product(x, segment):
     ones = sh.broadcast_in_dim(ArrayImpl(np.ones((), x.dtype)), x.shape, ())
 
     def shift(v, s, fill):  # v[i - s] along axis 0, ``fill`` for i < s
+        s = min(s, n)
         head = sh.broadcast_in_dim(fill, (s, *v.shape[1:]), ())
         return sh.concatenate([head, sh.slice_in_dim(v, 0, n - s)], 0)
 
@@ -582,13 +583,14 @@ def _same(a, b):
     return ew.bitwise_or(ew.eq(a, b), ew.bitwise_and(ew.ne(a, a), ew.ne(b, b)))
 
 
-def _scatter_extremum_jvp(prim):
-    """The tangent of each output is the mean tangent of the values equal to it: the
-    operand's and the updates' scattered there (JAX's rule for ties)."""
+def _defextremum_jvp(prim):
+    """Register ``prim``'s JVP (scatter-min/max): each output's tangent is the mean tangent
+    of the values equal to it, the operand's and the updates' scattered there (JAX's rule
+    for ties)."""
 
     def rule(primals, tangents, *, axes, mode):
         operand, indices, updates = primals
-        t_operand, _, t_updates = (instantiate(t) for t in tangents)
+        t_operand, t_updates = (instantiate(t) for t in tangents[::2])
         params = {"axes": axes, "mode": mode}
         out = prim.bind(operand, indices, updates, **params)
         operand_won = _same(operand, out)
@@ -607,8 +609,8 @@ def _scatter_extremum_jvp(prim):
     jvp_rules[prim] = rule
 
 
-_scatter_extremum_jvp(scatter_min_p)
-_scatter_extremum_jvp(scatter_max_p)
+_defextremum_jvp(scatter_min_p)
+_defextremum_jvp(scatter_max_p)
 
 
 def _axes_param(axes, ndim: int) -> tuple:
