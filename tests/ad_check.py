@@ -6,6 +6,8 @@ For a function ``f`` of float64 pytrees at a point ``args``:
   ``(f(args + h t) - f(args - h t)) / 2h`` along a random direction ``t``;
 - **rev**: ``vjp`` against ``jvp`` by the inner-product identity
   ``<ct, J t> == <J^T ct, t>`` for random ``t`` and ``ct``;
+- **rev_fd**: the same identity with ``J t`` from central finite differences, for
+  functions without forward mode (``custom_vjp``), as JAX's ``check_vjp`` does;
 - both: the primal outputs of ``jvp`` and ``vjp`` are bitwise ``f(*args)`` (the
   numerics contract: a transformation never changes a value);
 - ``order=2`` (or more): the same checks of the JVP function
@@ -20,6 +22,7 @@ Default tolerances (explicit, float64):
 - finite differences: ``|fd - jvp| <= atol + rtol * |jvp|`` elementwise, with
   ``rtol = 1e-6`` and ``atol = 1e-6 * max(1, max |f(args)|)`` (the rounding error of
   a difference quotient scales with the output, not with its derivative);
+- rev_fd: ``|<ct, fd> - <J^T ct, t>| <= atol * sum |ct| + rtol * sum |ct| |fd|``;
 - identity: ``|<ct, J t> - <J^T ct, t>| <= 1e-10 * s`` with the scale
   ``s = sum |ct| |J t| + sum |J^T ct| |t| + ||ct|| ||t||`` (the last term stands in
   for a Jacobian of norm 1 when the products cancel to about zero).
@@ -58,7 +61,8 @@ def check_grads(
         args: a tuple of the arguments.
         order: 1 checks the first derivatives; 2 also checks the derivatives of the
             JVP and VJP functions, and so on.
-        modes: ``"fwd"`` (finite differences), ``"rev"`` (inner-product identity).
+        modes: ``"fwd"`` (finite differences), ``"rev"`` (inner-product identity),
+            ``"rev_fd"`` (the identity against finite differences).
         eps, rtol, atol: the relative finite-difference step and tolerances
             (defaults in the module docstring).
         identity_rtol: the relative tolerance of the inner-product identity.
@@ -70,7 +74,7 @@ def check_grads(
         >>> invarax.config.update("jax_enable_x64", False)
     """
     assert invarax.config.jax_enable_x64, "check_grads works in float64: use the x64 fixture"
-    assert set(modes) <= {"fwd", "rev"} and modes, modes
+    assert set(modes) <= {"fwd", "rev", "rev_fd"} and modes, modes
     tol = _Tolerances(
         EPS if eps is None else eps,
         FD_RTOL if rtol is None else rtol,
@@ -108,6 +112,9 @@ def _check(f, args, order, modes, tol, rng, what):
             _check(f_jvp, (args, tangents), order - 1, modes, tol, rng, f"JVP of {what}")
     if "rev" in modes:
         check_vjp(f, args, tol, rng, what)
+    if "rev_fd" in modes:
+        check_vjp_numerically(f, args, tol, rng, what)
+    if {"rev", "rev_fd"} & set(modes):
         if order > 1:
 
             def f_vjp(*primals):
@@ -124,22 +131,11 @@ def check_jvp(f, args, tol, rng, what="f"):
     out_jvp, tan = invarax.jvp(f, args, tangents)
     _assert_same_outputs(out, out_jvp, f"jvp of {what}")
 
-    scale = max([1.0] + [float(np.max(np.abs(a))) for a in _leaves(args) if a.size])
-    h = tol.eps * scale
-    plus = f(*_axpy(h, tangents, args))
-    minus = f(*_axpy(-h, tangents, args))
+    fds, h, atol = _finite_differences(f, args, tangents, out, tol)
     _, out_tree = tree_flatten(out)
-    out_scale = max(
-        [1.0] + [float(np.max(np.abs(o))) for o in _leaves(out) if o.size and _is_float(o)]
-    )
-    atol = tol.atol * out_scale
-    tan_leaves = _leaves(tan)
-    for i, (p, m, t, o) in enumerate(
-        zip(_leaves(plus), _leaves(minus), tan_leaves, _leaves(out), strict=True)
-    ):
-        if not _is_float(o):
+    for i, (fd, t) in enumerate(zip(fds, _leaves(tan), strict=True)):
+        if fd is None:
             continue
-        fd = (p - m) / (2 * h)
         err = np.abs(fd - t)
         bound = atol + tol.rtol * np.abs(t)
         if not np.all(err <= bound):  # also fails on NaN
@@ -149,6 +145,53 @@ def check_jvp(f, args, tol, rng, what="f"):
                 f"finite differences give {fd[k]!r} but jvp gives {t[k]!r} "
                 f"(|difference| {err[k]!r} > tolerance {bound[k]!r}; step h={h!r})"
             )
+
+
+def _finite_differences(f, args, tangents, out, tol):
+    """``(fd, h, atol)``: central differences of ``f`` along ``tangents`` per output leaf
+    (``None`` for non-float leaves), the step, and the absolute tolerance."""
+    scale = max([1.0] + [float(np.max(np.abs(a))) for a in _leaves(args) if a.size])
+    h = tol.eps * scale
+    plus = _leaves(f(*_axpy(h, tangents, args)))
+    minus = _leaves(f(*_axpy(-h, tangents, args)))
+    outs = _leaves(out)
+    out_scale = max([1.0] + [float(np.max(np.abs(o))) for o in outs if o.size and _is_float(o)])
+    fd = [
+        (p - m) / (2 * h) if _is_float(o) else None
+        for p, m, o in zip(plus, minus, outs, strict=True)
+    ]
+    return fd, h, tol.atol * out_scale
+
+
+def check_vjp_numerically(f, args, tol, rng, what="f"):
+    """``vjp(f)`` against central finite differences by ``<ct, J t> == <J^T ct, t>``."""
+    tangents = _random_like(rng, args)
+    out, vjp_fun = invarax.vjp(f, *args)
+    _assert_same_outputs(f(*args), out, f"vjp of {what}")
+    ct_leaves = [_random(rng, o.shape) if _is_float(o) else None for o in _leaves(out)]
+    fd, _, atol = _finite_differences(f, args, tangents, out, tol)
+    lhs = lhs_abs = ct_abs = 0.0
+    for c, d in zip(ct_leaves, fd, strict=True):
+        if c is not None:
+            c = np.asarray(c)
+            lhs += float(np.sum(c * d))
+            lhs_abs += float(np.sum(np.abs(c * d)))
+            ct_abs += float(np.sum(np.abs(c)))
+    _, out_tree = tree_flatten(out)
+    cts = tree_unflatten(
+        out_tree,
+        [
+            jnp.zeros_like(o) if c is None else c
+            for c, o in zip(ct_leaves, _leaves(out), strict=True)
+        ],
+    )
+    rhs, _ = _inner(vjp_fun(cts), tangents, f"the VJP and the tangent of {what}")
+    bound = atol * ct_abs + tol.rtol * lhs_abs
+    if not abs(lhs - rhs) <= bound:
+        raise AssertionError(
+            f"VJP check of {what} against finite differences: <ct, fd> = {lhs!r} but "
+            f"<J^T ct, t> = {rhs!r} (|difference| {abs(lhs - rhs)!r} > tolerance {bound!r})"
+        )
 
 
 def check_vjp(f, args, tol, rng, what="f"):

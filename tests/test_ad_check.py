@@ -66,6 +66,11 @@ def test_wrong_transpose_is_caught_by_the_identity(x64, temporary_primitives):
         check_grads(double.bind, (X,), modes=("rev",))
     lhs, rhs = _numbers(str(info.value))[:2]
     assert rhs == pytest.approx(1.5 * lhs, rel=1e-12)
+    # Without forward mode (custom_vjp), finite differences stand in for the JVP.
+    with pytest.raises(AssertionError, match="VJP check of .* against finite differences") as info:
+        check_grads(double.bind, (X,), modes=("rev_fd",))
+    lhs, rhs = _numbers(str(info.value))[:2]
+    assert rhs == pytest.approx(1.5 * lhs, rel=1e-6)
 
 
 def test_wrong_second_derivative_is_caught_at_order_2(x64, temporary_primitives):
