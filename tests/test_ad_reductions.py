@@ -143,6 +143,9 @@ SCANS = {
     "lax_cumlogsumexp_reverse": unary(
         lambda m, x: m.lax.cumlogsumexp(x, axis=2, reverse=True), CUBE
     ),
+    "lax_cumlogsumexp_ties": unary(
+        lambda m, x: m.lax.cumlogsumexp(x, axis=1), (3, 9), sampler=grid
+    ),
 }
 
 
@@ -341,6 +344,15 @@ def test_cumulative_primal_is_the_primitives_own():
         assert_bitwise(out, f(x))
         out, _ = invarax.vjp(f, x)
         assert_bitwise(out, f(x))
+
+
+def test_logaddexp_is_smooth_at_ties(x64):
+    """cumlogsumexp's JVP combines with logaddexp, whose derivatives of every order are
+    right at x == y (the second is 1/4), also with a broadcast scalar (jnp.logaddexp)."""
+    hessian = invarax.hessian(lambda x: jnp.logaddexp(x, 0.3))(0.3)
+    np.testing.assert_allclose(hessian, 0.25, rtol=1e-15)
+    check_grads(jnp.logaddexp, (np.full(3, 0.3), np.array(0.3)), order=3)
+    check_grads(lambda x: lax.cumlogsumexp(x, reverse=True), (np.zeros(5),), order=3)
 
 
 def test_index_reductions_have_zero_tangents():

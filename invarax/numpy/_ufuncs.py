@@ -248,7 +248,9 @@ pow = power  # noqa: A001
 
 def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))`` without overflow."""
-    return reductions.logaddexp(*promote_args("logaddexp", x1, x2, to_inexact=True))
+    a, b = promote_args("logaddexp", x1, x2, to_inexact=True)
+    shape = broadcast_shapes(a.shape, b.shape)
+    return reductions.logaddexp(broadcast_to_shape(a, shape), broadcast_to_shape(b, shape))
 
 
 def isnan(x, /):
