@@ -11,6 +11,7 @@ from helpers import assert_bitwise, eager_and_jit
 
 import invarax.numpy as jnp
 from invarax import kernels, lax
+from invarax.kernels import _native
 from invarax.scipy.special import logsumexp
 
 # Lengths around NumPy's pairwise blocks (8 accumulators, blocks of 128, recursive split).
@@ -211,6 +212,51 @@ def test_extrema_follow_the_documented_rule(dtype):
             assert_bitwise(kernel(x, (0,), np.dtype(dtype)), x[i])
             assert_bitwise(arg(wide, 0, np.int32)[:5], np.full(5, i, np.int32))
             assert_bitwise(kernel(wide, (0,), np.dtype(dtype))[:5], np.repeat(x[i], 5))
+
+
+# Layouts that take each path of the compiled kernel: rows; narrow, wide (two chunks) and
+# strided columns; a single row; with NaNs, zeros of both signs and infinities mixed in.
+DISPATCH_CASES = {
+    "rows": lambda x: x,
+    "narrow columns": lambda x: x[:, :43].T,
+    "wide columns": lambda x: np.ascontiguousarray(np.tile(x, (1, 19))).T,
+    "strided": lambda x: x[::2, ::3].T,
+    "one row": lambda x: x[3],
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dispatch_levels_agree(dtype):
+    """Every dispatch level (scalar, AVX2, ...) of every reduction gives the same bits."""
+    x = data((300, 260), seed=13, dtype=dtype)
+    x[5, 7] = x[9, 7] = np.nan
+    x[1, 3], x[2, 3], x[4, 11] = -0.0, 0.0, np.inf
+    x[:, 20] = -0.0
+    x[::7, 21] = 0.0
+    ops = {
+        "sum": lambda a: kernels.reduce_sum(a, (a.ndim - 1,), a.dtype),
+        "prod": lambda a: kernels.reduce_prod(a, (a.ndim - 1,), a.dtype),
+        "max": lambda a: kernels.reduce_max(a, (a.ndim - 1,), a.dtype),
+        "min": lambda a: kernels.reduce_min(a, (a.ndim - 1,), a.dtype),
+        "argmax": lambda a: kernels.argmax(a, a.ndim - 1, np.int64),
+        "argmin": lambda a: kernels.argmin(a, a.ndim - 1, np.int64),
+    }
+    levels = _native.isas()
+    for layout in DISPATCH_CASES.values():
+        a = layout(x)
+        results = []
+        for isa in levels:
+            previous = _native.set_isa(isa)
+            try:
+                results.append([op(a) for op in ops.values()])
+            finally:
+                _native.set_isa(previous)
+        for other in results[1:]:
+            for got, expected in zip(other, results[0], strict=True):
+                assert_bitwise(got, expected)
+        for j in (0, 3, 7, 20, 21, a.shape[0] - 1) if a.ndim == 2 else ():
+            for op, full in zip(ops.values(), results[0], strict=True):
+                assert_bitwise(op(np.ascontiguousarray(a[j])), full[j])
 
 
 def test_float16_is_reduced_in_float32():

@@ -1,12 +1,15 @@
-"""The thread count of the compiled kernels.
+"""What the kernels share: their thread count, and the views they hand to the compiled code.
 
 Threads only ever split the outputs of a kernel between them, so the count never
-changes a result's bits (N5); it only changes the speed.
+changes a result's bits (N5); it only changes the speed. Layouts never change a
+result either: the compiled kernels read any strides.
 """
 
 from __future__ import annotations
 
 import os
+
+import numpy as np
 
 ENV = "INVARAX_NUM_THREADS"
 
@@ -42,3 +45,27 @@ def num_threads() -> int:
     if count < 1:
         raise ValueError(f"{ENV} must be a positive integer, got {value!r}")
     return count
+
+
+def operand(x: np.ndarray, perm, dtype, shape) -> np.ndarray:
+    """``x`` with its axes permuted by ``perm``, as an aligned array of ``dtype`` and ``shape``.
+
+    Arguments:
+        x: a NumPy array.
+        perm: a permutation of ``x``'s axes.
+        dtype: the dtype of the result (``x`` is converted first if it differs).
+        shape: the shape of the result, merging consecutive permuted axes.
+
+    Returns:
+        A strided view of ``x`` when no conversion is needed and NumPy can merge the axes
+        without copying; a copy otherwise.
+
+    Example:
+        >>> operand(np.ones((2, 3, 4)), (1, 0, 2), np.float32, (3, 8)).shape
+        (3, 8)
+    """
+    if x.dtype != dtype or not x.flags.aligned:
+        x = x.astype(dtype)
+    if list(perm) != list(range(x.ndim)):
+        x = x.transpose(perm)
+    return x.reshape(shape)

@@ -27,16 +27,14 @@ so ``A @ B`` and ``(B.T @ A.T).T`` agree bitwise, and it never depends on ``M``,
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _native
-from ._threads import num_threads
+from ._support import num_threads, operand
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def _prod(sizes) -> int:
-    return int(np.prod(sizes, dtype=np.int64))
 
 
 def _canonical(x: np.ndarray, batch, middle, last, dtype) -> np.ndarray:
@@ -55,9 +53,8 @@ def _canonical(x: np.ndarray, batch, middle, last, dtype) -> np.ndarray:
         >>> _canonical(np.ones((2, 3, 4)), [1], [0], [2], np.float32).shape
         (3, 2, 4)
     """
-    shape = [_prod([x.shape[d] for d in group]) for group in (batch, middle, last)]
-    moved = np.transpose(x, [*batch, *middle, *last])
-    return np.require(moved, dtype=dtype, requirements="A").reshape(shape)
+    shape = [math.prod(x.shape[d] for d in group) for group in (batch, middle, last)]
+    return operand(x, [*batch, *middle, *last], dtype, shape)
 
 
 def _gemm(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -86,8 +83,8 @@ def _bmm(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return _gemm(lhs.astype(np.float32), rhs.astype(np.float32)).astype(dtype)
     if dtype.kind == "c":
         real = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
-        ar, ai = (np.require(part, real, "A") for part in (lhs.real, lhs.imag))
-        br, bi = (np.require(part, real, "A") for part in (rhs.real, rhs.imag))
+        ar, ai = (operand(part, (0, 1, 2), real, part.shape) for part in (lhs.real, lhs.imag))
+        br, bi = (operand(part, (0, 1, 2), real, part.shape) for part in (rhs.real, rhs.imag))
         out = np.empty((lhs.shape[0], lhs.shape[1], rhs.shape[2]), dtype)
         out.real = _gemm(ar, br) - _gemm(ai, bi)
         out.imag = _gemm(ar, bi) + _gemm(ai, br)

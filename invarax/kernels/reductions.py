@@ -28,9 +28,12 @@ they use NumPy's.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _native
+from ._support import operand
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _HALF = np.dtype(np.float16)
@@ -58,11 +61,9 @@ def _rows(x: np.ndarray, axes, dtype) -> tuple[np.ndarray, tuple]:
     """
     kept = [d for d in range(x.ndim) if d not in axes]
     out_shape = tuple(x.shape[d] for d in kept)
-    m = int(np.prod(out_shape, dtype=np.int64))
-    k = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
-    moved = np.transpose(x, kept + list(axes))
-    rows = np.require(moved, dtype=dtype, requirements="A").reshape(m, k)
-    return rows, out_shape
+    m = math.prod(out_shape)
+    k = math.prod(x.shape[d] for d in axes)
+    return operand(x, kept + list(axes), dtype, (m, k)), out_shape
 
 
 def _native_rows(op: int, rows: np.ndarray, out_dtype) -> np.ndarray:
@@ -124,8 +125,8 @@ def _complex(op: str, rows: np.ndarray) -> np.ndarray:
     if op == "sum":
         real = np.dtype(np.float32 if rows.dtype == np.complex64 else np.float64)
         out = np.empty(rows.shape[0], rows.dtype)
-        out.real = _native_rows(_SUM, np.require(rows.real, real, "A"), real)
-        out.imag = _native_rows(_SUM, np.require(rows.imag, real, "A"), real)
+        out.real = _native_rows(_SUM, operand(rows.real, (0, 1), real, rows.shape), real)
+        out.imag = _native_rows(_SUM, operand(rows.imag, (0, 1), real, rows.shape), real)
         return out
     if rows.shape[1] == 0:
         return np.ones(rows.shape[0], rows.dtype)
