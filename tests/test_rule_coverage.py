@@ -47,6 +47,16 @@ NO_JVP = {
     "iota": "no operands: nothing to differentiate",
 }
 
+# Primitives whose JVP rule gives a zero tangent whatever the input (ad.defjvp_zero):
+# their outputs are integers or booleans, or piecewise constant in the inputs.
+ZERO_DERIVATIVE = {
+    **dict.fromkeys(["eq", "ne", "lt", "le", "gt", "ge", "is_finite"], "boolean output"),
+    **dict.fromkeys(["and", "or", "xor", "not", "reduce_and", "reduce_or"], "integer/bool only"),
+    **dict.fromkeys(["argmax", "argmin"], "integer output"),
+    **dict.fromkeys(["sign", "floor", "ceil", "round"], "piecewise constant"),
+    "nextafter": "a zero tangent by convention (JAX has no rule; its slope in x is 1)",
+}
+
 # Primitives whose JVP rule is being written (their xfail turns into a pass when it lands).
 AWAITING_JVP = {
     "imag": "ops/elementwise.py: linear, like real",
@@ -85,7 +95,7 @@ LINEAR = {
 }
 
 # Call-like primitives: linear when their body is; a transpose rule is allowed, not required.
-CALL_LIKE = {"jit", "checkpoint", "remat", "custom_jvp_call", "custom_vjp_call"}
+CALL_LIKE = {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call"}
 
 # Linear primitives whose transpose rule is being written.
 AWAITING_TRANSPOSE = {
@@ -120,6 +130,21 @@ def test_every_primitive_has_a_jvp_rule(name):
     )
 
 
+@pytest.mark.parametrize("name", sorted(PRIMITIVES))
+def test_zero_jvp_rules_are_listed(name):
+    rule = ad.jvp_rules.get(PRIMITIVES[name])
+    if rule is None:
+        return
+    is_zero = rule.__qualname__.startswith("defjvp_zero.")
+    if name in ZERO_DERIVATIVE:
+        assert is_zero, f"{name} is listed in ZERO_DERIVATIVE but its JVP rule is not defjvp_zero"
+    else:
+        assert not is_zero, (
+            f"{name} has a zero JVP rule: list it in ZERO_DERIVATIVE with the reason, or give "
+            "it its derivative"
+        )
+
+
 @pytest.mark.parametrize("name", _rule_params(AWAITING_TRANSPOSE))
 def test_transpose_rule_iff_linear(name):
     prim = PRIMITIVES[name]
@@ -135,7 +160,7 @@ def test_transpose_rule_iff_linear(name):
 
 
 def test_rule_lists_name_primitives():
-    named = set(NO_JVP) | set(AWAITING_JVP) | set(AWAITING_TRANSPOSE)
+    named = set(NO_JVP) | set(AWAITING_JVP) | set(AWAITING_TRANSPOSE) | set(ZERO_DERIVATIVE)
     assert named <= set(PRIMITIVES), named - set(PRIMITIVES)
     assert set(AWAITING_TRANSPOSE) <= set(LINEAR)
     assert not set(NO_JVP) & set(AWAITING_JVP)
