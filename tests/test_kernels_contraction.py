@@ -10,6 +10,8 @@ documented order pins the documentation to the code.
 import os
 import subprocess
 import sys
+import threading
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -301,6 +303,41 @@ def test_threads_and_runs_agree_in_subprocesses():
         )
         digests.setdefault(run.stdout.strip(), []).append(threads)
     assert len(digests) == 1, digests
+
+
+def test_concurrent_calls_and_fork_give_the_same_bits():
+    """Calls from several Python threads share the worker pool (or run alone), and a forked
+    child, which inherits no workers, starts its own."""
+    a, b = data((4, 64, 300), seed=23), data((4, 300, 80), seed=24)
+    expected = np.empty((4, 64, 80), np.float32)
+    _native.gemm(a, b, expected, 1)
+
+    def product(out):
+        _native.gemm(a, b, out, 3)
+
+    outs = [np.empty_like(expected) for _ in range(6)]
+    threads = [threading.Thread(target=product, args=(out,)) for out in outs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for out in outs:
+        assert_bitwise(out, expected)
+    if not hasattr(os, "fork"):
+        return
+    read, write = os.pipe()
+    with warnings.catch_warnings():  # Python 3.12+ warns of fork() with threads: intended here
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # the child: the same product on a pool of its own
+        out = np.empty_like(expected)
+        _native.gemm(a, b, out, 3)
+        os.write(write, bytes([out.tobytes() == expected.tobytes()]))
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        assert pipe.read() == b"\x01"
+    os.waitpid(pid, 0)
 
 
 def test_thread_count_must_be_positive(monkeypatch):

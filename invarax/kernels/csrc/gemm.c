@@ -22,12 +22,20 @@
 #endif
 
 /* Cache blocking: rows per packed block of A, columns per packed block of B. */
+#ifndef MC
 #define MC 144
+#endif
+#ifndef NC
 #define NC 1024
+#endif
 #define MAX_MR 8
 #define MAX_NR 16
 #define SCALAR_MR 4
 #define SCALAR_NR 8
+/* Products of at most this many rows read B in place when its rows are contiguous. */
+#ifndef DIRECT_M
+#define DIRECT_M 48
+#endif
 #define ABUF_ELEMS ((ptrdiff_t)MC * INVARAX_KB)
 #define BBUF_ELEMS ((ptrdiff_t)INVARAX_KB * (NC + MAX_NR))
 #define MAX_THREADS 64
@@ -44,7 +52,7 @@ typedef struct {
     operand3 a, b;
     void *c;
     ptrdiff_t m, n, k, units, chunks;
-    int split_m, nthreads;
+    int dbl, split_m, nthreads;
     void *bufs[MAX_THREADS];
 } gemm_job;
 
@@ -84,14 +92,14 @@ int isa_set(int isa) {
 #define AVX2 __attribute__((target("avx2,fma")))
 
 /* One FMA chain per element: s = fma(a[i], b[j], s) for p in increasing order. */
-#define UKR_AVX2(NAME, T, V, ZERO, LOAD, LOADU, STOREU, ADD, BCAST, FMADD, W)               \
-    static AVX2 void NAME(ptrdiff_t kb, const T *a, const T *b, T *c, ptrdiff_t ldc,       \
-                          int first) {                                                     \
+#define UKR_AVX2(NAME, T, V, ZERO, LOADU, STOREU, ADD, BCAST, FMADD, W)                     \
+    static AVX2 void NAME(ptrdiff_t kb, const T *a, const T *b, ptrdiff_t ldb, T *c,       \
+                          ptrdiff_t ldc, int first) {                                      \
         V s00 = ZERO(), s01 = ZERO(), s10 = ZERO(), s11 = ZERO(), s20 = ZERO();          \
         V s21 = ZERO(), s30 = ZERO(), s31 = ZERO(), s40 = ZERO(), s41 = ZERO();          \
         V s50 = ZERO(), s51 = ZERO();                                                      \
-        for (ptrdiff_t p = 0; p < kb; p++, a += 6, b += 2 * W) {                           \
-            V b0 = LOAD(b), b1 = LOAD(b + W), x;                                           \
+        for (ptrdiff_t p = 0; p < kb; p++, a += 6, b += ldb) {                             \
+            V b0 = LOADU(b), b1 = LOADU(b + W), x;                                         \
             x = BCAST(a + 0); s00 = FMADD(x, b0, s00); s01 = FMADD(x, b1, s01);            \
             x = BCAST(a + 1); s10 = FMADD(x, b0, s10); s11 = FMADD(x, b1, s11);            \
             x = BCAST(a + 2); s20 = FMADD(x, b0, s20); s21 = FMADD(x, b1, s21);            \
@@ -107,10 +115,10 @@ int isa_set(int isa) {
             }                                                                              \
     }
 
-UKR_AVX2(ukr_avx2_f32, float, __m256, _mm256_setzero_ps, _mm256_load_ps, _mm256_loadu_ps,
-         _mm256_storeu_ps, _mm256_add_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, 8)
-UKR_AVX2(ukr_avx2_f64, double, __m256d, _mm256_setzero_pd, _mm256_load_pd, _mm256_loadu_pd,
-         _mm256_storeu_pd, _mm256_add_pd, _mm256_broadcast_sd, _mm256_fmadd_pd, 4)
+UKR_AVX2(ukr_avx2_f32, float, __m256, _mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps,
+         _mm256_add_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, 8)
+UKR_AVX2(ukr_avx2_f64, double, __m256d, _mm256_setzero_pd, _mm256_loadu_pd, _mm256_storeu_pd,
+         _mm256_add_pd, _mm256_broadcast_sd, _mm256_fmadd_pd, 4)
 #endif
 
 /* ---- the type-generic loops ---------------------------------------------------------- */
@@ -179,24 +187,88 @@ static void buf_release(void *p) {
     free(p);
 }
 
-/* ---- threads ------------------------------------------------------------------------- */
+/* ---- threads: a pool of workers, started on first use and kept ------------------------ */
 
-typedef struct {
-    gemm_job *job;
-    int t, dbl;
-} worker_arg;
-
-static void *worker(void *p) {
-    worker_arg *w = p;
-    if (w->dbl)
-        gemm_units_f64(w->job, w->t);
+static void run_units(gemm_job *job, int t) {
+    if (job->dbl)
+        gemm_units_f64(job, t);
     else
-        gemm_units_f32(w->job, w->t);
+        gemm_units_f32(job, t);
+}
+
+#ifndef _WIN32
+/* Worker i (1-based) computes share i of the current job when i < active. One parallel
+ * call runs at a time (call_lock); a concurrent call runs on its own thread alone. */
+static pthread_mutex_t g_call_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_wake = PTHREAD_COND_INITIALIZER, g_done = PTHREAD_COND_INITIALIZER;
+static int g_workers, g_active, g_remaining, g_atfork;
+static unsigned long g_generation, g_born[MAX_THREADS];
+static gemm_job *g_job;
+
+static void *pool_worker(void *p) {
+    int id = (int)(intptr_t)p;
+    pthread_mutex_lock(&g_lock);
+    unsigned long seen = g_born[id]; /* the generation before the first job it serves */
+    for (;;) {
+        while (g_generation == seen) pthread_cond_wait(&g_wake, &g_lock);
+        seen = g_generation;
+        if (id >= g_active) continue;
+        gemm_job *job = g_job;
+        pthread_mutex_unlock(&g_lock);
+        run_units(job, id);
+        pthread_mutex_lock(&g_lock);
+        if (--g_remaining == 0) pthread_cond_signal(&g_done);
+    }
     return NULL;
 }
 
-/* Work below this many multiply-adds runs on one thread (starting one costs more). */
-#define MIN_FMAS_PER_THREAD 400000
+/* In a forked child the workers are gone: start afresh. */
+static void pool_reset(void) {
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+    g_call_lock = g_lock = lock;
+    g_wake = g_done = cond;
+    g_workers = 0;
+}
+
+/* Run shares 0 .. job->nthreads - 1 of job, share 0 on this thread. */
+static void run_parallel(gemm_job *job) {
+    if (job->nthreads > 1 && pthread_mutex_trylock(&g_call_lock) == 0) {
+        pthread_mutex_lock(&g_lock);
+        if (!g_atfork) g_atfork = pthread_atfork(NULL, NULL, pool_reset) == 0;
+        while (g_workers < job->nthreads - 1) {
+            pthread_t tid;
+            g_born[g_workers + 1] = g_generation;
+            if (pthread_create(&tid, NULL, pool_worker, (void *)(intptr_t)(g_workers + 1))) break;
+            pthread_detach(tid);
+            g_workers++;
+        }
+        int helpers = g_workers < job->nthreads - 1 ? g_workers : job->nthreads - 1;
+        g_job = job;
+        g_active = helpers + 1;
+        g_remaining = helpers;
+        g_generation++;
+        pthread_cond_broadcast(&g_wake);
+        pthread_mutex_unlock(&g_lock);
+        run_units(job, 0);
+        for (int t = helpers + 1; t < job->nthreads; t++) run_units(job, t); /* not started */
+        pthread_mutex_lock(&g_lock);
+        while (g_remaining > 0) pthread_cond_wait(&g_done, &g_lock);
+        pthread_mutex_unlock(&g_lock);
+        pthread_mutex_unlock(&g_call_lock);
+        return;
+    }
+    for (int t = 0; t < job->nthreads; t++) run_units(job, t);
+}
+#else
+static void run_parallel(gemm_job *job) {
+    for (int t = 0; t < job->nthreads; t++) run_units(job, t);
+}
+#endif
+
+/* Work below this many multiply-adds per thread is not split (waking one costs more). */
+#define MIN_FMAS_PER_THREAD 200000
 
 int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, ptrdiff_t n,
          ptrdiff_t k, int nthreads) {
@@ -209,6 +281,7 @@ int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, pt
     gemm_job job;
     memset(&job, 0, sizeof job);
     job.desc = select_kernel(dbl);
+    job.dbl = dbl;
     job.a = a;
     job.b = b;
     job.c = c;
@@ -219,9 +292,6 @@ int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, pt
     if (nthreads > MAX_THREADS) nthreads = MAX_THREADS;
     if (nthreads > fmas / MIN_FMAS_PER_THREAD) nthreads = (int)(fmas / MIN_FMAS_PER_THREAD);
     if (nthreads < 1) nthreads = 1;
-#ifdef _WIN32
-    nthreads = 1;
-#endif
     /* Cut each matrix into `chunks` row or column ranges so that there are enough units. */
     ptrdiff_t mt = (m + job.desc.mr - 1) / job.desc.mr, nt = (n + job.desc.nr - 1) / job.desc.nr;
     job.split_m = mt >= nt;
@@ -235,24 +305,7 @@ int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, pt
         job.bufs[t] = buf_acquire();
         if (!job.bufs[t]) status = -1;
     }
-    if (status == 0) {
-#ifndef _WIN32
-        pthread_t tid[MAX_THREADS];
-        worker_arg args[MAX_THREADS];
-        int started[MAX_THREADS] = {0};
-        for (int t = 1; t < nthreads; t++) {
-            args[t] = (worker_arg){&job, t, dbl};
-            started[t] = pthread_create(&tid[t], NULL, worker, &args[t]) == 0;
-            if (!started[t]) worker(&args[t]);
-        }
-#endif
-        worker_arg self = {&job, 0, dbl};
-        worker(&self);
-#ifndef _WIN32
-        for (int t = 1; t < nthreads; t++)
-            if (started[t]) pthread_join(tid[t], NULL);
-#endif
-    }
+    if (status == 0) run_parallel(&job);
     for (int t = 0; t < nthreads; t++) buf_release(job.bufs[t]);
     return status;
 }

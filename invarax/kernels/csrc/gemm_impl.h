@@ -20,16 +20,18 @@ static void F(merge)(const T *s, ptrdiff_t lds, T *c, ptrdiff_t ldc, int rows, i
             c[i * ldc + j] = first ? s[i * lds + j] : c[i * ldc + j] + s[i * lds + j];
 }
 
-/* The portable microkernel: a SCALAR_MR x SCALAR_NR tile, one FMA chain per element. */
-static void F(ukr_scalar)(ptrdiff_t kb, const T *a, const T *b, T *c, ptrdiff_t ldc,
-                          int first) {
+/* The portable microkernel: a SCALAR_MR x SCALAR_NR tile, one FMA chain per element.
+ * Microkernels read a packed panel of A (a[p*MR + i]) and rows of B ldb apart (b[p*ldb + j]),
+ * and store C = s (first) or C = C + s. */
+static void F(ukr_scalar)(ptrdiff_t kb, const T *a, const T *b, ptrdiff_t ldb, T *c,
+                          ptrdiff_t ldc, int first) {
     T s[SCALAR_MR][SCALAR_NR];
     for (int i = 0; i < SCALAR_MR; i++)
         for (int j = 0; j < SCALAR_NR; j++) s[i][j] = 0;
     for (ptrdiff_t p = 0; p < kb; p++)
         for (int i = 0; i < SCALAR_MR; i++)
             for (int j = 0; j < SCALAR_NR; j++)
-                s[i][j] = FMA(a[p * SCALAR_MR + i], b[p * SCALAR_NR + j], s[i][j]);
+                s[i][j] = FMA(a[p * SCALAR_MR + i], b[p * ldb + j], s[i][j]);
     F(merge)(&s[0][0], SCALAR_NR, c, ldc, SCALAR_MR, SCALAR_NR, first);
 }
 
@@ -75,32 +77,40 @@ static void F(pack_b)(const T *b, ptrdiff_t sk, ptrdiff_t sn, ptrdiff_t kb, ptrd
 
 /* One matrix product C[:m, :n] = A[:m, :] @ B[:, :n] with the blocked loops of BLIS:
  * columns in blocks of NC, K in blocks of INVARAX_KB (the blocks of the order), rows in
- * blocks of MC; abuf and bbuf hold the packed blocks. */
+ * blocks of MC; abuf and bbuf hold the packed blocks. With few rows (m <= DIRECT_M) and
+ * rows of B contiguous, the microkernel reads B in place (each element is used by few
+ * tiles, so packing would cost more than it saves); only a last, partial panel is packed. */
 static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdiff_t sak,
                           const T *b, ptrdiff_t sbk, ptrdiff_t sbn, T *c, ptrdiff_t ldc,
                           ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, T *abuf, T *bbuf) {
-    const int mr = d->mr, nr = d->nr;
-    void (*ukr)(ptrdiff_t, const T *, const T *, T *, ptrdiff_t, int) =
-        (void (*)(ptrdiff_t, const T *, const T *, T *, ptrdiff_t, int))d->ukr;
+    const int mr = d->mr, nr = d->nr, direct = sbn == 1 && m <= DIRECT_M;
+    void (*ukr)(ptrdiff_t, const T *, const T *, ptrdiff_t, T *, ptrdiff_t, int) =
+        (void (*)(ptrdiff_t, const T *, const T *, ptrdiff_t, T *, ptrdiff_t, int))d->ukr;
     T tile[MAX_MR * MAX_NR];
     for (ptrdiff_t jc = 0; jc < n; jc += NC) {
-        ptrdiff_t nc = n - jc < NC ? n - jc : NC;
+        ptrdiff_t nc = n - jc < NC ? n - jc : NC, full = nc - nc % nr;
         for (ptrdiff_t pc = 0; pc < k; pc += INVARAX_KB) {
             ptrdiff_t kb = k - pc < INVARAX_KB ? k - pc : INVARAX_KB;
             int first = pc == 0;
-            F(pack_b)(b + pc * sbk + jc * sbn, sbk, sbn, kb, nc, nr, bbuf);
+            const T *bblk = b + pc * sbk + jc * sbn;
+            if (direct)
+                F(pack_b)(bblk + full, sbk, sbn, kb, nc - full, nr, bbuf + full * kb);
+            else
+                F(pack_b)(bblk, sbk, sbn, kb, nc, nr, bbuf);
             for (ptrdiff_t ic = 0; ic < m; ic += MC) {
                 ptrdiff_t mc = m - ic < MC ? m - ic : MC;
                 F(pack_a)(a + ic * sam + pc * sak, sam, sak, mc, kb, mr, abuf);
                 for (ptrdiff_t jr = 0; jr < nc; jr += nr) {
                     int cols = nc - jr < nr ? (int)(nc - jr) : nr;
+                    const T *bp = direct && jr < full ? bblk + jr : bbuf + jr * kb;
+                    ptrdiff_t ldb = direct && jr < full ? sbk : nr;
                     for (ptrdiff_t ir = 0; ir < mc; ir += mr) {
                         int rows = mc - ir < mr ? (int)(mc - ir) : mr;
                         T *ct = c + (ic + ir) * ldc + jc + jr;
                         if (rows == mr && cols == nr) {
-                            ukr(kb, abuf + ir * kb, bbuf + jr * kb, ct, ldc, first);
+                            ukr(kb, abuf + ir * kb, bp, ldb, ct, ldc, first);
                         } else {
-                            ukr(kb, abuf + ir * kb, bbuf + jr * kb, tile, nr, 1);
+                            ukr(kb, abuf + ir * kb, bp, ldb, tile, nr, 1);
                             F(merge)(tile, nr, ct, ldc, rows, cols, first);
                         }
                     }
