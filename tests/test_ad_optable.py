@@ -26,6 +26,7 @@ from test_rule_coverage import NO_JVP, ZERO_DERIVATIVE
 import invarax
 import invarax.lax as lax
 import invarax.numpy as jnp
+from invarax.core.errors import TracerArrayConversionError
 from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES
 from invarax.interpreters import ad
@@ -145,6 +146,17 @@ def complex_of(x, y):
     return jnp.add(x, jnp.multiply(y, 1j))
 
 
+# A known bug, reported (core/trace.py, numpy/_creation.py): np.asarray (and float) of a
+# JVP tracer returns its primal, dropping the tangent; linspace computes through it, so
+# its derivatives are silently zero (JAX raises for np.asarray of a tracer).
+LINSPACE_BUG = (
+    pytest.mark.xfail(
+        strict=True,
+        raises=(AssertionError, TracerArrayConversionError),
+        reason="linspace drops tangents (jvp) or fails to trace (vjp, jit)",
+    ),
+)
+
 IDX = np.array([2, 0, 2])  # a duplicate: gathers read it twice, scatter-adds add twice
 UNIQUE = np.array([2, 0])
 
@@ -191,6 +203,14 @@ ELEMENTWISE = {
     "subtract": binary(jnp.subtract),
     "multiply": binary(jnp.multiply),
     "true_divide": binary(jnp.true_divide, normal, nonzero),
+    "divide": binary(jnp.divide, normal, nonzero, shapes=BINARY[-1:]),
+    "mod": binary(jnp.mod, uniform(-4, 4), nonzero, shapes=BINARY[-1:]),
+    "pow": binary(jnp.pow, POSITIVE, normal, shapes=BINARY[-1:]),
+    "absolute": unary(jnp.absolute, nonzero, shapes=MATRIX),
+    "sin_order_3": unary(jnp.sin, shapes=MATRIX, order=3),
+    "tanh_times_exp_order_3": binary(
+        lambda x, y: jnp.tanh(x) * jnp.exp(y), order=3, shapes=BINARY[-1:]
+    ),
     "divide_by_self": unary(lambda x: x / x, nonzero),
     "negative": unary(jnp.negative),
     "positive": unary(jnp.positive),
@@ -256,6 +276,7 @@ REDUCTIONS = {
     "prod_with_two_zeros": unary(jnp.prod, with_two_zeros, shapes=NONSCALAR),
     "prod_axis": unary(lambda x: jnp.prod(x, axis=0), with_a_zero, shapes=MATRIX),
     "max": unary(jnp.max),
+    "amax_axes": unary(lambda x: jnp.amax(x, axis=(0, 2)), shapes=(((2, 3, 2),),)),
     "max_two_way_tie": unary(jnp.max, tied_pair, shapes=NONSCALAR, order=1),
     "min_keepdims": unary(lambda x: jnp.min(x, axis=1, keepdims=True), shapes=MATRIX),
     "var_ddof": unary(lambda x: jnp.var(x, axis=0, ddof=1), shapes=MATRIX),
@@ -299,6 +320,13 @@ SHAPE = {
     "lax_pad": binary(lambda x, v: lax.pad(x, v, [(1, 2, 1)]), shapes=(((3,), ()),)),
     "lax_pad_negative": unary(lambda x: lax.pad(x, 0.0, [(-1, 1, 0), (0, -1, 1)]), shapes=MATRIX),
     "flip": unary(jnp.flip, shapes=NONSCALAR),
+    "hstack": binary(lambda x, y: jnp.hstack([x, y]), shapes=BINARY[1:3]),
+    "vstack": binary(lambda x, y: jnp.vstack([x, y]), shapes=BINARY[1:3]),
+    "column_stack": binary(lambda x, y: jnp.column_stack([x, y]), shapes=BINARY[1:3]),
+    "dstack": binary(lambda x, y: jnp.dstack([x, y]), shapes=BINARY[1:3]),
+    "array_split": unary(lambda x: jnp.array_split(x, 2, axis=-1), shapes=NONSCALAR),
+    "atleast_2d": unary(jnp.atleast_2d),
+    "linspace": binary(lambda a, b: jnp.linspace(a, b, 5), shapes=(((), ()),), marks=LINSPACE_BUG),
     "roll": unary(lambda x: jnp.roll(x, 1), shapes=NONSCALAR),
     "tile": unary(lambda x: jnp.tile(x, 2), shapes=NONSCALAR),
     "repeat": unary(lambda x: jnp.repeat(x, 2), shapes=NONSCALAR),
@@ -553,7 +581,10 @@ def test_every_differentiable_primitive_is_in_the_table(x64):
     used = set()
     for name, op in OPS.items():
         for shapes in op.shapes:
-            used |= primitives_of(invarax.make_jaxpr(op.fun)(*_args(name, shapes)))
+            try:
+                used |= primitives_of(invarax.make_jaxpr(op.fun)(*_args(name, shapes)))
+            except TracerArrayConversionError:
+                assert op.marks, name  # a known bug (linspace)
     differentiable = {
         name
         for name, prim in PRIMITIVES.items()
