@@ -23,6 +23,14 @@ Differentiation: dynamic_slice, dynamic_update_slice, gather, scatter-add and sc
 are linear in their array operands (not the indices) and have transpose rules;
 scatter-mul is linear in its operand only; scatter-min and scatter-max give each
 output the tangent of the value that won, ties averaged (as JAX).
+
+Batching (no per-example loop; values are only moved, or combined in each example's
+update order, so every example's bits are the unbatched op's): a batched operand of a
+gather or scatter with unbatched indices keeps its batch axis as one more axis taken
+whole; batched indices add a batch dimension, and when the operand is batched too, an
+iota index column for its batch axis. dynamic_slice and dynamic_update_slice with
+unbatched starts take the whole batch axis; with batched starts they become a gather or
+scatter of each example's window.
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ from ..interpreters.ad import (
     transpose_rules,
     zeros_like_aval,
 )
+from ..interpreters.batching import axis_size_of, batching_rules, moveaxis, not_mapped
 from ..kernels import scatter_rows
 from . import elementwise as ew
 from . import shape as sh
@@ -114,6 +123,41 @@ def _window(starts, sizes) -> tuple:
     return tuple(slice(s, s + z) for s, z in zip(starts, sizes, strict=True))
 
 
+def _window_indices(shape, starts, start_dims, sizes, size: int, batch_column: bool):
+    """Each example's window as gather/scatter index vectors, for batched start indices.
+
+    Returns ``(indices, axes)``: ``axes`` are the axes the window does not cover whole,
+    and ``indices`` of shape ``(size, *[sizes[a] for a in axes], k)`` holds, for each
+    example and window position, ``start + offset`` on each of ``axes`` (the start
+    clamped so that the window fits, as the unbatched op), after a column of the
+    example's number if ``batch_column`` (``k`` counts it).
+    """
+    axes = tuple(a for a, (d, z) in enumerate(zip(shape, sizes, strict=True)) if z < d)
+    grid = (size, *(sizes[a] for a in axes))
+    dtype = dtypes.default_int()
+    columns = [sh.broadcasted_iota(dtype, grid, 0)] if batch_column else []
+    for j, a in enumerate(axes):
+        start, bdim = starts[a], start_dims[a]
+        # Clamp in the start's own dtype (whose range may not reach shape[a] - sizes[a]).
+        high = min(shape[a] - sizes[a], np.iinfo(start.dtype).max)
+        start = ew.max(start, ArrayImpl(np.zeros((), start.dtype)))
+        start = ew.min(start, ArrayImpl(np.asarray(high, start.dtype)))
+        if start.dtype != dtype:
+            start = ew.convert_element_type(start, dtype)
+        start = sh.broadcast_in_dim(start, grid, () if bdim is not_mapped else (0,))
+        columns.append(ew.add(start, sh.broadcasted_iota(dtype, grid, j + 1)))
+    if not columns:  # an unbatched operand read whole
+        return sh.broadcast_in_dim(ArrayImpl(np.zeros((), dtype)), (*grid, 0), ()), axes
+    columns = [sh.reshape(c, (*grid, 1)) for c in columns]
+    return sh.concatenate(columns, len(grid)), axes
+
+
+def _window_order(ndim: int, axes) -> list:
+    """The permutation that takes a batch-first window to the layout of a gather's output
+    or a scatter's updates over ``_window_indices``: the batch, ``axes``, the other axes."""
+    return [0, *(1 + a for a in (*axes, *(a for a in range(ndim) if a not in axes)))]
+
+
 # dynamic_slice: operand[start:start + size] per axis, starts clamped so the slice fits.
 def _dynamic_slice_impl(operand, *starts, slice_sizes):
     return operand[_window(_clamped_starts(starts, operand.shape, slice_sizes), slice_sizes)]
@@ -145,6 +189,25 @@ def _dynamic_slice_transpose(ct, operand, *starts, slice_sizes):
 
 
 deflinear(dynamic_slice_p, _dynamic_slice_transpose, linear_args=(0,))
+
+
+def _dynamic_slice_batch(vals, dims, *, slice_sizes):
+    (operand, *starts), (bdim, *start_dims) = vals, dims
+    if all(d is not_mapped for d in start_dims):
+        starts.insert(bdim, ArrayImpl(np.zeros((), dtypes.default_int())))
+        sizes = (*slice_sizes[:bdim], operand.shape[bdim], *slice_sizes[bdim:])
+        return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes), bdim
+    size = axis_size_of(vals, dims)
+    batched = bdim is not not_mapped
+    shape = tuple(d for i, d in enumerate(operand.shape) if i != bdim)
+    indices, axes = _window_indices(shape, starts, start_dims, slice_sizes, size, batched)
+    gather_axes = (bdim, *(a + (a >= bdim) for a in axes)) if batched else axes
+    out = gather_p.bind(operand, indices, axes=gather_axes, mode=GatherScatterMode.CLIP,
+                        fill_value=None)
+    return sh.transpose(out, np.argsort(_window_order(len(shape), axes))), 0
+
+
+batching_rules[dynamic_slice_p] = _dynamic_slice_batch
 
 
 # dynamic_update_slice: operand with update written at the (clamped) start indices.
@@ -185,6 +248,27 @@ def _dynamic_update_slice_transpose(ct, operand, update, *starts):
 
 
 deflinear(dynamic_update_slice_p, _dynamic_update_slice_transpose, linear_args=(0, 1))
+
+
+def _dynamic_update_slice_batch(vals, dims):
+    (operand, update, *starts), (bdim, update_bdim, *start_dims) = vals, dims
+    size = axis_size_of(vals, dims)
+    if all(d is not_mapped for d in start_dims):
+        (operand, update), bdim = sh.same_batch_axis([operand, update], [bdim, update_bdim])
+        starts.insert(bdim, ArrayImpl(np.zeros((), dtypes.default_int())))
+        return dynamic_update_slice_p.bind(operand, update, *starts), bdim
+    shape = operand.shape if bdim is not_mapped else operand.shape[:bdim] + operand.shape[bdim + 1:]
+    target = 0 if bdim is not_mapped else bdim
+    operand = sh.move_batch_axis(operand, bdim, target, size)
+    update = sh.move_batch_axis(update, update_bdim, 0, size)
+    sizes = update.shape[1:]
+    indices, axes = _window_indices(shape, starts, start_dims, sizes, size, True)
+    update = sh.transpose(update, _window_order(len(shape), axes))
+    axes = (target, *(a + (a >= target) for a in axes))
+    return scatter_p.bind(operand, indices, update, axes=axes, mode=GatherScatterMode.CLIP), target
+
+
+batching_rules[dynamic_update_slice_p] = _dynamic_update_slice_batch
 
 
 def _start_index(s, size: int, wrap: bool) -> Array:
@@ -392,6 +476,49 @@ jvp_rules[gather_p] = _gather_jvp
 transpose_rules[gather_p] = _gather_transpose
 
 
+def _shift_axes(axes, bdim: int) -> tuple:
+    """Operand ``axes`` in the coordinates of the operand batched at ``bdim``."""
+    return tuple(a + (a >= bdim) for a in axes)
+
+
+def _index_batch_axis(indices, bdim):
+    """``(indices, bdim)`` with the batch axis among the index batch dims (not last)."""
+    if bdim == indices.ndim - 1:
+        return moveaxis(indices, bdim, 0), 0
+    return indices, bdim
+
+
+def _with_batch_column(indices, bdim: int, size: int, axes, operand_bdim: int):
+    """Indices batched at ``bdim`` with a first column that indexes the operand's batch
+    axis ``operand_bdim`` (the example's number), and the axes to go with them."""
+    dtype = indices.dtype
+    if size - 1 > np.iinfo(dtype).max:
+        dtype = dtypes.default_int()
+        indices = ew.convert_element_type(indices, dtype)
+    column = sh.broadcasted_iota(dtype, (*indices.shape[:-1], 1), bdim)
+    axes = (operand_bdim, *_shift_axes(axes, operand_bdim))
+    return sh.concatenate([column, indices], indices.ndim - 1), axes
+
+
+def _gather_batch(vals, dims, *, axes, mode, fill_value):
+    (operand, indices), (bdim, indices_bdim) = vals, dims
+    params = {"mode": mode, "fill_value": fill_value}
+    if indices_bdim is not_mapped:
+        # The batch axis is one more operand axis read whole.
+        axes = _shift_axes(axes, bdim)
+        before = sum(a not in axes for a in range(bdim))
+        return gather_p.bind(operand, indices, axes=axes, **params), indices.ndim - 1 + before
+    indices, indices_bdim = _index_batch_axis(indices, indices_bdim)
+    if bdim is not_mapped:
+        return gather_p.bind(operand, indices, axes=axes, **params), indices_bdim
+    size = axis_size_of(vals, dims)
+    indices, axes = _with_batch_column(indices, indices_bdim, size, axes, bdim)
+    return gather_p.bind(operand, indices, axes=axes, **params), indices_bdim
+
+
+batching_rules[gather_p] = _gather_batch
+
+
 def _read_back(x, indices, axes, mode, fill_value=0):
     """Each update's slice of ``x`` after a scatter in ``mode``: where it was written
     (``fill_value`` for an update the scatter dropped)."""
@@ -456,6 +583,33 @@ scatter_add_p = defscatter("scatter-add", *SCATTERS["scatter-add"])
 scatter_mul_p = defscatter("scatter-mul", *SCATTERS["scatter-mul"])
 scatter_min_p = defscatter("scatter-min", *SCATTERS["scatter-min"])
 scatter_max_p = defscatter("scatter-max", *SCATTERS["scatter-max"])
+
+
+def _scatter_batch_rule(prim: Primitive):
+    """Register ``prim``'s batching rule. Unbatched indices: the operand's batch axis is
+    one more axis updated whole. Batched indices: an iota column indexes the batch axis,
+    so each example's updates go to its own slice, in its own update order."""
+
+    def rule(vals, dims, *, axes, mode):
+        (operand, indices, updates), (bdim, indices_bdim, updates_bdim) = vals, dims
+        size = axis_size_of(vals, dims)
+        target = 0 if bdim is not_mapped else bdim
+        operand = sh.move_batch_axis(operand, bdim, target, size)
+        if indices_bdim is not_mapped:
+            axes = _shift_axes(axes, target)
+            before = sum(a not in axes for a in range(target))
+            at = indices.ndim - 1 + before
+        else:
+            indices, at = _index_batch_axis(indices, indices_bdim)
+            indices, axes = _with_batch_column(indices, at, size, axes, target)
+        updates = sh.move_batch_axis(updates, updates_bdim, at, size)
+        return prim.bind(operand, indices, updates, axes=axes, mode=mode), target
+
+    batching_rules[prim] = rule
+
+
+for _prim in (scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p):
+    _scatter_batch_rule(_prim)
 
 
 def _scatter_add_transpose(ct, operand, indices, updates, *, axes, mode):

@@ -3,7 +3,12 @@ slice and iota. They move or copy values and never compute with them.
 
 All but iota (which has no inputs) are linear: each JVP applies the primitive to the
 tangents (``deflinear``), and each transpose moves the cotangent back with another shape
-primitive (broadcast_in_dim's sums it over the broadcast dims)."""
+primitive (broadcast_in_dim's sums it over the broadcast dims).
+
+Batching: the batch axis is one more axis to carry along, so each rule rewrites the
+parameters around it and keeps it where it is (reshape moves it to the front, the only
+place a row-major reshape leaves it alone); iota has no operands, so it is never batched.
+Values are only moved, so every example's bits are the unbatched op's (N1)."""
 
 from __future__ import annotations
 
@@ -17,8 +22,9 @@ from ..core.array import ArrayImpl, to_array
 from ..core.aval import ShapedArray
 from ..core.trace import Primitive
 from ..interpreters.ad import UndefinedPrimal, Zero, deflinear
+from ..interpreters.batching import axis_size_of, batching_rules, moveaxis, not_mapped
 from ._util import canonicalize_axis, check_same_dtypes, weak_to
-from .elementwise import convert_element_type, sub
+from .elementwise import convert_element_type, select, sub
 
 
 def _shape_tuple(shape, what="shape") -> tuple:
@@ -85,6 +91,19 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
 deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 
 
+def _broadcast_in_dim_batch(vals, dims, *, shape, broadcast_dimensions):
+    """The batch axis goes right after the output dim of the operand dim before it."""
+    (x,), (bdim,) = vals, dims
+    out_bdim = broadcast_dimensions[bdim - 1] + 1 if bdim else 0
+    kept = [d + (d >= out_bdim) for d in broadcast_dimensions]
+    kept.insert(bdim, out_bdim)
+    shape = (*shape[:out_bdim], x.shape[bdim], *shape[out_bdim:])
+    return broadcast_in_dim(x, shape, kept), out_bdim
+
+
+batching_rules[broadcast_in_dim_p] = _broadcast_in_dim_batch
+
+
 def _reshape_abstract_eval(x, new_sizes, dimensions):
     if math.prod(new_sizes) != x.size:
         raise TypeError(
@@ -106,6 +125,14 @@ def _reshape_transpose(ct, x, *, new_sizes, dimensions):
 deflinear(reshape_p, _reshape_transpose)
 
 
+def _reshape_batch(vals, dims, *, new_sizes, dimensions):
+    (x,), (bdim,) = vals, dims
+    return reshape(moveaxis(x, bdim, 0), (x.shape[bdim], *new_sizes)), 0
+
+
+batching_rules[reshape_p] = _reshape_batch
+
+
 def _transpose_abstract_eval(x, permutation):
     if sorted(permutation) != list(range(x.ndim)):
         raise ValueError(f"transpose permutation {permutation} is not a permutation of the "
@@ -123,6 +150,16 @@ def _transpose_transpose(ct, x, *, permutation):
 
 
 deflinear(transpose_p, _transpose_transpose)
+
+
+def _transpose_batch(vals, dims, *, permutation):
+    (x,), (bdim,) = vals, dims
+    perm = [p + (p >= bdim) for p in permutation]
+    perm.insert(bdim, bdim)
+    return transpose(x, perm), bdim
+
+
+batching_rules[transpose_p] = _transpose_batch
 
 
 def _squeeze_abstract_eval(x, dimensions):
@@ -145,10 +182,27 @@ def _squeeze_transpose(ct, x, *, dimensions):
 
 deflinear(squeeze_p, _squeeze_transpose)
 
+
+def _squeeze_batch(vals, dims, *, dimensions):
+    (x,), (bdim,) = vals, dims
+    out_bdim = bdim - sum(d < bdim for d in dimensions)
+    return squeeze(x, [d + (d >= bdim) for d in dimensions]), out_bdim
+
+
+batching_rules[squeeze_p] = _squeeze_batch
+
 rev_p = defshape("rev", lambda x, dimensions: np.flip(x, dimensions), lambda x, dimensions: x)
 deflinear(rev_p, lambda ct, x, *, dimensions: [
     None if isinstance(ct, Zero) else rev(ct, dimensions)
 ])
+
+
+def _rev_batch(vals, dims, *, dimensions):
+    (x,), (bdim,) = vals, dims
+    return rev(x, [d + (d >= bdim) for d in dimensions]), bdim
+
+
+batching_rules[rev_p] = _rev_batch
 
 
 def _concatenate_abstract_eval(*xs, dimension):
@@ -186,6 +240,14 @@ def _concatenate_transpose(ct, *xs, dimension):
 
 
 deflinear(concatenate_p, _concatenate_transpose)
+
+
+def _concatenate_batch(vals, dims, *, dimension):
+    xs, bdim = same_batch_axis(vals, dims)
+    return concatenate(xs, dimension + (dimension >= bdim)), bdim
+
+
+batching_rules[concatenate_p] = _concatenate_batch
 
 
 # pad: padding_config holds (low, high, interior) per dimension; low/high may be negative.
@@ -250,6 +312,27 @@ def _pad_transpose(ct, x, padval, *, padding_config):
 deflinear(pad_p, _pad_transpose)
 
 
+def _pad_batch(vals, dims, *, padding_config):
+    """A batched padding value: pad with zeros, then select each example's value where a
+    mask of the operand's positions (padded the same way) is False."""
+    (x, padval), (bdim, padval_bdim) = vals, dims
+    if padval_bdim is not_mapped:
+        config = list(padding_config)
+        config.insert(bdim, (0, 0, 0))
+        return pad(x, padval, config), bdim
+    if bdim is not_mapped:
+        x, bdim = move_batch_axis(x, bdim, 0, padval.shape[0]), 0
+    config = list(padding_config)
+    config.insert(bdim, (0, 0, 0))
+    padded = pad(x, ArrayImpl(np.zeros((), x.dtype), padval.weak_type), config)
+    inside = broadcast_in_dim(ArrayImpl(np.ones((), np.bool_)), x.shape, ())
+    inside = pad(inside, ArrayImpl(np.zeros((), np.bool_)), config)
+    return select(inside, padded, broadcast_in_dim(padval, padded.shape, (bdim,))), bdim
+
+
+batching_rules[pad_p] = _pad_batch
+
+
 def _slice_impl(x, start_indices, limit_indices, strides):
     steps = strides or (1,) * x.ndim
     return x[tuple(map(builtins.slice, start_indices, limit_indices, steps))]
@@ -288,6 +371,20 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
 deflinear(slice_p, _slice_transpose)
 
 
+def _slice_batch(vals, dims, *, start_indices, limit_indices, strides):
+    (x,), (bdim,) = vals, dims
+    start, limit = list(start_indices), list(limit_indices)
+    start.insert(bdim, 0)
+    limit.insert(bdim, x.shape[bdim])
+    if strides is not None:
+        strides = list(strides)
+        strides.insert(bdim, 1)
+    return slice(x, start, limit, strides), bdim
+
+
+batching_rules[slice_p] = _slice_batch
+
+
 def _iota_impl(dtype, shape, dimension):
     line = np.arange(shape[dimension], dtype=dtype)
     expanded = [1] * len(shape)
@@ -298,6 +395,28 @@ def _iota_impl(dtype, shape, dimension):
 iota_p = defshape(
     "iota", _iota_impl, lambda dtype, shape, dimension: ShapedArray(shape, dtype)
 )
+
+
+# ---------------------------------------------------------------------------------------
+# Batching helpers, for the rules of the primitives with several array operands (here and
+# in indexing and sorting).
+
+
+def move_batch_axis(x, bdim, target: int, size: int):
+    """``x`` with its batch axis at ``target``; an unbatched ``x`` is broadcast to
+    ``size`` examples there."""
+    if bdim is not_mapped:
+        shape = (*x.shape[:target], size, *x.shape[target:])
+        return broadcast_in_dim(x, shape, [d for d in range(x.ndim + 1) if d != target])
+    return moveaxis(x, bdim, target)
+
+
+def same_batch_axis(vals, dims):
+    """``(vals, bdim)``: every value with its batch axis at the first batched value's
+    (unbatched ones broadcast there)."""
+    size = axis_size_of(vals, dims)
+    bdim = next(d for d in dims if d is not not_mapped)
+    return [move_batch_axis(v, d, bdim, size) for v, d in zip(vals, dims, strict=True)], bdim
 
 
 # ---------------------------------------------------------------------------------------

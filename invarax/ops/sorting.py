@@ -7,6 +7,10 @@ algorithm, the thread count or the batch.
 
 Differentiation: the JVP sorts an iota along to get the permutation, and applies it to
 every operand's tangent with a gather (whose transpose is a scatter-add).
+
+Batching: the batch axis is one more axis that each line is sorted across; unbatched
+operands are broadcast to it. Each line is sorted on its own, so every example's bits
+are the unbatched sort's (N1).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from ..core import dtypes
 from ..core.array import to_array
 from ..core.trace import Primitive
 from ..interpreters.ad import Zero, jvp_rules
+from ..interpreters.batching import batching_rules
 from . import shape as sh
 from ._util import canonicalize_axis
 from .indexing import GatherScatterMode, gather_p
@@ -78,6 +83,16 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
 
 
 jvp_rules[sort_p] = _sort_jvp
+
+
+def _sort_batch(vals, dims, *, dimension, is_stable, num_keys):
+    operands, bdim = sh.same_batch_axis(vals, dims)
+    outs = sort_p.bind(*operands, dimension=dimension + (dimension >= bdim),
+                       is_stable=is_stable, num_keys=num_keys)
+    return outs, [bdim] * len(outs)
+
+
+batching_rules[sort_p] = _sort_batch
 
 
 def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
