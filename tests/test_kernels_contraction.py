@@ -114,6 +114,23 @@ def test_kernel_is_the_documented_order(k, dtype):
         previous = _native.set_isa(isa)
         try:
             assert_bitwise(matmul(a, b), expected)
+            assert_bitwise(matmul(np.asfortranarray(a), np.asfortranarray(b)), expected)
+        finally:
+            _native.set_isa(previous)
+
+
+@pytest.mark.parametrize("m, n", [(1, 70), (70, 1), (2, 17)])
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_thin_products_are_the_documented_order(m, n, layout, dtype):
+    """Vector-matrix, matrix-vector and two-row products (their own kernel paths)."""
+    order = layout.lower()
+    a = np.asarray(data((m, 300), dtype, seed=m), order=order)
+    b = np.asarray(data((300, n), dtype, seed=n), order=order)
+    expected = reference_matmul(a, b)
+    for isa in _native.isas():
+        previous = _native.set_isa(isa)
+        try:
+            assert_bitwise(matmul(a, b), expected)
         finally:
             _native.set_isa(previous)
 

@@ -22,8 +22,9 @@ states each order in full; in short, for float32 and float64:
 
 The elements of a multi-axis reduction are taken in row-major order of the reduced
 axes. float16 is reduced in float32 (exact conversions) and rounded once at the end.
-Integer and bool reductions are exact (integers wrap), so their order cannot matter;
-they use NumPy's.
+A complex sum adds the real and the imaginary parts separately, each in the order
+above; a complex product is sequential. Integer and bool reductions are exact
+(integers wrap), so their order cannot matter; they use NumPy's.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@
 #define NC 1024
 #endif
 #define MAX_MR 8
-#define MAX_NR 16
+#define MAX_NR 64
 #define SCALAR_MR 4
 #define SCALAR_NR 8
 /* Products of at most this many rows read B in place when its rows are contiguous. */
@@ -86,7 +86,7 @@ int isa_set(int isa) {
     return 0;
 }
 
-/* ---- AVX2 + FMA microkernels: 6 x 16 floats, 6 x 8 doubles ------------------------- */
+/* ---- AVX2 + FMA microkernels: 6 x 16 floats, 6 x 8 doubles; rows of 64 and 32 -------- */
 
 #ifdef HAVE_AVX2
 #define AVX2 __attribute__((target("avx2,fma")))
@@ -115,10 +115,65 @@ int isa_set(int isa) {
             }                                                                              \
     }
 
-UKR_AVX2(ukr_avx2_f32, float, __m256, _mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps,
-         _mm256_add_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, 8)
-UKR_AVX2(ukr_avx2_f64, double, __m256d, _mm256_setzero_pd, _mm256_loadu_pd, _mm256_storeu_pd,
-         _mm256_add_pd, _mm256_broadcast_sd, _mm256_fmadd_pd, 4)
+/* A single row: 1 x 8 vectors, eight independent chains (vector-matrix products). */
+#define UKR_ROW_AVX2(NAME, T, V, ZERO, LOADU, STOREU, ADD, BCAST, FMADD, W)                 \
+    static AVX2 void NAME(ptrdiff_t kb, const T *a, const T *b, ptrdiff_t ldb, T *c,       \
+                          ptrdiff_t ldc, int first) {                                      \
+        (void)ldc;                                                                         \
+        V s[8];                                                                            \
+        for (int h = 0; h < 8; h++) s[h] = ZERO();                                         \
+        for (ptrdiff_t p = 0; p < kb; p++, b += ldb) {                                     \
+            V x = BCAST(a + p);                                                            \
+            for (int h = 0; h < 8; h++) s[h] = FMADD(x, LOADU(b + h * W), s[h]);           \
+        }                                                                                  \
+        for (int h = 0; h < 8; h++)                                                        \
+            STOREU(c + h * W, first ? s[h] : ADD(LOADU(c + h * W), s[h]));                 \
+    }
+
+#define AVX2_F32 float, __m256, _mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps, \
+                 _mm256_add_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, 8
+#define AVX2_F64 double, __m256d, _mm256_setzero_pd, _mm256_loadu_pd, _mm256_storeu_pd, \
+                 _mm256_add_pd, _mm256_broadcast_sd, _mm256_fmadd_pd, 4
+#define EXPAND(MACRO, ...) MACRO(__VA_ARGS__)
+
+/* dst[q*ldd + r] = src[r*ss + q] for r, q < 8: an 8 x 8 block of floats, transposed. */
+static AVX2 void transpose_avx2_f32(const float *src, ptrdiff_t ss, float *dst, ptrdiff_t ldd) {
+    __m256 r[8], t[8];
+    for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(src + i * ss);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; i++) {
+        _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+        _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+    }
+}
+
+/* The same for a 4 x 4 block of doubles. */
+static AVX2 void transpose_avx2_f64(const double *src, ptrdiff_t ss, double *dst,
+                                    ptrdiff_t ldd) {
+    __m256d r[4], t[4];
+    for (int i = 0; i < 4; i++) r[i] = _mm256_loadu_pd(src + i * ss);
+    t[0] = _mm256_unpacklo_pd(r[0], r[1]);
+    t[1] = _mm256_unpackhi_pd(r[0], r[1]);
+    t[2] = _mm256_unpacklo_pd(r[2], r[3]);
+    t[3] = _mm256_unpackhi_pd(r[2], r[3]);
+    _mm256_storeu_pd(dst, _mm256_permute2f128_pd(t[0], t[2], 0x20));
+    _mm256_storeu_pd(dst + ldd, _mm256_permute2f128_pd(t[1], t[3], 0x20));
+    _mm256_storeu_pd(dst + 2 * ldd, _mm256_permute2f128_pd(t[0], t[2], 0x31));
+    _mm256_storeu_pd(dst + 3 * ldd, _mm256_permute2f128_pd(t[1], t[3], 0x31));
+}
+EXPAND(UKR_AVX2, ukr_avx2_f32, AVX2_F32)
+EXPAND(UKR_AVX2, ukr_avx2_f64, AVX2_F64)
+EXPAND(UKR_ROW_AVX2, ukr_row_avx2_f32, AVX2_F32)
+EXPAND(UKR_ROW_AVX2, ukr_row_avx2_f64, AVX2_F64)
 #endif
 
 /* ---- the type-generic loops ---------------------------------------------------------- */
@@ -126,28 +181,39 @@ UKR_AVX2(ukr_avx2_f64, double, __m256d, _mm256_setzero_pd, _mm256_loadu_pd, _mm2
 #define T float
 #define SFX f32
 #define FMA fmaf
+#define TL 8
 #include "gemm_impl.h"
 #undef T
 #undef SFX
 #undef FMA
+#undef TL
 
 #define T double
 #define SFX f64
 #define FMA fma
+#define TL 4
 #include "gemm_impl.h"
 #undef T
 #undef SFX
 #undef FMA
+#undef TL
 
-static kernel_desc select_kernel(int dbl) {
+/* The microkernel for products of m rows. */
+static kernel_desc select_kernel(int dbl, ptrdiff_t m) {
     kernel_desc d = {SCALAR_MR, SCALAR_NR,
                      dbl ? (void (*)(void))ukr_scalar_f64 : (void (*)(void))ukr_scalar_f32};
 #ifdef HAVE_AVX2
-    if (isa_current() == ISA_AVX2) {
+    if (isa_current() == ISA_AVX2 && m == 1) {
+        d.mr = 1;
+        d.nr = dbl ? 32 : 64;
+        d.ukr = dbl ? (void (*)(void))ukr_row_avx2_f64 : (void (*)(void))ukr_row_avx2_f32;
+    } else if (isa_current() == ISA_AVX2) {
         d.mr = 6;
         d.nr = dbl ? 8 : 16;
         d.ukr = dbl ? (void (*)(void))ukr_avx2_f64 : (void (*)(void))ukr_avx2_f32;
     }
+#else
+    (void)m;
 #endif
     return d;
 }
@@ -278,9 +344,16 @@ int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, pt
         memset(c, 0, (size_t)(nb * m * n) * esize);
         return 0;
     }
+    if (n == 1 && m > 1) { /* a matrix-vector product: C.T = B.T @ A.T, the same order */
+        operand3 t = {a.p, a.s0, a.s2, a.s1};
+        a = (operand3){b.p, b.s0, b.s2, b.s1};
+        b = t;
+        n = m;
+        m = 1;
+    }
     gemm_job job;
     memset(&job, 0, sizeof job);
-    job.desc = select_kernel(dbl);
+    job.desc = select_kernel(dbl, m);
     job.dbl = dbl;
     job.a = a;
     job.b = b;

@@ -67,7 +67,19 @@ static void F(pack_b)(const T *b, ptrdiff_t sk, ptrdiff_t sn, ptrdiff_t kb, ptrd
                 for (int j = cols; j < nr; j++) dst[p * nr + j] = 0;
             }
         } else {
-            for (int j = 0; j < cols; j++)
+            int j0 = 0;
+#ifdef HAVE_AVX2
+            if (sk == 1 && isa_current() == ISA_AVX2) { /* B.T row-major: TL x TL transposes */
+                for (; j0 + TL <= cols; j0 += TL) {
+                    ptrdiff_t p = 0;
+                    for (; p + TL <= kb; p += TL)
+                        F(transpose_avx2)(src + j0 * sn + p, sn, dst + p * nr + j0, nr);
+                    for (; p < kb; p++)
+                        for (int j = j0; j < j0 + TL; j++) dst[p * nr + j] = src[j * sn + p];
+                }
+            }
+#endif
+            for (int j = j0; j < cols; j++)
                 for (ptrdiff_t p = 0; p < kb; p++) dst[p * nr + j] = src[j * sn + p * sk];
             for (int j = cols; j < nr; j++)
                 for (ptrdiff_t p = 0; p < kb; p++) dst[p * nr + j] = 0;
