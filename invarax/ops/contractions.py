@@ -33,6 +33,11 @@ def _check_dims(side: str, aval: ShapedArray, contract, batch) -> None:
         )
 
 
+def _free(ndim: int, contract, batch) -> tuple:
+    """The free axes of an operand of rank ``ndim``: neither contracted nor batch."""
+    return tuple(d for d in range(ndim) if d not in contract and d not in batch)
+
+
 def _sizes(aval: ShapedArray, dims) -> tuple:
     return tuple(aval.shape[d] for d in dims)
 
@@ -87,8 +92,8 @@ def _dot_general_abstract_eval(lhs, rhs, dimension_numbers, precision, preferred
             f"{lhs.shape}, lhs_contracting {lhs_contract}; rhs shape {rhs.shape}, "
             f"rhs_contracting {rhs_contract})"
         )
-    lhs_free = [d for d in range(lhs.ndim) if d not in lhs_contract and d not in lhs_batch]
-    rhs_free = [d for d in range(rhs.ndim) if d not in rhs_contract and d not in rhs_batch]
+    lhs_free = _free(lhs.ndim, lhs_contract, lhs_batch)
+    rhs_free = _free(rhs.ndim, rhs_contract, rhs_batch)
     shape = (*_sizes(lhs, lhs_batch), *_sizes(lhs, lhs_free), *_sizes(rhs, rhs_free))
     dtype = _out_dtype(lhs, preferred_element_type)
     weak = lhs.weak_type and rhs.weak_type and dtype == lhs.dtype
@@ -190,10 +195,6 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
 # ---------------------------------------------------------------------------------------
 # Differentiation: dot_general is bilinear. The cotangent of one operand is the output
 # cotangent contracted with the other operand (JAX's _dot_general_transpose_lhs/_rhs).
-
-
-def _free(ndim: int, contract, batch) -> tuple:
-    return tuple(d for d in range(ndim) if d not in contract and d not in batch)
 
 
 def _consecutive(*groups):

@@ -57,10 +57,15 @@ def _check_axes(name: str, x: ShapedArray, axes) -> None:
         )
 
 
+def _kept(ndim: int, axes) -> tuple:
+    """The axes of an operand of rank ``ndim`` that a reduction over ``axes`` keeps."""
+    return tuple(d for d in range(ndim) if d not in axes)
+
+
 def _reduced_aval(name: str, x: ShapedArray, axes, kinds: str) -> ShapedArray:
     check_kinds(name, x, kinds)
     _check_axes(name, x, axes)
-    shape = tuple(s for d, s in enumerate(x.shape) if d not in axes)
+    shape = tuple(x.shape[d] for d in _kept(x.ndim, axes))
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
@@ -136,11 +141,6 @@ REDUCER_DEFS = {name: defreducer(name, *spec) for name, spec in REDUCERS.items()
 # reduce_sum), so the shape ops that these rules use are imported where they are used.
 
 
-def _kept(ndim: int, axes) -> tuple:
-    """The axes of an operand of rank ``ndim`` that a reduction over ``axes`` keeps."""
-    return tuple(d for d in range(ndim) if d not in axes)
-
-
 # reduce_sum is linear: its transpose broadcasts the cotangent back over the reduced axes.
 def _reduce_sum_transpose(ct, x, *, axes):
     from .shape import broadcast_in_dim
@@ -201,7 +201,7 @@ def _arg_abstract_eval(name, x, axes, index_dtype):
         )
     if not dtypes.is_integer(index_dtype):
         raise TypeError(f"{name}: index_dtype must be an integer dtype, got {index_dtype}")
-    shape = tuple(s for d, s in enumerate(x.shape) if d != axes[0])
+    shape = tuple(x.shape[d] for d in _kept(x.ndim, axes))
     return ShapedArray(shape, index_dtype)
 
 
