@@ -27,3 +27,4 @@ from ..ops.contractions import dot, dot_general
 from ..ops.sorting import sort
 from ..ops.scan import associative_scan
 from ..ops.elementwise import stop_gradient
+from ..ops.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
