@@ -5,6 +5,7 @@
 
 from . import numpy, lax, tree_util, scipy  # noqa: F401  (numpy installs Array's methods)
 from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
+from ._custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat
 from .compiler.jit import jit
 from .core.array import Array
 from .core.config import config
@@ -37,7 +38,7 @@ def device_get(x):
 __all__ = [
     "Array", "ConcretizationTypeError", "TracerArrayConversionError",
     "TracerBoolConversionError", "TracerIntegerConversionError", "UnexpectedTracerError",
-    "block_until_ready",
+    "block_until_ready", "checkpoint", "custom_jvp", "custom_vjp", "remat",
     "grad", "hessian", "jacfwd", "jacrev", "jvp", "linearize", "value_and_grad", "vjp",
     "config", "device_get", "eval_jaxpr",
     "jit", "lax", "make_jaxpr",

@@ -15,9 +15,28 @@ from .numpy import stack
 from .ops.elementwise import convert_element_type
 from .ops.shape import reshape, slice_in_dim
 
-# Like functools.wraps, but without copying ``fun.__dict__``: a jitted function keeps its
-# state (its function, its cache) there, and a wrapper must not take it over.
-wraps = functools.partial(functools.wraps, updated=())
+
+def wraps(fun):
+    """``functools.wraps(fun)``, but without copying ``fun.__dict__`` onto the wrapper.
+
+    A jitted function keeps its state (its function, its cache) in its ``__dict__``; a
+    wrapper that copied it would take that state over (and ``jit`` of the wrapper would
+    then run the inner function instead).
+
+    Arguments:
+        fun: the wrapped function.
+
+    Returns:
+        A decorator giving the wrapper ``fun``'s name, docstring and ``__wrapped__``.
+
+    Example:
+        >>> @wraps(jnp.sin)
+        ... def g(x):
+        ...     return jnp.sin(x)
+        >>> g.__name__
+        'sin'
+    """
+    return functools.wraps(fun, updated=())
 
 
 class _Flat:
@@ -112,6 +131,11 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
 
 def linearize(fun, *primals, has_aux: bool = False):
     """Evaluate ``fun`` and return its linear approximation at ``primals``.
+
+    Arguments:
+        fun: a function of arrays (pytrees allowed).
+        primals: its arguments.
+        has_aux: whether ``fun`` returns ``(output, aux)``.
 
     Returns:
         ``(out, f_jvp)`` (and ``aux``): ``f_jvp(*tangents)`` evaluates the staged linear
