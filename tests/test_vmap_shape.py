@@ -158,16 +158,17 @@ CASES = {
 
 def in_axes_patterns(args):
     """in_axes tuples: all 0, all 1 (0 for scalars), all -1, and each argument unbatched
-    in turn (the others alternating 0 and -1)."""
-    patterns = {
-        "0": (0,) * len(args),
-        "1": tuple(1 if a.shape else 0 for a in args),
-        "-1": (-1,) * len(args),
-    }
+    in turn, the others alternating 0 and -1, or -1 and 1."""
+    one = [1 if a.shape else 0 for a in args]
+    patterns = {"0": (0,) * len(args), "1": tuple(one), "-1": (-1,) * len(args)}
     if len(args) > 1:
         for k in range(len(args)):
-            others = iter((0, -1) * len(args))
-            patterns[f"none{k}"] = tuple(None if j == k else next(others) for j in range(len(args)))
+            for name, cycle in (("", (0, -1)), ("b", (-1, 1))):
+                others = iter(cycle * len(args))
+                axes = [next(others) for _ in args]
+                axes = [min(a, o) for a, o in zip(axes, one, strict=True)]
+                axes[k] = None
+                patterns[f"none{k}{name}"] = tuple(axes)
     return patterns
 
 

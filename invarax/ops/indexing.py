@@ -201,7 +201,7 @@ def _dynamic_slice_batch(vals, dims, *, slice_sizes):
     batched = bdim is not not_mapped
     shape = tuple(d for i, d in enumerate(operand.shape) if i != bdim)
     indices, axes = _window_indices(shape, starts, start_dims, slice_sizes, size, batched)
-    gather_axes = (bdim, *(a + (a >= bdim) for a in axes)) if batched else axes
+    gather_axes = (bdim, *_shift_axes(axes, bdim)) if batched else axes
     out = gather_p.bind(operand, indices, axes=gather_axes, mode=GatherScatterMode.CLIP,
                         fill_value=None)
     return sh.transpose(out, np.argsort(_window_order(len(shape), axes))), 0
@@ -252,19 +252,19 @@ deflinear(dynamic_update_slice_p, _dynamic_update_slice_transpose, linear_args=(
 
 def _dynamic_update_slice_batch(vals, dims):
     (operand, update, *starts), (bdim, update_bdim, *start_dims) = vals, dims
-    size = axis_size_of(vals, dims)
     if all(d is not_mapped for d in start_dims):
         (operand, update), bdim = sh.same_batch_axis([operand, update], [bdim, update_bdim])
         starts.insert(bdim, ArrayImpl(np.zeros((), dtypes.default_int())))
         return dynamic_update_slice_p.bind(operand, update, *starts), bdim
-    shape = operand.shape if bdim is not_mapped else operand.shape[:bdim] + operand.shape[bdim + 1:]
+    size = axis_size_of(vals, dims)
+    shape = tuple(d for i, d in enumerate(operand.shape) if i != bdim)
     target = 0 if bdim is not_mapped else bdim
     operand = sh.move_batch_axis(operand, bdim, target, size)
     update = sh.move_batch_axis(update, update_bdim, 0, size)
     sizes = update.shape[1:]
     indices, axes = _window_indices(shape, starts, start_dims, sizes, size, True)
     update = sh.transpose(update, _window_order(len(shape), axes))
-    axes = (target, *(a + (a >= target) for a in axes))
+    axes = (target, *_shift_axes(axes, target))
     return scatter_p.bind(operand, indices, update, axes=axes, mode=GatherScatterMode.CLIP), target
 
 
