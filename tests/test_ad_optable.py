@@ -146,14 +146,15 @@ def complex_of(x, y):
     return jnp.add(x, jnp.multiply(y, 1j))
 
 
-# A known bug, reported (core/trace.py, numpy/_creation.py): np.asarray (and float) of a
-# JVP tracer returns its primal, dropping the tangent; linspace computes through it, so
-# its derivatives are silently zero (JAX raises for np.asarray of a tracer).
-LINSPACE_BUG = (
+# A known bug, reported (core/trace.py): np.asarray, float and .item() of a JVP tracer
+# return its primal, dropping the tangent (JAX raises). Functions that compute through
+# NumPy (linspace, pad's per-side constant_values) get silently zero derivatives in
+# forward mode and fail to trace in reverse mode and under jit.
+TRACER_TO_NUMPY_BUG = (
     pytest.mark.xfail(
         strict=True,
         raises=(AssertionError, TracerArrayConversionError),
-        reason="linspace drops tangents (jvp) or fails to trace (vjp, jit)",
+        reason="np.asarray of a JVP tracer drops the tangent",
     ),
 )
 
@@ -317,6 +318,14 @@ SHAPE = {
     "concatenate": binary(lambda x, y: jnp.concatenate([x, y]), shapes=(((3,), (2,)),)),
     "stack": binary(lambda x, y: jnp.stack([x, y], axis=-1), shapes=BINARY[:3]),
     "pad": unary(lambda x: jnp.pad(x, 1), shapes=NONSCALAR),
+    "pad_constant_values": binary(
+        lambda x, c: jnp.pad(x, 1, constant_values=c), shapes=(((3,), ()),)
+    ),
+    "pad_constant_values_per_side": binary(
+        lambda x, c: jnp.pad(x, 1, constant_values=((c, 2.0),)),
+        shapes=(((3,), ()),),
+        marks=TRACER_TO_NUMPY_BUG,
+    ),
     "lax_pad": binary(lambda x, v: lax.pad(x, v, [(1, 2, 1)]), shapes=(((3,), ()),)),
     "lax_pad_negative": unary(lambda x: lax.pad(x, 0.0, [(-1, 1, 0), (0, -1, 1)]), shapes=MATRIX),
     "flip": unary(jnp.flip, shapes=NONSCALAR),
@@ -326,7 +335,9 @@ SHAPE = {
     "dstack": binary(lambda x, y: jnp.dstack([x, y]), shapes=BINARY[1:3]),
     "array_split": unary(lambda x: jnp.array_split(x, 2, axis=-1), shapes=NONSCALAR),
     "atleast_2d": unary(jnp.atleast_2d),
-    "linspace": binary(lambda a, b: jnp.linspace(a, b, 5), shapes=(((), ()),), marks=LINSPACE_BUG),
+    "linspace": binary(
+        lambda a, b: jnp.linspace(a, b, 5), shapes=(((), ()),), marks=TRACER_TO_NUMPY_BUG
+    ),
     "roll": unary(lambda x: jnp.roll(x, 1), shapes=NONSCALAR),
     "tile": unary(lambda x: jnp.tile(x, 2), shapes=NONSCALAR),
     "repeat": unary(lambda x: jnp.repeat(x, 2), shapes=NONSCALAR),
@@ -584,7 +595,7 @@ def test_every_differentiable_primitive_is_in_the_table(x64):
             try:
                 used |= primitives_of(invarax.make_jaxpr(op.fun)(*_args(name, shapes)))
             except TracerArrayConversionError:
-                assert op.marks, name  # a known bug (linspace)
+                assert op.marks, name  # a known bug
     differentiable = {
         name
         for name, prim in PRIMITIVES.items()
