@@ -132,8 +132,6 @@ def _axis_size(leaves, dims, args, axis_size, name):
 
 
 def _place(x, bdim, target, size):
-    from .ops.shape import broadcast_in_dim
-
     if target is None:
         if bdim is not None:
             raise ValueError(
@@ -142,8 +140,4 @@ def _place(x, bdim, target, size):
             )
         return x
     target = canonicalize_axis(target, x.ndim + (bdim is None), "vmap out_axes")
-    if bdim is None:
-        shape = (*x.shape[:target], size, *x.shape[target:])
-        kept = tuple(i for i in range(len(shape)) if i != target)
-        return broadcast_in_dim(x, shape, kept)
-    return batching.moveaxis(x, bdim, target)
+    return batching.move_batch_axis(x, bdim, target, size)

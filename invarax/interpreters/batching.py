@@ -126,13 +126,15 @@ def moveaxis(x, src, dst):
     return transpose(x, perm)
 
 
-def bdim_at_front(x, bdim, size):
-    """``x`` with its batch axis first; an unbatched ``x`` is broadcast to ``size`` rows."""
+def move_batch_axis(x, bdim, target: int, size: int):
+    """``x`` with its batch axis at ``target``; an unbatched ``x`` is broadcast to
+    ``size`` examples there."""
     from ..ops.shape import broadcast_in_dim
 
     if bdim is not_mapped:
-        return broadcast_in_dim(x, (size, *x.shape), tuple(range(1, x.ndim + 1)))
-    return moveaxis(x, bdim, 0)
+        shape = (*x.shape[:target], size, *x.shape[target:])
+        return broadcast_in_dim(x, shape, [d for d in range(x.ndim + 1) if d != target])
+    return moveaxis(x, bdim, target)
 
 
 def axis_size_of(vals, dims):

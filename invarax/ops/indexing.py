@@ -54,7 +54,13 @@ from ..interpreters.ad import (
     transpose_rules,
     zeros_like_aval,
 )
-from ..interpreters.batching import axis_size_of, batching_rules, moveaxis, not_mapped
+from ..interpreters.batching import (
+    axis_size_of,
+    batching_rules,
+    move_batch_axis,
+    moveaxis,
+    not_mapped,
+)
 from ..kernels import scatter_rows
 from . import elementwise as ew
 from . import shape as sh
@@ -259,8 +265,8 @@ def _dynamic_update_slice_batch(vals, dims):
     size = axis_size_of(vals, dims)
     shape = tuple(d for i, d in enumerate(operand.shape) if i != bdim)
     target = 0 if bdim is not_mapped else bdim
-    operand = sh.move_batch_axis(operand, bdim, target, size)
-    update = sh.move_batch_axis(update, update_bdim, 0, size)
+    operand = move_batch_axis(operand, bdim, target, size)
+    update = move_batch_axis(update, update_bdim, 0, size)
     sizes = update.shape[1:]
     indices, axes = _window_indices(shape, starts, start_dims, sizes, size, True)
     update = sh.transpose(update, _window_order(len(shape), axes))
@@ -594,7 +600,7 @@ def _scatter_batch_rule(prim: Primitive):
         (operand, indices, updates), (bdim, indices_bdim, updates_bdim) = vals, dims
         size = axis_size_of(vals, dims)
         target = 0 if bdim is not_mapped else bdim
-        operand = sh.move_batch_axis(operand, bdim, target, size)
+        operand = move_batch_axis(operand, bdim, target, size)
         if indices_bdim is not_mapped:
             axes = _shift_axes(axes, target)
             before = sum(a not in axes for a in range(target))
@@ -602,7 +608,7 @@ def _scatter_batch_rule(prim: Primitive):
         else:
             indices, at = _index_batch_axis(indices, indices_bdim)
             indices, axes = _with_batch_column(indices, at, size, axes, target)
-        updates = sh.move_batch_axis(updates, updates_bdim, at, size)
+        updates = move_batch_axis(updates, updates_bdim, at, size)
         return prim.bind(operand, indices, updates, axes=axes, mode=mode), target
 
     batching_rules[prim] = rule

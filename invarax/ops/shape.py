@@ -22,7 +22,13 @@ from ..core.array import ArrayImpl, to_array
 from ..core.aval import ShapedArray
 from ..core.trace import Primitive
 from ..interpreters.ad import UndefinedPrimal, Zero, deflinear
-from ..interpreters.batching import axis_size_of, batching_rules, moveaxis, not_mapped
+from ..interpreters.batching import (
+    axis_size_of,
+    batching_rules,
+    move_batch_axis,
+    moveaxis,
+    not_mapped,
+)
 from ._util import canonicalize_axis, check_same_dtypes, weak_to
 from .elementwise import convert_element_type, select, sub
 
@@ -400,15 +406,6 @@ iota_p = defshape(
 # ---------------------------------------------------------------------------------------
 # Batching helpers, for the rules of the primitives with several array operands (here and
 # in indexing and sorting).
-
-
-def move_batch_axis(x, bdim, target: int, size: int):
-    """``x`` with its batch axis at ``target``; an unbatched ``x`` is broadcast to
-    ``size`` examples there."""
-    if bdim is not_mapped:
-        shape = (*x.shape[:target], size, *x.shape[target:])
-        return broadcast_in_dim(x, shape, [d for d in range(x.ndim + 1) if d != target])
-    return moveaxis(x, bdim, target)
 
 
 def same_batch_axis(vals, dims):
