@@ -6,6 +6,7 @@
 from . import numpy, lax, tree_util, scipy  # noqa: F401  (numpy installs Array's methods)
 from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
 from ._custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat
+from ._vmap import vmap
 from .compiler.jit import jit
 from .core.array import Array
 from .core.config import config
@@ -41,7 +42,7 @@ __all__ = [
     "block_until_ready", "checkpoint", "custom_jvp", "custom_vjp", "remat",
     "grad", "hessian", "jacfwd", "jacrev", "jvp", "linearize", "value_and_grad", "vjp",
     "config", "device_get", "eval_jaxpr",
-    "jit", "lax", "make_jaxpr",
+    "jit", "lax", "make_jaxpr", "vmap",
     "numpy", "scipy", "tree_flatten", "tree_leaves", "tree_map", "tree_structure",
     "tree_unflatten", "tree_util",
 ]
