@@ -441,40 +441,43 @@ CONTRACTIONS = {
     ),
 }
 
-CUSTOM = {}
-if hasattr(invarax, "custom_jvp"):  # while invarax/_custom_derivatives.py is being written
 
-    @invarax.custom_jvp
-    def custom_sin(x):
-        return jnp.sin(x)
+@invarax.custom_jvp
+def custom_sin(x):
+    return jnp.sin(x)
 
-    @custom_sin.defjvp
-    def _custom_sin_jvp(primals, tangents):
-        (x,), (t,) = primals, tangents
-        return jnp.sin(x), jnp.cos(x) * t
 
-    @invarax.custom_jvp
-    def custom_mul(x, y):
-        return x * y
+@custom_sin.defjvp
+def _custom_sin_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return jnp.sin(x), jnp.cos(x) * t
 
-    custom_mul.defjvps(lambda tx, ans, x, y: tx * y, lambda ty, ans, x, y: x * ty)
 
-    @invarax.custom_vjp
-    def custom_sin_times(x, y):
-        return jnp.sin(x) * y
+@invarax.custom_jvp
+def custom_mul(x, y):
+    return x * y
 
-    custom_sin_times.defvjp(
-        lambda x, y: (jnp.sin(x) * y, (jnp.cos(x), jnp.sin(x), y)),
-        lambda res, g: (g * res[2] * res[0], g * res[1]),
-    )
 
-    CUSTOM = {
-        "custom_jvp": unary(custom_sin),
-        "custom_jvp_defjvps": binary(custom_mul),
-        # no forward mode: the VJP is checked against finite differences
-        "custom_vjp": binary(custom_sin_times, shapes=BINARY[:3])._replace(modes=("rev_fd",)),
-        "checkpoint": binary(invarax.checkpoint(lambda x, y: jnp.sin(jnp.sin(x) * y) * x)),
-    }
+custom_mul.defjvps(lambda tx, ans, x, y: tx * y, lambda ty, ans, x, y: x * ty)
+
+
+@invarax.custom_vjp
+def custom_sin_times(x, y):
+    return jnp.sin(x) * y
+
+
+custom_sin_times.defvjp(
+    lambda x, y: (jnp.sin(x) * y, (jnp.cos(x), jnp.sin(x), y)),
+    lambda res, g: (g * res[2] * res[0], g * res[1]),
+)
+
+CUSTOM = {
+    "custom_jvp": unary(custom_sin),
+    "custom_jvp_defjvps": binary(custom_mul),
+    # no forward mode: the VJP is checked against finite differences
+    "custom_vjp": binary(custom_sin_times, shapes=BINARY[:3])._replace(modes=("rev_fd",)),
+    "checkpoint": binary(invarax.checkpoint(lambda x, y: jnp.sin(jnp.sin(x) * y) * x)),
+}
 
 TABLES = {
     "elementwise": ELEMENTWISE,

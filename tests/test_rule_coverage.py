@@ -161,6 +161,7 @@ def test_transpose_rule_iff_linear(name):
 
 def test_rule_lists_name_primitives():
     named = set(NO_JVP) | set(AWAITING_JVP) | set(AWAITING_TRANSPOSE) | set(ZERO_DERIVATIVE)
+    named |= CALL_LIKE | set(LINEAR)
     assert named <= set(PRIMITIVES), named - set(PRIMITIVES)
     assert set(AWAITING_TRANSPOSE) <= set(LINEAR)
     assert not set(NO_JVP) & set(AWAITING_JVP)
