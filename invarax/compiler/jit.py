@@ -96,7 +96,7 @@ class Jitted:
         self.static = StaticArgs(fun, static_argnums, static_argnames)
         self.donate_argnums = donate_argnums
         self._cache = {}
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())
 
     def _entry(self, args, kwargs):
         dyn_args, dyn_kwargs, static_vals = self.static.split(args, kwargs)

@@ -12,6 +12,7 @@ from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.trace import Primitive
 from ..interpreters.ad import defbilinear
+from ..interpreters.batching import batching_rules, moveaxis
 from ._util import lax_operands
 from .elementwise import convert_element_type
 from .shape import transpose
@@ -254,3 +255,38 @@ def _dot_general_transpose_rhs(
 
 
 defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
+
+
+# Batching: a batch axis on both operands becomes a leading dot_general batch dimension;
+# on one operand it is one more free dimension. Each output element is still one inner
+# product over the same K elements, so it keeps its bits (N1).
+
+
+def _shift(dims, bdim):
+    return tuple(d + (d >= bdim) for d in dims)
+
+
+def _free(ndim, contract, batch):
+    return [d for d in range(ndim) if d not in contract and d not in batch]
+
+
+def _dot_general_batch(vals, dims, *, dimension_numbers, precision, preferred_element_type):
+    (lhs, rhs), (lbd, rbd) = vals, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    params = dict(precision=precision, preferred_element_type=preferred_element_type)
+    if lbd is not None and rbd is not None:
+        lhs, rhs = moveaxis(lhs, lbd, 0), moveaxis(rhs, rbd, 0)
+        numbers = ((_shift(lc, 0), _shift(rc, 0)), ((0, *_shift(lb, 0)), (0, *_shift(rb, 0))))
+        return dot_general_p.bind(lhs, rhs, dimension_numbers=numbers, **params), 0
+    if lbd is not None:
+        lc, lb = _shift(lc, lbd), _shift(lb, lbd)
+        out_bdim = len(lb) + _free(lhs.ndim, lc, lb).index(lbd)
+    else:
+        rc, rb = _shift(rc, rbd), _shift(rb, rbd)
+        lhs_free = lhs.ndim - len(lc) - len(lb)
+        out_bdim = len(rb) + lhs_free + _free(rhs.ndim, rc, rb).index(rbd)
+    numbers = ((lc, rc), (lb, rb))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=numbers, **params), out_bdim
+
+
+batching_rules[dot_general_p] = _dot_general_batch

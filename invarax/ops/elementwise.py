@@ -623,7 +623,10 @@ deflinear(conj_p, lambda ct, x: [conj(ct)])
 # (a view) and broadcasting the operands that lack it; each element's bits are unchanged.
 
 
-def _vectorized_batch_rule(prim):
+def _vectorized_batch_rule(prim, scalars_stay=lambda i: True):
+    """``scalars_stay(i)``: whether an unbatched 0-d operand ``i`` may stay 0-d (lax ops
+    broadcast it), or must be broadcast like the others (select_n's cases)."""
+
     def rule(vals, dims, **params):
         from .shape import broadcast_in_dim
 
@@ -632,10 +635,11 @@ def _vectorized_batch_rule(prim):
                   for v, d in zip(vals, dims, strict=True)]
         shape = next((s for s in shapes if s), ())
         args = []
-        for v, d, s in zip(vals, dims, shapes, strict=True):
+        for i, (v, d, s) in enumerate(zip(vals, dims, shapes, strict=True)):
             if d is not_mapped:
-                args.append(v if s == () else broadcast_in_dim(
-                    v, (size, *shape), tuple(range(1, len(shape) + 1))))
+                keep = s == () and scalars_stay(i)
+                args.append(v if keep else broadcast_in_dim(
+                    v, (size, *shape), tuple(range(len(shape) - len(s) + 1, len(shape) + 1))))
             else:
                 v = moveaxis(v, d, 0)
                 args.append(v if s == shape else broadcast_in_dim(v, (size, *shape), (0,)))
@@ -645,6 +649,7 @@ def _vectorized_batch_rule(prim):
 
 
 for _prim in (*unary_p.values(), *binary_p.values(), *compare_p.values(), is_finite_p,
-              conj_p, real_p, imag_p, abs_p, round_p, integer_pow_p, select_n_p,
+              conj_p, real_p, imag_p, abs_p, round_p, integer_pow_p,
               convert_element_type_p, stop_gradient_p):
     _vectorized_batch_rule(_prim)
+_vectorized_batch_rule(select_n_p, scalars_stay=lambda i: i == 0)

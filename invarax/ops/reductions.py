@@ -15,6 +15,7 @@ from ..core.array import to_array
 from ..core.aval import ShapedArray
 from ..core.trace import Primitive
 from ..interpreters.ad import Zero, defjvp, defjvp_zero, deflinear, jvp_flat, jvp_rules
+from ..interpreters.batching import batching_rules
 from . import elementwise as ew
 from ._util import NUMBER, canonicalize_axis, check_kinds
 
@@ -356,3 +357,42 @@ _scan_jvp(cumprod_p, ew.mul)
 _scan_jvp(cummax_p, ew.max)
 _scan_jvp(cummin_p, ew.min)
 _scan_jvp(cumlogsumexp_p, logaddexp)
+
+
+# ---------------------------------------------------------------------------------------
+# Batching: the batch axis is one more kept axis, so each example's reduction reads the
+# same elements in the same order (the kernels' order depends on the reduced length only).
+
+
+def _batched_axes(axes, bdim):
+    """``axes`` of an example, renumbered for an operand with a batch axis at ``bdim``."""
+    return tuple(a + (a >= bdim) for a in axes)
+
+
+def _out_bdim(axes, bdim):
+    return bdim - sum(a < bdim for a in axes)
+
+
+def _reducer_batch_rule(prim):
+    def rule(vals, dims, **params):
+        (x,), (bdim,) = vals, dims
+        axes = _batched_axes(params.pop("axes"), bdim)
+        return prim.bind(x, axes=axes, **params), _out_bdim(axes, bdim)
+
+    batching_rules[prim] = rule
+
+
+def _scan_batch_rule(prim):
+    def rule(vals, dims, *, axis, reverse):
+        (x,), (bdim,) = vals, dims
+        return prim.bind(x, axis=axis + (axis >= bdim), reverse=reverse), bdim
+
+    batching_rules[prim] = rule
+
+
+for _prim, _ in REDUCER_DEFS.values():
+    _reducer_batch_rule(_prim)
+_reducer_batch_rule(argmax_p)
+_reducer_batch_rule(argmin_p)
+for _prim, _ in SCAN_DEFS.values():
+    _scan_batch_rule(_prim)
