@@ -147,20 +147,30 @@ def check_jvp(f, args, tol, rng, what="f"):
             )
 
 
-def _finite_differences(f, args, tangents, out, tol):
-    """``(fd, h, atol)``: central differences of ``f`` along ``tangents`` per output leaf
-    (``None`` for non-float leaves), the step, and the absolute tolerance."""
+def numerical_jvp(f, args, tangents, eps=EPS):
+    """Central differences of ``f`` at ``args`` along ``tangents``: ``(leaves, h)``.
+
+    ``leaves`` has one NumPy array per output leaf (``None`` for non-float leaves); the
+    step is ``h = eps * max(1, max |args|)``.
+    """
     scale = max([1.0] + [float(np.max(np.abs(a))) for a in _leaves(args) if a.size])
-    h = tol.eps * scale
+    h = eps * scale
     plus = _leaves(f(*_axpy(h, tangents, args)))
     minus = _leaves(f(*_axpy(-h, tangents, args)))
-    outs = _leaves(out)
-    out_scale = max([1.0] + [float(np.max(np.abs(o))) for o in outs if o.size and _is_float(o)])
-    fd = [
-        (p - m) / (2 * h) if _is_float(o) else None
-        for p, m, o in zip(plus, minus, outs, strict=True)
-    ]
-    return fd, h, tol.atol * out_scale
+    fd = [(p - m) / (2 * h) if _is_float(p) else None for p, m in zip(plus, minus, strict=True)]
+    return fd, h
+
+
+def _finite_differences(f, args, tangents, out, tol):
+    """``(fd, h, atol)``: ``numerical_jvp`` and the absolute tolerance for ``out``."""
+    fd, h = numerical_jvp(f, args, tangents, tol.eps)
+    return fd, h, fd_atol(out, tol.atol)
+
+
+def fd_atol(out, atol=FD_ATOL):
+    """The absolute tolerance of finite differences of an output ``out``."""
+    outs = [o for o in _leaves(out) if o.size and _is_float(o)]
+    return atol * max([1.0] + [float(np.max(np.abs(o))) for o in outs])
 
 
 def check_vjp_numerically(f, args, tol, rng, what="f"):

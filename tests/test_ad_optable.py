@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
-from ad_check import check_grads
+from ad_check import FD_RTOL, IDENTITY_RTOL, check_grads, fd_atol, numerical_jvp
 from helpers import assert_bitwise
 from test_rule_coverage import NO_JVP, ZERO_DERIVATIVE
 
@@ -479,6 +479,29 @@ CUSTOM = {
     "checkpoint": binary(invarax.checkpoint(lambda x, y: jnp.sin(jnp.sin(x) * y) * x)),
 }
 
+
+# Functions of one row that reduce over the named axis "i" of a vmap.
+PER_ROW = {
+    "psum": lambda r: jnp.sin(r) * lax.psum(r, "i"),
+    "pmean": lambda r: r * lax.pmean(r, "i"),
+    "pmax": lambda r: r * lax.pmax(r, "i"),
+    "pmin": lambda r: lax.pmin(r * r, "i"),
+    "all_gather": lambda r: jnp.sum(jnp.sin(lax.all_gather(r, "i")) * r, axis=0),
+}
+
+
+def over_named_axis(f):
+    return lambda x: invarax.vmap(f, axis_name="i")(x)
+
+
+COLLECTIVES = {
+    # grad(vmap(f)): vmap batches the collectives away before differentiation sees them
+    **{f"vmap_{name}": unary(over_named_axis(f), shapes=NONSCALAR) for name, f in PER_ROW.items()},
+    "vmap_matmul": binary(
+        lambda x, w: invarax.vmap(lambda r: jnp.tanh(r @ w))(x), shapes=(((4, 3), (3, 2)),)
+    ),
+}
+
 TABLES = {
     "elementwise": ELEMENTWISE,
     "reductions": REDUCTIONS,
@@ -486,6 +509,7 @@ TABLES = {
     "indexing": INDEXING,
     "contractions": CONTRACTIONS,
     "custom": CUSTOM,
+    "collectives": COLLECTIVES,
 }
 OPS = {name: op for table in TABLES.values() for name, op in table.items()}
 assert len(OPS) == sum(map(len, TABLES.values())), "a row name is used twice"
@@ -496,6 +520,10 @@ NOT_IN_TABLE = {
     "nextafter": "zero JVP by convention (as JAX); finite differences see slope 1",
     "iota": "no operands",
     "custom_lin": "only in linearized programs: the custom_vjp row checks it",
+    **dict.fromkeys(
+        ["psum", "pmax", "pmin", "all_gather"],
+        "batched away under grad(vmap(f)): test_collective_rules_inside_vmap checks it",
+    ),
 }
 
 
@@ -571,6 +599,24 @@ def test_jit_of_derivatives_is_bitwise_eager(name, shapes, dtype):
     for e, j in zip(e_leaves, j_leaves, strict=True):
         assert_bitwise(j, e)
         assert j.weak_type == e.weak_type
+
+
+@pytest.mark.parametrize("name", sorted(PER_ROW))
+def test_collective_rules_inside_vmap(x64, name):
+    """vmap(jvp(f)), with the collectives' JVP rules, is the derivative of vmap(f); and
+    vmap(vjp(f)), with their transposes, its transpose (every row carries a tangent, so
+    the derivative inside vmap is the whole batch's)."""
+    f = PER_ROW[name]
+    batched = over_named_axis(f)
+    rng = np.random.default_rng(3)
+    x, t, ct = (jnp.asarray(rng.standard_normal((3, 2))) for _ in range(3))
+    jvp_inside = invarax.vmap(lambda r, s: invarax.jvp(f, (r,), (s,))[1], axis_name="i")(x, t)
+    (fd,), _ = numerical_jvp(batched, (x,), (t,))
+    np.testing.assert_allclose(np.asarray(jvp_inside), fd, rtol=FD_RTOL, atol=fd_atol(batched(x)))
+    vjp_inside = invarax.vmap(lambda r, c: invarax.vjp(f, r)[1](c)[0], axis_name="i")(x, ct)
+    lhs = float(np.sum(np.asarray(ct) * np.asarray(jvp_inside)))
+    rhs = float(np.sum(np.asarray(vjp_inside) * np.asarray(t)))
+    assert lhs == pytest.approx(rhs, rel=IDENTITY_RTOL, abs=IDENTITY_RTOL), (lhs, rhs)
 
 
 # ---------------------------------------------------------------------------------------

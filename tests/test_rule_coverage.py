@@ -45,6 +45,7 @@ def test_primitive_names_are_unique():
 # Primitives without a JVP rule by design, with the reason.
 NO_JVP = {
     "iota": "no operands: nothing to differentiate",
+    "axis_index": "no operands: the position along a named axis",
 }
 
 # Primitives whose JVP rule gives a zero tangent whatever the input (ad.defjvp_zero):
@@ -92,6 +93,8 @@ LINEAR = {
     "cumsum": "",
     "dot_general": "bilinear",
     "custom_lin": "the linear part of a custom_vjp",
+    "psum": "a sum over a named axis",
+    "all_gather": "a concatenation over a named axis",
 }
 
 # Call-like primitives: linear when their body is; a transpose rule is allowed, not required.
