@@ -8,7 +8,7 @@ checks the same functions against finite differences.
 import numpy as np
 import pytest
 from helpers import eager_and_jit
-from test_ad_optable import ELEMENTWISE, OPS, _args
+from test_ad_optable import ELEMENTWISE, OPS, _args, _xfail_if_rule_missing
 
 import invarax
 import invarax.numpy as jnp
@@ -80,12 +80,9 @@ def test_second_derivative_matches_jax(jax_x64, name):
 
 
 # Points where a function is not differentiable: the derivative is JAX's convention.
-ABS_AT_ZERO_BUG = pytest.mark.xfail(
-    strict=True, reason="abs'(0) is 0 (sign), JAX's is 1 (reported to ops/elementwise.py)"
-)
 KINKS = [
-    pytest.param("abs", (0.0,), id="abs-0", marks=ABS_AT_ZERO_BUG),
-    pytest.param("abs", (-0.0,), id="abs--0", marks=ABS_AT_ZERO_BUG),
+    pytest.param("abs", (0.0,), id="abs-0"),
+    pytest.param("abs", (-0.0,), id="abs--0"),
     pytest.param("maximum", (1.0, 1.0), id="maximum-tie"),
     pytest.param("minimum", (-2.0, -2.0), id="minimum-tie"),
     pytest.param("sign", (0.0,), id="sign-0"),
@@ -131,24 +128,10 @@ def test_jit_of_grad_is_bitwise_grad(name, shapes, dtype):
     try:
         eager_and_jit(grad(loss, argnums=tuple(range(len(args)))), *args)
     except NotImplementedError as e:
-        pytest.xfail(str(e))
+        _xfail_if_rule_missing(e)
 
 
-ZERO_GRAD_WEAK_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="a symbolic zero gradient is instantiated without the weak type (JAX keeps it)",
-)
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=ZERO_GRAD_WEAK_BUG)
-        if n in ("sign", "round", "rint", "floor", "ceil", "trunc")
-        else n
-        for n in UNARY_ROWS
-    ],
-)
+@pytest.mark.parametrize("name", UNARY_ROWS)
 def test_grad_of_weak_scalar_is_weak_as_jax(name):
     jax = pytest.importorskip("jax")
     (x,) = _args(name, ((),))
