@@ -16,6 +16,12 @@ differentiation rules below take over under ``jvp``/``linearize``/``grad``:
   inputs; transposing it evaluates the body's JVP again (recomputing the forward pass)
   and transposes its tangent part.
 
+Under ``vmap`` each call stays one call of the same primitive, so the rules survive in
+either order (``vmap(grad(f))``, ``grad(vmap(f))``): the body is batched into a new
+jaxpr and each rule is wrapped into its batched version (``batch_flat`` of it, outputs
+batched at axis 0). Every output of a batched call is batched at axis 0. A cotangent
+that ``bwd`` returns for an unbatched input is summed over the examples, as JAX does.
+
 A function's closed-over values (constants, and tracers of enclosing transformations)
 become leading operands of its call (``num_consts`` of them), so the traced jaxpr never
 holds a tracer. A closed-over value must not be one being differentiated: pass it as an
@@ -35,9 +41,11 @@ from .core.eval import eval_jaxpr
 from .core.ir import ClosedJaxpr, Jaxpr
 from .core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .core.trace import EVAL_TRACE, Primitive, Tracer, current_trace
-from .interpreters import ad
+from .interpreters import ad, batching
+from .interpreters.batching import move_batch_axis, not_mapped
 from .interpreters.staging import trace_fun, trace_to_jaxpr
 from .ops.elementwise import add, stop_gradient
+from .ops.reductions import reduce_sum
 
 # ---------------------------------------------------------------------------------------
 # Shared: closure conversion, the call primitives' impl and abstract eval, arguments
@@ -66,6 +74,34 @@ def _def_call(prim: Primitive, jaxpr_param: str):
 
     prim.def_impl(impl)
     prim.def_abstract_eval(abstract_eval)
+
+
+def _batched(fun, dims, trace):
+    """``fun`` (flat lists) on inputs batched at ``dims``; its outputs batched at axis 0.
+
+    ``trace`` is the ``BatchTrace`` whose axis (size, name) the inputs are batched over;
+    the batched function may run after that trace has ended (it only reads the axis).
+    """
+
+    def batched(ins):
+        outs, out_dims = batching.batch_flat(fun, ins, dims, trace.axis_size, trace.axis_name,
+                                             trace.description, trace.tag)
+        return [move_batch_axis(o, d, 0, trace.axis_size)
+                for o, d in zip(outs, out_dims, strict=True)]
+
+    return batched
+
+
+def _batch_call_jaxpr(jaxpr: ClosedJaxpr, vals, dims, trace, what):
+    """``(jaxpr, consts)``: ``jaxpr`` batched for operands ``vals`` (batched at ``dims``),
+    closure-converted; its outputs are batched at axis 0."""
+    body = _batched(lambda ins: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *ins), dims, trace)
+    closed = trace_to_jaxpr(body, [v.aval for v in vals], f"{trace.description} of {what}")
+    return _closure_convert(closed)
+
+
+def _batched_name(fun) -> str:
+    return f"vmap({fun_name(fun)})"
 
 
 def _resolve_kwargs(fun, args, kwargs):
@@ -168,7 +204,34 @@ def _custom_jvp_call_jvp(primals, tangents, *, name, call_jaxpr, jvp, num_consts
     return jvp(primals[num_consts:], tangents)
 
 
+def _custom_jvp_call_batch(vals, dims, *, trace, name, call_jaxpr, jvp, num_consts):
+    body, consts = _batch_call_jaxpr(call_jaxpr, vals, dims, trace, f"custom_jvp of {name}")
+    num_out = len(call_jaxpr.out_avals)
+    zero_outs = []
+
+    def rule(ins):  # primals and tangents in, outputs and nonzero tangents out
+        outs, touts = jvp(ins[: len(ins) // 2], ins[len(ins) // 2 :])
+        zero_outs[:] = [isinstance(t, ad.Zero) for t in touts]
+        return [*outs, *(t for t in touts if not isinstance(t, ad.Zero))]
+
+    # A tangent has its primal's shape, so its batch axis is its primal's.
+    batched_rule = _batched(rule, dims[num_consts:] * 2, trace)
+
+    def batched_jvp(primals, tangents):
+        res = batched_rule([*primals, *tangents])
+        outs, touts = res[:num_out], iter(res[num_out:])
+        return outs, [ad.Zero(ad.tangent_aval(o.aval)) if z else next(touts)
+                      for o, z in zip(outs, zero_outs, strict=True)]
+
+    batched_jvp.__name__ = _batched_name(jvp)
+    outs = custom_jvp_call_p.bind(*consts, *vals, name=name, call_jaxpr=body, jvp=batched_jvp,
+                                  num_consts=len(consts) + num_consts)
+    return outs, [0] * len(outs)
+
+
+_custom_jvp_call_batch.needs_trace = True
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+batching.batching_rules[custom_jvp_call_p] = _custom_jvp_call_batch
 
 
 class custom_jvp:
@@ -339,27 +402,94 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
     return [None] * num_res + bwd(args[:num_res], cts)
 
 
+def _batched_bwd(bwd, res_dims, in_dims, trace):
+    """``bwd(res, cts)`` for residuals batched at ``res_dims`` (a list, read when called)
+    and cotangents batched at 0: each input's cotangent batched at its ``in_dims`` entry,
+    summed over the examples for an unbatched input."""
+    zeros = []
+
+    def flat(ins):
+        cts_in = bwd(ins[: len(res_dims)], ins[len(res_dims) :])
+        zeros[:] = [ct.aval if isinstance(ct, ad.Zero) else None for ct in cts_in]
+        return [ct for ct in cts_in if not isinstance(ct, ad.Zero)]
+
+    def batched_bwd(res, cts):
+        size = trace.axis_size
+        vals, dims = batching.batch_flat(flat, [*res, *cts], [*res_dims, *[0] * len(cts)],
+                                         size, trace.axis_name, trace.description, trace.tag)
+        vals, dims = iter(vals), iter(dims)
+        out = []
+        for zero, d in zip(zeros, in_dims, strict=True):
+            if zero is not None:
+                out.append(ad.Zero(zero if d is not_mapped else
+                                   zero.update(shape=(*zero.shape[:d], size, *zero.shape[d:]))))
+                continue
+            ct, ct_dim = next(vals), next(dims)
+            if d is not_mapped and ct_dim is not not_mapped:
+                out.append(reduce_sum(ct, (ct_dim,)))
+            else:
+                out.append(ct if d is not_mapped else move_batch_axis(ct, ct_dim, d, size))
+        return out
+
+    batched_bwd.__name__ = _batched_name(bwd)
+    return batched_bwd
+
+
+def _custom_lin_batch(vals, dims, *, trace, num_res, bwd, out_avals):
+    # Only ever transposed: the outputs (tangents) are taken as batched, so their
+    # cotangents are.
+    size = trace.axis_size
+    out_avals = tuple(a.update(shape=(size, *a.shape)) for a in out_avals)
+    outs = custom_lin_p.bind(*vals, num_res=num_res, out_avals=out_avals,
+                             bwd=_batched_bwd(bwd, dims[:num_res], dims[num_res:], trace))
+    return outs, [0] * len(outs)
+
+
+_custom_lin_batch.needs_trace = True
 custom_lin_p.def_impl(_custom_lin_impl)
 custom_lin_p.def_abstract_eval(lambda *avals, num_res, bwd, out_avals: list(out_avals))
 ad.jvp_rules[custom_lin_p] = _custom_lin_jvp
 ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
+batching.batching_rules[custom_lin_p] = _custom_lin_batch
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, name, call_jaxpr, fwd, bwd, num_consts):
     _check_no_closure_tangents(tangents[:num_consts], "custom_vjp", name)
-    outs, res, res_tree = fwd(primals[num_consts:])
-
-    def bwd_res(res_leaves, cts):
-        return bwd(tree_unflatten(res_tree, res_leaves), cts)
-
-    bwd_res.__name__ = bwd.__name__
+    outs, res = fwd(primals[num_consts:])
     tangents = [ad.instantiate(t) for t in tangents[num_consts:]]
     out_avals = tuple(ad.tangent_aval(o.aval) for o in outs)
-    touts = custom_lin_p.bind(*res, *tangents, num_res=len(res), bwd=bwd_res, out_avals=out_avals)
+    touts = custom_lin_p.bind(*res, *tangents, num_res=len(res), bwd=bwd, out_avals=out_avals)
     return outs, [t if ad.is_differentiable(t.aval) else ad.Zero(t.aval) for t in touts]
 
 
+def _custom_vjp_call_batch(vals, dims, *, trace, name, call_jaxpr, fwd, bwd, num_consts):
+    body, consts = _batch_call_jaxpr(call_jaxpr, vals, dims, trace, f"custom_vjp of {name}")
+    num_out = len(call_jaxpr.out_avals)
+    in_dims = dims[num_consts:]
+    res_dims = []  # the residuals keep their batch axes; batched_fwd records them
+
+    def fwd_flat(ins):
+        outs, res = fwd(ins)
+        return [*outs, *res]
+
+    def batched_fwd(primals):
+        vals, dims = batching.batch_flat(fwd_flat, primals, in_dims, trace.axis_size,
+                                         trace.axis_name, trace.description, trace.tag)
+        res_dims[:] = dims[num_out:]
+        outs = [move_batch_axis(v, d, 0, trace.axis_size)
+                for v, d in zip(vals[:num_out], dims[:num_out], strict=True)]
+        return outs, vals[num_out:]
+
+    batched_fwd.__name__ = _batched_name(fwd)
+    outs = custom_vjp_call_p.bind(*consts, *vals, name=name, call_jaxpr=body, fwd=batched_fwd,
+                                  bwd=_batched_bwd(bwd, res_dims, in_dims, trace),
+                                  num_consts=len(consts) + num_consts)
+    return outs, [0] * len(outs)
+
+
+_custom_vjp_call_batch.needs_trace = True
 ad.jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
+batching.batching_rules[custom_vjp_call_p] = _custom_vjp_call_batch
 
 
 class custom_vjp:
@@ -435,17 +565,21 @@ class custom_vjp:
         fwd, bwd = self._fwd, self._bwd
         fwd_what = f"the fwd rule {fun_name(fwd)} of custom_vjp function {name}"
 
+        res_tree = []  # the residuals' structure, recorded by flat_fwd for flat_bwd
+
         def flat_fwd(primals):
             res = fwd(*split.full(split.unflatten(primals)))
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
                 raise TypeError(f"{fwd_what} must return a pair (output, residuals), got "
                                 f"{type(res).__name__}")
             outs = _check_outputs(res[0], out_tree, jaxpr.out_avals, f"the output of {fwd_what}")
-            res_leaves, res_tree = tree_flatten(res[1])
-            return outs, [to_array(r, f"a residual of {fwd_what}") for r in res_leaves], res_tree
+            res_leaves, tree = tree_flatten(res[1])
+            res_tree[:] = [tree]
+            return outs, [to_array(r, f"a residual of {fwd_what}") for r in res_leaves]
 
         def flat_bwd(res, cts):
-            cts_in = bwd(*split.nondiff, res, tree_unflatten(out_tree, cts))
+            cts_in = bwd(*split.nondiff, tree_unflatten(res_tree[0], res),
+                         tree_unflatten(out_tree, cts))
             return _check_bwd_output(cts_in, split, leaves, f"{fun_name(bwd)} of {name}")
 
         flat_fwd.__name__, flat_bwd.__name__ = fun_name(fwd), fun_name(bwd)
@@ -537,8 +671,16 @@ def _checkpoint_transpose(cts, *args, jaxpr, policy, prevent_cse):
     return ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, list(args), list(cts))
 
 
+def _checkpoint_batch(vals, dims, *, trace, jaxpr, policy, prevent_cse):
+    body, consts = _batch_call_jaxpr(jaxpr, vals, dims, trace, "checkpoint")
+    outs = checkpoint_p.bind(*consts, *vals, jaxpr=body, policy=policy, prevent_cse=prevent_cse)
+    return outs, [0] * len(outs)
+
+
+_checkpoint_batch.needs_trace = True
 ad.jvp_rules[checkpoint_p] = _checkpoint_jvp
 ad.transpose_rules[checkpoint_p] = _checkpoint_transpose
+batching.batching_rules[checkpoint_p] = _checkpoint_batch
 
 
 def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=()):
@@ -547,7 +689,9 @@ def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=())
     The forward pass runs as usual. Under ``linearize``/``vjp``/``grad``, none of
     ``fun``'s intermediate values are kept for the backward pass: it evaluates ``fun``
     again from the saved inputs. The gradient has the bits it has without checkpoint
-    (the same operations run on the same values).
+    (the same operations run on the same values), but for one thing: the cotangent of a
+    value used both inside and outside ``fun`` is summed inside first, so its terms may
+    be added in another order (as in JAX).
 
     Arguments:
         fun: a function of arrays (pytrees and keyword arguments allowed).

@@ -98,13 +98,19 @@ class BatchTrace(Trace):
         return x, not_mapped
 
 
-def batch_flat(fun, args, in_dims, axis_size, axis_name=None, description="vmap"):
+def batch_flat(fun, args, in_dims, axis_size, axis_name=None, description="vmap", tag=None):
     """Run ``fun`` (flat list in, flat list out) on batched ``args``.
+
+    ``tag``: that of an earlier ``BatchTrace`` over the same axis, whose tracers ``fun``
+    closes over (a custom rule run after its call was batched); they count as this
+    trace's own.
 
     Returns ``(outs, out_dims)``; an output that does not depend on the batch has
     ``out_dim`` ``not_mapped``.
     """
     trace = BatchTrace(current_trace(), axis_size, axis_name, description)
+    if tag is not None:
+        trace.tag = tag
     with new_trace(trace):
         ins = [trace.pack(a, d) for a, d in zip(args, in_dims, strict=True)]
         outs = [trace.unpack(x) for x in fun(ins)]
