@@ -130,31 +130,18 @@ def binary(fun, x=normal, y=normal, shapes=BINARY, order=2, marks=()):
     return Op(fun, (x, y), shapes, order, marks=marks)
 
 
-# A known bug, reported to the owner of ops/elementwise.py: the transpose of
-# convert_element_type from a real to a complex dtype casts the complex cotangent
-# with astype (ComplexWarning) instead of taking its real part.
-COMPLEX_CT_BUG = (
-    pytest.mark.xfail(
-        strict=True,
-        raises=np.exceptions.ComplexWarning,
-        reason="convert_element_type transpose casts a complex cotangent to real",
-    ),
-)
-
-
 def complex_of(x, y):
     return jnp.add(x, jnp.multiply(y, 1j))
 
 
-# A known bug, reported (core/trace.py): np.asarray, float and .item() of a JVP tracer
-# return its primal, dropping the tangent (JAX raises). Functions that compute through
-# NumPy (linspace, pad's per-side constant_values) get silently zero derivatives in
-# forward mode and fail to trace in reverse mode and under jit.
+# A gap: linspace and pad's per-side constant_values compute their values with NumPy, so
+# they cannot be differentiated with respect to those arguments; converting a traced
+# value to NumPy raises (it would drop the derivative) instead of giving zero silently.
 TRACER_TO_NUMPY_BUG = (
     pytest.mark.xfail(
         strict=True,
-        raises=(AssertionError, TracerArrayConversionError),
-        reason="np.asarray of a JVP tracer drops the tangent",
+        raises=TracerArrayConversionError,
+        reason="linspace bounds and per-side pad values are computed with NumPy",
     ),
 )
 
@@ -252,16 +239,16 @@ ELEMENTWISE = {
     "jit": binary(invarax.jit(lambda x, y: jnp.sin(x) * y)),
     # complex numbers (real inputs and outputs)
     "abs_complex": binary(
-        lambda x, y: jnp.abs(complex_of(x, y)), nonzero, nonzero, marks=COMPLEX_CT_BUG
+        lambda x, y: jnp.abs(complex_of(x, y)), nonzero, nonzero
     ),
     "real": binary(
-        lambda x, y: jnp.real(complex_of(x, y) * complex_of(y, x)), marks=COMPLEX_CT_BUG
+        lambda x, y: jnp.real(complex_of(x, y) * complex_of(y, x))
     ),
     "imag": binary(
-        lambda x, y: jnp.imag(complex_of(x, y) * complex_of(y, x)), marks=COMPLEX_CT_BUG
+        lambda x, y: jnp.imag(complex_of(x, y) * complex_of(y, x))
     ),
     "conj": binary(
-        lambda x, y: jnp.real(jnp.conj(complex_of(x, y)) * (2.0 + 1.0j)), marks=COMPLEX_CT_BUG
+        lambda x, y: jnp.real(jnp.conj(complex_of(x, y)) * (2.0 + 1.0j))
     ),
 }
 

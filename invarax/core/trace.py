@@ -187,21 +187,33 @@ class Tracer(Array):
     def __index__(self):
         return self._concrete(TracerIntegerConversionError, "an index").__index__()
 
+    def _no_value(self, cls, what):
+        # A numeric value would leave the transformation: under jit/vmap it is unknown, and
+        # under grad it would silently drop the derivative. Only discrete uses (bool, int,
+        # index) may read a concrete primal.
+        if self.to_concrete_value() is None:
+            raise concretization_error(cls, self, what)
+        raise cls(
+            f"Attempted to convert a value being differentiated ({self.aval.str_short()}, "
+            f"inside {self._trace.describe()}) to {what}, which would drop its derivative. "
+            "Keep it an array and use jnp/lax functions on it; wrap it in "
+            "lax.stop_gradient(...) first if a constant is really meant."
+        )
+
     def __float__(self):
-        return float(self._concrete(TracerIntegerConversionError, "a Python float"))
+        self._no_value(TracerIntegerConversionError, "a Python float")
 
     def __complex__(self):
-        return complex(self._concrete(TracerIntegerConversionError, "a Python complex"))
+        self._no_value(TracerIntegerConversionError, "a Python complex")
 
     def __array__(self, dtype=None, copy=None):
-        value = self._concrete(TracerArrayConversionError, "a NumPy array")
-        return np.asarray(value, dtype=dtype)
+        self._no_value(TracerArrayConversionError, "a NumPy array")
 
     def item(self, *args):
-        return self._concrete(TracerIntegerConversionError, "a Python scalar").item(*args)
+        self._no_value(TracerIntegerConversionError, "a Python scalar")
 
     def tolist(self):
-        return self._concrete(TracerArrayConversionError, "a Python list").tolist()
+        self._no_value(TracerArrayConversionError, "a Python list")
 
     def block_until_ready(self):
         return self

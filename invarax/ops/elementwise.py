@@ -429,7 +429,9 @@ for _prim in (*compare_p.values(), is_finite_p, round_p, binary_p["nextafter"],
 
 def _abs_jvp(t, y, x):
     if x.dtype.kind == "c":
-        return div(real(mul(conj(x), t)), y)
+        zero = _const(y, 0)
+        safe = select(eq(y, zero), _broadcast_like(_const(y, 1), y), y)
+        return select(eq(y, zero), _broadcast_like(zero, y), div(real(mul(conj(x), t)), safe))
     return select(ge(x, _const(x, 0)), t, neg(t))  # abs'(0) is 1, as JAX
 
 
@@ -601,7 +603,9 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
 def _convert_transpose(ct, x, *, new_dtype, weak_type):
     if isinstance(ct, Zero):
         return [None]
-    return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=False)]
+    if ct.dtype.kind == "c" and x.aval.dtype.kind != "c":
+        ct = real(ct)  # the transpose of the real -> complex embedding
+    return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)]
 
 
 jvp_rules[convert_element_type_p] = _convert_jvp
@@ -613,8 +617,19 @@ def _stop_gradient_jvp(primals, tangents):
 
 
 jvp_rules[stop_gradient_p] = _stop_gradient_jvp
-deflinear(real_p, lambda ct, x: [None if isinstance(ct, Zero) else
-                                 convert_element_type(ct, x.aval.dtype)])
+def _complex_part_transpose(unit):
+    # real(z) and imag(z) are real-linear; their transposes embed ct as ct * 1 or ct * -1j.
+    def transpose(ct, x):
+        if isinstance(ct, Zero):
+            return [None]
+        embedded = convert_element_type(ct, x.aval.dtype)
+        return [mul(embedded, _const(embedded, unit))]
+
+    return transpose
+
+
+deflinear(real_p, _complex_part_transpose(1))
+deflinear(imag_p, _complex_part_transpose(-1j))
 deflinear(conj_p, lambda ct, x: [conj(ct)])
 
 
