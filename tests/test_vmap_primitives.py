@@ -626,3 +626,37 @@ def test_n1_nan_plus_nan_keeps_its_sign():
     want = np.stack([lax.add(jnp.asarray(x), jnp.asarray(y)) for x, y in zip(xs, ys,
                                                                             strict=True)])
     assert_bitwise(invarax.vmap(lax.add)(xs, ys), want)
+
+
+# ---------------------------------------------------------------------------------------
+# psum's order (docs/numerics.md): the canonical sum over the batch axis
+
+
+@pytest.mark.parametrize("n", [1, 7, 17, 1000])
+def test_psum_is_the_canonical_sum_whatever_the_in_axes(n):
+    xs = np.random.default_rng(n).standard_normal((3, n, 5)).astype(np.float32)
+    want = jnp.sum(xs, axis=1)
+    psum = lambda v: lax.psum(v, "i")
+    assert_bitwise(invarax.vmap(psum, in_axes=1, axis_name="i")(xs)[n - 1], want)
+    assert_bitwise(invarax.vmap(psum, in_axes=0, axis_name="i")(np.moveaxis(xs, 1, 0))[0], want)
+
+
+@pytest.mark.parametrize("n", [3, 7, 100, 1000])
+def test_psum_of_an_unbatched_value_sums_its_copies(n):
+    """A value the same in every example (in_axes None) gives the bits of its n copies
+    passed batched: the copies summed in the canonical order, not ``x * n``."""
+    w = np.random.default_rng(0).standard_normal(64).astype(np.float32)
+    f = lambda _, v: lax.psum(v, "i")
+    shared = invarax.vmap(f, in_axes=(0, None), axis_name="i")(np.zeros(n), w)
+    copies = invarax.vmap(f, axis_name="i")(np.zeros(n), np.stack([w] * n))
+    assert_bitwise(shared, copies)
+    assert_bitwise(shared[0], jnp.sum(np.stack([w] * n), axis=0))
+
+
+def test_psum_over_two_names_sums_the_inner_axis_first():
+    x = np.random.default_rng(0).standard_normal((8, 5, 3)).astype(np.float32)
+    want = jnp.sum(jnp.sum(x, axis=1), axis=0)
+    for names in (("i", "j"), ("j", "i")):
+        f = lambda v, names=names: lax.psum(v, names)
+        out = invarax.vmap(invarax.vmap(f, axis_name="j"), axis_name="i")(x)
+        assert_bitwise(out[3, 4], want)

@@ -58,7 +58,8 @@ def defcollective(name: str, reduce, combine_unbatched):
     """A collective that reduces over the named batch axis with ``reduce(x, axes)``.
 
     ``combine_unbatched(x, size)`` gives the result for a value that is the same in
-    every example (``psum``: ``x * size``; ``pmax``: ``x``).
+    every example, with the bits that ``reduce`` gives for ``size`` copies of it
+    (``psum``: the copies summed; ``pmax``: ``x``).
     """
     prim = Primitive(name)
     prim.def_impl(_unbound(name))
@@ -77,11 +78,14 @@ def defcollective(name: str, reduce, combine_unbatched):
     return prim
 
 
-def _scaled(x, size):
-    return ew.mul(x, ew._const(x, size))
+def _summed_copies(x, size):
+    # Not x * size (one rounding): the sum of size copies in the canonical order, so the
+    # bits do not depend on whether vmap knows that the examples' values are equal.
+    copies = sh.broadcast_in_dim(x, (size, *x.shape), tuple(range(1, x.ndim + 1)))
+    return red.reduce_sum(copies, (0,))
 
 
-psum_p = defcollective("psum", red.reduce_sum, _scaled)
+psum_p = defcollective("psum", red.reduce_sum, _summed_copies)
 pmax_p = defcollective("pmax", red.reduce_max, lambda x, size: x)
 pmin_p = defcollective("pmin", red.reduce_min, lambda x, size: x)
 
