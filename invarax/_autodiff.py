@@ -6,12 +6,12 @@ import functools
 
 import numpy as np
 
+from ._vmap import vmap
 from .core import dtypes
 from .core.api_util import fun_name
 from .core.array import ArrayImpl, to_array
 from .core.pytree import tree_flatten, tree_unflatten
 from .interpreters import ad
-from .numpy import stack
 from .ops.elementwise import convert_element_type
 from .ops.shape import reshape, slice_in_dim
 
@@ -359,8 +359,8 @@ def grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
 
 
 # ---------------------------------------------------------------------------------------
-# Jacobians: the linear map (linearize's f_jvp, or vjp's vjp_fun) applied to each vector
-# of a one-hot basis, the results stacked.
+# Jacobians: the linear map (linearize's f_jvp, or vjp's vjp_fun) vmapped over a one-hot
+# basis. By N1, each column (row) has the bits of one call of the linear map.
 
 
 def _std_basis(leaves):
@@ -377,29 +377,6 @@ def _std_basis(leaves):
         basis.append(ArrayImpl(rows.reshape((n, *x.shape))))
         start += x.size
     return basis
-
-
-def _vmap_loop(fun, xs, out_axis):
-    """``vmap(fun, out_axes=out_axis)(xs)``, as a Python loop over the rows of ``xs``.
-
-    This loop stands in for vmap, which does not exist yet: once it does, jacfwd and
-    jacrev call vmap here instead (with the same bits, by the numerics contract N1).
-
-    Arguments:
-        fun: a function of a list of arrays (one row of each of ``xs``) returning a list.
-        xs: concrete arrays with the same leading dimension.
-        out_axis: where the mapped axis goes in each output.
-
-    Returns:
-        The list of ``fun``'s outputs, each stacked over the rows along ``out_axis``.
-    """
-    xs = [np.asarray(x) for x in xs]
-    n = xs[0].shape[0] if xs else 0
-    if n == 0:  # map once over zeros for the output shapes, then keep none of it
-        outs = fun([ArrayImpl(np.zeros(x.shape[1:], x.dtype)) for x in xs])
-        return [slice_in_dim(stack([o], out_axis), 0, 0, axis=out_axis) for o in outs]
-    outs = [fun([ArrayImpl(x[i]) for x in xs]) for i in range(n)]
-    return [stack(col, out_axis) for col in zip(*outs, strict=True)]
 
 
 def _split(x, axis, sizes, shapes, weak_type):
@@ -446,8 +423,8 @@ def _check_fwd_inputs(tree, holomorphic):
 def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """The Jacobian of ``fun`` by forward mode: one JVP per input entry.
 
-    ``fun`` is linearized once; the linear map is then applied to each one-hot input
-    tangent (no primal work is repeated). Efficient for functions with few inputs.
+    ``fun`` is linearized once; the linear map is then vmapped over the one-hot input
+    tangents (no primal work is repeated). Efficient for functions with few inputs.
 
     Arguments:
         fun: a function of arrays (pytrees allowed, in and out).
@@ -478,11 +455,11 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
         if holomorphic and any(y.dtype.kind != "c" for y in out_leaves):
             raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype")
 
-        def push(tangents):
+        def push(*tangents):
             return tree_flatten(f_jvp(*tree_unflatten(in_tree, tangents)))[0]
 
-        cols = _vmap_loop(push, _std_basis(in_leaves), -1)
         sizes = [x.size for x in in_leaves]
+        cols = vmap(push, out_axes=-1, axis_size=sum(sizes))(*_std_basis(in_leaves))
         blocks = [
             _split(col, -1, sizes, [y.shape + x.shape for x in in_leaves], y.weak_type)
             for y, col in zip(out_leaves, cols, strict=True)
@@ -497,8 +474,8 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
            allow_int: bool = False):
     """The Jacobian of ``fun`` by reverse mode: one VJP per output entry.
 
-    ``fun`` is evaluated and linearized once; the transposed linear map is then applied
-    to each one-hot output cotangent. Efficient for functions with few outputs.
+    ``fun`` is evaluated and linearized once; the transposed linear map is then vmapped
+    over the one-hot output cotangents. Efficient for functions with few outputs.
 
     Arguments:
         fun: a function of arrays (pytrees allowed, in and out) with float outputs.
@@ -528,11 +505,11 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
         for y in out_leaves:
             _check_rev_output(y, "jacrev", holomorphic)
 
-        def pull(cts):
+        def pull(*cts):
             return tree_flatten(vjp_fun(tree_unflatten(out_tree, cts)))[0]
 
-        rows = _vmap_loop(pull, _std_basis(out_leaves), 0)
         sizes = [y.size for y in out_leaves]
+        rows = vmap(pull, axis_size=sum(sizes))(*_std_basis(out_leaves))
         by_input = [
             _split(row, 0, sizes, [y.shape + x.shape for y in out_leaves], x.weak_type)
             for x, row in zip(in_leaves, rows, strict=True)

@@ -24,7 +24,7 @@ from invarax import (
     value_and_grad,
     vjp,
 )
-from invarax.tree_util import tree_flatten, tree_map, tree_structure
+from invarax.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -157,6 +157,47 @@ def test_jacfwd_linearizes_once():
     jacfwd(f)(jnp.ones(5))
     jacrev(f)(jnp.ones(5))
     assert len(calls) == 2
+
+
+def f_two_outputs(x):
+    return jnp.sum(jnp.sin(x) * x[::-1]), jnp.tanh(x * jnp.mean(x))
+
+
+def unit(size, k, shape, dtype):
+    e = np.zeros(size, dtype)
+    e[k] = 1
+    return jnp.asarray(e.reshape(shape))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("f, shape", [(f_elementwise, (3,)), (f_reducing, (3, 2)),
+                                      (f_two_outputs, (2, 2)), (f_elementwise, ())])
+def test_jacobians_are_the_linear_map_on_each_basis_vector(dtype, f, shape):
+    # jacfwd/jacrev vmap the linear map over the one-hot basis: by N1, each column (row)
+    # has the bits of one call of the linear map (the per-basis loop they replaced).
+    if dtype == np.float64:
+        invarax.config.update("jax_enable_x64", True)
+    x = jnp.asarray(np.random.default_rng(0).uniform(-1, 1, shape).astype(dtype))
+    out, f_jvp = linearize(f, x)
+    _, f_vjp = vjp(f, x)
+    outs, out_tree = tree_flatten(out)
+    for i, (leaf, jac) in enumerate(zip(outs, tree_flatten(jacfwd(f)(x))[0], strict=True)):
+        cols = np.reshape(np.asarray(jac), (leaf.size, x.size))
+        for k in range(x.size):
+            want = tree_flatten(f_jvp(unit(x.size, k, shape, dtype)))[0][i]
+            assert_bitwise(cols[:, k], np.ravel(want))
+    for i, (leaf, jac) in enumerate(zip(outs, tree_flatten(jacrev(f)(x))[0], strict=True)):
+        rows = np.reshape(np.asarray(jac), (leaf.size, x.size))
+        for k in range(leaf.size):
+            cts = [unit(o.size, k, o.shape, o.dtype) if j == i else jnp.zeros_like(o)
+                   for j, o in enumerate(outs)]
+            (want,) = f_vjp(tree_unflatten(out_tree, cts))
+            assert_bitwise(rows[k], np.ravel(want))
+    if len(outs) == 1:
+        _, hvp = linearize(jacrev(f), x)
+        h = np.reshape(np.asarray(hessian(f)(x)), (-1, x.size))
+        for k in range(x.size):
+            assert_bitwise(h[:, k], np.ravel(hvp(unit(x.size, k, shape, dtype))))
 
 
 @pytest.mark.parametrize("jac", ["jacfwd", "jacrev", "hessian"])
