@@ -76,16 +76,19 @@ def _def_call(prim: Primitive, jaxpr_param: str):
     prim.def_abstract_eval(abstract_eval)
 
 
-def _batched(fun, dims, trace):
-    """``fun`` (flat lists) on inputs batched at ``dims``; its outputs batched at axis 0.
+def _batch_as(trace, fun, ins, dims):
+    """``batch_flat`` of ``fun`` over the axis of ``trace``, the ``BatchTrace`` that
+    batched a call, whose tracers ``fun`` may close over (a rule defined inside the vmapped
+    function); this may run after that trace has ended."""
+    return batching.batch_flat(fun, ins, dims, trace.axis_size, trace.axis_name,
+                               trace.description, trace.tag)
 
-    ``trace`` is the ``BatchTrace`` whose axis (size, name) the inputs are batched over;
-    the batched function may run after that trace has ended (it only reads the axis).
-    """
+
+def _batched(fun, dims, trace):
+    """``fun`` (flat lists) on inputs batched at ``dims``; its outputs batched at axis 0."""
 
     def batched(ins):
-        outs, out_dims = batching.batch_flat(fun, ins, dims, trace.axis_size, trace.axis_name,
-                                             trace.description, trace.tag)
+        outs, out_dims = _batch_as(trace, fun, ins, dims)
         return [move_batch_axis(o, d, 0, trace.axis_size)
                 for o, d in zip(outs, out_dims, strict=True)]
 
@@ -415,8 +418,7 @@ def _batched_bwd(bwd, res_dims, in_dims, trace):
 
     def batched_bwd(res, cts):
         size = trace.axis_size
-        vals, dims = batching.batch_flat(flat, [*res, *cts], [*res_dims, *[0] * len(cts)],
-                                         size, trace.axis_name, trace.description, trace.tag)
+        vals, dims = _batch_as(trace, flat, [*res, *cts], [*res_dims, *[0] * len(cts)])
         vals, dims = iter(vals), iter(dims)
         out = []
         for zero, d in zip(zeros, in_dims, strict=True):
@@ -473,8 +475,7 @@ def _custom_vjp_call_batch(vals, dims, *, trace, name, call_jaxpr, fwd, bwd, num
         return [*outs, *res]
 
     def batched_fwd(primals):
-        vals, dims = batching.batch_flat(fwd_flat, primals, in_dims, trace.axis_size,
-                                         trace.axis_name, trace.description, trace.tag)
+        vals, dims = _batch_as(trace, fwd_flat, primals, in_dims)
         res_dims[:] = dims[num_out:]
         outs = [move_batch_axis(v, d, 0, trace.axis_size)
                 for v, d in zip(vals[:num_out], dims[:num_out], strict=True)]
