@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_atfork */
 /* gemm.c - the canonical contraction kernel (docs/numerics.md, "Contractions").
  *
  * C[b] = A[b] @ B[b] for float and double, with strided operands. gemm_impl.h holds the
@@ -14,6 +15,7 @@
 
 #ifndef _WIN32
 #include <pthread.h>
+#include <time.h>
 #endif
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -39,6 +41,13 @@
 #define ABUF_ELEMS ((ptrdiff_t)MC * INVARAX_KB)
 #define BBUF_ELEMS ((ptrdiff_t)INVARAX_KB * (NC + MAX_NR))
 #define MAX_THREADS 64
+/* How long idle workers (and a caller waiting for them) spin before they sleep. */
+#define SPIN_NS 500000L
+#if defined(__x86_64__) || defined(__i386__)
+#define CPU_RELAX() __builtin_ia32_pause()
+#else
+#define CPU_RELAX() ((void)0)
+#endif
 
 /* A microkernel with its tile shape. */
 typedef struct {
@@ -268,23 +277,46 @@ static void run_units(gemm_job *job, int t) {
 static pthread_mutex_t g_call_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_wake = PTHREAD_COND_INITIALIZER, g_done = PTHREAD_COND_INITIALIZER;
-static int g_workers, g_active, g_remaining, g_atfork;
-static unsigned long g_generation, g_born[MAX_THREADS];
+static int g_workers, g_active, g_atfork;
+/* Jobs started, and helper shares finished (the count to reach: g_target). */
+static unsigned long g_generation, g_born[MAX_THREADS], g_finished, g_target;
 static gemm_job *g_job;
+
+/* Wait until *word != old: spinning for up to SPIN_NS first (back-to-back calls find the
+ * threads awake), then sleeping on cond; g_lock is held on entry and on return. */
+static void await_change(unsigned long *word, unsigned long old, pthread_cond_t *cond) {
+    if (*word == old) {
+        struct timespec start, now;
+        pthread_mutex_unlock(&g_lock);
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (long i = 1; __atomic_load_n(word, __ATOMIC_ACQUIRE) == old; i++) {
+            CPU_RELAX();
+            if (i % 64 == 0) {
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                if ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec - start.tv_nsec >
+                    SPIN_NS)
+                    break;
+            }
+        }
+        pthread_mutex_lock(&g_lock);
+    }
+    while (*word == old) pthread_cond_wait(cond, &g_lock);
+}
 
 static void *pool_worker(void *p) {
     int id = (int)(intptr_t)p;
     pthread_mutex_lock(&g_lock);
     unsigned long seen = g_born[id]; /* the generation before the first job it serves */
     for (;;) {
-        while (g_generation == seen) pthread_cond_wait(&g_wake, &g_lock);
+        await_change(&g_generation, seen, &g_wake);
         seen = g_generation;
         if (id >= g_active) continue;
         gemm_job *job = g_job;
         pthread_mutex_unlock(&g_lock);
         run_units(job, id);
         pthread_mutex_lock(&g_lock);
-        if (--g_remaining == 0) pthread_cond_signal(&g_done);
+        if (__atomic_add_fetch(&g_finished, 1, __ATOMIC_RELEASE) == g_target)
+            pthread_cond_signal(&g_done);
     }
     return NULL;
 }
@@ -313,14 +345,15 @@ static void run_parallel(gemm_job *job) {
         int helpers = g_workers < job->nthreads - 1 ? g_workers : job->nthreads - 1;
         g_job = job;
         g_active = helpers + 1;
-        g_remaining = helpers;
-        g_generation++;
+        g_target = g_finished + helpers;
+        __atomic_add_fetch(&g_generation, 1, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&g_wake);
         pthread_mutex_unlock(&g_lock);
         run_units(job, 0);
         for (int t = helpers + 1; t < job->nthreads; t++) run_units(job, t); /* not started */
         pthread_mutex_lock(&g_lock);
-        while (g_remaining > 0) pthread_cond_wait(&g_done, &g_lock);
+        for (unsigned long done = g_finished; done != g_target; done = g_finished)
+            await_change(&g_finished, done, &g_done);
         pthread_mutex_unlock(&g_lock);
         pthread_mutex_unlock(&g_call_lock);
         return;
