@@ -93,6 +93,17 @@ def _rsqrt_impl(x):
     return np.ones((), x.dtype) / np.sqrt(x)
 
 
+def _pow_impl(x, y):
+    # Both operands materialised at the full shape: NumPy's power takes shortcuts (sqrt,
+    # reciprocal, square) for a broadcast exponent of 0.5, -1 or 2, which round differently
+    # from its general loop; the general loop alone keeps each element's bits.
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    full = shape or (1,)
+    x = np.array(np.broadcast_to(x, full))  # copies: real strides, never 0
+    y = np.array(np.broadcast_to(y, full))
+    return np.power(x, y).reshape(shape)
+
+
 def _sign_impl(x):
     return np.sign(x)
 
@@ -133,7 +144,7 @@ BINARY = {
     "mul": (np.multiply, NUMBER),
     "div": (_div_impl, NUMBER),
     "rem": (np.fmod, NUMBER),
-    "pow": (np.power, FLOAT),
+    "pow": (_pow_impl, FLOAT),
     "max": (np.maximum, ANY),
     "min": (np.minimum, ANY),
     "atan2": (np.arctan2, "f"),
