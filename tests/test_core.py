@@ -307,3 +307,10 @@ def test_printer_nested_jit_matches_jax():
     ours = invarax.make_jaxpr(lambda x: invarax.jit(jnp.sin)(x) + 1)(1.0)
     theirs = jax.make_jaxpr(lambda x: jax.jit(jax.numpy.sin)(x) + 1)(1.0)
     assert str(ours) == str(theirs)
+
+
+def test_numpy_scalars_are_not_weak(x64):
+    # np.float64 subclasses Python's float, but is strongly typed (as in JAX).
+    assert not jnp.asarray(np.float64(0.5)).weak_type
+    assert jnp.asarray(0.5).weak_type
+    assert not invarax.jit(lambda x: x)(np.float64(0.5)).weak_type

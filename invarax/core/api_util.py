@@ -6,10 +6,8 @@ import inspect
 
 import numpy as np
 
-from .array import Array, concrete_scalar, to_array
+from .array import Array, concrete_scalar, is_python_scalar, to_array
 from .pytree import keystr, tree_flatten, tree_flatten_with_path
-
-_SCALARS = (bool, int, float, complex)
 
 
 def fun_name(fun) -> str:
@@ -95,7 +93,7 @@ def flatten_args(args, kwargs, fun_name: str):
 
 
 def _convert_leaf(leaf, index, args, kwargs, fun_name):
-    if isinstance(leaf, _SCALARS):
+    if is_python_scalar(leaf):
         return concrete_scalar(leaf)
     if isinstance(leaf, (np.ndarray, np.generic)):
         return to_array(leaf)

@@ -174,6 +174,11 @@ class ArrayImpl(Array):
 _PY_SCALARS = (bool, int, float, complex)
 
 
+def is_python_scalar(x) -> bool:
+    """Whether ``x`` is a Python bool/int/float/complex (weakly typed); NumPy scalars are not."""
+    return isinstance(x, _PY_SCALARS) and not isinstance(x, np.generic)
+
+
 def concrete_scalar(x) -> ArrayImpl:
     """A 0-d array for a Python scalar: weakly typed, except for bools (``2.0`` -> weak f32[])."""
     dtype = dtypes.scalar_dtype(x)

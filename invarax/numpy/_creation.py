@@ -5,11 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import Array, ArrayImpl, concrete_scalar
+from ..core.array import Array, ArrayImpl, concrete_scalar, is_python_scalar
 from ..ops import shape as sh
 from ._promote import convert, result_dtype
-
-_SCALARS = (bool, int, float, complex)
 
 
 def _dtype_arg(dtype):
@@ -42,7 +40,7 @@ def array(object, dtype=None, copy: bool = True, ndmin: int = 0) -> Array:  # no
     dtype = _dtype_arg(dtype)
     if isinstance(object, Array):
         out = object
-    elif isinstance(object, _SCALARS):
+    elif is_python_scalar(object):
         out = concrete_scalar(object)
     elif isinstance(object, (list, tuple)) and _contains_array(object):
         from ._shape import stack
