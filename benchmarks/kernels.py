@@ -1,8 +1,9 @@
 """Canonical kernels vs NumPy/OpenBLAS: matmul GFLOP/s and reduction times, in the same run.
 
 Run ``python -m benchmarks.kernels`` (or ``python benchmarks/kernels.py``). Each case
-times invarax's kernel and its NumPy counterpart alternately, ``--repeats`` times,
-and reports medians of wall-clock time, so that both see the same machine load.
+times invarax's kernel and its NumPy counterpart ``--repeats`` times, alternating in
+blocks of back-to-back calls, and reports medians of wall-clock time, so that both
+see the same machine load.
 Both use their default thread counts (``INVARAX_NUM_THREADS`` and
 ``OPENBLAS_NUM_THREADS`` override them). On a shared, busy machine, compare one
 thread each by the CPU time of the calling thread, which other processes disturb
@@ -26,18 +27,28 @@ PLAIN = (((1,), (0,)), ((), ()))
 
 # The clock of _median_pair: wall-clock time, or the calling thread's CPU time (--cpu-time).
 CLOCK = {"clock": time.perf_counter}
+# Calls per block, and the pause before each block: idle BLAS threads spin for a while
+# after a call (OpenBLAS's for about 0.1 s), and would steal a core from the other library.
+BLOCK, PAUSE = 7, 0.25
 
 
 def _median_pair(ours, theirs, repeats: int) -> tuple[float, float]:
-    """Median seconds of ``ours()`` and ``theirs()``, timed alternately after one warm-up each."""
-    ours(), theirs()
+    """Median seconds of ``repeats`` calls each of ``ours()`` and ``theirs()``.
+
+    The two alternate in blocks of ``BLOCK`` back-to-back calls, each block after a pause
+    and an untimed warm-up call, so that both see the same machine load but neither
+    runs while the other's idle threads still spin.
+    """
     clock = CLOCK["clock"]
     times = ([], [])
-    for _ in range(repeats):
+    while len(times[1]) < repeats:
         for f, out in zip((ours, theirs), times, strict=True):
-            start = clock()
+            time.sleep(PAUSE)
             f()
-            out.append(clock() - start)
+            for _ in range(min(BLOCK, repeats - len(out))):
+                start = clock()
+                f()
+                out.append(clock() - start)
     return float(np.median(times[0])), float(np.median(times[1]))
 
 
