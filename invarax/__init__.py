@@ -5,7 +5,8 @@
 
 from . import numpy, lax, tree_util, scipy  # noqa: F401  (numpy installs Array's methods)
 from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
-from ._custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat
+from ._checkpoint import checkpoint, remat
+from ._custom_derivatives import custom_jvp, custom_vjp
 from ._vmap import vmap
 from .compiler.jit import jit
 from .core.array import Array

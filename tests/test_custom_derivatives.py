@@ -621,9 +621,9 @@ def test_stop_gradient_inside_custom_rules_and_checkpoint():
 # Docstring examples
 
 
-def test_docstring_examples():
-    import invarax._custom_derivatives as module
-
+@pytest.mark.parametrize("module", [invarax._custom_derivatives, invarax._checkpoint],
+                         ids=lambda m: m.__name__)
+def test_docstring_examples(module):
     globs = dict(vars(invarax), jnp=jnp)
     result = doctest.testmod(module, extraglobs=globs)
     assert result.attempted > 0 and result.failed == 0
