@@ -73,7 +73,7 @@ PROGRAMS = {
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-@pytest.mark.parametrize("batch", [1, 2, 3, 7, 16, 17, 1000])
+@pytest.mark.parametrize("batch", BATCHES)
 def test_n1_programs(name, batch):
     f, shape = PROGRAMS[name]
     xs = data((batch, *shape))
