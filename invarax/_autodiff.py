@@ -146,9 +146,15 @@ def linearize(fun, *primals, has_aux: bool = False):
         >>> f_jvp(2.0)
         Array(1.0806046, dtype=float32, weak_type=True)
     """
+    return _linearize(fun, primals, has_aux, "linearize", fun_name(fun))
+
+
+def _linearize(fun, primals, has_aux, who, name):
+    """``linearize``, named in errors as ``who`` (the transformation the user called) of
+    ``name`` (the user's function)."""
     p_leaves, in_tree = _leaves(primals, "a linearize primal")
-    flat = _Flat(fun, in_tree, has_aux, "linearize")
-    outs, lin = ad.linearize_flat(flat, p_leaves, f"linearize of {fun_name(fun)}")
+    flat = _Flat(fun, in_tree, has_aux, who)
+    outs, lin = ad.linearize_flat(flat, p_leaves, f"{who} of {name}")
     out, aux = flat.split(outs)
     diff = [ad.is_differentiable(p.aval) for p in p_leaves]
 
@@ -180,9 +186,15 @@ def vjp(fun, *primals, has_aux: bool = False):
         >>> f_vjp(1.0)
         (Array(1., dtype=float32, weak_type=True),)
     """
+    return _vjp(fun, primals, has_aux, "vjp", fun_name(fun))
+
+
+def _vjp(fun, primals, has_aux, who, name):
+    """``vjp``, named in errors as ``who`` (the transformation the user called) of ``name``
+    (the user's function)."""
     p_leaves, in_tree = _leaves(primals, "a vjp primal")
-    flat = _Flat(fun, in_tree, has_aux, "vjp")
-    outs, lin = ad.linearize_flat(flat, p_leaves, f"vjp of {fun_name(fun)}")
+    flat = _Flat(fun, in_tree, has_aux, who)
+    outs, lin = ad.linearize_flat(flat, p_leaves, f"{who} of {name}")
     out, aux = flat.split(outs)
     out_avals = [o.aval for o in outs[: flat.num_out]]
 
@@ -301,7 +313,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
     def value_and_grad_f(*args, **kwargs):
         f_dyn, dyn = _partial_argnums(fun, argnums, args, kwargs, who)
         _check_rev_inputs(dyn, who, holomorphic, allow_int)
-        res = vjp(f_dyn, *dyn, has_aux=has_aux)
+        res = _vjp(f_dyn, dyn, has_aux, who, fun_name(fun))
         out, vjp_fun = res[0], res[1]
         out_arr = _check_scalar_output(out, has_aux)
         _check_rev_output(out_arr, who, holomorphic)
@@ -448,7 +460,7 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     def jacfun(*args, **kwargs):
         f_dyn, dyn = _partial_argnums(fun, argnums, args, kwargs, "jacfwd")
         _check_fwd_inputs(dyn, holomorphic)
-        res = linearize(f_dyn, *dyn, has_aux=has_aux)
+        res = _linearize(f_dyn, dyn, has_aux, "jacfwd", fun_name(fun))
         out, f_jvp = res[0], res[1]
         in_leaves, in_tree = _leaves(dyn, "a jacfwd argument")
         out_leaves, out_tree = _leaves(out, "a jacfwd output")
@@ -498,7 +510,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
     def jacfun(*args, **kwargs):
         f_dyn, dyn = _partial_argnums(fun, argnums, args, kwargs, "jacrev")
         _check_rev_inputs(dyn, "jacrev", holomorphic, allow_int)
-        res = vjp(f_dyn, *dyn, has_aux=has_aux)
+        res = _vjp(f_dyn, dyn, has_aux, "jacrev", fun_name(fun))
         out, vjp_fun = res[0], res[1]
         in_leaves, in_tree = _leaves(dyn, "a jacrev argument")
         out_leaves, out_tree = _leaves(out, "a jacrev output")

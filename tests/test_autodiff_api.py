@@ -386,6 +386,30 @@ def test_argnums_out_of_range(transform):
         transform(lambda x, y: x * y, argnums=-3)(1.0, 2.0)
 
 
+def scale_by_float(x):
+    return float(x) * x
+
+
+@pytest.mark.parametrize("call, where", [
+    (lambda f: grad(f)(2.0), "grad of"),
+    (lambda f: value_and_grad(f)(2.0), "grad of"),
+    (lambda f: jacfwd(f)(2.0), "jacfwd of"),
+    (lambda f: jacrev(f)(2.0), "jacrev of"),
+    (lambda f: vjp(f, 2.0), "vjp of"),
+    (lambda f: linearize(f, 2.0), "linearize of"),
+    (lambda f: jvp(f, (2.0,), (1.0,)), "jvp of"),
+], ids=["grad", "value_and_grad", "jacfwd", "jacrev", "vjp", "linearize", "jvp"])
+def test_errors_name_the_transformation_and_the_users_function(call, where):
+    # grad/jacfwd/jacrev differentiate an internal wrapper of the user's function (for
+    # argnums); the error names the transformation called and the user's function.
+    with pytest.raises(invarax.ConcretizationTypeError,
+                       match=rf"inside {where} scale_by_float\)") as info:
+        call(scale_by_float)
+    assert "f_dyn" not in str(info.value)
+    with pytest.raises(invarax.ConcretizationTypeError, match=rf"inside {where} <lambda>\)"):
+        call(lambda x: float(x) * x)
+
+
 def test_complex_outputs_need_holomorphic():
     z = jnp.asarray(1.0 + 2.0j, jnp.complex64)
     with pytest.raises(TypeError, match="real-valued outputs.*holomorphic=True"):
