@@ -54,6 +54,7 @@ ZERO_DERIVATIVE = {
     **dict.fromkeys(["eq", "ne", "lt", "le", "gt", "ge", "is_finite"], "boolean output"),
     **dict.fromkeys(["and", "or", "xor", "not", "reduce_and", "reduce_or"], "integer/bool only"),
     **dict.fromkeys(["argmax", "argmin"], "integer output"),
+    **dict.fromkeys(["shift_left", "shift_right_logical"], "integer only"),
     **dict.fromkeys(["sign", "floor", "ceil", "round"], "piecewise constant"),
     "nextafter": "a zero tangent by convention (JAX has no rule; its slope in x is 1)",
 }

@@ -8,8 +8,8 @@ from ..ops.elementwise import (
     abs, acos, acosh, add, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_not,
     bitwise_or, bitwise_xor, cbrt, ceil, conj, convert_element_type, cos, cosh, div, eq, exp,
     exp2, expm1, floor, ge, gt, imag, integer_pow, is_finite, le, log, log1p, logistic, lt, max,
-    min, mul, ne, neg, nextafter, pow, real, rem, round, rsqrt, select, select_n, sign, sin,
-    sinh, sqrt, square, sub, tan, tanh,
+    min, mul, ne, neg, nextafter, pow, real, rem, round, rsqrt, select, select_n, shift_left,
+    shift_right_logical, sign, sin, sinh, sqrt, square, sub, tan, tanh,
 )
 from ..ops.shape import (
     broadcast, broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, iota, pad, reshape,

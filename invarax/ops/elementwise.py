@@ -108,6 +108,19 @@ def _sign_impl(x):
     return np.sign(x)
 
 
+def _shift_impl(shift):
+    # XLA's semantics: the amount is read as unsigned, and an amount of at least the bit
+    # width gives 0 (NumPy's shifts are undefined there).
+    def impl(x, y):
+        unsigned = np.dtype(f"u{x.dtype.itemsize}")
+        amount = np.asarray(y).astype(unsigned)
+        in_range = amount < 8 * x.dtype.itemsize
+        out = shift(np.asarray(x).view(unsigned), np.where(in_range, amount, 0).astype(unsigned))
+        return np.where(in_range, out, 0).astype(unsigned).view(x.dtype)
+
+    return impl
+
+
 UNARY = {
     # name: (impl, accepted kinds)
     "neg": (np.negative, NUMBER),
@@ -152,6 +165,8 @@ BINARY = {
     "and": (np.bitwise_and, INTEGRAL),
     "or": (np.bitwise_or, INTEGRAL),
     "xor": (np.bitwise_xor, INTEGRAL),
+    "shift_left": (_shift_impl(np.left_shift), "iu"),
+    "shift_right_logical": (_shift_impl(np.right_shift), "iu"),
 }
 
 COMPARISONS = {
@@ -315,7 +330,7 @@ def _binary(prim):
     _unary(n) for n in UNARY
 )
 (add, sub, mul, div, rem, pow, max, min, atan2, nextafter, bitwise_and, bitwise_or,
- bitwise_xor) = (_binary(binary_p[n]) for n in BINARY)
+ bitwise_xor, shift_left, shift_right_logical) = (_binary(binary_p[n]) for n in BINARY)
 eq, ne, lt, le, gt, ge = (_binary(compare_p[n]) for n in COMPARISONS)
 
 
@@ -434,7 +449,8 @@ for _name, _f in UNARY_DERIVATIVES.items():
 for _name in ("sign", "floor", "ceil", "not"):
     defjvp_zero(unary_p[_name])
 for _prim in (*compare_p.values(), is_finite_p, round_p, binary_p["nextafter"],
-              binary_p["and"], binary_p["or"], binary_p["xor"]):
+              binary_p["and"], binary_p["or"], binary_p["xor"], binary_p["shift_left"],
+              binary_p["shift_right_logical"]):
     defjvp_zero(_prim)
 
 
