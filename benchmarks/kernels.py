@@ -1,6 +1,6 @@
 """Canonical kernels vs NumPy/OpenBLAS: matmul GFLOP/s and reduction times, in the same run.
 
-Run ``python -m benchmarks.kernels`` (or ``python benchmarks/kernels.py``). Each case
+Run ``python -m benchmarks.kernels`` from the repository root. Each case
 times invarax's kernel and its NumPy counterpart ``--repeats`` times, alternating in
 blocks of back-to-back calls, and reports medians of wall-clock time, so that both
 see the same machine load.
@@ -20,36 +20,11 @@ import numpy as np
 
 from invarax import kernels
 
+from .timing import CLOCK, medians
+
 # (M, K, N) of the float matmuls.
 MATMULS = [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (8, 512, 512)]
 PLAIN = (((1,), (0,)), ((), ()))
-
-
-# The clock of _median_pair: wall-clock time, or the calling thread's CPU time (--cpu-time).
-CLOCK = {"clock": time.perf_counter}
-# Calls per block, and the pause before each block: idle BLAS threads spin for a while
-# after a call (OpenBLAS's for about 0.1 s), and would steal a core from the other library.
-BLOCK, PAUSE = 7, 0.25
-
-
-def _median_pair(ours, theirs, repeats: int) -> tuple[float, float]:
-    """Median seconds of ``repeats`` calls each of ``ours()`` and ``theirs()``.
-
-    The two alternate in blocks of ``BLOCK`` back-to-back calls, each block after a pause
-    and an untimed warm-up call, so that both see the same machine load but neither
-    runs while the other's idle threads still spin.
-    """
-    clock = CLOCK["clock"]
-    times = ([], [])
-    while len(times[1]) < repeats:
-        for f, out in zip((ours, theirs), times, strict=True):
-            time.sleep(PAUSE)
-            f()
-            for _ in range(min(BLOCK, repeats - len(out))):
-                start = clock()
-                f()
-                out.append(clock() - start)
-    return float(np.median(times[0])), float(np.median(times[1]))
 
 
 def bench_matmul(m: int, k: int, n: int, dtype, repeats: int) -> dict:
@@ -62,9 +37,14 @@ def bench_matmul(m: int, k: int, n: int, dtype, repeats: int) -> dict:
     rng = np.random.default_rng(0)
     a = rng.standard_normal((m, k)).astype(dtype)
     b = rng.standard_normal((k, n)).astype(dtype)
-    ours, theirs = _median_pair(
-        lambda: kernels.dot_general(a, b, PLAIN, a.dtype), lambda: np.matmul(a, b), repeats
+    t = medians(
+        {
+            "invarax": lambda: kernels.dot_general(a, b, PLAIN, a.dtype),
+            "numpy": lambda: np.matmul(a, b),
+        },
+        repeats,
     )
+    ours, theirs = t["invarax"], t["numpy"]
     flops = 2.0 * m * n * k
     return {
         "shape": f"{m}x{k}x{n}",
@@ -107,7 +87,8 @@ def bench_reductions(shape, dtype, repeats: int) -> list[dict]:
     x = (1 + 1e-3 * rng.standard_normal(shape)).astype(dtype)
     rows = []
     for name, (ours, theirs) in _reductions(x).items():
-        t_ours, t_theirs = _median_pair(ours, theirs, repeats)
+        t = medians({"invarax": ours, "numpy": theirs}, repeats)
+        t_ours, t_theirs = t["invarax"], t["numpy"]
         rows.append(
             {
                 "op": name,
