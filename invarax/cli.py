@@ -64,6 +64,16 @@ def demo(out=sys.stdout) -> int:
     checks.append(("MLP rows: batch of 10 vs first 10 of 10000",
                    _bitwise(mlp(params, x[:10]), full[:10])))
     checks.append(("MLP rows: one row vs row 0 of 10000", _bitwise(mlp(params, x[:1]), full[:1])))
+    per_example = invarax.vmap(lambda v: mlp(params, v))
+    checks.append(("vmap(mlp)(x[:10]) vs vmap(mlp)(x)[:10]",
+                   _bitwise(per_example(x[:10]), per_example(x)[:10])))
+    checks.append(("vmap(mlp)(x)[7] vs mlp(x[7])", _bitwise(per_example(x)[7], mlp(params, x[7]))))
+    loss = lambda p, v: jnp.sum(mlp(p, v) ** 2)
+    grads = invarax.vmap(invarax.grad(loss), in_axes=(None, 0))(params, x[:128])
+    one = invarax.grad(loss)(params, x[3])
+    checks.append(("per-example grads: vmap(grad) vs grad of example 3", all(
+        _bitwise(a[3], b) for a, b in zip(invarax.tree_leaves(grads), invarax.tree_leaves(one),
+                                          strict=True))))
     col = jnp.asarray(rng.standard_normal((1000, 64)).astype(np.float32))
     checks.append(("sum over axis 0 vs over axis 1 of the transpose",
                    _bitwise(jnp.sum(col, axis=0), jnp.sum(col.T, axis=1))))
