@@ -18,8 +18,9 @@ def _mark(equal: bool) -> str:
     return "bitwise equal" if equal else "DIFFERS"
 
 
-def demo(out=sys.stdout) -> int:
+def demo(out=None) -> int:
     """Trace, print and run a program eagerly and under jit, and report the contract checks."""
+    out = sys.stdout if out is None else out
     import invarax
     import invarax.numpy as jnp
 
