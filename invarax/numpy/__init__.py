@@ -5,10 +5,6 @@ import sys as _sys
 import numpy as _np
 
 from ..core.array import Array as ndarray
-from ..core.dtypes import (
-    bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64, uint8,
-    uint16, uint32, uint64,
-)
 from . import _indexing
 from ._creation import (
     arange, array, asarray, empty, eye, full, full_like, identity, linspace, ones, ones_like,
@@ -36,6 +32,10 @@ from ._contractions import (
     dot, einsum, inner, matmul, outer, tensordot, trace, vdot,
 )
 from . import linalg
+from ._scalar_types import (
+    _ScalarMeta, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32,
+    int64, uint8, uint16, uint32, uint64,
+)
 from ._array_methods import install as _install
 
 bool = bool_  # noqa: A001
@@ -52,7 +52,7 @@ def result_type(*args):
     """The dtype that ``args`` promote to (JAX's rules, weak types included)."""
     from ._promote import result_dtype
 
-    return result_dtype(*(asarray(a) if not isinstance(a, _np.dtype) else zeros((), a)
+    return result_dtype(*(zeros((), a) if isinstance(a, (_np.dtype, _ScalarMeta)) else asarray(a)
                           for a in args))[0]
 
 
