@@ -4,6 +4,7 @@
 """
 
 from . import numpy, lax, tree_util, scipy  # noqa: F401  (numpy installs Array's methods)
+from . import random  # noqa: F401
 from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
 from ._checkpoint import checkpoint, remat
 from ._custom_derivatives import custom_jvp, custom_vjp

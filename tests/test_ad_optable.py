@@ -30,6 +30,7 @@ from invarax.core.errors import TracerArrayConversionError
 from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES
 from invarax.interpreters import ad
+from invarax.ops.special import erf
 from invarax.scipy.special import logsumexp
 from invarax.tree_util import tree_flatten, tree_map
 
@@ -151,6 +152,7 @@ UNIQUE = np.array([2, 0])
 ELEMENTWISE = {
     # trigonometric and hyperbolic
     "sin": unary(jnp.sin),
+    "erf": unary(erf),
     "cos": unary(jnp.cos),
     "tan": unary(jnp.tan, uniform(-1.2, 1.2)),
     "arcsin": unary(jnp.arcsin, UNIT),

@@ -30,6 +30,7 @@ from invarax import lax
 from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES, Primitive
 from invarax.interpreters.batching import batching_rules
+from invarax.ops.special import erf
 
 BATCHES = (1, 2, 3, 7, 16, 17)
 
@@ -148,6 +149,7 @@ CASES = {
     "rsqrt": unary("rsqrt", lax.rsqrt, U(0.1, 5, 3, 4)),
     "sign": unary("sign", lax.sign, S(3, 4)),
     "sin": unary("sin", lax.sin),
+    "erf": unary("erf", erf),
     "sinh": unary("sinh", lax.sinh),
     "sqrt": unary("sqrt", lax.sqrt, U(0.1, 5, 3, 4)),
     "tan": unary("tan", lax.tan, U(-1.2, 1.2, 3, 4)),

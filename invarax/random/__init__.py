@@ -1,0 +1,23 @@
+"""``invarax.random``: JAX's counter-based PRNG (threefry2x32), bit for bit.
+
+Keys are ``uint32[2]`` arrays; ``split``, ``fold_in``, ``bits``, ``uniform``, ``randint``,
+``bernoulli``, ``permutation`` and ``categorical`` give JAX's bits. See docs/random.md.
+"""
+
+from ._keys import PRNGKey, bits, fold_in, key, key_data, split
+from ._samplers import (
+    bernoulli,
+    exponential,
+    gumbel,
+    laplace,
+    logistic,
+    normal,
+    randint,
+    truncated_normal,
+    uniform,
+)
+
+__all__ = [
+    "PRNGKey", "bernoulli", "bits", "exponential", "fold_in", "gumbel", "key", "key_data",
+    "laplace", "logistic", "normal", "randint", "split", "truncated_normal", "uniform",
+]

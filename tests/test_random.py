@@ -1,0 +1,250 @@
+"""invarax.random: JAX's bits (stored reference vectors, and JAX itself where installed),
+jit/vmap invariance, statistics on large samples, and errors for bad input."""
+
+import doctest
+
+import numpy as np
+import pytest
+
+import invarax
+import invarax.numpy as jnp
+from invarax import random
+from invarax.ops import special
+from invarax.random import _keys, _samplers
+
+# Reference vectors, generated once with JAX 0.10.2 (x64 off, default threefry config).
+KEY_42 = [0, 42]
+SPLIT_42 = [[1832780943, 270669613], [64467757, 2916123636], [2465931498, 255383827]]
+FOLD_IN_42_7 = [2547012911, 1371500959]
+BITS_42 = [2098992034, 2919706841, 2646866425, 2409546199, 1935504149, 2516274904]
+UNIFORM_42 = ["0x1.f470480000000p-2", "0x1.5c0e600000000p-1", "0x1.3b87f00000000p-1",
+              "0x1.1f3d800000000p-1", "0x1.cd75c80000000p-2", "0x1.2bf69c0000000p-1"]
+RANDINT_42 = [184, 514, 736, 539, 804, 979, 102, 652]  # randint(key, (8,), -5, 1000)
+BERNOULLI_42 = [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]  # bernoulli(key, 0.3, (12,))
+NORMAL_42 = ["-0x1.cfbe2a0000000p-6", "0x1.de57d00000000p-2", "0x1.2eccc20000000p-2",
+             "0x1.3a76480000000p-3", "-0x1.fc09d60000000p-4", "0x1.bc42340000000p-3"]
+
+
+def floats(hexes, dtype=np.float32):
+    return np.array([float.fromhex(h) for h in hexes], dtype)
+
+
+def ulps(a, b):
+    """The distance from ``a`` to ``b`` in units of ``b``'s last place."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype
+    return np.abs(a.astype(np.float64) - b) / np.spacing(np.abs(b))
+
+
+# ---------------------------------------------------------------------------------------
+# Stored reference vectors (run without JAX)
+
+
+def test_keys_match_stored_jax_vectors():
+    key = random.PRNGKey(42)
+    assert key.dtype == np.uint32 and key.tolist() == KEY_42
+    assert random.split(key, 3).tolist() == SPLIT_42
+    assert random.fold_in(key, 7).tolist() == FOLD_IN_42_7
+    assert random.bits(key, (6,)).tolist() == BITS_42
+    assert random.key(42).tolist() == KEY_42
+    assert random.key_data(key).tolist() == KEY_42
+
+
+def test_samplers_match_stored_jax_vectors():
+    key = random.PRNGKey(42)
+    np.testing.assert_array_equal(random.uniform(key, (6,)), floats(UNIFORM_42))
+    assert random.randint(key, (8,), -5, 1000).tolist() == RANDINT_42
+    assert random.bernoulli(key, 0.3, (12,)).astype(int).tolist() == BERNOULLI_42
+    assert ulps(random.normal(key, (6,)), floats(NORMAL_42)).max() <= 2
+
+
+def test_docstring_examples():
+    for module in (_keys, _samplers, special):
+        result = doctest.testmod(module, extraglobs={"jnp": jnp, "random": random},
+                                 optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0, module.__name__
+
+
+# ---------------------------------------------------------------------------------------
+# Agreement with JAX
+
+
+SEEDS = [0, 1, 42, -1, -5, 2**31, 2**32 + 7, 2**40 + 3, -(2**40), 2**63 - 1,
+         np.uint32(4_000_000_000), np.int32(-3), np.int64(2**40 + 3), np.uint64(2**63 + 5)]
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=repr)
+def test_prng_key_matches_jax(seed):
+    jax = pytest.importorskip("jax")
+    np.testing.assert_array_equal(random.PRNGKey(seed), jax.random.PRNGKey(seed))
+
+
+def test_split_fold_in_bits_match_jax():
+    jax = pytest.importorskip("jax")
+    for seed in (0, 7, 123456):
+        key, jkey = random.PRNGKey(seed), jax.random.PRNGKey(seed)
+        for num in (1, 2, 5, (2, 3)):
+            np.testing.assert_array_equal(random.split(key, num), jax.random.split(jkey, num))
+        for data in (0, 1, 2**32 - 1, np.int32(-7), np.uint32(7)):
+            np.testing.assert_array_equal(random.fold_in(key, data),
+                                          jax.random.fold_in(jkey, data))
+        for dtype in (np.uint8, np.uint16, np.uint32):
+            np.testing.assert_array_equal(random.bits(key, (3, 5), dtype),
+                                          jax.random.bits(jkey, (3, 5), dtype))
+        np.testing.assert_array_equal(random.bits(key, (0,)), jax.random.bits(jkey, (0,)))
+
+
+def test_shift_primitives_match_jax():
+    jax = pytest.importorskip("jax")
+    rng = np.random.default_rng(0)
+    for dtype in (np.uint32, np.int32, np.uint8):
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, 200, endpoint=True).astype(dtype)
+        s = rng.integers(0, 2 * info.bits, 200).astype(dtype)
+        for ours, theirs in ((invarax.lax.shift_left, jax.lax.shift_left),
+                             (invarax.lax.shift_right_logical, jax.lax.shift_right_logical)):
+            np.testing.assert_array_equal(ours(x, s), theirs(x, s))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 123])
+def test_uniform_randint_bernoulli_match_jax(seed):
+    jax = pytest.importorskip("jax")
+    jr = jax.random
+    key, jkey = random.PRNGKey(seed), jr.PRNGKey(seed)
+    np.testing.assert_array_equal(random.uniform(key, (1000,)), jr.uniform(jkey, (1000,)))
+    for p, mode in ((0.3, "low"), (np.linspace(0, 1, 50, dtype=np.float32), "low"),
+                    (0.3, "high")):
+        np.testing.assert_array_equal(random.bernoulli(key, p, (50,), mode),
+                                      jr.bernoulli(jkey, p, (50,), mode))
+    for lo, hi, dtype in [(0, 10, None), (-5, 1000, None), (-(2**31), 2**31 - 1, None),
+                          (0, 256, np.uint8), (-3, 7, np.int8), (5, 5, None),
+                          (0, 2**31 - 1, np.uint32), (np.arange(4), 9, np.int16)]:
+        ours, theirs = random.randint(key, (3, 4), lo, hi, dtype), jr.randint(jkey, (3, 4), lo,
+                                                                           hi, dtype)
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_normal_close_to_jax():
+    jax = pytest.importorskip("jax")
+    key, jkey = random.PRNGKey(3), jax.random.PRNGKey(3)
+    # 3 ulp: XLA contracts erf_inv's polynomial steps into FMAs, invarax rounds each op.
+    assert ulps(random.normal(key, (100_000,)), jax.random.normal(jkey, (100_000,))).max() <= 3
+
+
+# ---------------------------------------------------------------------------------------
+# Transformations
+
+
+def test_jit_and_vmap_give_the_eager_bits():
+    keys = random.split(random.PRNGKey(0), 5)
+
+    def draw(k):
+        return (random.normal(k, (3,)), random.uniform(k, (2,), minval=-2.0, maxval=3.0),
+                random.randint(k, (4,), 0, 100), random.bernoulli(k, 0.4, (3,)),
+                random.split(k, 3), random.fold_in(k, 9), random.bits(k, (2,)))
+
+    eager = [draw(k) for k in keys]
+    for f in (invarax.vmap(draw), invarax.jit(invarax.vmap(draw)),
+              invarax.vmap(invarax.jit(draw))):
+        batched = f(keys)
+        for i, one in enumerate(eager):
+            for a, b in zip(one, batched, strict=True):
+                np.testing.assert_array_equal(a, b[i])
+    for a, b in zip(invarax.jit(draw)(keys[2]), eager[2], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_vmap_over_seeds():
+    seeds = jnp.arange(4)
+    keys = invarax.vmap(random.PRNGKey)(seeds)
+    np.testing.assert_array_equal(keys, np.stack([random.PRNGKey(i) for i in range(4)]))
+
+
+def test_grad_treats_keys_as_constants():
+    key = random.PRNGKey(1)
+    noise = random.normal(key, (3,))
+    g = invarax.grad(lambda x: jnp.sum(x * random.normal(key, (3,))))(jnp.ones(3))
+    np.testing.assert_array_equal(g, noise)
+    lo_grad = invarax.grad(lambda lo: jnp.sum(random.uniform(key, (3,), minval=lo)))(0.0)
+    assert np.isfinite(lo_grad)
+    with pytest.raises(TypeError, match="uint32"):
+        invarax.grad(lambda k, x: jnp.sum(x * random.normal(k, (3,))))(key, jnp.ones(3))
+
+
+# ---------------------------------------------------------------------------------------
+# Statistics on large samples
+
+
+def test_statistics():
+    stats = pytest.importorskip("scipy.stats")
+    key = random.PRNGKey(2024)
+    n = 200_000
+    cases = [
+        (random.uniform(key, (n,)), stats.uniform().cdf, 0.5, 1 / 12),
+        (random.normal(key, (n,)), stats.norm().cdf, 0.0, 1.0),
+        (random.exponential(key, (n,)), stats.expon().cdf, 1.0, 1.0),
+        (random.gumbel(key, (n,)), stats.gumbel_r().cdf, np.euler_gamma, np.pi**2 / 6),
+        (random.logistic(key, (n,)), stats.logistic().cdf, 0.0, np.pi**2 / 3),
+        (random.laplace(key, (n,)), stats.laplace().cdf, 0.0, 2.0),
+    ]
+    for sample, cdf, mean, var in cases:
+        x = np.asarray(sample, np.float64)
+        assert abs(x.mean() - mean) < 5 * np.sqrt(var / n)
+        assert abs(x.var() - var) < 0.03 * var
+        assert stats.kstest(x, cdf).pvalue > 1e-3
+    t = np.asarray(random.truncated_normal(key, -1.0, 2.0, (n,)), np.float64)
+    assert t.min() > -1 and t.max() < 2
+    assert stats.kstest(t, stats.truncnorm(-1.0, 2.0).cdf).pvalue > 1e-3
+    ints = np.asarray(random.randint(key, (n,), 0, 10))
+    assert stats.chisquare(np.bincount(ints, minlength=10)).pvalue > 1e-3
+    assert abs(np.asarray(random.bernoulli(key, 0.3, (n,))).mean() - 0.3) < 0.005
+
+
+# ---------------------------------------------------------------------------------------
+# Bad input
+
+
+def test_bad_keys_and_seeds():
+    with pytest.raises(TypeError, match="uint32\\[2\\]"):
+        random.normal(jnp.zeros(2), (3,))
+    with pytest.raises(TypeError, match="uint32\\[2\\]"):
+        random.split(jnp.zeros(3, jnp.uint32))
+    with pytest.raises(ValueError, match="vmap"):
+        random.uniform(random.split(random.PRNGKey(0)), (2,))
+    for seed in (1.5, 2.0, np.float64(3.0)):
+        with pytest.raises(TypeError, match="seed must be an integer"):
+            random.PRNGKey(seed)
+    with pytest.raises(TypeError, match="scalar seed"):
+        random.PRNGKey(jnp.arange(2))
+    with pytest.raises(OverflowError):
+        random.PRNGKey(2**64)
+    with pytest.raises(OverflowError, match="uint32"):
+        random.fold_in(random.PRNGKey(0), -1)
+
+
+def test_bad_shapes_bounds_and_probabilities():
+    key = random.PRNGKey(0)
+    with pytest.raises(TypeError, match="tuple of ints"):
+        random.uniform(key, 3)
+    with pytest.raises(TypeError, match="tuple of ints"):
+        random.normal(key, (2.5,))
+    with pytest.raises(ValueError, match="negative"):
+        random.normal(key, (-1,))
+    with pytest.raises(ValueError, match="does not broadcast"):
+        random.uniform(key, (3,), minval=jnp.zeros(4))
+    with pytest.raises(ValueError, match="minval must be <= maxval"):
+        random.uniform(key, (3,), minval=2.0, maxval=1.0)
+    with pytest.raises(ValueError, match="minval must be <= maxval"):
+        random.randint(key, (3,), 5, 1)
+    with pytest.raises(ValueError, match="lower must be <= upper"):
+        random.truncated_normal(key, 1.0, -1.0)
+    for p in (1.5, -0.1, float("nan")):
+        with pytest.raises(ValueError, match=r"\[0, 1\]"):
+            random.bernoulli(key, p, (2,))
+    with pytest.raises(ValueError, match="float dtype"):
+        random.uniform(key, (2,), jnp.int32)
+    with pytest.raises(TypeError, match="integer dtype"):
+        random.randint(key, (2,), 0, 3, jnp.float32)
+    with pytest.raises(ValueError, match="unsigned"):
+        random.bits(key, (2,), jnp.int32)
