@@ -13,12 +13,12 @@ CLOCK = {"clock": time.perf_counter}
 BLOCK, PAUSE = 7, 0.25
 
 
-def medians(fns: dict, repeats: int, block: int = BLOCK) -> dict:
+def medians(fns: dict, repeats: int, block: int = BLOCK, pause: float = PAUSE) -> dict:
     """Median seconds of ``repeats`` calls of each ``fns[name]()``, by name.
 
     The functions alternate in blocks of ``block`` back-to-back calls, each block after
-    a pause and an untimed warm-up call, so that all see the same machine load but none
-    runs while another's idle threads still spin.
+    a pause of ``pause`` seconds and an untimed warm-up call, so that all see the same
+    machine load but none runs while another's idle threads still spin.
 
     Example:
         >>> sorted(medians({"a": lambda: None, "b": lambda: None}, repeats=1, block=1))
@@ -29,7 +29,7 @@ def medians(fns: dict, repeats: int, block: int = BLOCK) -> dict:
     while any(len(out) < repeats for out in times.values()):
         for name, f in fns.items():
             out = times[name]
-            time.sleep(PAUSE)
+            time.sleep(pause)
             f()
             for _ in range(min(block, repeats - len(out))):
                 start = clock()

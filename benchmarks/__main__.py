@@ -1,0 +1,138 @@
+"""``python -m benchmarks [--quick | --tiny]``: invarax against JAX, PyTorch and autograd.
+
+Runs every workload in invarax and in each installed peer, prints the table and writes
+it, with the machine's details, to ``benchmarks/results.md`` (``--out`` another folder),
+with a bar chart of the invarax/JAX ratios (``ratios.png``, when matplotlib is installed).
+``--quick`` (about 2 minutes on 2 cores) times fewer repeats of the same sizes; ``--tiny``
+shrinks every size, to check that the harness works.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+from pathlib import Path
+
+import numpy as np
+
+from . import memory, peers, problems, report
+from .timing import medians
+
+
+def _labels(cfg: problems.Config) -> dict:
+    """Timed workload name -> (row label, unit: seconds per unit shown)."""
+    mlp = "-".join(map(str, cfg.mlp))
+    return {
+        "train": (f"1. MLP {mlp} train step, batch {cfg.batch}, SGD (ms)", 1e-3),
+        "vmap": (
+            f"2. vmap of a tanh MLP {'-'.join(map(str, cfg.small_mlp))}, {cfg.points} points (ms)",
+            1e-3,
+        ),
+        "per_example": (
+            f"3. per-example grads vmap(grad), MLP {'-'.join(map(str, cfg.example_mlp))}, "
+            f"batch {cfg.example_batch} (ms)",
+            1e-3,
+        ),
+        "elementwise": (f"4. fused elementwise, {cfg.elementwise:.0e} elements (ms)", 1e-3),
+        "jacfwd": (f"5a. jacfwd of prod(a**2 - a**3 - a), {cfg.jacobian} elements (ms)", 1e-3),
+        "jacrev": (f"5b. jacrev of prod(a**2 - a**3 - a), {cfg.jacobian} elements (ms)", 1e-3),
+        "first_call": ("6. first-call jit of the train step (ms)", 1e-3),
+        "dispatch": ("7. cached jit call, two float32[8] arguments (µs)", 1e-6),
+    }
+
+
+def _flat(tree) -> list:
+    return [x for leaf in tree for x in _flat(leaf)] if isinstance(tree, list | tuple) else [tree]
+
+
+def _check(key: str, runs: dict, to_numpy: dict) -> None:
+    """Raise unless every library's result of workload ``key`` agrees with invarax's."""
+    results = {name: [to_numpy[name](x) for x in _flat(run())] for name, run in runs.items()}
+    reference = results.pop("invarax")
+    for name, result in results.items():
+        for ours, theirs in zip(reference, result, strict=True):
+            scale = float(np.max(np.abs(ours), initial=1e-30))
+            np.testing.assert_allclose(
+                theirs, ours, rtol=2e-3, atol=2e-4 * scale, err_msg=f"{name}'s {key}"
+            )
+
+
+def _row(label: str, values: dict, invert: bool = False) -> dict:
+    ours, jax = values.get("invarax"), values.get("jax")
+    if not ours or not jax:  # missing, or a memory growth of 0
+        return {"label": label, "values": values, "ratio": None}
+    return {"label": label, "values": values, "ratio": jax / ours if invert else ours / jax}
+
+
+def measure(cfg: problems.Config, names: list) -> list[dict]:
+    """The table's rows: every workload in every library of ``names`` (invarax first)."""
+    loaded = {name: peers.load(name, cfg) for name in names}
+    to_numpy = {name: conv for name, (_, conv) in loaded.items()}
+    rows = []
+    for key, (label, unit) in _labels(cfg).items():
+        runs = {name: w[key]() for name, (w, _) in loaded.items() if key in w}
+        _check(key, runs, to_numpy)
+        slow = key == "first_call"
+        calls = 1 if slow else cfg.calls
+        times = medians(runs, cfg.rounds * calls, calls, cfg.pause)
+        rows.append(_row(label, {name: t / unit for name, t in times.items()}))
+        print(f"  {label}: done", flush=True)
+    rows.append(_matmul(cfg, loaded))
+    rows.append(_memory(cfg, names))
+    return rows
+
+
+def _matmul(cfg: problems.Config, loaded: dict) -> dict:
+    runs = {name: w["matmul"]() for name, (w, _) in loaded.items()}
+    a, b = problems.matmul_data(cfg)
+    times = medians({**runs, "numpy": lambda: a @ b}, cfg.rounds * cfg.calls, cfg.calls, cfg.pause)
+    gflops = {name: 2.0 * cfg.matmul**3 / t / 1e9 for name, t in times.items()}
+    n = cfg.matmul
+    label = f"8. matmul {n}x{n}x{n} float32, GFLOP/s (NumPy/OpenBLAS: {gflops.pop('numpy'):.3g})"
+    return _row(label, gflops, invert=True)
+
+
+def _memory(cfg: problems.Config, names: list) -> dict:
+    sizes = {name: [] for name in names}
+    for _ in range(cfg.memory_repeats):
+        for name in names:
+            sizes[name].append(memory.measure(name, cfg))
+    label = f"9. peak RSS growth of {cfg.steps} train steps (MB)"
+    return _row(label, {name: float(np.median(s)) for name, s in sizes.items()})
+
+
+def run(cfg: problems.Config, out: Path, command: str) -> str:
+    """Measure, write ``out/results.md`` (and ``out/ratios.png``), return the table."""
+    names = peers.installed()
+    start = os.getloadavg()[0]
+    rows = measure(cfg, names)
+    chart = importlib.util.find_spec("matplotlib") is not None and "jax" in names
+    if chart:
+        report.chart(rows, out / "ratios.png")
+    text = report.results_md(
+        rows,
+        command=command,
+        versions=peers.versions(names),
+        loads=(start, os.getloadavg()[0]),
+        config=cfg,
+        chart=chart,
+    )
+    (out / "results.md").write_text(text)
+    return report.table(rows)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="fewer repeats (about 2 minutes)")
+    size.add_argument("--tiny", action="store_true", help="tiny sizes: a check of the harness")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent, help="results folder")
+    args = parser.parse_args(argv)
+    cfg = problems.CONFIGS["tiny" if args.tiny else "quick" if args.quick else "full"]
+    flags = " --quick" if args.quick else " --tiny" if args.tiny else ""
+    print(run(cfg, args.out, f"python -m benchmarks{flags}"))
+
+
+if __name__ == "__main__":
+    main()

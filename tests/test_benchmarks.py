@@ -1,0 +1,41 @@
+"""The benchmark harness runs end to end on tiny sizes; no timing is asserted."""
+
+import importlib.util
+
+import pytest
+
+from benchmarks import __main__ as harness
+from benchmarks import peers, problems
+from benchmarks.report import DASH
+
+# The peers' own deprecation warnings (torch.func's jacfwd scripts decompositions).
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def test_tiny_run_writes_table_results_and_chart(tmp_path, capsys):
+    harness.main(["--tiny", "--out", str(tmp_path)])
+    printed = capsys.readouterr().out
+    results = (tmp_path / "results.md").read_text()
+    table = results[results.index("| workload |") :].split("\n\n")[0]
+    assert table in printed
+    assert "Command: `python -m benchmarks --tiny`" in results
+    header, _, *rows = table.splitlines()
+    assert header.split(" | ")[1:5] == list(peers.TITLES.values())
+    assert len(rows) == 10
+    installed = peers.installed()
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[1] != DASH  # invarax runs every workload
+        for name, cell in zip(peers.TITLES, cells[1:5], strict=True):
+            if name not in installed:
+                assert cell == DASH
+    chart = "jax" in installed and importlib.util.find_spec("matplotlib") is not None
+    assert (tmp_path / "ratios.png").exists() == chart
+
+
+def test_configs_share_the_workload_sizes_of_the_issue():
+    full, quick = problems.CONFIGS["full"], problems.CONFIGS["quick"]
+    assert (full.mlp, full.batch, full.points, full.elementwise, full.jacobian) == (
+        (784, 512, 512, 10), 256, 10_000, 10_000_000, 1000,
+    )  # fmt: skip
+    assert (quick.mlp, quick.example_batch, quick.steps) == (full.mlp, 128, 100)
