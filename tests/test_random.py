@@ -10,7 +10,7 @@ import invarax
 import invarax.numpy as jnp
 from invarax import random
 from invarax.ops import special
-from invarax.random import _keys, _samplers
+from invarax.random import _discrete, _keys, _samplers
 
 # Reference vectors, generated once with JAX 0.10.2 (x64 off, default threefry config).
 KEY_42 = [0, 42]
@@ -21,6 +21,9 @@ UNIFORM_42 = ["0x1.f470480000000p-2", "0x1.5c0e600000000p-1", "0x1.3b87f00000000
               "0x1.1f3d800000000p-1", "0x1.cd75c80000000p-2", "0x1.2bf69c0000000p-1"]
 RANDINT_42 = [184, 514, 736, 539, 804, 979, 102, 652]  # randint(key, (8,), -5, 1000)
 BERNOULLI_42 = [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]  # bernoulli(key, 0.3, (12,))
+PERMUTATION_42 = [7, 4, 2, 5, 3, 6, 10, 11, 8, 9, 0, 1]  # permutation(key, 12)
+CATEGORICAL_42 = [3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 3, 3]  # logits log([.1, .2, .3, .4]), (12,)
+CHOICE_42 = [7, 4, 2, 5, 3, 6]  # choice(key, 10, (6,), replace=False)
 NORMAL_42 = ["-0x1.cfbe2a0000000p-6", "0x1.de57d00000000p-2", "0x1.2eccc20000000p-2",
              "0x1.3a76480000000p-3", "-0x1.fc09d60000000p-4", "0x1.bc42340000000p-3"]
 
@@ -56,10 +59,14 @@ def test_samplers_match_stored_jax_vectors():
     assert random.randint(key, (8,), -5, 1000).tolist() == RANDINT_42
     assert random.bernoulli(key, 0.3, (12,)).astype(int).tolist() == BERNOULLI_42
     assert ulps(random.normal(key, (6,)), floats(NORMAL_42)).max() <= 2
+    assert random.permutation(key, 12).tolist() == PERMUTATION_42
+    logits = jnp.log(jnp.array([0.1, 0.2, 0.3, 0.4]))
+    assert random.categorical(key, logits, shape=(12,)).tolist() == CATEGORICAL_42
+    assert random.choice(key, 10, (6,), replace=False).tolist() == CHOICE_42
 
 
 def test_docstring_examples():
-    for module in (_keys, _samplers, special):
+    for module in (_keys, _samplers, _discrete, special):
         result = doctest.testmod(module, extraglobs={"jnp": jnp, "random": random},
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0, module.__name__
@@ -125,6 +132,38 @@ def test_uniform_randint_bernoulli_match_jax(seed):
         np.testing.assert_array_equal(ours, theirs)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_permutation_choice_categorical_match_jax(seed):
+    jax = pytest.importorskip("jax")
+    jr = jax.random
+    key, jkey = random.PRNGKey(seed), jr.PRNGKey(seed)
+
+    def same(ours, theirs):
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)
+
+    for n in (1, 5, 100, 2000):  # 2000 takes two sorting rounds
+        same(random.permutation(key, n), jr.permutation(jkey, n))
+    x = np.arange(24.0, dtype=np.float32).reshape(4, 6)
+    for axis in (0, 1, -1):
+        for independent in (False, True):
+            same(random.permutation(key, x, axis, independent),
+                 jr.permutation(jkey, x, axis, independent))
+    p = np.array([0.1, 0.2, 0.3, 0.05, 0.35], np.float32)
+    for args, kwargs in [((10, (3, 2)), {}), ((10, (4,)), {"replace": False}),
+                         ((x, (2,)), {"axis": 1}), ((x, (3,)), {"replace": False}),
+                         ((5, (50,)), {"p": p}), ((5, (3,)), {"replace": False, "p": p})]:
+        same(random.choice(key, *args, **kwargs), jr.choice(jkey, *args, **kwargs))
+    rng = np.random.default_rng(seed)
+    logits = np.log(rng.dirichlet(np.ones(7), size=3)).astype(np.float32)
+    big = rng.normal(size=(200, 50)).astype(np.float32)
+    for args, kwargs in [((logits,), {}), ((logits,), {"axis": 0}),
+                         ((logits,), {"shape": (1000, 3)}),
+                         ((logits,), {"shape": (4, 3), "replace": False}),
+                         ((big,), {"shape": (20, 200)})]:
+        same(random.categorical(key, *args, **kwargs), jr.categorical(jkey, *args, **kwargs))
+
+
 def test_normal_close_to_jax():
     jax = pytest.importorskip("jax")
     key, jkey = random.PRNGKey(3), jax.random.PRNGKey(3)
@@ -142,7 +181,10 @@ def test_jit_and_vmap_give_the_eager_bits():
     def draw(k):
         return (random.normal(k, (3,)), random.uniform(k, (2,), minval=-2.0, maxval=3.0),
                 random.randint(k, (4,), 0, 100), random.bernoulli(k, 0.4, (3,)),
-                random.split(k, 3), random.fold_in(k, 9), random.bits(k, (2,)))
+                random.split(k, 3), random.fold_in(k, 9), random.bits(k, (2,)),
+                random.permutation(k, 6), random.choice(k, 5, (3,), p=jnp.full(5, 0.2)),
+                random.categorical(k, jnp.zeros((2, 4)), shape=(3, 2)),
+                random.truncated_normal(k, -1.0, 1.0, (2,)), random.gumbel(k, (2,)))
 
     eager = [draw(k) for k in keys]
     for f in (invarax.vmap(draw), invarax.jit(invarax.vmap(draw)),
@@ -199,6 +241,14 @@ def test_statistics():
     ints = np.asarray(random.randint(key, (n,), 0, 10))
     assert stats.chisquare(np.bincount(ints, minlength=10)).pvalue > 1e-3
     assert abs(np.asarray(random.bernoulli(key, 0.3, (n,))).mean() - 0.3) < 0.005
+    probs = np.array([0.1, 0.2, 0.3, 0.4])
+    cats = np.asarray(random.categorical(key, jnp.log(jnp.asarray(probs)), shape=(n,)))
+    assert stats.chisquare(np.bincount(cats, minlength=4), n * probs).pvalue > 1e-3
+    draws = np.asarray(random.choice(key, 4, (n,), p=jnp.asarray(probs)))
+    assert stats.chisquare(np.bincount(draws, minlength=4), n * probs).pvalue > 1e-3
+    perms = invarax.vmap(lambda k: random.permutation(k, 4))(random.split(key, 24_000))
+    first = np.asarray(perms)[:, 0]
+    assert stats.chisquare(np.bincount(first, minlength=4)).pvalue > 1e-3
 
 
 # ---------------------------------------------------------------------------------------
@@ -248,3 +298,11 @@ def test_bad_shapes_bounds_and_probabilities():
         random.randint(key, (2,), 0, 3, jnp.float32)
     with pytest.raises(ValueError, match="unsigned"):
         random.bits(key, (2,), jnp.int32)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        random.choice(key, 3, (2,), p=jnp.array([0.5, 1.5, 0.0]))
+    with pytest.raises(ValueError, match="larger sample"):
+        random.choice(key, 3, (4,), replace=False)
+    with pytest.raises(TypeError, match="integer or an array"):
+        random.permutation(key, 2.5)
+    with pytest.raises(ValueError, match="batch shape"):
+        random.categorical(key, jnp.zeros((2, 3)), shape=(4,))

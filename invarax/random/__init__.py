@@ -4,6 +4,7 @@ Keys are ``uint32[2]`` arrays; ``split``, ``fold_in``, ``bits``, ``uniform``, ``
 ``bernoulli``, ``permutation`` and ``categorical`` give JAX's bits. See docs/random.md.
 """
 
+from ._discrete import categorical, choice, permutation
 from ._keys import PRNGKey, bits, fold_in, key, key_data, split
 from ._samplers import (
     bernoulli,
@@ -18,6 +19,7 @@ from ._samplers import (
 )
 
 __all__ = [
-    "PRNGKey", "bernoulli", "bits", "exponential", "fold_in", "gumbel", "key", "key_data",
-    "laplace", "logistic", "normal", "randint", "split", "truncated_normal", "uniform",
+    "PRNGKey", "bernoulli", "bits", "categorical", "choice", "exponential", "fold_in",
+    "gumbel", "key", "key_data", "laplace", "logistic", "normal", "permutation", "randint",
+    "split", "truncated_normal", "uniform",
 ]
