@@ -3,9 +3,9 @@
 ``python -m benchmarks.memory LIB CONFIG_JSON`` imports library ``LIB``, makes the
 inputs of the training step and prints, in MB, how far the loop of ``cfg.steps`` steps
 (compilation included) raises the process's peak resident set size above its size
-just before the loop. On Linux the peak is reset first (``/proc/self/clear_refs``), so
-earlier transient allocations (imports, inputs) cannot hide the loop's; elsewhere it is
-the growth of ``getrusage``'s ``ru_maxrss``.
+just before the loop. On Linux the peak (``VmHWM`` of ``/proc/self/status``) is reset first
+(``/proc/self/clear_refs``), so that earlier transient allocations (imports, inputs)
+cannot hide the loop's; elsewhere it is the growth of ``getrusage``'s ``ru_maxrss``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,14 @@ from . import peers, problems
 
 
 def _peak_kb() -> float:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 1024 if sys.platform == "darwin" else peak  # macOS reports bytes
+    # Linux: the peak of this process image (getrusage's ru_maxrss would include the
+    # forking parent's, which survives exec); elsewhere ru_maxrss.
+    try:
+        with open("/proc/self/status") as f:
+            return float(next(line.split()[1] for line in f if line.startswith("VmHWM:")))
+    except OSError:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak / 1024 if sys.platform == "darwin" else peak  # macOS reports bytes
 
 
 def _reset_peak() -> None:

@@ -79,8 +79,9 @@ warm); autograd runs eagerly on NumPy and has no jit, vmap or forward-mode Jacob
 cached. The matmul row gives GFLOP/s (NumPy's OpenBLAS is the reference limit);
 autograd's matmul is NumPy's. The memory row runs one process per library and reports
 how far the training loop (compilation included) raises the peak resident set size
-above the process's size just before it (peak reset through `/proc/self/clear_refs`,
-then `getrusage` `ru_maxrss`), so every library's allocator, caches and compiler count.
+above the process's size just before it (`VmHWM` of `/proc/self/status`, reset through
+`/proc/self/clear_refs` just before the loop; `getrusage`'s `ru_maxrss` growth where
+there is no `/proc`), so every library's allocator, caches and compiler count.
 invarax/JAX is invarax's cost over JAX's (time, memory, or JAX's GFLOP/s over
 invarax's): above 1, invarax is slower or larger. Thread counts are each library's
 default.
