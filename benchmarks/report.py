@@ -57,9 +57,9 @@ def results_md(rows, *, command: str, versions: dict, loads: tuple, config, char
     libs = ", ".join(f"{name} {v}" for name, v in versions.items())
     return f"""# Benchmark results
 
-Command: `{command}` ({datetime.date.today().isoformat()}): each cell is the median of
-{config.rounds * config.calls} timed calls ({config.rounds} blocks of {config.calls}; first calls:
-{config.rounds}) and of {config.memory_repeats} memory run(s) per library.
+Command: `{command}` ({datetime.date.today().isoformat()}). Each cell is the median of
+{config.rounds * config.calls} timed calls per library ({config.rounds} blocks of {config.calls}; \
+first calls: {config.rounds} blocks of 1; memory: {config.memory_repeats} run(s) per library).
 
 Machine: {machine()}; Python {platform.python_version()}; {libs}.
 Load average (1 min) {start:.2f} when the run started, {end:.2f} when it ended
@@ -96,14 +96,21 @@ def chart(rows: list[dict], path) -> None:
     import matplotlib.pyplot as plt
 
     shown = [row for row in rows if row["ratio"] is not None]
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(shown) + 1.2))
     ratios = [row["ratio"] for row in shown]
-    ax.barh(range(len(shown)), ratios, color=["tab:red" if r > 1 else "tab:green" for r in ratios])
+    fig, ax = plt.subplots(figsize=(10, 0.45 * len(shown) + 1.2))
+    colors = ["tab:red" if r > 1 else "tab:green" for r in ratios]
+    ax.barh(range(len(shown)), [r - 1 for r in ratios], left=1, color=colors)  # from 1 to r
+    for i, r in enumerate(ratios):
+        ax.annotate(f"{r:.2g}", (r, i), xytext=(3 if r > 1 else -3, 0),
+                    textcoords="offset points", ha="left" if r > 1 else "right",
+                    va="center", fontsize=8)  # fmt: skip
     ax.set_yticks(range(len(shown)), [row["label"] for row in shown], fontsize=8)
     ax.invert_yaxis()
     ax.set_xscale("log")
+    span = 1.5 * max(max(ratios), 1 / min(ratios))
+    ax.set_xlim(1 / span, span)
     ax.axvline(1.0, color="black", linewidth=0.8)
-    ax.set_xlabel("invarax cost / JAX cost (log scale; above 1: invarax slower or larger)")
+    ax.set_xlabel("invarax cost / JAX cost (log scale): right of 1, invarax is slower or larger")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
