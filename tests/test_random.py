@@ -2,6 +2,7 @@
 jit/vmap invariance, statistics on large samples, and errors for bad input."""
 
 import doctest
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -63,6 +64,13 @@ def test_samplers_match_stored_jax_vectors():
     logits = jnp.log(jnp.array([0.1, 0.2, 0.3, 0.4]))
     assert random.categorical(key, logits, shape=(12,)).tolist() == CATEGORICAL_42
     assert random.choice(key, 10, (6,), replace=False).tolist() == CHOICE_42
+
+
+def test_doc_runs():
+    path = Path(__file__).resolve().parents[1] / "docs" / "random.md"
+    result = doctest.testfile(str(path), module_relative=False,
+                              optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0
 
 
 def test_docstring_examples():
