@@ -74,9 +74,12 @@ arrays, and before timing each library's result is checked against invarax's
 (float32 tolerance). invarax and JAX run under `jit`; PyTorch runs eagerly, with
 `torch.func` (`grad`, `vmap`, `jacfwd`, `jacrev`) and `torch.compile` for the two jit
 rows (reset before each first call, so it compiles again; its on-disk caches stay
-warm); autograd runs eagerly on NumPy and has no jit, vmap or forward-mode Jacobian
-({DASH}). The first-call row makes a fresh function object each time, so nothing is
-cached. The matmul row gives GFLOP/s (NumPy's OpenBLAS is the reference limit);
+warm); autograd runs eagerly on NumPy and has no jit, vmap or jacfwd ({DASH}; its
+`jacobian` is reverse mode). The first-call row makes a fresh function object each
+time, so nothing is cached; invarax's jit traces the function and generates a Python
+function calling the same kernels as eager evaluation (no machine code, no optimisation
+pass yet), so its first call costs little more than a cached one. The matmul row gives
+GFLOP/s (NumPy's OpenBLAS is the reference limit);
 autograd's matmul is NumPy's. The memory row runs one process per library and reports
 how far the training loop (compilation included) raises the peak resident set size
 above the process's size just before it (`VmHWM` of `/proc/self/status`, reset through
