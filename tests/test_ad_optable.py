@@ -30,6 +30,7 @@ from invarax.core.errors import TracerArrayConversionError
 from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES
 from invarax.interpreters import ad
+from invarax.ops.fused import fma
 from invarax.ops.special import erf
 from invarax.scipy.special import logsumexp
 from invarax.tree_util import tree_flatten, tree_map
@@ -237,6 +238,7 @@ ELEMENTWISE = {
     "select_n": Op(
         lambda c, x, y: lax.select_n(lax.gt(c, 0.0), x, y), (nonzero, normal, normal), TERNARY[:3]
     ),
+    "fma": Op(fma, (normal, normal, normal), TERNARY[:3]),
     "convert_element_type": unary(lambda x: lax.convert_element_type(x, np.float64, True)),
     "jit": binary(invarax.jit(lambda x, y: jnp.sin(x) * y)),
     # complex numbers (real inputs and outputs)

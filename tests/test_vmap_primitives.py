@@ -30,6 +30,7 @@ from invarax import lax
 from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES, Primitive
 from invarax.interpreters.batching import batching_rules
+from invarax.ops.fused import fma
 from invarax.ops.special import erf
 
 BATCHES = (1, 2, 3, 7, 16, 17)
@@ -197,6 +198,8 @@ CASES = {
     "shift_right_logical": binary("shift_right_logical", lax.shift_right_logical,
                                   I(-50, 50, 3, 4), I(0, 40, 3, 4), diff=False),
     "select_n": case("select_n", lax.select_n, B(3, 4), F(3, 4), F(3, 4)),
+    "fma": case("fma", fma, F(3, 4), F(3, 4), F(3, 4)),
+    "fma_scalar": case("fma", fma, F(3, 4), F(), F(3, 4)),
     "select_n_three": case("select_n", lax.select_n, I(0, 3, 3, 4), F(3, 4), F(3, 4), F(3, 4)),
     "select_n_scalar_pred": case("select_n", lax.select_n, B(), F(3, 4), F(3, 4)),
     # reductions and scans

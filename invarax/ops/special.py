@@ -2,10 +2,10 @@
 
 ``erf_inv`` evaluates the polynomials XLA uses (M. Giles, "Approximating the erfinv
 function", GPU Computing Gems, 2011: the single-precision one for float32, the
-double-precision one for float64), with one rounding per operation (no FMA), so its
-bits are the same eagerly, under ``jit`` and under ``vmap``. XLA may contract
-``c + p * w`` into a fused multiply-add, so its results can differ from these by an
-ulp or two (see docs/random.md).
+double-precision one for float64), each Horner step a fused multiply-add (``fma``), as XLA
+contracts it; the bits are the same eagerly, under ``jit`` and under ``vmap``. XLA's own
+``log1p`` can differ from NumPy's in the last bit, so results can still differ from JAX's
+by an ulp or two (see docs/random.md).
 
 ``erf`` is a primitive whose impl rounds libm's double-precision ``erf`` (Python's
 ``math.erf``, element by element) to the operand's dtype; it is meant for a few values
@@ -22,6 +22,7 @@ from ..core.array import to_array
 from ..interpreters.ad import defjvp
 from . import elementwise as lax
 from .elementwise import _const, _vectorized_batch_rule, defvectorized
+from .fused import fma
 
 
 def _erf_impl(x):
@@ -118,7 +119,7 @@ def erf_inv(x):
         w = lax.select(small, lax.sub(w, _const(w, 2.5)), lax.sub(lax.sqrt(w), _const(w, 3.0)))
         p = _pick([(small, _F32_W_LT_5[0]), _F32_W_GE_5[0]], x)
         for lo, hi in zip(_F32_W_LT_5[1:], _F32_W_GE_5[1:], strict=True):
-            p = lax.add(_pick([(small, lo), hi], x), lax.mul(p, w))
+            p = fma(p, w, _pick([(small, lo), hi], x))
     else:
         lt_6_25, lt_16 = lax.lt(w, _const(w, 6.25)), lax.lt(w, _const(w, 16.0))
         sqrt_w = lax.sqrt(w)
@@ -136,7 +137,7 @@ def erf_inv(x):
 
         p = coefficient(0)
         for i in range(1, 23):
-            step = lax.add(coefficient(i), lax.mul(p, w))
+            step = fma(p, w, coefficient(i))
             if i < 17:
                 p = step
             else:  # the longer polynomials go on where their branch applies
