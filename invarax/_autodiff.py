@@ -260,10 +260,15 @@ def _check_rev_inputs(tree, who, holomorphic, allow_int):
                 f"{dtype.name}."
             )
         if not dtypes.is_inexact(dtype) and not allow_int:
+            key_hint = (
+                " PRNG keys (uint32 arrays from random.PRNGKey/split) cannot be differentiated:"
+                " pass the key as a separate argument outside argnums, or close over it."
+                if dtype == dtypes.uint32 else ""
+            )
             raise TypeError(
                 f"{who} requires real- or complex-valued inputs (a float dtype), but got "
                 f"{dtype.name}. Use jvp/vjp for integer inputs, convert the input with "
-                ".astype(jnp.float32), or pass allow_int=True."
+                f".astype(jnp.float32), or pass allow_int=True.{key_hint}"
             )
 
 
