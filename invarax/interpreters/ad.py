@@ -26,6 +26,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.array import ArrayImpl, to_array
 from ..core.aval import ShapedArray
+from ..core.eval import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace
 from .staging import StagingTrace
@@ -191,8 +192,6 @@ class Linearized:
         self.zero_outs = zero_outs
 
     def __call__(self, tangents):
-        from ..core.eval import eval_jaxpr
-
         return eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *tangents)
 
     def transpose(self, cts):
