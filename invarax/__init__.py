@@ -22,6 +22,23 @@ from .core.errors import (
 from .core.eval import eval_jaxpr
 from .core.pytree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
 from .interpreters.staging import make_jaxpr
+from .module import (
+    BoundMethod,
+    Module,
+    combine,
+    field,
+    filter,
+    filter_grad,
+    filter_jit,
+    filter_value_and_grad,
+    filter_vmap,
+    if_array,
+    is_array,
+    is_array_like,
+    is_inexact_array,
+    partition,
+    tree_at,
+)
 
 __version__ = "0.1.0"
 
@@ -47,4 +64,7 @@ __all__ = [
     "jit", "lax", "make_jaxpr", "vmap",
     "numpy", "scipy", "tree_flatten", "tree_leaves", "tree_map", "tree_structure",
     "tree_unflatten", "tree_util",
+    "BoundMethod", "Module", "combine", "field", "filter", "filter_grad", "filter_jit",
+    "filter_value_and_grad", "filter_vmap", "if_array", "is_array",
+    "is_array_like", "is_inexact_array", "partition", "tree_at",
 ]

@@ -1,0 +1,63 @@
+"""The repr of modules: fields by name, arrays by dtype and shape (``f32[3,2]``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+_WIDTH = 88
+
+
+def _short(x) -> str | None:
+    """``f32[3,2]`` for an array (or a tracer), None for anything else."""
+    from ._filters import is_array
+
+    if not is_array(x):
+        return None
+    dtype = np.dtype(x.dtype)
+    kind = {"f": "f", "i": "i", "u": "u", "c": "c", "b": "bool"}.get(dtype.kind, dtype.name)
+    bits = "" if kind == "bool" else str(dtype.itemsize * 8)
+    return f"{kind}{bits}[{','.join(map(str, x.shape))}]"
+
+
+def _fmt(x, indent: int) -> str:
+    short = _short(x)
+    if short is not None:
+        return short
+    if _is_module(x):
+        return module_repr(x, indent)
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        parts = [_fmt(v, indent + 2) for v in x]
+        open_, close = ("[", "]") if isinstance(x, list) else ("(", ")")
+        trailing = "," if isinstance(x, tuple) and len(x) == 1 else ""
+        return _join(open_, parts, close, indent, trailing)
+    if isinstance(x, dict):
+        parts = [f"{k!r}: {_fmt(v, indent + 2)}" for k, v in x.items()]
+        return _join("{", parts, "}", indent)
+    if callable(x) and hasattr(x, "__qualname__"):
+        return f"<function {x.__qualname__}>"
+    return repr(x)
+
+
+def _join(open_: str, parts: list[str], close: str, indent: int, trailing: str = "") -> str:
+    flat = open_ + ", ".join(parts) + trailing + close
+    if len(flat) + indent <= _WIDTH and "\n" not in flat:
+        return flat
+    pad = " " * (indent + 2)
+    return open_ + "\n" + ",\n".join(pad + p for p in parts) + ",\n" + " " * indent + close
+
+
+def _is_module(x) -> bool:
+    from ._module import Module
+
+    return isinstance(x, Module)
+
+
+def module_repr(module, indent: int = 0) -> str:
+    """The repr of a module: ``Name(field=value, ...)``, wrapped one field per line if long."""
+    parts = [
+        f"{f.name}={_fmt(module.__dict__.get(f.name, '<unset>'), indent + 2)}"
+        for f in dataclasses.fields(module) if f.repr
+    ]
+    return _join(f"{type(module).__name__}(", parts, ")", indent)

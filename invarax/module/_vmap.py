@@ -1,0 +1,104 @@
+"""``filter_vmap``: ``vmap`` with per-leaf axes; non-array leaves pass through as static.
+
+The map is split from the filtering: ``_map_axes`` resolves a prefix spec of ints, None
+and callables to one axis per leaf, and ``filter_vmap`` runs the batching interpreter on
+the array leaves only. A later ``filter_pmap`` reuses ``_map_axes`` the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .._vmap import _axis_size, _place
+from ..core.api_util import fun_name
+from ..core.array import to_array
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..interpreters import batching
+from ..ops._util import canonicalize_axis
+from ._filters import if_array, is_array
+
+
+def _map_axes(spec, tree, what: str) -> list:
+    """One axis (an int or None) per leaf of ``tree``, from the prefix pytree ``spec``."""
+    specs, spec_tree = tree_flatten(spec, is_leaf=lambda s: s is None or callable(s))
+    try:
+        subtrees = spec_tree.flatten_up_to(tree)
+    except ValueError as err:
+        raise ValueError(f"filter_vmap {what} must be a pytree prefix of the value: {err}") \
+            from None
+    axes = []
+    for s, sub in zip(specs, subtrees, strict=True):
+        for leaf in tree_flatten(sub)[0]:
+            axis = s(leaf) if callable(s) else s
+            if axis is not None and not isinstance(axis, int):
+                raise TypeError(f"filter_vmap {what} entries must give an int or None, "
+                                f"got {axis!r}")
+            if axis is not None and not is_array(leaf):
+                raise ValueError(
+                    f"filter_vmap {what} maps axis {axis} over a non-array leaf {leaf!r:.40}; "
+                    "use if_array(axis) to map arrays only and keep other leaves static"
+                )
+            axes.append(axis)
+    return axes
+
+
+def filter_vmap(fun, in_axes=if_array(0), out_axes=if_array(0), axis_name=None,  # noqa: B008
+                axis_size=None):
+    """Vectorise ``fun`` over pytrees with any leaves; non-array leaves are static.
+
+    Arguments:
+        fun: any function of pytrees (a Module's bound method too).
+        in_axes: an int, None, a callable of one leaf returning either (``if_array(0)``:
+            axis 0 for arrays, None otherwise), or a pytree prefix of the positional
+            arguments (a tuple, one entry per argument) with those as leaves. Keyword
+            arguments are mapped with ``if_array(0)``.
+        out_axes: the same for the outputs. Non-array outputs (strings, ints, a Module's
+            static fields) are returned as they are, so ``fun`` may build a whole Module:
+            vmapping a constructor builds an ensemble.
+        axis_name: a name for the mapped axis, for collectives.
+        axis_size: the batch size, needed when no input is mapped.
+
+    Returns:
+        The vectorised function; row ``i`` of each mapped output is bitwise ``fun``
+        applied to row ``i`` of the inputs (N1).
+
+    Example:
+        >>> f = filter_vmap(lambda x, name: (x.sum(), name), in_axes=(0, None))
+        >>> f(jnp.ones((3, 2)), "sum")
+        (Array([2., 2., 2.], dtype=float32), 'sum')
+    """
+    name = fun_name(fun)
+
+    @functools.wraps(fun)
+    def vmapped(*args, **kwargs):
+        spec = (in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
+                {k: if_array(0) for k in kwargs})
+        leaves, in_tree = tree_flatten((args, kwargs))
+        axes = _map_axes(spec, (args, kwargs), "in_axes")
+        dynamic = [i for i, leaf in enumerate(leaves) if is_array(leaf)]
+        values = [to_array(leaves[i]) for i in dynamic]
+        dims = [None if axes[i] is None else
+                canonicalize_axis(axes[i], x.ndim, "filter_vmap in_axes")
+                for i, x in zip(dynamic, values, strict=True)]
+        size = _axis_size(values, dims, args, axis_size, name)
+        out_info = []
+
+        def flat(ins):
+            full = list(leaves)
+            for i, x in zip(dynamic, ins, strict=True):
+                full[i] = x
+            a, k = tree_unflatten(in_tree, full)
+            out = fun(*a, **k)
+            out_leaves, out_tree = tree_flatten(out)
+            out_info.append((out_leaves, out_tree, _map_axes(out_axes, out, "out_axes")))
+            return [x for x in out_leaves if is_array(x)]
+
+        outs, out_dims = batching.batch_flat(flat, values, dims, size, axis_name,
+                                             f"filter_vmap of {name}")
+        out_leaves, out_tree, targets = out_info[0]
+        placed = iter(_place(o, d, t, size) for o, d, t in zip(
+            outs, out_dims, [t for x, t in zip(out_leaves, targets, strict=True) if is_array(x)],
+            strict=True))
+        return tree_unflatten(out_tree, [next(placed) if is_array(x) else x for x in out_leaves])
+
+    return vmapped
