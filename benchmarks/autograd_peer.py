@@ -19,15 +19,7 @@ def workloads(cfg: problems.Config) -> dict:
     step = partial(problems.sgd_step, autograd.grad(partial(problems.loss, anp)))
 
     def train_loop():
-        params, x, y = problems.train_data(cfg)
-
-        def loop():
-            p = params
-            for _ in range(cfg.steps):
-                p = step(p, x, y)
-            return p
-
-        return loop
+        return problems.training_loop(step, *problems.train_data(cfg), cfg.steps)
 
     def timed(f, *args):
         return lambda: f(*args)

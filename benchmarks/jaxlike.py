@@ -27,16 +27,10 @@ def workloads(jax, jnp, cfg: problems.Config) -> dict:
         return partial(problems.sgd_step, jax.grad(partial(problems.loss, jnp)))
 
     def train_loop():
-        step = jax.jit(train_step())
-        params, x, y = put(problems.train_data(cfg))
-
-        def loop():
-            p = params
-            for _ in range(cfg.steps):
-                p = step(p, x, y)
-            return jax.block_until_ready(p)
-
-        return loop
+        loop = problems.training_loop(
+            jax.jit(train_step()), *put(problems.train_data(cfg)), cfg.steps
+        )
+        return lambda: jax.block_until_ready(loop())
 
     def first_call():
         params, x, y = put(problems.train_data(cfg))

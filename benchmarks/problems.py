@@ -84,6 +84,18 @@ def sgd_step(grad_loss, params, x, y):
     ]
 
 
+def training_loop(step, params, x, y, steps: int):
+    """A function running ``steps`` training steps from ``params``; returns the last params."""
+
+    def loop():
+        p = params
+        for _ in range(steps):
+            p = step(p, x, y)
+        return p
+
+    return loop
+
+
 def elementwise(xp, x1, x2):
     """The fused elementwise expression of the issue."""
     return (x1 / x2 - xp.exp(x2)) * (xp.sin(x1 / x2) + x1 / x2 - xp.exp(x2))

@@ -35,16 +35,7 @@ def workloads(cfg: problems.Config) -> dict:
         return partial(problems.sgd_step, grad(partial(problems.loss, torch)))
 
     def train_loop():
-        step = train_step()
-        params, x, y = _put(problems.train_data(cfg))
-
-        def loop():
-            p = params
-            for _ in range(cfg.steps):
-                p = step(p, x, y)
-            return p
-
-        return loop
+        return problems.training_loop(train_step(), *_put(problems.train_data(cfg)), cfg.steps)
 
     def first_call():
         params, x, y = _put(problems.train_data(cfg))
