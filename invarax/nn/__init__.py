@@ -1,0 +1,27 @@
+"""``invarax.nn``: Equinox's layers and ``jax.nn``'s activation functions.
+
+Layers are ``invarax.Module`` s with Equinox's signatures, parameter shapes and
+initialisation (the same key gives Equinox's initial parameters). Beyond Equinox, ``Linear``,
+``MLP`` and ``Conv`` also take natively batched input, bitwise equal to ``vmap``.
+"""
+
+from ..scipy.special import logsumexp
+from ._activations import (
+    gelu,
+    identity,
+    log_softmax,
+    one_hot,
+    relu,
+    sigmoid,
+    silu,
+    softmax,
+    softplus,
+)
+from ._linear import Identity, Linear
+from ._mlp import MLP
+
+__all__ = [
+    "Identity", "Linear", "MLP",
+    "gelu", "identity", "log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "silu",
+    "softmax", "softplus",
+]

@@ -1,0 +1,43 @@
+"""Helpers shared by the layers: key checks, Equinox's uniform initialisation, dtypes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import random
+from ..core import dtypes
+from ..core.array import Array
+
+
+def check_key(layer: str, key):
+    """``key`` if it is a PRNG key, else an error that shows how to make one."""
+    if key is None:
+        raise TypeError(
+            f"{layer} needs a PRNG key to initialise its parameters: pass "
+            f"key=invarax.random.key(0) (any seed), e.g. {layer}(..., key=invarax.random.key(0))"
+        )
+    data = np.asarray(key) if not isinstance(key, Array) else key
+    if data.dtype != np.uint32 or data.shape != (2,):
+        raise TypeError(
+            f"{layer}: key must be a PRNG key (a uint32[2] array from "
+            f"invarax.random.key(seed)), got {_describe(key)}"
+        )
+    return key
+
+
+def float_dtype(dtype):
+    """The parameters' dtype: ``dtype``, or float32 (float64 with x64 on) when None."""
+    return dtypes.default_float() if dtype is None else np.dtype(dtype)
+
+
+def uniform_init(key, shape, dtype, lim):
+    """Equinox's initialisation: uniform in ``[-lim, lim)`` from ``random.uniform``."""
+    return random.uniform(key, shape, dtype, minval=-lim, maxval=lim)
+
+
+def _describe(x) -> str:
+    shape = getattr(x, "shape", None)
+    dtype = getattr(x, "dtype", None)
+    if shape is not None and dtype is not None:
+        return f"{np.dtype(dtype).name}{list(shape)}"
+    return f"{type(x).__name__} {x!r}"
