@@ -132,10 +132,17 @@ def promote_types(*pairs):
         >>> promote_types((float32, False), (float32, True))   # f32 array + Python float
         (dtype('float32'), False)
     """
-    node = _node(*pairs[0])
-    for pair in pairs[1:]:
-        node = _join(node, _node(*pair))
-    return _resolve(node)
+    key = (pairs, _x64)
+    result = _PROMOTED.get(key)
+    if result is None:
+        node = _node(*pairs[0])
+        for pair in pairs[1:]:
+            node = _join(node, _node(*pair))
+        result = _PROMOTED[key] = _resolve(node)
+    return result
+
+
+_PROMOTED = {}  # (pairs, x64) -> promote_types' result: the lattice walk is slow, the keys few
 
 
 def is_float(dtype) -> bool:
