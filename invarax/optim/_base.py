@@ -1,0 +1,184 @@
+"""``GradientTransformation``, ``EmptyState``, ``identity``, ``chain`` and their shared checks."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .. import numpy as jnp
+from ..core.array import Array
+from ..core.pytree import keystr, tree_map_with_path, tree_structure
+from ..core.trace import Tracer
+
+
+class GradientTransformation(NamedTuple):
+    """An optimizer, or a piece of one: a pair of pure functions ``(init, update)``.
+
+    ``init(params) -> state`` builds the state (a pytree of arrays) from the parameters;
+    ``update(updates, state, params=None) -> (updates, state)`` transforms the gradients
+    into updates and returns the next state. Both are pure, so they run under ``jit``,
+    ``filter_jit`` and ``vmap``.
+
+    Arguments:
+        init: the function building the initial state.
+        update: the function transforming updates and state.
+
+    Returns:
+        The pair, a NamedTuple (so ``init, update = opt`` works too).
+
+    Example:
+        >>> double = GradientTransformation(lambda p: EmptyState(),
+        ...                                 lambda u, s, p=None: (2 * u, s))
+        >>> double.update(jnp.ones(2), double.init(jnp.ones(2)))
+        (Array([2., 2.], dtype=float32), EmptyState())
+    """
+
+    init: Callable[[Any], Any]
+    update: Callable[..., tuple[Any, Any]]
+
+
+class EmptyState(NamedTuple):
+    """The state of a stateless transformation: a pytree with no leaves."""
+
+
+def _describe(leaf) -> str:
+    if isinstance(leaf, (Array, np.ndarray, np.generic)):
+        return f"a {np.dtype(leaf.dtype).name} array"
+    return f"a {type(leaf).__name__} ({leaf!r:.40})"
+
+
+def check_param(who: str, where: str, leaf) -> None:
+    """Raise a TypeError unless ``leaf`` (the parameter at ``where``) is a float array or float."""
+    if isinstance(leaf, float) or (
+            isinstance(leaf, (Array, np.ndarray, np.generic))
+            and np.issubdtype(leaf.dtype, np.floating)):
+        return
+    raise TypeError(
+        f"{who}: the parameter at {where or 'the root'} is {_describe(leaf)}; optimizers "
+        "update float arrays only. For a model with other leaves, initialise with "
+        "opt.init(invarax.filter(model, invarax.is_inexact_array)) and take gradients with "
+        "invarax.filter_value_and_grad."
+    )
+
+
+def check_params(who: str, params) -> None:
+    """Raise a TypeError naming the first leaf of ``params`` that is not a float array.
+
+    Python floats pass (they become float arrays); None marks a leaf that is not optimised.
+    """
+    tree_map_with_path(lambda path, leaf: check_param(who, keystr(path), leaf), params)
+
+
+def zeros_like_params(who: str, params):
+    """Zeros with the structure, shapes and dtypes of ``params`` (checked by ``check_params``)."""
+    check_params(who, params)
+    return tree_map_with_path(lambda _, p: jnp.zeros_like(p), params)
+
+
+def init_empty_state(params) -> EmptyState:
+    """The init of a stateless transformation: check the parameters, return ``EmptyState()``."""
+    check_params("init", params)
+    return EmptyState()
+
+
+def check_state(who: str, state, state_type: type) -> None:
+    """Raise a TypeError if ``state`` is not a ``state_type`` (the state of another optimizer)."""
+    if not isinstance(state, state_type):
+        raise TypeError(
+            f"{who}: expected a {state_type.__name__} as the state, got "
+            f"{type(state).__name__}; pass the state returned by this optimizer's init "
+            "(or by its last update)."
+        )
+
+
+def check_structure(who: str, updates, other, what: str) -> None:
+    """Raise a ValueError if ``other`` (the state's moments, or params) differs from ``updates``."""
+    expected = tree_structure(updates)
+    try:
+        expected.flatten_up_to(other)
+    except ValueError as e:
+        raise ValueError(
+            f"{who}: the updates and {what} have different tree structures: {e}\n"
+            f"The state must come from init(params) with params of the gradients' structure "
+            "(for a model: opt.init(invarax.filter(model, invarax.is_inexact_array)))."
+        ) from None
+    got = tree_structure(other)
+    if got != expected:
+        raise ValueError(
+            f"{who}: the updates and {what} have different tree structures:\n"
+            f"  updates: {expected}\n  {what}: {got}"
+        )
+
+
+def check_nonnegative(who: str, name: str, value, *, positive: bool = False) -> None:
+    """Raise if a concrete hyperparameter is negative (or not positive); tracers pass."""
+    if isinstance(value, Tracer):
+        return
+    if isinstance(value, (Array, np.ndarray, np.generic)) and np.ndim(value) == 0:
+        value = float(value)
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise TypeError(f"{who}: {name} must be a real number, got {value!r:.60}")
+    if value < 0 or (positive and value == 0):
+        kind = "positive" if positive else "non-negative"
+        raise ValueError(f"{who}: {name} must be {kind}, got {value}")
+
+
+def identity() -> GradientTransformation:
+    """The transformation that returns the updates unchanged.
+
+    Returns:
+        A stateless ``GradientTransformation``.
+
+    Example:
+        >>> identity().update(jnp.ones(2), EmptyState())
+        (Array([1., 1.], dtype=float32), EmptyState())
+    """
+    def update_fn(updates, state, params=None):
+        del params
+        return updates, state
+
+    return GradientTransformation(init_empty_state, update_fn)
+
+
+def chain(*transforms: GradientTransformation) -> GradientTransformation:
+    """Apply transformations one after another; the state is the tuple of their states.
+
+    Arguments:
+        *transforms: ``GradientTransformation``s, applied left to right.
+
+    Returns:
+        A ``GradientTransformation`` whose update feeds each one's output to the next.
+
+    Example:
+        >>> opt = chain(clip_by_global_norm(1.0), scale(-0.1))
+        >>> updates, state = opt.update(jnp.array([3.0, 4.0]), opt.init(jnp.zeros(2)))
+        >>> updates
+        Array([-0.06      , -0.08000001], dtype=float32)
+    """
+    for i, t in enumerate(transforms):
+        if not isinstance(t, GradientTransformation):
+            raise TypeError(
+                f"chain: argument {i} is a {type(t).__name__}, not a GradientTransformation"
+            )
+
+    def init_fn(params):
+        return tuple(t.init(params) for t in transforms)
+
+    def update_fn(updates, state, params=None):
+        if not isinstance(state, tuple) or len(state) != len(transforms):
+            raise ValueError(
+                f"chain: expected a tuple of {len(transforms)} states (one per "
+                f"transformation), got {type(state).__name__}"
+                f"{f' of length {len(state)}' if isinstance(state, tuple) else ''}; pass the "
+                "state returned by this optimizer's init"
+            )
+        new_state = []
+        for t, s in zip(transforms, state, strict=True):
+            updates, s = t.update(updates, s, params)
+            new_state.append(s)
+        return updates, tuple(new_state)
+
+    return GradientTransformation(init_fn, update_fn)

@@ -1,0 +1,175 @@
+"""Schedules: functions of the step count giving a learning rate (or any hyperparameter)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import numpy as jnp
+
+
+def constant_schedule(value) -> Callable[[Any], Any]:
+    """The schedule that is ``value`` at every step.
+
+    Arguments:
+        value: the value.
+
+    Returns:
+        A function of the step count returning ``value``.
+
+    Example:
+        >>> constant_schedule(0.1)(1000)
+        0.1
+    """
+    return lambda count: value
+
+
+def polynomial_schedule(init_value, end_value, power, transition_steps: int,
+                        transition_begin: int = 0) -> Callable[[Any], Any]:
+    """``init_value`` until ``transition_begin``, then a polynomial path to ``end_value``.
+
+    At step ``t`` the value is ``(init - end) * (1 - s / transition_steps)**power + end``
+    with ``s = clip(t - transition_begin, 0, transition_steps)``.
+
+    Arguments:
+        init_value: the value before and at ``transition_begin``.
+        end_value: the value from ``transition_begin + transition_steps`` on.
+        power: the power of the path (1: linear).
+        transition_steps: the length of the transition; if not positive, the schedule is
+            constant at ``init_value``.
+        transition_begin: the step at which the transition starts (negative counts as 0).
+
+    Returns:
+        A function of the step count.
+
+    Example:
+        >>> polynomial_schedule(1.0, 0.0, power=2, transition_steps=4)(2)
+        Array(0.25, dtype=float32, weak_type=True)
+    """
+    if transition_steps <= 0:
+        return lambda count: init_value
+    transition_begin = max(transition_begin, 0)
+
+    def schedule(count):
+        steps = jnp.clip(count - transition_begin, 0, transition_steps)
+        frac = 1 - steps / transition_steps
+        return (jnp.asarray(init_value) - jnp.asarray(end_value)) * (frac ** power) + end_value
+
+    return schedule
+
+
+def linear_schedule(init_value, end_value, transition_steps: int,
+                    transition_begin: int = 0) -> Callable[[Any], Any]:
+    """A linear path from ``init_value`` to ``end_value`` over ``transition_steps`` steps.
+
+    Arguments:
+        init_value: the value before and at ``transition_begin``.
+        end_value: the value from ``transition_begin + transition_steps`` on.
+        transition_steps: the length of the transition (if not positive: constant).
+        transition_begin: the step at which the transition starts.
+
+    Returns:
+        ``polynomial_schedule`` with ``power=1``.
+
+    Example:
+        >>> linear_schedule(0.0, 1.0, transition_steps=4)(1)
+        Array(0.25, dtype=float32, weak_type=True)
+    """
+    return polynomial_schedule(init_value, end_value, 1, transition_steps, transition_begin)
+
+
+def cosine_decay_schedule(init_value, decay_steps: int, alpha: float = 0.0,
+                          exponent: float = 1.0) -> Callable[[Any], Any]:
+    """Cosine decay from ``init_value`` to ``alpha * init_value`` over ``decay_steps`` steps.
+
+    At step ``t`` the value is ``init_value * ((1 - alpha) * c**exponent + alpha)`` with
+    ``c = 0.5 * (1 + cos(pi * min(t, decay_steps) / decay_steps))``.
+
+    Arguments:
+        init_value: the value at step 0.
+        decay_steps: the length of the decay (positive).
+        alpha: the final value as a fraction of ``init_value``.
+        exponent: the power of the cosine factor.
+
+    Returns:
+        A function of the step count.
+
+    Example:
+        >>> cosine_decay_schedule(1.0, decay_steps=10)(5)
+        Array(0.49999997, dtype=float32, weak_type=True)
+    """
+    if not decay_steps > 0:
+        raise ValueError(
+            f"cosine_decay_schedule: decay_steps must be positive, got {decay_steps}")
+    decay_steps = float(decay_steps)
+
+    def schedule(count):
+        if isinstance(count, int):
+            count = float(count)
+        count = jnp.minimum(count, decay_steps)
+        cosine = 0.5 * (1 + jnp.cos(math.pi * count / decay_steps))
+        return init_value * ((1 - alpha) * cosine ** exponent + alpha)
+
+    return schedule
+
+
+def join_schedules(schedules: Sequence[Callable[[Any], Any]],
+                   boundaries: Sequence[int]) -> Callable[[Any], Any]:
+    """Run ``schedules[i + 1]`` from step ``boundaries[i]`` on, restarting its count at 0.
+
+    Arguments:
+        schedules: the schedules, in order.
+        boundaries: the steps at which each schedule after the first takes over (one fewer
+            than the schedules).
+
+    Returns:
+        A function of the step count.
+
+    Example:
+        >>> s = join_schedules([constant_schedule(1.0), linear_schedule(1.0, 0.0, 10)], [5])
+        >>> s(4), s(10)
+        (Array(1., dtype=float32, weak_type=True), Array(0.5, dtype=float32, weak_type=True))
+    """
+    if len(boundaries) != len(schedules) - 1:
+        raise ValueError(
+            f"join_schedules: {len(schedules)} schedules need {len(schedules) - 1} "
+            f"boundaries, got {len(boundaries)}")
+
+    def schedule(count):
+        out = schedules[0](count)
+        for boundary, following in zip(boundaries, schedules[1:], strict=True):
+            out = jnp.where(count < boundary, out, following(count - boundary))
+        return out
+
+    return schedule
+
+
+def warmup_cosine_decay_schedule(init_value, peak_value, warmup_steps: int, decay_steps: int,
+                                 end_value=0.0, exponent: float = 1.0) -> Callable[[Any], Any]:
+    """A linear warmup from ``init_value`` to ``peak_value``, then cosine decay to ``end_value``.
+
+    Arguments:
+        init_value: the value at step 0.
+        peak_value: the value at the end of the warmup.
+        warmup_steps: the length of the warmup.
+        decay_steps: the length of the whole schedule, warmup included (the cosine decay
+            runs for ``decay_steps - warmup_steps`` steps, which must be positive).
+        end_value: the value from ``decay_steps`` on.
+        exponent: the power of the cosine factor.
+
+    Returns:
+        A function of the step count.
+
+    Example:
+        >>> s = warmup_cosine_decay_schedule(0.0, 1.0, warmup_steps=2, decay_steps=6)
+        >>> s(1), s(2), s(4), s(6)  # doctest: +NORMALIZE_WHITESPACE
+        (Array(0.5, dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True),
+         Array(0.49999997, dtype=float32, weak_type=True), Array(0., dtype=float32, weak_type=True))
+    """
+    alpha = 0.0 if peak_value == 0.0 else end_value / peak_value
+    return join_schedules(
+        [linear_schedule(init_value, peak_value, warmup_steps),
+         cosine_decay_schedule(peak_value, decay_steps - warmup_steps, alpha, exponent)],
+        [warmup_steps],
+    )

@@ -1,0 +1,285 @@
+"""The building blocks of the optimizers: scale, schedules, momentum, Adam, weight decay, masks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from .. import numpy as jnp
+from ..core.pytree import tree_map
+from ._base import (
+    GradientTransformation,
+    check_nonnegative,
+    check_params,
+    check_state,
+    check_structure,
+    init_empty_state,
+    zeros_like_params,
+)
+
+
+def safe_increment(count):
+    """``count + 1``, saturating at the largest value of its integer dtype (never wraps)."""
+    count = jnp.asarray(count)
+    top = jnp.asarray(jnp.iinfo(count.dtype).max, dtype=count.dtype)
+    return jnp.where(count < top, count + jnp.asarray(1, dtype=count.dtype), top)
+
+
+def _zero_count():
+    return jnp.zeros([], jnp.int32)
+
+
+def scale(step_size: float) -> GradientTransformation:
+    """Multiply the updates by a fixed ``step_size``.
+
+    Arguments:
+        step_size: a scalar; ``scale(-lr)`` turns gradients into descent steps.
+
+    Returns:
+        A stateless ``GradientTransformation``.
+
+    Example:
+        >>> scale(-0.5).update(jnp.array([2.0, 4.0]), EmptyState())
+        (Array([-1., -2.], dtype=float32), EmptyState())
+    """
+    def update_fn(updates, state, params=None):
+        del params
+        return tree_map(lambda g: step_size * g, updates), state
+
+    return GradientTransformation(init_empty_state, update_fn)
+
+
+class ScaleByScheduleState(NamedTuple):
+    """The state of ``scale_by_schedule``: the number of updates so far (int32)."""
+
+    count: Any
+
+
+def scale_by_schedule(step_size_fn: Callable[[Any], Any]) -> GradientTransformation:
+    """Multiply the updates by ``step_size_fn(count)``, where ``count`` counts the updates.
+
+    Arguments:
+        step_size_fn: a schedule: a function of the int32 step count (0 at the first update).
+
+    Returns:
+        A ``GradientTransformation`` whose state is a ``ScaleByScheduleState``.
+
+    Example:
+        >>> opt = scale_by_schedule(lambda count: 1.0 / (1 + count))
+        >>> state = opt.init(jnp.zeros(1))
+        >>> for _ in range(3):
+        ...     updates, state = opt.update(jnp.ones(1), state)
+        >>> updates, state.count
+        (Array([0.33333334], dtype=float32), Array(3, dtype=int32))
+    """
+    def init_fn(params):
+        check_params("scale_by_schedule.init", params)
+        return ScaleByScheduleState(count=_zero_count())
+
+    def update_fn(updates, state, params=None):
+        del params
+        check_state("scale_by_schedule.update", state, ScaleByScheduleState)
+        step_size = step_size_fn(state.count)
+        updates = tree_map(lambda g: jnp.asarray(step_size, dtype=g.dtype) * g, updates)
+        return updates, ScaleByScheduleState(count=safe_increment(state.count))
+
+    return GradientTransformation(init_fn, update_fn)
+
+
+def scale_by_learning_rate(learning_rate, *, flip_sign: bool = True) -> GradientTransformation:
+    """Multiply the updates by ``-learning_rate`` (a float or a schedule of the step count).
+
+    Arguments:
+        learning_rate: a non-negative float, or a schedule (a function of the step count).
+        flip_sign: negate the rate, so that gradients become descent steps (default True).
+
+    Returns:
+        ``scale(-learning_rate)`` for a float, ``scale_by_schedule`` for a schedule.
+
+    Example:
+        >>> opt = scale_by_learning_rate(0.1)
+        >>> opt.update(jnp.array([1.0, -2.0]), opt.init(jnp.zeros(2)))[0]
+        Array([-0.1,  0.2], dtype=float32)
+    """
+    sign = -1 if flip_sign else 1
+    if callable(learning_rate):
+        return scale_by_schedule(lambda count: sign * learning_rate(count))
+    check_nonnegative("scale_by_learning_rate", "learning_rate", learning_rate)
+    return scale(sign * learning_rate)
+
+
+class TraceState(NamedTuple):
+    """The state of ``trace``: the momentum buffer, shaped like the parameters."""
+
+    trace: Any
+
+
+def trace(decay: float, nesterov: bool = False) -> GradientTransformation:
+    """Momentum: ``t = g + decay * t``; the update is ``t`` (or ``g + decay * t``, Nesterov).
+
+    Arguments:
+        decay: the momentum coefficient.
+        nesterov: use Nesterov's momentum.
+
+    Returns:
+        A ``GradientTransformation`` whose state is a ``TraceState``.
+
+    Example:
+        >>> opt = trace(0.5)
+        >>> state = opt.init(jnp.zeros(1))
+        >>> for _ in range(3):
+        ...     updates, state = opt.update(jnp.ones(1), state)
+        >>> updates
+        Array([1.75], dtype=float32)
+    """
+    check_nonnegative("trace", "decay", decay)
+
+    def init_fn(params):
+        return TraceState(trace=zeros_like_params("trace.init", params))
+
+    def update_fn(updates, state, params=None):
+        del params
+        check_state("trace.update", state, TraceState)
+        check_structure("trace.update", updates, state.trace, "the momentum buffer")
+        step = lambda g, t: g + decay * t
+        new_trace = tree_map(step, updates, state.trace)
+        updates = tree_map(step, updates, new_trace) if nesterov else new_trace
+        return updates, TraceState(trace=new_trace)
+
+    return GradientTransformation(init_fn, update_fn)
+
+
+class ScaleByAdamState(NamedTuple):
+    """The state of ``scale_by_adam``: the step count (int32) and the two moment estimates."""
+
+    count: Any
+    mu: Any
+    nu: Any
+
+
+def _bias_correction(moment, decay, count):
+    correction = 1 - decay ** count
+    return tree_map(lambda t: t / correction.astype(t.dtype), moment)
+
+
+def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
+                  eps_root: float = 0.0) -> GradientTransformation:
+    """Rescale the updates by Adam's rule: bias-corrected ``mu / (sqrt(nu + eps_root) + eps)``.
+
+    ``mu = (1 - b1) g + b1 mu`` and ``nu = (1 - b2) g**2 + b2 nu`` are divided by
+    ``1 - b1**t`` and ``1 - b2**t`` at step ``t = 1, 2, ...``.
+
+    Arguments:
+        b1: the decay of the first moment (the mean of the gradients).
+        b2: the decay of the second moment (the mean of their squares).
+        eps: added to the denominator, outside the square root.
+        eps_root: added inside the square root.
+
+    Returns:
+        A ``GradientTransformation`` whose state is a ``ScaleByAdamState``.
+
+    Example:
+        >>> opt = scale_by_adam()
+        >>> opt.update(jnp.array([0.5, -2.0]), opt.init(jnp.zeros(2)))[0]
+        Array([ 0.9999933, -0.9999933], dtype=float32)
+    """
+    for name, value in (("b1", b1), ("b2", b2), ("eps", eps), ("eps_root", eps_root)):
+        check_nonnegative("scale_by_adam", name, value)
+
+    def init_fn(params):
+        return ScaleByAdamState(count=_zero_count(),
+                                mu=zeros_like_params("scale_by_adam.init", params),
+                                nu=zeros_like_params("scale_by_adam.init", params))
+
+    def update_fn(updates, state, params=None):
+        del params
+        check_state("scale_by_adam.update", state, ScaleByAdamState)
+        check_structure("scale_by_adam.update", updates, state.mu, "the state's mu")
+        check_structure("scale_by_adam.update", updates, state.nu, "the state's nu")
+        mu = tree_map(lambda g, t: (1 - b1) * g + b1 * t, updates, state.mu)
+        nu = tree_map(lambda g, t: (1 - b2) * (g ** 2) + b2 * t, updates, state.nu)
+        count = safe_increment(state.count)
+        mu_hat = _bias_correction(mu, b1, count)
+        nu_hat = _bias_correction(nu, b2, count)
+        updates = tree_map(lambda m, v: m / (jnp.sqrt(v + eps_root) + eps), mu_hat, nu_hat)
+        return updates, ScaleByAdamState(count=count, mu=mu, nu=nu)
+
+    return GradientTransformation(init_fn, update_fn)
+
+
+class MaskedState(NamedTuple):
+    """The state of ``masked``: the inner transformation's state over the selected leaves."""
+
+    inner_state: Any
+
+
+def _mask_tree(mask, tree):
+    return mask(tree) if callable(mask) else mask
+
+
+def _select(mask_tree, tree):
+    return tree_map(lambda m, x: x if m else None, mask_tree, tree)
+
+
+def masked(inner: GradientTransformation, mask) -> GradientTransformation:
+    """Apply ``inner`` to the leaves that ``mask`` selects; pass the others through unchanged.
+
+    Arguments:
+        inner: the transformation to apply.
+        mask: a pytree of bools with the parameters' structure (or a prefix of it), or a
+            function of the parameters (and of the updates) returning one.
+
+    Returns:
+        A ``GradientTransformation`` whose state is a ``MaskedState``.
+
+    Example:
+        >>> opt = masked(scale(10.0), {"w": True, "b": False})
+        >>> params = {"w": jnp.ones(1), "b": jnp.ones(1)}
+        >>> opt.update(params, opt.init(params))[0]
+        {'b': Array([1.], dtype=float32), 'w': Array([10.], dtype=float32)}
+    """
+    def init_fn(params):
+        return MaskedState(inner_state=inner.init(_select(_mask_tree(mask, params), params)))
+
+    def update_fn(updates, state, params=None):
+        check_state("masked.update", state, MaskedState)
+        mask_tree = _mask_tree(mask, updates)
+        new, inner_state = inner.update(
+            _select(mask_tree, updates), state.inner_state,
+            None if params is None else _select(mask_tree, params))
+        updates = tree_map(lambda m, n, u: n if m else u, mask_tree, new, updates)
+        return updates, MaskedState(inner_state=inner_state)
+
+    return GradientTransformation(init_fn, update_fn)
+
+
+def add_decayed_weights(weight_decay: float = 0.0, mask=None) -> GradientTransformation:
+    """Add ``weight_decay * params`` to the updates (decoupled weight decay, as in AdamW).
+
+    Arguments:
+        weight_decay: the coefficient.
+        mask: which parameters to decay: a pytree of bools (or a prefix of one) or a function
+            of the parameters returning one; None decays all.
+
+    Returns:
+        A stateless ``GradientTransformation``; its update needs ``params``.
+
+    Example:
+        >>> opt = add_decayed_weights(0.1)
+        >>> opt.update(jnp.zeros(2), opt.init(jnp.ones(2)), jnp.array([1.0, 2.0]))[0]
+        Array([0.1, 0.2], dtype=float32)
+    """
+    check_nonnegative("add_decayed_weights", "weight_decay", weight_decay)
+
+    def update_fn(updates, state, params=None):
+        if params is None:
+            raise ValueError(
+                "add_decayed_weights: the update needs the parameters: call "
+                "opt.update(grads, state, params)"
+            )
+        check_structure("add_decayed_weights.update", updates, params, "the params")
+        return tree_map(lambda g, p: g + weight_decay * p, updates, params), state
+
+    transform = GradientTransformation(init_empty_state, update_fn)
+    return transform if mask is None else masked(transform, mask)
+
