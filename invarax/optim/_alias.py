@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from ._base import GradientTransformation, chain, identity
+from ._base import GradientTransformation, chain, check_nonnegative, identity
 from ._transform import add_decayed_weights, scale_by_adam, scale_by_learning_rate, trace
+
+
+def _check_learning_rate(who: str, learning_rate) -> None:
+    if not callable(learning_rate):
+        check_nonnegative(who, "learning_rate", learning_rate)
 
 
 def sgd(learning_rate, momentum: float | None = None,
@@ -28,6 +33,7 @@ def sgd(learning_rate, momentum: float | None = None,
         >>> apply_updates(params, updates)
         Array([0.9, 2.1], dtype=float32)
     """
+    _check_learning_rate("sgd", learning_rate)
     return chain(
         identity() if momentum is None else trace(decay=momentum, nesterov=nesterov),
         scale_by_learning_rate(learning_rate),
@@ -55,6 +61,7 @@ def adam(learning_rate, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
         >>> apply_updates(params, updates)
         Array([0.9000007, 2.0999994], dtype=float32)
     """
+    _check_learning_rate("adam", learning_rate)
     return chain(
         scale_by_adam(b1=b1, b2=b2, eps=eps, eps_root=eps_root),
         scale_by_learning_rate(learning_rate),
@@ -87,6 +94,7 @@ def adamw(learning_rate, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
         >>> apply_updates(params, updates)
         Array([0.8500007, 1.9999993], dtype=float32)
     """
+    _check_learning_rate("adamw", learning_rate)
     return chain(
         scale_by_adam(b1=b1, b2=b2, eps=eps, eps_root=eps_root),
         add_decayed_weights(weight_decay, mask),

@@ -46,8 +46,8 @@ class EmptyState(NamedTuple):
 
 def _describe(leaf) -> str:
     if isinstance(leaf, (Array, np.ndarray, np.generic)):
-        return f"a {np.dtype(leaf.dtype).name} array"
-    return f"a {type(leaf).__name__} ({leaf!r:.40})"
+        return f"an array of dtype {np.dtype(leaf.dtype).name}"
+    return f"{leaf!r:.40} (of type {type(leaf).__name__})"
 
 
 def check_param(who: str, where: str, leaf) -> None:
