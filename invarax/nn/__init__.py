@@ -17,11 +17,17 @@ from ._activations import (
     softmax,
     softplus,
 )
+from ._conv import Conv, Conv1d, Conv2d, Conv3d
+from ._dropout import Dropout
+from ._embedding import Embedding
 from ._linear import Identity, Linear
 from ._mlp import MLP
+from ._normalisation import LayerNorm, RMSNorm
+from ._sequential import Lambda, Sequential
 
 __all__ = [
-    "Identity", "Linear", "MLP",
+    "Conv", "Conv1d", "Conv2d", "Conv3d", "Dropout", "Embedding", "Identity", "Lambda",
+    "LayerNorm", "Linear", "MLP", "RMSNorm", "Sequential",
     "gelu", "identity", "log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "silu",
     "softmax", "softplus",
 ]

@@ -1,0 +1,72 @@
+"""``Dropout``."""
+
+from __future__ import annotations
+
+from .. import lax, random
+from .. import numpy as jnp
+from ..module import Module
+
+
+class Dropout(Module):
+    """Dropout, as ``equinox.nn.Dropout``: zero each element with probability ``p``.
+
+    In training mode each element is kept with probability ``q = 1 - p`` (a mask from
+    ``random.bernoulli(key, q, x.shape)``, so a key gives Equinox's mask bit for bit) and
+    the kept elements are divided by ``q``; in inference mode, or when ``p == 0``, the
+    input is returned unchanged. Any input shape is accepted.
+
+    Arguments:
+        p: the probability of zeroing an element.
+        inference: the default mode: True for inference (no dropout), False for training.
+
+    Returns:
+        The layer; call it as ``dropout(x, key=key)`` in training mode.
+
+    Example:
+        >>> dropout = Dropout(0.5)
+        >>> dropout(jnp.ones(4), key=invarax.random.key(0))
+        Array([2., 0., 2., 2.], dtype=float32)
+        >>> dropout(jnp.ones(4), inference=True)
+        Array([1., 1., 1., 1.], dtype=float32)
+    """
+
+    p: float
+    inference: bool
+
+    def __init__(self, p=0.5, inference=False):
+        if isinstance(p, (int, float)) and not 0 <= p <= 1:
+            raise ValueError(f"Dropout: p is a probability in [0, 1], got {p}")
+        self.p = p
+        self.inference = inference
+
+    def __call__(self, x, *, key=None, inference=None):
+        """Apply dropout.
+
+        Arguments:
+            x: an array of any shape.
+            key: a PRNG key; required in training mode.
+            inference: overrides the layer's ``inference`` flag when not None.
+
+        Returns:
+            An array of ``x``'s shape.
+
+        Example:
+            >>> Dropout(0.0)(jnp.ones(2))
+            Array([1., 1.], dtype=float32)
+        """
+        if inference is None:
+            inference = self.inference
+        if isinstance(self.p, (int, float)) and self.p == 0:
+            inference = True
+        if inference:
+            return x
+        if key is None:
+            raise RuntimeError(
+                "Dropout in training mode needs a PRNG key: call it as "
+                "dropout(x, key=invarax.random.key(0)) (a fresh key per step), or pass "
+                "inference=True (to the call or to Dropout(...)) to turn dropout off."
+            )
+        x = jnp.asarray(x)
+        q = 1 - lax.stop_gradient(self.p)
+        mask = random.bernoulli(key, q, x.shape)
+        return jnp.where(mask, x / q, 0)

@@ -1,0 +1,155 @@
+"""``LayerNorm`` and ``RMSNorm``."""
+
+from __future__ import annotations
+
+from .. import lax
+from .. import numpy as jnp
+from ..module import Module, field
+from ._misc import float_dtype
+
+
+def _shape(shape):
+    return (shape,) if isinstance(shape, int) else tuple(shape)
+
+
+def _check_shape(layer, expected, x):
+    if tuple(x.shape) != expected:
+        raise ValueError(
+            f"{layer}(shape)(x) needs x.shape == shape = {expected}, got x.shape = "
+            f"{tuple(x.shape)}. For a batch of inputs, map the layer over it: "
+            f"invarax.vmap({layer.lower()})(x)."
+        )
+
+
+def _compute_dtype(x):
+    return jnp.result_type(x.dtype, jnp.float32)
+
+
+class LayerNorm(Module):
+    """Layer normalisation over the whole input, as ``equinox.nn.LayerNorm``.
+
+    ``(x - mean(x)) / sqrt(var(x) + eps) * weight + bias``, computed in float32 at least
+    and returned in ``x``'s dtype. The weight starts at ones and the bias at zeros.
+
+    Arguments:
+        shape: the input's shape (an int or a tuple of ints).
+        eps: added to the variance.
+        use_weight: multiply by a learnt weight of ``shape``.
+        use_bias: add a learnt bias of ``shape``.
+        dtype: the parameters' dtype (default float32, float64 with x64 on).
+
+    Returns:
+        The layer; call it on one input of ``shape`` (``vmap`` it over a batch).
+
+    Example:
+        >>> LayerNorm(2)(jnp.array([1.0, 3.0]))
+        Array([-0.999995,  0.999995], dtype=float32)
+    """
+
+    shape: tuple = field(static=True)
+    eps: float = field(static=True)
+    use_weight: bool = field(static=True)
+    use_bias: bool = field(static=True)
+    weight: object
+    bias: object
+
+    def __init__(self, shape, eps=1e-5, use_weight=True, use_bias=True, dtype=None):
+        self.shape = _shape(shape)
+        self.eps = eps
+        self.use_weight = use_weight
+        self.use_bias = use_bias
+        dtype = float_dtype(dtype)
+        self.weight = jnp.ones(self.shape, dtype) if use_weight else None
+        self.bias = jnp.zeros(self.shape, dtype) if use_bias else None
+
+    def __call__(self, x, *, key=None):
+        """Normalise ``x``.
+
+        Arguments:
+            x: an array of shape ``shape``.
+            key: ignored (for the common layer signature).
+
+        Returns:
+            The normalised array, of ``x``'s shape and dtype.
+
+        Example:
+            >>> LayerNorm((2,), use_weight=False, use_bias=False)(jnp.array([0.0, 2.0]))
+            Array([-0.999995,  0.999995], dtype=float32)
+        """
+        del key
+        x = jnp.asarray(x)
+        _check_shape("LayerNorm", self.shape, x)
+        dtype = _compute_dtype(x)
+        out_dtype, x = x.dtype, x.astype(dtype)
+        mean = jnp.mean(x, keepdims=True)
+        variance = jnp.maximum(0.0, jnp.var(x, keepdims=True))
+        out = (x - mean) * lax.rsqrt(variance + self.eps)
+        if self.weight is not None:
+            out = self.weight.astype(dtype) * out
+        if self.bias is not None:
+            out = out + self.bias.astype(dtype)
+        return out.astype(out_dtype)
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation, as ``equinox.nn.RMSNorm``.
+
+    ``x / sqrt(mean(x ** 2) + eps) * weight + bias``, computed in float32 at least and
+    returned in ``x``'s dtype. The weight starts at ones and the bias at zeros.
+
+    Arguments:
+        shape: the input's shape (an int or a tuple of ints).
+        eps: added to the mean square.
+        use_weight: multiply by a learnt weight of ``shape``.
+        use_bias: add a learnt bias of ``shape``.
+        dtype: the parameters' dtype (default float32, float64 with x64 on).
+
+    Returns:
+        The layer; call it on one input of ``shape`` (``vmap`` it over a batch).
+
+    Example:
+        >>> RMSNorm(2, eps=0.0)(jnp.array([3.0, 4.0]))
+        Array([0.8485281, 1.1313709], dtype=float32)
+    """
+
+    shape: tuple = field(static=True)
+    eps: float = field(static=True)
+    use_weight: bool = field(static=True)
+    use_bias: bool = field(static=True)
+    weight: object
+    bias: object
+
+    def __init__(self, shape, eps=1e-5, use_weight=True, use_bias=True, dtype=None):
+        self.shape = _shape(shape)
+        self.eps = eps
+        self.use_weight = use_weight
+        self.use_bias = use_bias
+        dtype = float_dtype(dtype)
+        self.weight = jnp.ones(self.shape, dtype) if use_weight else None
+        self.bias = jnp.zeros(self.shape, dtype) if use_bias else None
+
+    def __call__(self, x, *, key=None):
+        """Normalise ``x``.
+
+        Arguments:
+            x: an array of shape ``shape``.
+            key: ignored (for the common layer signature).
+
+        Returns:
+            The normalised array, of ``x``'s shape and dtype.
+
+        Example:
+            >>> RMSNorm(1, eps=0.0)(jnp.array([-2.0]))
+            Array([-1.], dtype=float32)
+        """
+        del key
+        x = jnp.asarray(x)
+        _check_shape("RMSNorm", self.shape, x)
+        dtype = _compute_dtype(x)
+        out_dtype, x = x.dtype, x.astype(dtype)
+        out = lax.rsqrt(jnp.mean(x ** 2) + self.eps) * x
+        if self.weight is not None:
+            out = self.weight.astype(dtype) * out
+        if self.bias is not None:
+            out = out + self.bias.astype(dtype)
+        return out.astype(out_dtype)

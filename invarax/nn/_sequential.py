@@ -1,0 +1,110 @@
+"""``Sequential`` and ``Lambda``."""
+
+from __future__ import annotations
+
+import inspect
+
+from .. import random
+from ..module import Module
+
+
+class Sequential(Module):
+    """Layers applied one after the other, as ``equinox.nn.Sequential``.
+
+    Each layer is called as ``layer(x, key=k)``. Given a key, it is split with
+    ``random.split(key, len(layers))`` and layer ``i`` gets key ``i`` (as Equinox does);
+    otherwise every layer gets ``key=None``. Wrap a plain function in ``Lambda``.
+
+    Arguments:
+        layers: a sequence of layers (modules whose ``__call__`` takes ``key=``).
+
+    Returns:
+        The composite layer; it can be indexed, sliced (giving a ``Sequential``),
+        iterated and measured with ``len``.
+
+    Example:
+        >>> model = Sequential([Linear(2, 3, key=invarax.random.key(0)), Lambda(relu)])
+        >>> model(jnp.ones(2)).shape
+        (3,)
+    """
+
+    layers: tuple
+
+    def __init__(self, layers):
+        layers = tuple(layers)
+        for i, layer in enumerate(layers):
+            if inspect.isfunction(layer) or inspect.isbuiltin(layer):
+                name = getattr(layer, "__name__", "fn")
+                raise TypeError(
+                    f"Sequential: layer {i} is the function {name}, which does not take "
+                    f"key=; wrap it as nn.Lambda({name})"
+                )
+            if not callable(layer):
+                raise TypeError(f"Sequential: layer {i} is not callable: {layer!r}")
+        self.layers = layers
+
+    def __call__(self, x, *, key=None):
+        """Apply the layers in order.
+
+        Arguments:
+            x: the input of the first layer.
+            key: a PRNG key split across the layers, or None.
+
+        Returns:
+            The output of the last layer.
+
+        Example:
+            >>> Sequential([Lambda(relu)])(jnp.array([-1.0, 1.0]))
+            Array([0., 1.], dtype=float32)
+        """
+        keys = [None] * len(self.layers) if key is None else random.split(key, len(self.layers))
+        for layer, layer_key in zip(self.layers, keys, strict=True):
+            x = layer(x, key=layer_key)
+        return x
+
+    def __getitem__(self, i):
+        if isinstance(i, int):
+            return self.layers[i]
+        if isinstance(i, slice):
+            return Sequential(self.layers[i])
+        raise TypeError(f"Sequential indices are ints or slices, got {type(i).__name__}")
+
+    def __iter__(self):
+        yield from self.layers
+
+    def __len__(self):
+        return len(self.layers)
+
+
+class Lambda(Module):
+    """A function as a layer, as ``equinox.nn.Lambda``: ``Lambda(fn)(x, key=k)`` is ``fn(x)``.
+
+    Arguments:
+        fn: a function of one argument.
+
+    Returns:
+        The layer, for use in ``Sequential``.
+
+    Example:
+        >>> Lambda(jnp.tanh)(jnp.array(0.0))
+        Array(0., dtype=float32)
+    """
+
+    fn: object
+
+    def __call__(self, x, *, key=None):
+        """Return ``fn(x)`` (``key`` is ignored).
+
+        Arguments:
+            x: the input.
+            key: ignored.
+
+        Returns:
+            ``fn(x)``.
+
+        Example:
+            >>> Lambda(lambda x: 2 * x)(jnp.array(1.0))
+            Array(2., dtype=float32)
+        """
+        del key
+        return self.fn(x)
