@@ -1,0 +1,119 @@
+"""invarax.optim against optax (skipped when optax is absent): the same program, the same values.
+
+Both compute each formula in float32 in the same order; they can differ only where XLA rounds
+an operation differently from NumPy (``b2 ** count`` through XLA's pow, for one: a float32
+ulp), so the bound is a few float32 ulps of the parameters (|p| < 4) after six steps.
+"""
+
+import numpy as np
+import pytest
+
+optax = pytest.importorskip("optax")
+jax = pytest.importorskip("jax")
+
+import invarax.numpy as jnp  # noqa: E402
+from invarax import optim  # noqa: E402
+from invarax.tree_util import tree_leaves, tree_map  # noqa: E402
+
+STEPS = 6
+RTOL, ATOL = 1e-6, 2e-6
+
+
+def _tree(seed):
+    rng = np.random.default_rng(seed)
+    return {"w": rng.standard_normal((3, 4)).astype(np.float32),
+            "b": rng.standard_normal(4).astype(np.float32)}
+
+
+def _run(lib, opt, to_array):
+    params = tree_map(to_array, _tree(0))
+    state = opt.init(params)
+    trajectory = []
+    for i in range(STEPS):
+        grads = tree_map(to_array, _tree(1 + 10 * i))
+        updates, state = opt.update(grads, state, params)
+        params = lib.apply_updates(params, updates)
+        trajectory.append(params)
+    return trajectory, state
+
+
+def _both(make):
+    """Run ``make(lib)`` in invarax.optim and in optax; return both trajectories and states."""
+    ours = _run(optim, make(optim), jnp.asarray)
+    theirs = _run(optax, make(optax), jax.numpy.asarray)
+    return ours, theirs
+
+
+def _assert_close(ours, theirs):
+    ours_leaves, theirs_leaves = tree_leaves(ours), jax.tree_util.tree_leaves(theirs)
+    assert len(ours_leaves) == len(theirs_leaves)
+    for a, b in zip(ours_leaves, theirs_leaves, strict=True):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=RTOL, atol=ATOL)
+
+
+CASES = {
+    "sgd": lambda o: o.sgd(0.05),
+    "sgd_momentum": lambda o: o.sgd(0.05, momentum=0.9),
+    "sgd_nesterov": lambda o: o.sgd(0.05, momentum=0.9, nesterov=True),
+    "adam": lambda o: o.adam(0.01),
+    "adam_kwargs": lambda o: o.adam(0.01, b1=0.5, b2=0.9, eps=1e-3, eps_root=1e-4),
+    "adamw": lambda o: o.adamw(0.01),
+    "adamw_mask": lambda o: o.adamw(0.01, weight_decay=0.1, mask={"w": True, "b": False}),
+    "adamw_mask_fn": lambda o: o.adamw(0.01, weight_decay=0.1,
+                                       mask=lambda p: {"w": False, "b": True}),
+    "clip_adam": lambda o: o.chain(o.clip_by_global_norm(0.5), o.adam(0.01)),
+    "clip_unclipped": lambda o: o.chain(o.clip_by_global_norm(1e3), o.sgd(0.01)),
+    "sgd_linear": lambda o: o.sgd(o.linear_schedule(0.1, 0.01, 4, transition_begin=1), 0.9),
+    "adam_cosine": lambda o: o.adam(o.cosine_decay_schedule(0.05, 4, alpha=0.1)),
+    "adamw_warmup": lambda o: o.adamw(o.warmup_cosine_decay_schedule(0.0, 0.05, 2, 5, 1e-3),
+                                      weight_decay=0.1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_optimizer_matches_optax(name):
+    (ours, our_state), (theirs, their_state) = _both(CASES[name])
+    _assert_close(ours, theirs)
+    _assert_close(our_state, their_state)  # step counts (int32) and moments too
+
+
+def test_building_blocks_match_optax():
+    def make(o):
+        return o.chain(o.trace(decay=0.5, nesterov=True), o.scale_by_adam(b1=0.8),
+                       o.add_decayed_weights(0.01), o.scale(-0.02))
+
+    (ours, our_state), (theirs, their_state) = _both(make)
+    _assert_close(ours, theirs)
+    _assert_close(our_state, their_state)
+
+
+@pytest.mark.parametrize("make", [
+    lambda o: o.constant_schedule(0.3),
+    lambda o: o.linear_schedule(0.1, 0.02, transition_steps=8, transition_begin=3),
+    lambda o: o.polynomial_schedule(1.0, 0.1, power=2, transition_steps=5),
+    lambda o: o.cosine_decay_schedule(0.2, 10, alpha=0.1, exponent=2.0),
+    lambda o: o.warmup_cosine_decay_schedule(0.01, 0.5, 4, 20, end_value=0.05),
+    lambda o: o.join_schedules([o.constant_schedule(1.0), o.linear_schedule(1.0, 0.0, 4)],
+                               [2]),
+])
+def test_schedules_match_optax(make):
+    ours, theirs = make(optim), make(optax)
+    for t in [0, 1, 2, 3, 4, 5, 6, 10, 11, 19, 20, 21, 1000]:
+        for count_ours, count_theirs in [(t, t), (jnp.asarray(t, dtype=jnp.int32),
+                                                  jax.numpy.asarray(t, dtype=np.int32))]:
+            a, b = np.asarray(ours(count_ours)), np.asarray(theirs(count_theirs))
+            assert a.dtype == b.dtype, (t, a.dtype, b.dtype)
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8, err_msg=str(t))
+
+
+def test_apply_updates_keeps_dtypes_as_optax():
+    params = {"h": np.ones(3, np.float16), "w": np.ones(3, np.float32)}
+    updates = {"h": np.full(3, 0.1, np.float32), "w": np.full(3, 0.1, np.float32)}
+    ours = optim.apply_updates(tree_map(jnp.asarray, params), tree_map(jnp.asarray, updates))
+    theirs = optax.apply_updates(tree_map(jax.numpy.asarray, params),
+                                 tree_map(jax.numpy.asarray, updates))
+    for k in params:
+        assert ours[k].dtype == theirs[k].dtype
+        np.testing.assert_array_equal(ours[k], theirs[k])
