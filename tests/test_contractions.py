@@ -460,6 +460,50 @@ def test_formulations_agree_bitwise():
         assert_bitwise(got, first)
 
 
+# --- differentiation: the gradient of a weight comes out in the weight's layout ----------
+
+
+# The gradient of w, written as the cotangent-first contraction and a transpose to w's axes.
+WEIGHT_CASES = {
+    "x @ w": (
+        lambda x, w: x @ w,
+        [(7, 300), (300, 5)],
+        lambda ct, x: lax.transpose(jnp.einsum("nm,nk->mk", ct, x), (1, 0)),
+    ),
+    "contract w's last axis": (
+        lambda x, w: lax.dot_general(x, w, (((1,), (1,)), ((), ()))),
+        [(7, 300), (5, 300)],
+        lambda ct, x: jnp.einsum("nm,nk->mk", ct, x),
+    ),
+    "batched": (
+        lambda x, w: jnp.einsum("bnk,bkm->bnm", x, w),
+        [(2, 7, 3), (2, 3, 5)],
+        lambda ct, x: lax.transpose(jnp.einsum("bnm,bnk->bmk", ct, x), (0, 2, 1)),
+    ),
+    "two free axes": (
+        lambda x, w: jnp.einsum("nk,kmj->nmj", x, w),
+        [(7, 3), (3, 4, 5)],
+        lambda ct, x: lax.transpose(jnp.einsum("nmj,nk->mjk", ct, x), (2, 0, 1)),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(WEIGHT_CASES))
+def test_weight_gradient_needs_no_transpose_and_keeps_the_bits(name, rng):
+    """The cotangent of ``w`` contracts ``x`` with the output cotangent in the order that
+    gives ``w``'s axes directly (no transpose: a row-major result), with the bits of the
+    cotangent-first contraction and a transpose (the canonical order is symmetric)."""
+    f, shapes, reference_vjp = WEIGHT_CASES[name]
+    x, w = (jnp.asarray(random_data(rng, s, np.float32)) for s in shapes)
+    ct = jnp.asarray(random_data(rng, f(x, w).shape, np.float32))
+    _, vjp = invarax.vjp(lambda w: f(x, w), w)
+    names = [e.primitive.name for e in invarax.make_jaxpr(vjp)(ct).eqns]
+    assert names == ["dot_general"], names
+    got = eager_and_jit(lambda c: vjp(c)[0], ct)
+    assert np.asarray(got).flags.c_contiguous
+    assert_bitwise(got, reference_vjp(ct, x))
+
+
 # --- JAX differential -------------------------------------------------------------------
 
 JAX_CASES = [

@@ -228,6 +228,16 @@ def _dot_general_transpose_lhs(
     unsorted = [*x_batch, *x_free, *x_contract_by_y]
     if y.dtype != ct.dtype:  # preferred_element_type: contract in ct's dtype
         y = convert_element_type(y, ct.dtype)
+    identity = list(range(len(unsorted)))
+    if unsorted != identity and [*x_batch, *x_contract_by_y, *x_free] == identity:
+        x_bar = dot_general_p.bind(
+            y,
+            ct,
+            dimension_numbers=((y_free, ct_y), (tuple(y_batch), ct_batch)),
+            precision=precision,
+            preferred_element_type=None,
+        )
+        return convert_element_type(x_bar, x_aval.dtype) if x_bar.dtype != x_aval.dtype else x_bar
     x_bar = dot_general_p.bind(
         ct,
         y,
