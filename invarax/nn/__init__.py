@@ -17,6 +17,7 @@ from ._activations import (
     softmax,
     softplus,
 )
+from ._attention import MultiheadAttention
 from ._conv import Conv, Conv1d, Conv2d, Conv3d
 from ._dropout import Dropout
 from ._embedding import Embedding
@@ -27,7 +28,7 @@ from ._sequential import Lambda, Sequential
 
 __all__ = [
     "Conv", "Conv1d", "Conv2d", "Conv3d", "Dropout", "Embedding", "Identity", "Lambda",
-    "LayerNorm", "Linear", "MLP", "RMSNorm", "Sequential",
+    "LayerNorm", "Linear", "MLP", "MultiheadAttention", "RMSNorm", "Sequential",
     "gelu", "identity", "log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "silu",
     "softmax", "softplus",
 ]
