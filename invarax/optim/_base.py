@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..core.array import Array
-from ..core.pytree import keystr, tree_map_with_path, tree_structure
+from ..core.pytree import keystr, tree_flatten_with_path, tree_map_with_path, tree_structure
 from ..core.trace import Tracer
 
 
@@ -111,6 +111,40 @@ def check_structure(who: str, updates, other, what: str) -> None:
             f"{who}: the updates and {what} have different tree structures:\n"
             f"  updates: {expected}\n  {what}: {got}"
         )
+
+
+def _is_none(x) -> bool:
+    return x is None
+
+
+def map_with_params(who: str, f, updates, params, keep_params: bool = False):
+    """``f(update, param)`` at each update that is not None; elsewhere None (or the param).
+
+    ``params`` may hold anything (a Module's functions, say) where the updates are None, as
+    the updates of a filtered model do; elsewhere each param must be a float array of its
+    update's shape. With ``keep_params`` the result holds the param where the update is
+    None, and has the params' structure.
+    """
+    with_paths, treedef = tree_flatten_with_path(updates, is_leaf=_is_none)
+    try:
+        param_leaves = treedef.flatten_up_to(params)
+    except ValueError as e:
+        raise ValueError(
+            f"{who}: the updates and the params have different tree structures: {e}"
+        ) from None
+    out = []
+    for (path, u), p in zip(with_paths, param_leaves, strict=True):
+        if u is not None:
+            where = keystr(path)
+            check_param(who, where, p)
+            if np.shape(p) != np.shape(u):
+                raise ValueError(
+                    f"{who}: the update at {where or 'the root'} has shape {np.shape(u)}, "
+                    f"its parameter {np.shape(p)}")
+            out.append(f(u, p))
+        else:
+            out.append(p if keep_params else None)
+    return treedef.unflatten(out)
 
 
 def check_nonnegative(who: str, name: str, value, *, positive: bool = False) -> None:

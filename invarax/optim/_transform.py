@@ -14,6 +14,7 @@ from ._base import (
     check_state,
     check_structure,
     init_empty_state,
+    map_with_params,
     zeros_like_params,
 )
 
@@ -277,8 +278,8 @@ def add_decayed_weights(weight_decay: float = 0.0, mask=None) -> GradientTransfo
                 "add_decayed_weights: the update needs the parameters: call "
                 "opt.update(grads, state, params)"
             )
-        check_structure("add_decayed_weights.update", updates, params, "the params")
-        return tree_map(lambda g, p: g + weight_decay * p, updates, params), state
+        return map_with_params("add_decayed_weights.update", lambda g, p: g + weight_decay * p,
+                               updates, params), state
 
     transform = GradientTransformation(init_empty_state, update_fn)
     return transform if mask is None else masked(transform, mask)

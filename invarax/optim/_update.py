@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import numpy as jnp
-from ..core.pytree import keystr, tree_flatten_with_path, tree_structure
-from ._base import check_param
-
-
-def _is_none(x) -> bool:
-    return x is None
+from ._base import map_with_params
 
 
 def apply_updates(params, updates):
@@ -32,24 +25,6 @@ def apply_updates(params, updates):
         >>> apply_updates({"w": jnp.ones(2), "act": "relu"}, {"w": jnp.ones(2), "act": None})
         {'act': 'relu', 'w': Array([2., 2.], dtype=float32)}
     """
-    with_paths, _ = tree_flatten_with_path(updates, is_leaf=_is_none)
-    treedef = tree_structure(updates, is_leaf=_is_none)
-    try:
-        param_leaves = treedef.flatten_up_to(params)
-    except ValueError as e:
-        raise ValueError(
-            f"apply_updates: the updates do not have the structure of the params: {e}"
-        ) from None
-    out = []
-    for (path, u), p in zip(with_paths, param_leaves, strict=True):
-        if u is None:
-            out.append(p)
-            continue
-        where = keystr(path)
-        check_param("apply_updates", where, p)
-        if np.shape(p) != np.shape(u):
-            raise ValueError(
-                f"apply_updates: the update at {where or 'the root'} has shape "
-                f"{np.shape(u)}, its parameter {np.shape(p)}")
-        out.append(jnp.asarray(p + u).astype(jnp.asarray(p).dtype))
-    return treedef.unflatten(out)
+    return map_with_params("apply_updates",
+                           lambda u, p: jnp.asarray(p + u).astype(jnp.asarray(p).dtype),
+                           updates, params, keep_params=True)
