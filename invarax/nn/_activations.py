@@ -119,7 +119,7 @@ def gelu(x, approximate: bool = True):
 
     Example:
         >>> gelu(jnp.array([0.0, 1.0]))
-        Array([0.       , 0.8411919], dtype=float32)
+        Array([0.      , 0.841192], dtype=float32)
     """
     (x,) = promote_args("gelu", x, to_inexact=True)
     if approximate:

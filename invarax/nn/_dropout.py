@@ -25,7 +25,7 @@ class Dropout(Module):
     Example:
         >>> dropout = Dropout(0.5)
         >>> dropout(jnp.ones(4), key=invarax.random.key(0))
-        Array([2., 0., 2., 2.], dtype=float32)
+        Array([0., 0., 2., 2.], dtype=float32)
         >>> dropout(jnp.ones(4), inference=True)
         Array([1., 1., 1., 1.], dtype=float32)
     """

@@ -109,7 +109,7 @@ class RMSNorm(Module):
 
     Example:
         >>> RMSNorm(2, eps=0.0)(jnp.array([3.0, 4.0]))
-        Array([0.8485281, 1.1313709], dtype=float32)
+        Array([0.84852815, 1.1313709 ], dtype=float32)
     """
 
     shape: tuple = field(static=True)

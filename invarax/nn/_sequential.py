@@ -23,7 +23,7 @@ class Sequential(Module):
         iterated and measured with ``len``.
 
     Example:
-        >>> model = Sequential([Linear(2, 3, key=invarax.random.key(0)), Lambda(relu)])
+        >>> model = Sequential([nn.Linear(2, 3, key=invarax.random.key(0)), Lambda(nn.relu)])
         >>> model(jnp.ones(2)).shape
         (3,)
     """
@@ -33,14 +33,15 @@ class Sequential(Module):
     def __init__(self, layers):
         layers = tuple(layers)
         for i, layer in enumerate(layers):
-            if inspect.isfunction(layer) or inspect.isbuiltin(layer):
-                name = getattr(layer, "__name__", "fn")
-                raise TypeError(
-                    f"Sequential: layer {i} is the function {name}, which does not take "
-                    f"key=; wrap it as nn.Lambda({name})"
-                )
             if not callable(layer):
                 raise TypeError(f"Sequential: layer {i} is not callable: {layer!r}")
+            if not _takes_key(layer):
+                name = getattr(layer, "__name__", type(layer).__name__)
+                raise TypeError(
+                    f"Sequential: layer {i} ({name}) does not take the keyword argument "
+                    f"key=, which Sequential passes to every layer; wrap it as "
+                    f"nn.Lambda({name})"
+                )
         self.layers = layers
 
     def __call__(self, x, *, key=None):
@@ -54,7 +55,7 @@ class Sequential(Module):
             The output of the last layer.
 
         Example:
-            >>> Sequential([Lambda(relu)])(jnp.array([-1.0, 1.0]))
+            >>> Sequential([Lambda(nn.relu)])(jnp.array([-1.0, 1.0]))
             Array([0., 1.], dtype=float32)
         """
         keys = [None] * len(self.layers) if key is None else random.split(key, len(self.layers))
@@ -86,8 +87,8 @@ class Lambda(Module):
         The layer, for use in ``Sequential``.
 
     Example:
-        >>> Lambda(jnp.tanh)(jnp.array(0.0))
-        Array(0., dtype=float32)
+        >>> Lambda(jnp.tanh)(jnp.zeros(2))
+        Array([0., 0.], dtype=float32)
     """
 
     fn: object
@@ -103,8 +104,17 @@ class Lambda(Module):
             ``fn(x)``.
 
         Example:
-            >>> Lambda(lambda x: 2 * x)(jnp.array(1.0))
-            Array(2., dtype=float32)
+            >>> Lambda(lambda x: 2 * x)(jnp.ones(2))
+            Array([2., 2.], dtype=float32)
         """
         del key
         return self.fn(x)
+
+
+def _takes_key(layer) -> bool:
+    """Whether ``layer(x, key=...)`` is a valid call (True when the signature is unknown)."""
+    try:
+        parameters = inspect.signature(layer).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "key" or p.kind is p.VAR_KEYWORD for p in parameters)
