@@ -1,8 +1,17 @@
 """Turn a jaxpr into a Python function over NumPy arrays.
 
 The generated function calls, for each equation, the very impl that eager
-evaluation calls, so a jitted function gives eager's bits (N3). Each
-intermediate is released right after its last use.
+evaluation calls, so a jitted function gives eager's bits (N3). Large
+elementwise equations run in fusion groups (``fusion.py``): chunk by chunk, on
+threads, each chunk through the same impls.
+
+Each intermediate is released right after its last use. A fusion group's output
+is written into the buffer of a value that dies at the group when the program
+owns that buffer, instead of a fresh array: the program owns the outputs of its
+fusion groups (fresh arrays, or buffers it owned before) and the inputs the
+caller donates. A buffer is lent this way only if every reader of the value is
+a fusion group, which never returns a view, so no live value can alias it; the
+program's inputs (unless donated), constants and outputs are never written over.
 """
 
 from __future__ import annotations
@@ -12,17 +21,31 @@ import functools
 import numpy as np
 
 from ..core.ir import Jaxpr, Literal
+from .fusion import Group, plan
 
 
-def compile_jaxpr(jaxpr: Jaxpr):
+def compile_jaxpr(jaxpr: Jaxpr, donated=None):
     """Return ``run(*consts, *args) -> list`` evaluating ``jaxpr`` on NumPy arrays.
+
+    Arguments:
+        jaxpr: the program.
+        donated: a bool per invar (default: none): True hands that argument's buffer to the
+            program, which may write over it (if it is writeable and shares no memory with
+            another argument) once it no longer needs its value.
+
+    Returns:
+        The function; ``run.source`` is its Python source, ``run.groups`` its fusion groups
+        and ``run.reused`` the values whose buffers their outputs are written into.
 
     Example:
         >>> run = compile_jaxpr(make_jaxpr(jnp.sin)(1.0).jaxpr)
         >>> run(np.float32(0.5))
         [0.47942555]
     """
-    namespace = {"_errstate": np.errstate}
+    donated = tuple(donated) if donated is not None else (False,) * len(jaxpr.invars)
+    if len(donated) != len(jaxpr.invars):
+        raise ValueError(f"donated has {len(donated)} entries for {len(jaxpr.invars)} inputs")
+    namespace = {"_errstate": np.errstate, "_donor": _donor}
     names = {}
 
     def name_of(v):
@@ -37,17 +60,36 @@ def compile_jaxpr(jaxpr: Jaxpr):
         return names[id(v)]
 
     params = [bind_name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
-    last_use = _last_uses(jaxpr)
+    items = [i for i in plan(jaxpr) if not (isinstance(i, Group) and not i.outvars)]
+    last_use = _last_uses(items, jaxpr.outvars)
+    lenders = _lenders(jaxpr, items, donated)
     body = []
-    for i, eqn in enumerate(jaxpr.eqns):
+    donor_names = {}
+    for v, d in zip(jaxpr.invars, donated, strict=True):
+        if d and id(v) in lenders:
+            others = "".join(f"{p}, " for p in params if p != names[id(v)])
+            donor_names[id(v)] = f"d{names[id(v)]}"
+            body.append(f"{donor_names[id(v)]} = _donor({names[id(v)]}, ({others}))")
+    groups, reused = [], []
+    for i, item in enumerate(items):
         fn = f"f{i}"
-        impl = eqn.primitive.impl
-        namespace[fn] = functools.partial(impl, **eqn.params) if eqn.params else impl
-        ins = ", ".join(name_of(v) for v in eqn.invars)
-        outs = ", ".join(bind_name(v) for v in eqn.outvars)
-        if eqn.primitive.multiple_results:
+        if isinstance(item, Group):
+            namespace[fn] = item.runner()
+            bufs = _buffers(item, last_use.get(i, ()), lenders)
+            reused += [b for b in bufs if b is not None]
+            args = [name_of(v) for v in item.invars]
+            args += ["None" if b is None else donor_names.get(id(b), names[id(b)]) for b in bufs]
+            outvars, multiple = item.outvars, True
+            groups.append(item)
+        else:
+            impl = item.primitive.impl
+            namespace[fn] = functools.partial(impl, **item.params) if item.params else impl
+            args = [name_of(v) for v in item.invars]
+            outvars, multiple = item.outvars, item.primitive.multiple_results
+        outs = ", ".join(bind_name(v) for v in outvars)
+        if multiple:
             outs = f"({outs},)"
-        body.append(f"{outs} = {fn}({ins})")
+        body.append(f"{outs} = {fn}({', '.join(args)})")
         dead = [names[id(v)] for v in last_use.get(i, ())]
         if dead:
             body.append(f"del {', '.join(dead)}")
@@ -55,19 +97,60 @@ def compile_jaxpr(jaxpr: Jaxpr):
     lines = [f"def run({', '.join(params)}):", "    with _errstate(all='ignore'):"]
     lines += [f"        {line}" for line in body]
     lines.append(f"        return [{outs}]")
-    exec(compile("\n".join(lines), "<invarax.jit>", "exec"), namespace)
-    return namespace["run"]
+    source = "\n".join(lines)
+    exec(compile(source, "<invarax.jit>", "exec"), namespace)
+    run = namespace["run"]
+    run.source = source
+    run.groups = groups
+    run.reused = reused
+    return run
 
 
-def _last_uses(jaxpr: Jaxpr):
-    """Map equation index -> the variables whose last use it is (outputs are never freed)."""
-    keep = {id(v) for v in jaxpr.outvars}
+def _last_uses(items, outvars):
+    """Map item index -> the variables whose last use it is (outputs are never freed)."""
+    keep = {id(v) for v in outvars}
     last = {}
-    for i, eqn in enumerate(jaxpr.eqns):
-        for v in eqn.invars:
+    for i, item in enumerate(items):
+        for v in item.invars:
             if not isinstance(v, Literal) and id(v) not in keep:
                 last[id(v)] = (i, v)
-    by_eqn = {}
+    by_item = {}
     for i, v in last.values():
-        by_eqn.setdefault(i, {})[id(v)] = v
-    return {i: list(vs.values()) for i, vs in by_eqn.items()}
+        by_item.setdefault(i, {})[id(v)] = v
+    return {i: list(vs.values()) for i, vs in by_item.items()}
+
+
+def _lenders(jaxpr: Jaxpr, items, donated) -> set:
+    """The ids of the values whose buffer the program may write over once they are dead:
+    owned (a fusion group's output, or a donated input), read by fusion groups only, and
+    not a program output."""
+    owned = {id(v) for v, d in zip(jaxpr.invars, donated, strict=True) if d}
+    for item in items:
+        if isinstance(item, Group):
+            owned.update(id(v) for v in item.outvars)
+    for item in items:
+        if not isinstance(item, Group):
+            owned.difference_update(id(v) for v in item.invars)
+    owned.difference_update(id(v) for v in jaxpr.outvars)
+    return owned
+
+
+def _buffers(group: Group, dying, lenders) -> list:
+    """For each output of ``group``: a dying value whose buffer it is written into, or None."""
+    free = [v for v in dying if id(v) in lenders]
+    bufs = []
+    for candidates in group.reusable:
+        pick = next((v for v in candidates if any(v is f for f in free)), None)
+        if pick is not None:
+            free = [f for f in free if f is not pick]
+        bufs.append(pick)
+    return bufs
+
+
+def _donor(x, others):
+    """``x`` if the program may write over it (writeable, shares no memory with ``others``)."""
+    if not (isinstance(x, np.ndarray) and x.flags.writeable):
+        return None
+    if any(np.may_share_memory(x, o) for o in others if isinstance(o, np.ndarray)):
+        return None
+    return x

@@ -75,13 +75,20 @@ def _round_impl(x, rounding_method):
     return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(x.dtype)
 
 
+def _int_div(x, y):
+    q = np.floor_divide(x, y)
+    # C semantics: round toward zero (floor_divide rounds toward -inf).
+    fix = (np.remainder(x, y) != 0) & ((x < 0) != (y < 0))
+    return np.where(fix, q + 1, q).astype(q.dtype)
+
+
+def _div_kernel(dtype):
+    """div's computation for ``dtype``: C's truncating division for integers, else a ufunc."""
+    return _int_div if dtype.kind in "iu" else np.divide
+
+
 def _div_impl(x, y):
-    if x.dtype.kind in "iu":
-        q = np.floor_divide(x, y)
-        # C semantics: round toward zero (floor_divide rounds toward -inf).
-        fix = (np.remainder(x, y) != 0) & ((x < 0) != (y < 0))
-        return np.where(fix, q + 1, q).astype(q.dtype)
-    return np.divide(x, y)
+    return _div_kernel(x.dtype)(x, y)
 
 
 def _logistic_impl(x):
@@ -695,3 +702,32 @@ for _prim in (*unary_p.values(), *binary_p.values(), *compare_p.values(), is_fin
               convert_element_type_p, stop_gradient_p):
     _vectorized_batch_rule(_prim)
 _vectorized_batch_rule(select_n_p, scalars_stay=lambda i: i == 0)
+
+
+# ---------------------------------------------------------------------------------------
+# Chunked evaluation (invarax/compiler/fusion.py): each primitive below maps elements to
+# elements, so its impl applied to equal slices of the operands (a 0-d operand as it is)
+# gives every element the bits of the whole-array call. ``chunk_kernel`` is what a chunk
+# calls: where it is a NumPy ufunc, it writes into the chunk's buffer
+# (``kernel(*slices, out=buffer)``, the same loop and dtypes); otherwise the chunk is
+# computed by it and copied in.
+
+CHUNKABLE = frozenset({
+    *unary_p.values(), *binary_p.values(), *compare_p.values(), is_finite_p, conj_p,
+    abs_p, real_p, imag_p, round_p, integer_pow_p, select_n_p, convert_element_type_p,
+})
+
+# The impls that dispatch on the operands' dtype: the function of the dtype they call.
+_DTYPE_KERNELS = {binary_p["div"]: _div_kernel}
+
+
+def chunk_kernel(prim: Primitive, dtype):
+    """The function that ``prim``'s impl applies to operands of ``dtype`` (the impl itself,
+    unless the impl dispatches on the dtype), for a primitive in ``CHUNKABLE``.
+
+    Example:
+        >>> chunk_kernel(binary_p["div"], np.dtype(np.float32))
+        <ufunc 'divide'>
+    """
+    kernel = _DTYPE_KERNELS.get(prim)
+    return prim.impl if kernel is None else kernel(dtype)

@@ -1,0 +1,356 @@
+"""Elementwise fusion: groups of elementwise equations evaluated chunk by chunk, on threads.
+
+A *fusion group* is a set of elementwise equations (``CHUNKABLE`` in
+``invarax/ops/elementwise.py``) with one output shape, large enough to pay for
+chunking (``min_size`` elements). Its inputs are arrays of that shape and 0-d
+scalars: a ``broadcast_in_dim`` of a 0-d operand to the group's shape is read as
+that scalar. ``plan`` groups a jaxpr's equations greedily, in program order: an
+elementwise equation joins the open group of its shape, and a group is emitted
+(closed) just before the first other equation that reads one of its values, so
+every group runs after all its inputs exist and before all its readers.
+
+A group runs chunk by chunk over its elements: the elements are split into
+chunks of about ``chunk`` elements (whole rows of the trailing axes, or a range
+of the last axes that does not fit), and for each chunk every member equation
+runs on the chunk's slices, in program order, its result written into a small
+scratch buffer that is reused from chunk to chunk (so the intermediates stay in
+the cache), or straight into the full output array for a value that the rest of
+the program reads. Each member is computed by its own impl, the one eager
+evaluation calls: a ufunc impl writes into the buffer (``ufunc(*slices,
+out=buffer)``: the same loop and dtypes), any other impl runs on the slices and
+the chunk is copied in. An elementwise impl gives an element the same bits
+whatever the length, offset or stride of the array around it, so neither the
+chunk size nor the scalar standing for a broadcast changes a bit (N3), and
+tests check it for every primitive.
+
+Chunks are independent, so they run on threads when the group is large (NumPy's
+ufuncs release the GIL): the chunks are cut into one contiguous run per thread,
+``$INVARAX_NUM_THREADS`` threads at most (the kernels' rule), at least
+``min_per_thread`` elements each. A chunk's bits do not depend on the thread
+that computes it, so the thread count never changes a result (N5).
+
+An output may be written into the buffer of an input that the program no longer
+needs (``reusable``): the lowering decides which, and the group only guarantees
+that the input's chunk is read before the output's chunk is written over it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ..core.ir import Jaxpr, Literal
+from ..kernels._support import num_threads
+from ..ops.elementwise import CHUNKABLE, chunk_kernel
+from ..ops.shape import broadcast_in_dim_p
+
+# chunk: elements per chunk (measured: 8-16K float32 keeps a group's buffers in L2).
+# min_size: the smallest group, in elements; smaller programs run equation by equation.
+# min_per_thread: the fewest elements worth a thread. threads: None reads the kernels' rule.
+_SETTINGS = {"chunk": 8192, "min_size": 65536, "min_per_thread": 65536, "threads": None}
+
+
+@contextlib.contextmanager
+def _settings(**changes):
+    """Temporarily change ``_SETTINGS`` (tests): ``chunk`` and ``threads`` apply at each
+    call, ``min_size`` when a program is compiled."""
+    unknown = set(changes) - set(_SETTINGS)
+    if unknown:
+        raise KeyError(f"unknown fusion settings {sorted(unknown)}")
+    saved = dict(_SETTINGS)
+    _SETTINGS.update(changes)
+    try:
+        yield
+    finally:
+        _SETTINGS.clear()
+        _SETTINGS.update(saved)
+
+
+class Group:
+    """A fusion group: its member equations, inputs and materialised outputs.
+
+    Attributes:
+        shape: the shape of every member's output.
+        eqns: the members, in program order.
+        args: for each member, its input atoms (a broadcast scalar replaced by its operand).
+        invars: the external inputs (Vars of ``shape`` or 0-d, and Literals), in first-use order.
+        outvars: the members' outputs that the rest of the program reads.
+        reusable: for each output, the full-size inputs whose buffer it may be written into.
+    """
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.eqns, self.args = [], []
+        self.invars, self.outvars, self.reusable = [], [], []
+        self._runner = None
+
+    def __repr__(self):
+        names = " ".join(e.primitive.name for e in self.eqns)
+        return f"Group({self.shape}: {names})"
+
+    def finish(self, needed) -> None:
+        """Set ``invars``, ``outvars`` and ``reusable``; ``needed(v)``: read outside."""
+        inside = {id(v) for e in self.eqns for v in e.outvars}
+        seen = set()
+        last_read = {}
+        for m, args in enumerate(self.args):
+            for a in args:
+                if id(a) not in inside:
+                    if id(a) not in seen:
+                        seen.add(id(a))
+                        self.invars.append(a)
+                    last_read[id(a)] = m
+        for m, eqn in enumerate(self.eqns):
+            out = eqn.outvars[0]
+            if needed(out):
+                self.outvars.append(out)
+                self.reusable.append([
+                    v for v in self.invars
+                    if not isinstance(v, Literal) and v.aval.shape == self.shape
+                    and v.aval.dtype == out.aval.dtype and last_read[id(v)] <= m
+                ])
+
+    def runner(self):
+        """The compiled group: ``run(*invars, *out_buffers) -> outputs`` (a buffer may be None)."""
+        if self._runner is None:
+            self._runner = _Runner(self)
+        return self._runner
+
+
+def fusable(eqn, min_size: int) -> bool:
+    """Whether ``eqn`` may join a fusion group."""
+    if eqn.primitive not in CHUNKABLE or len(eqn.outvars) != 1:
+        return False
+    shape = eqn.outvars[0].aval.shape
+    return len(shape) > 0 and math.prod(shape) >= max(min_size, 1)
+
+
+def _scalar_broadcast(eqn, min_size: int) -> bool:
+    return (eqn.primitive is broadcast_in_dim_p and eqn.invars[0].aval.shape == ()
+            and len(eqn.outvars[0].aval.shape) > 0
+            and math.prod(eqn.outvars[0].aval.shape) >= max(min_size, 1))
+
+
+def plan(jaxpr: Jaxpr) -> list:
+    """The program as a list of items to run in order: equations and fusion ``Group``s.
+
+    Example:
+        >>> plan(make_jaxpr(lambda x: jnp.sin(x) * 2.0)(np.ones(10**6)).jaxpr)
+        [Group((1000000,): sin mul)]
+    """
+    min_size = _SETTINGS["min_size"]
+    items, open_groups, owner, scalar_of, bcasts = [], {}, {}, {}, []
+
+    def close(group):
+        items.append(group)
+        del open_groups[group.shape]
+
+    for eqn in jaxpr.eqns:
+        if fusable(eqn, min_size):
+            shape = eqn.outvars[0].aval.shape
+            group = open_groups.get(shape)
+            if group is None:
+                group = open_groups[shape] = Group(shape)
+            group.eqns.append(eqn)
+            group.args.append([scalar_of.get(id(v), v) for v in eqn.invars])
+            owner[id(eqn.outvars[0])] = group
+            continue
+        for v in eqn.invars:
+            group = owner.get(id(v))
+            if group is not None and open_groups.get(group.shape) is group:
+                close(group)
+        if _scalar_broadcast(eqn, min_size):
+            scalar_of[id(eqn.outvars[0])] = eqn.invars[0]
+            bcasts.append(eqn)
+        items.append(eqn)
+    for group in list(open_groups.values()):
+        close(group)
+
+    read = {id(v) for v in jaxpr.outvars}
+    for item in items:
+        if isinstance(item, Group):
+            read.update(id(a) for args in item.args for a in args)
+        else:
+            read.update(id(v) for v in item.invars)
+    # A broadcast that only groups read (as its scalar) is not computed at all.
+    unread = {id(e) for e in bcasts if id(e.outvars[0]) not in read}
+    items = [item for item in items if id(item) not in unread]
+    outside = {id(v) for v in jaxpr.outvars}
+    for item in items:
+        if not isinstance(item, Group):
+            outside.update(id(v) for v in item.invars)
+    for item in items:
+        if isinstance(item, Group):
+            outside.update(id(v) for v in _group_reads_of_others(item, items))
+    for item in items:
+        if isinstance(item, Group):
+            item.finish(lambda v: id(v) in outside)
+    return items
+
+
+def _group_reads_of_others(group, items):
+    """The atoms that ``group`` reads from other items."""
+    inside = {id(v) for e in group.eqns for v in e.outvars}
+    return [a for args in group.args for a in args if id(a) not in inside]
+
+
+class _Runner:
+    """Runs a group: allocates its outputs and computes them chunk by chunk, on threads."""
+
+    def __init__(self, group: Group):
+        self.shape = group.shape
+        self.size = math.prod(group.shape)
+        self.out_dtypes = [v.aval.dtype for v in group.outvars]
+        self.n_in = len(group.invars)
+        self.body, self.scratch_dtypes, self.source = _body(group)
+        self._chunks = {}
+
+    def chunks(self, chunk: int):
+        """``(scratch_shape, [(index, rows), ...])`` for chunks of about ``chunk`` elements."""
+        plan = self._chunks.get(chunk)
+        if plan is None:
+            plan = self._chunks[chunk] = _chunks(self.shape, chunk)
+        return plan
+
+    def __call__(self, *args):
+        ins, bufs = args[: self.n_in], args[self.n_in:]
+        outs = [np.empty(self.shape, dt) if b is None else b
+                for b, dt in zip(bufs, self.out_dtypes, strict=True)]
+        scratch_shape, chunks = self.chunks(_SETTINGS["chunk"])
+        threads = min(_SETTINGS["threads"] or num_threads(),
+                      self.size // _SETTINGS["min_per_thread"], len(chunks))
+        arrays = (*ins, *outs)
+        if threads <= 1:
+            self._work(chunks, scratch_shape, arrays)
+            return outs
+        per, extra = divmod(len(chunks), threads)
+        bounds = [i * per + min(i, extra) for i in range(threads + 1)]
+        pool = _pool(threads - 1)
+        futures = [pool.submit(self._work, chunks[lo:hi], scratch_shape, arrays)
+                   for lo, hi in zip(bounds[1:-1], bounds[2:], strict=True)]
+        try:
+            self._work(chunks[: bounds[1]], scratch_shape, arrays)
+        finally:
+            for f in futures:
+                f.result()
+        return outs
+
+    def _work(self, chunks, scratch_shape, arrays):
+        body = self.body
+        full = [np.empty(scratch_shape, dt) for dt in self.scratch_dtypes]
+        rows = scratch_shape[0]
+        with np.errstate(all="ignore"):  # a thread starts with NumPy's default error state
+            for index, n in chunks:
+                scratch = full if n == rows else [s[:n] for s in full]
+                body(index, *scratch, *arrays)
+
+
+def _chunks(shape, chunk: int):
+    """Split ``shape`` into chunks: a range of one axis, with every element after it.
+
+    The split axis is the first whose trailing block fits in ``chunk`` elements; each
+    chunk takes ``k`` consecutive positions of it (``k * block <= chunk``, at least one).
+    """
+    axis = next(a for a in range(len(shape)) if math.prod(shape[a + 1:]) <= chunk)
+    block = math.prod(shape[axis + 1:])
+    k = max(1, min(chunk // max(block, 1), shape[axis]))
+    out = []
+    for prefix in np.ndindex(*shape[:axis]):
+        for lo in range(0, shape[axis], k):
+            hi = min(lo + k, shape[axis])
+            out.append(((*prefix, slice(lo, hi)), hi - lo))
+    return (k, *shape[axis + 1:]), out
+
+
+def _body(group: Group):
+    """Generate ``body(index, *scratch, *invars, *outputs)``: one chunk of the group.
+
+    Returns:
+        ``(body, scratch_dtypes, source)``.
+    """
+    namespace = {}
+    loc = {}  # id(atom) -> its name in the body
+    params_in, lines = [], []
+    for j, v in enumerate(group.invars):
+        if isinstance(v, Literal):
+            namespace[f"k{j}"] = v.val._value
+            loc[id(v)] = f"k{j}"
+            params_in.append(f"_k{j}")  # passed, but the constant is used
+        elif v.aval.shape == ():
+            params_in.append(f"s{j}")
+            loc[id(v)] = f"s{j}"
+        else:
+            params_in.append(f"i{j}")
+            lines.append(f"a{j} = i{j}[index]")
+            loc[id(v)] = f"a{j}"
+    materialised = {id(v): k for k, v in enumerate(group.outvars)}
+    lines += [f"c{k} = o{k}[index]" for k in range(len(group.outvars))]
+
+    last = {}
+    for m, args in enumerate(group.args):
+        for a in args:
+            last[id(a)] = m
+    scratch_dtypes, free = [], {}  # free: dtype -> names of unused scratch buffers
+    for m, (eqn, args) in enumerate(zip(group.eqns, group.args, strict=True)):
+        ins = ", ".join(loc[id(a)] for a in args)
+        for a in args:  # a value dead after this member lends its buffer to the result
+            name = loc[id(a)]
+            if last[id(a)] == m and name.startswith("t") and name not in free.get(
+                    a.aval.dtype, ()):
+                free.setdefault(a.aval.dtype, []).append(name)
+        out = eqn.outvars[0]
+        if id(out) in materialised:
+            dst = f"c{materialised[id(out)]}"
+        else:
+            pool = free.setdefault(out.aval.dtype, [])
+            if pool:
+                dst = pool.pop()
+            else:
+                dst = f"t{len(scratch_dtypes)}"
+                scratch_dtypes.append(out.aval.dtype)
+            if id(out) not in last:  # never read: its buffer is free again at once
+                pool.append(dst)
+        loc[id(out)] = dst
+        fn = f"f{m}"
+        kernel = chunk_kernel(eqn.primitive, args[0].aval.dtype)
+        if isinstance(kernel, np.ufunc) and not eqn.params:
+            namespace[fn] = kernel
+            lines.append(f"{fn}({ins}, out={dst})")
+        else:
+            namespace[fn] = _bind_params(kernel, eqn.params)
+            lines.append(f"{dst}[...] = {fn}({ins})")
+    scratch = [f"t{r}" for r in range(len(scratch_dtypes))]
+    outs = [f"o{k}" for k in range(len(group.outvars))]
+    head = f"def body(index, {', '.join([*scratch, *params_in, *outs])}):"
+    source = "\n".join([head, *(f"    {line}" for line in lines)])
+    exec(compile(source, "<invarax.fusion>", "exec"), namespace)
+    return namespace["body"], scratch_dtypes, source
+
+
+def _bind_params(impl, params):
+    if not params:
+        return impl
+
+    def bound(*args):
+        return impl(*args, **params)
+
+    return bound
+
+
+_POOL = {"executor": None, "workers": 0}
+_POOL_LOCK = threading.Lock()
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """A thread pool with at least ``workers`` threads, kept for later groups."""
+    with _POOL_LOCK:
+        if _POOL["workers"] < workers:
+            if _POOL["executor"] is not None:
+                _POOL["executor"].shutdown(wait=False)
+            _POOL["executor"] = ThreadPoolExecutor(workers, thread_name_prefix="invarax-fusion")
+            _POOL["workers"] = workers
+        return _POOL["executor"]
