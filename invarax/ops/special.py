@@ -110,10 +110,15 @@ def erf_inv(x):
         >>> erf_inv(jnp.array([0.0, 0.5]))
         Array([0.        , 0.47693628], dtype=float32)
     """
-    x = to_array(x, "erf_inv operand")
+    return erf_inv_on(to_array(x, "erf_inv operand"), lax.log1p)
+
+
+def erf_inv_on(x, log1p):
+    """``erf_inv(x)`` with the given ``log1p`` for ``w = -log1p(-x*x)`` (invarax's, or the
+    XLA-compatible one of ``invarax.random``, which reproduces JAX's bits)."""
     if x.dtype not in (np.float32, np.float64):
         raise TypeError(f"erf_inv takes float32 or float64, got {x.dtype.name}")
-    w = lax.neg(lax.log1p(lax.neg(lax.mul(x, x))))
+    w = lax.neg(log1p(lax.mul(x, lax.neg(x))))
     if x.dtype == np.float32:
         small = lax.lt(w, _const(w, 5.0))
         w = lax.select(small, lax.sub(w, _const(w, 2.5)), lax.sub(lax.sqrt(w), _const(w, 3.0)))

@@ -15,7 +15,7 @@ from ..core import dtypes
 from ..core.array import ArrayImpl, to_array
 from ..ops import elementwise as lax
 from ..ops.fused import fma
-from ..ops.special import erf, erf_inv
+from . import _xla_math as xla
 from ._keys import check_key, check_shape, concrete_value, random_bits, split
 
 
@@ -121,7 +121,7 @@ def normal(key, shape=(), dtype=None):
     dtype = float_dtype("normal", dtype)
     low = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
     u = _unit_uniform(key, shape, dtype, low, 1.0)
-    return lax.mul(_const(np.sqrt(2), dtype), erf_inv(u))
+    return lax.mul(_const(np.sqrt(2), dtype), xla.erf_inv(u))
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
@@ -149,8 +149,10 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     upper = param("truncated_normal", "upper", upper, dtype, shape)
     check_ordered("truncated_normal", lower, upper, ("lower", "upper"))
     sqrt2 = _const(np.sqrt(2), dtype)
-    a, b = erf(lax.div(lower, sqrt2)), erf(lax.div(upper, sqrt2))
-    out = lax.mul(sqrt2, erf_inv(uniform_floats(key, shape, dtype, a, b)))
+    # JAX divides by sqrt(2); XLA compiles that to a product with the rounded reciprocal.
+    inv_sqrt2 = _const(1 / np.asarray(np.sqrt(2), dtype), dtype)
+    a, b = xla.erf(lax.mul(lower, inv_sqrt2)), xla.erf(lax.mul(upper, inv_sqrt2))
+    out = lax.mul(sqrt2, xla.erf_inv(uniform_floats(key, shape, dtype, a, b)))
     inf = _const(np.inf, dtype)
     low = lax.nextafter(lax.stop_gradient(lower), jnp.full(shape, inf))
     high = lax.nextafter(lax.stop_gradient(upper), jnp.full(shape, -inf))
@@ -287,7 +289,7 @@ def exponential(key, shape=(), dtype=None):
     key = check_key("exponential", key)
     dtype = float_dtype("exponential", dtype)
     u = _unit_uniform(key, check_shape("exponential", shape), dtype)
-    return lax.neg(lax.log1p(lax.neg(u)))
+    return lax.neg(xla.log1p(lax.neg(u)))
 
 
 def gumbel(key, shape=(), dtype=None, mode="low"):
@@ -317,9 +319,9 @@ def gumbel(key, shape=(), dtype=None, mode="low"):
         tail = lax.add(lax.add(high, lax.mul(_const(2.0**-info.nmant, dtype), low)),
                        _const(info.tiny, dtype))
         x = lax.select(lax.ge(high, _const(0.5, dtype)), high, tail)
-        return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
+        return lax.neg(xla.log(lax.neg(xla.log1p(lax.neg(x)))))
     u = _unit_uniform(key, shape, dtype, info.tiny, 1.0)
-    return lax.neg(lax.log(lax.neg(lax.log(u))))
+    return lax.neg(xla.log(lax.neg(xla.log(u))))
 
 
 def logistic(key, shape=(), dtype=None):
@@ -340,7 +342,7 @@ def logistic(key, shape=(), dtype=None):
     key = check_key("logistic", key)
     dtype = float_dtype("logistic", dtype)
     u = _unit_uniform(key, check_shape("logistic", shape), dtype, np.finfo(dtype).tiny, 1.0)
-    return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
+    return lax.sub(xla.log(u), xla.log1p(lax.neg(u)))
 
 
 def laplace(key, shape=(), dtype=None):
@@ -362,4 +364,4 @@ def laplace(key, shape=(), dtype=None):
     dtype = float_dtype("laplace", dtype)
     low = -1.0 + float(np.finfo(dtype).epsneg)
     u = _unit_uniform(key, check_shape("laplace", shape), dtype, low, 1.0)
-    return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+    return lax.mul(lax.sign(u), xla.log1p(lax.neg(lax.abs(u))))
