@@ -67,6 +67,7 @@ class Dropout(Module):
                 "inference=True (to the call or to Dropout(...)) to turn dropout off."
             )
         x = jnp.asarray(x)
-        q = 1 - lax.stop_gradient(self.p)
+        # A Python p stays a Python float (as in JAX), so q rounds once, to x's dtype.
+        q = 1 - (self.p if isinstance(self.p, (int, float)) else lax.stop_gradient(self.p))
         mask = random.bernoulli(key, q, x.shape)
         return jnp.where(mask, x / q, 0)
