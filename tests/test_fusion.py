@@ -332,9 +332,9 @@ def test_wide_and_tall_shapes():
 
 
 def test_default_settings_through_jit():
-    n = 3 * fusion._SETTINGS["min_size"] + 17
-    x1 = values((n,), np.float32, 1)
-    x2 = np.abs(values((n,), np.float32, 2)) + 0.5
+    n = fusion._SETTINGS["min_size"] + 17
+    x1 = finite((n,), 1)
+    x2 = np.abs(finite((n,), 2)) + 0.5
     eager = issue_expression(jnp.asarray(x1), jnp.asarray(x2))
     for threads in (1, 2, 3):
         with fusion._settings(threads=threads):
@@ -345,13 +345,16 @@ def test_default_settings_through_jit():
 
 
 def test_thread_count_from_the_kernels_setting(monkeypatch):
-    n = 4 * fusion._SETTINGS["min_per_thread"]
-    x = values((n,), np.float32)
+    x = finite((4 * CHUNKS[1] + 1,))
     eager = jnp.sin(jnp.asarray(x)) * 2.0
-    f = invarax.jit(lambda x: jnp.sin(x) * 2.0)
+    call = fused_run(lambda x: jnp.sin(x) * 2.0, (x,))
+    helpers = []
+    pool = fusion._pool
+    monkeypatch.setattr(fusion, "_pool", lambda n: helpers.append(n) or pool(n))
     for count in ("1", "2", "4"):
         monkeypatch.setenv("INVARAX_NUM_THREADS", count)
-        assert_bitwise(f(x), eager)
+        assert_bitwise(call(CHUNKS[1], None)[0], eager)
+    assert helpers == [1, 3]  # the calling thread and 1 or 3 pool threads
 
 
 # ---------------------------------------------------------------------------------------
