@@ -6,6 +6,11 @@ full, 0-d, literal, broadcast-scalar and non-contiguous operands, for two chunk 
 one and two threads, and must equal eager evaluation bit for bit.
 """
 
+import os
+import signal
+import time
+import warnings
+
 import numpy as np
 import pytest
 from helpers import assert_bitwise
@@ -507,3 +512,25 @@ def test_outputs_never_alias():
         for p in outs[i + 1:]:
             assert not np.shares_memory(o, p)
     check_fused(f, (x, y))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_threads_after_fork():
+    x = finite((4 * CHUNKS[1] + 1,))
+    eager = np.asarray(jnp.sin(jnp.asarray(x)) * 2.0)
+    call = fused_run(lambda x: jnp.sin(x) * 2.0, (x,))
+    call(CHUNKS[1], 2)  # the parent's pool exists
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
+        pid = os.fork()
+    if pid == 0:  # the child: with its parent's pool, it would wait forever
+        ok = call(CHUNKS[1], 2)[0].tobytes() == eager.tobytes()
+        os._exit(0 if ok else 1)
+    deadline = time.monotonic() + 60
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung")
+    assert os.waitstatus_to_exitcode(done[1]) == 0

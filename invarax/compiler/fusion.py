@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -366,16 +367,17 @@ def _bind_params(impl, params):
     return bound
 
 
-_POOL = {"executor": None, "workers": 0}
+_POOL = {"executor": None, "workers": 0, "pid": None}
 _POOL_LOCK = threading.Lock()
 
 
 def _pool(workers: int) -> ThreadPoolExecutor:
-    """A thread pool with at least ``workers`` threads, kept for later groups."""
+    """A thread pool with at least ``workers`` threads, kept for later groups (a forked
+    child, which has none of its parent's threads, makes its own)."""
     with _POOL_LOCK:
-        if _POOL["workers"] < workers:
-            if _POOL["executor"] is not None:
+        if _POOL["workers"] < workers or _POOL["pid"] != os.getpid():
+            if _POOL["executor"] is not None and _POOL["pid"] == os.getpid():
                 _POOL["executor"].shutdown(wait=False)
-            _POOL["executor"] = ThreadPoolExecutor(workers, thread_name_prefix="invarax-fusion")
-            _POOL["workers"] = workers
+            _POOL.update(executor=ThreadPoolExecutor(workers, "invarax-fusion"),
+                         workers=workers, pid=os.getpid())
         return _POOL["executor"]
