@@ -39,6 +39,8 @@ from .module import (
     partition,
     tree_at,
 )
+from . import nn, optim  # noqa: E402  (they build on the module layer above)
+from .optim import apply_updates
 
 __version__ = "0.1.0"
 
@@ -67,4 +69,5 @@ __all__ = [
     "BoundMethod", "Module", "combine", "field", "filter", "filter_grad", "filter_jit",
     "filter_value_and_grad", "filter_vmap", "if_array", "is_array",
     "is_array_like", "is_inexact_array", "partition", "tree_at",
+    "apply_updates", "nn", "optim",
 ]
