@@ -186,6 +186,19 @@ def test_mlp_trains_under_filter_jit_and_filter_grad():
     assert float(loss) < float(first) / 5
 
 
+def test_ensemble_built_by_filter_vmap_over_keys():
+    keys = invarax.random.split(KEY, 3)
+    ensemble = invarax.filter_vmap(lambda k: nn.MLP(2, 1, 8, 2, key=k))(keys)
+    assert ensemble.layers[0].weight.shape == (3, 8, 2)
+    x = jnp.asarray(data((5, 2)))
+    out = invarax.filter_vmap(lambda m, v: m(v), in_axes=(invarax.if_array(0), None))(
+        ensemble, x)
+    for i in range(3):
+        member = nn.MLP(2, 1, 8, 2, key=keys[i])
+        assert_bitwise(ensemble.layers[1].weight[i], member.layers[1].weight)
+        assert_bitwise(out[i], member(x))
+
+
 # --- Conv -------------------------------------------------------------------------------
 
 def conv_reference(conv, x):

@@ -2,7 +2,8 @@
 
 Layers are ``invarax.Module`` s with Equinox's signatures, parameter shapes and
 initialisation (the same key gives Equinox's initial parameters). Beyond Equinox, ``Linear``,
-``MLP`` and ``Conv`` also take natively batched input, bitwise equal to ``vmap``.
+``MLP``, ``Conv`` and ``Embedding`` also take natively batched input, bitwise equal to
+``vmap``. See docs/nn.md.
 """
 
 from ..scipy.special import logsumexp
