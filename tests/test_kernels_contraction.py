@@ -134,6 +134,56 @@ def test_thin_products_are_the_documented_order(m, n, layout, dtype):
             _native.set_isa(previous)
 
 
+NARROW = [(k, n) for k in (2, 10) for n in (1, 2, 3, 4, 5, 7, 8, 9, 10, 15, 16, 17)]
+
+
+@pytest.mark.parametrize("k, n", NARROW + [(257, 3), (257, 10), (300, 16)])  # two K blocks
+def test_narrow_products_are_the_documented_order(n, k, dtype):
+    """Products of at most two vectors of columns (the vmap MLP's 10 x 10 and 10 x 2
+    weights) have their own kernel: A read in place, whole-vector stores whose spill into
+    the next rows is overwritten; every row count (blocks of 6 and the rest), layout and
+    dispatch level gives each element the documented order."""
+    a, b = data((13, k), dtype, seed=n), data((k, n), dtype, seed=k)
+    expected = reference_matmul(a, b)
+    layouts = {
+        "C": lambda t: t,
+        "F": np.asfortranarray,
+        "strided": lambda t: np.repeat(np.repeat(t, 2, 0), 3, 1)[::2, ::3],
+    }
+    for isa in _native.isas():
+        previous = _native.set_isa(isa)
+        try:
+            for la in layouts.values():
+                for lb in layouts.values():
+                    assert_bitwise(matmul(la(a), lb(b)), expected)
+            for m in (1, 5, 6, 7, 12):
+                assert_bitwise(matmul(a[:m], b), expected[:m])
+        finally:
+            _native.set_isa(previous)
+
+
+def test_dispatch_levels_agree_on_the_workloads_shapes(dtype):
+    """The shapes of an MLP's training step and of a vmapped small MLP, in every layout of
+    its forward and backward products, give the same bits at every dispatch level."""
+    shapes = [(256, 784, 64), (256, 64, 10), (10, 256, 64), (64, 256, 10), (1000, 2, 10)]
+    for m, k, n in shapes:
+        a, b = data((m, k), dtype, seed=m), data((k, n), dtype, seed=n)
+        forms = [(a, b), (np.asfortranarray(a), b), (a, np.asfortranarray(b))]
+        results = {}
+        for isa in _native.isas():
+            previous = _native.set_isa(isa)
+            try:
+                results[isa] = [matmul(x, y) for x, y in forms]
+            finally:
+                _native.set_isa(previous)
+        first = results.pop(_native.isas()[0])
+        for got in results.values():
+            for g, f in zip(got, first, strict=True):
+                assert_bitwise(g, f)
+        for g in first[1:]:
+            assert_bitwise(g, first[0])
+
+
 def test_the_reference_tells_orders_apart():
     """The data make other orders round differently, so the test above has teeth."""
     a, b = data((3, 600), seed=600), data((600, 5), seed=601)
@@ -277,16 +327,22 @@ def test_tile_edges(m, n, dtype):
 # --- N5: threads and runs -------------------------------------------------------------------
 
 
-def test_thread_counts_agree(dtype):
-    """Any thread count splits the outputs differently and gives the same bits."""
-    a, b = data((3, 130, 300), dtype, seed=17), data((3, 300, 70), dtype, seed=18)
+@pytest.mark.parametrize(
+    "nb, m, k, n",
+    [(3, 130, 300, 70), (1, 400, 600, 200), (1, 30, 300, 900), (1, 20000, 40, 10), (1, 9000, 300, 3)],
+)
+def test_thread_counts_agree(nb, m, k, n, dtype):
+    """Any thread count splits the outputs differently and gives the same bits: batches,
+    row ranges sharing one packed B, column ranges, narrow products."""
+    a, b = data((nb, m, k), dtype, seed=17), data((nb, k, n), dtype, seed=18)
     outs = []
     for threads in (1, 2, 3, 5, 8):
-        out = np.empty((3, 130, 70), dtype)
+        out = np.empty((nb, m, n), dtype)
         _native.gemm(a, b, out, threads)
         outs.append(out)
     for out in outs[1:]:
         assert_bitwise(out, outs[0])
+    assert_bitwise(outs[0][0, 7:9], matmul(a[0, 7:9], b[0]))
 
 
 SCRIPT = """

@@ -49,19 +49,20 @@
 #define CPU_RELAX() ((void)0)
 #endif
 
-/* A microkernel with its tile shape. */
+/* A microkernel with its tile shape; `narrow`: the narrow-product path (AVX2 only). */
 typedef struct {
-    int mr, nr;
+    int mr, nr, narrow;
     void (*ukr)(void);
 } kernel_desc;
 
-/* One gemm call, shared by its threads. */
+/* One gemm call, shared by its threads, which claim its units (next) until none is left. */
 typedef struct {
     kernel_desc desc;
     operand3 a, b;
     void *c;
-    ptrdiff_t m, n, k, units, chunks;
-    int dbl, split_m, nthreads;
+    const void *bpack; /* B packed once for every unit (pack_b_all), or NULL */
+    ptrdiff_t m, n, k, units, chunks, next;
+    int dbl, split_m, direct, nthreads;
     void *bufs[MAX_THREADS];
 } gemm_job;
 
@@ -183,6 +184,139 @@ EXPAND(UKR_AVX2, ukr_avx2_f32, AVX2_F32)
 EXPAND(UKR_AVX2, ukr_avx2_f64, AVX2_F64)
 EXPAND(UKR_ROW_AVX2, ukr_row_avx2_f32, AVX2_F32)
 EXPAND(UKR_ROW_AVX2, ukr_row_avx2_f64, AVX2_F64)
+
+/* Narrow products (n <= 2 vectors of columns, e.g. a 10 x 10 weight): every row of C is
+ * one or two vectors, computed for NARROW_MR rows at a time from A read in place (any
+ * strides: the products are too thin for packing A to pay) and a packed, zero-padded
+ * panel of B (b[p*nr + j]); only the n valid columns are stored: when the rows of C are
+ * contiguous (ldc == n), a row's whole vectors are stored where their spill into the next
+ * rows of the block is overwritten by those rows' own stores. Each element is
+ * one FMA chain in increasing p, as in every kernel. */
+#define NARROW_MR 6
+#define UKR_NARROW_AVX2(NAME, T, V, ZERO, LOADU, STOREU, ADD, BCAST, FMADD, W, PART)   \
+    /* Store row i of the block (vectors v0, v1): C = s (first) or C = C + s. */           \
+    static inline AVX2 __attribute__((always_inline)) void NAME##_row(                     \
+        T *c, V v0, V v1, int nv, int i, int rows, int cols, ptrdiff_t ldc, int first) {   \
+        c += i * ldc;                                                                      \
+        if (first && ldc == cols && (rows - i) * cols >= nv * W) {                         \
+            STOREU(c, v0); /* spills into the next rows, stored after it */                \
+            if (nv == 2) STOREU(c + W, v1);                                                \
+            return;                                                                        \
+        }                                                                                  \
+        if (nv == 2) {                                                                     \
+            STOREU(c, first ? v0 : ADD(LOADU(c), v0));                                     \
+            PART(c + W, v1, cols - W, first);                                              \
+        } else {                                                                           \
+            PART(c, v0, cols, first);                                                      \
+        }                                                                                  \
+    }                                                                                      \
+    static AVX2 void NAME(ptrdiff_t kb, const T *a, ptrdiff_t sam, ptrdiff_t sak,          \
+                          const T *b, int nv, T *c, ptrdiff_t ldc, int rows, int cols,     \
+                          int first) {                                                     \
+        const T *a0 = a, *a1 = a + sam, *a2 = a + 2 * sam, *a3 = a + 3 * sam;              \
+        const T *a4 = a + 4 * sam, *a5 = a + 5 * sam;                                      \
+        if (rows == NARROW_MR && nv == 2) {                                                \
+            V s00 = ZERO(), s01 = ZERO(), s10 = ZERO(), s11 = ZERO(), s20 = ZERO();        \
+            V s21 = ZERO(), s30 = ZERO(), s31 = ZERO(), s40 = ZERO(), s41 = ZERO();        \
+            V s50 = ZERO(), s51 = ZERO();                                                  \
+            for (ptrdiff_t p = 0, o = 0; p < kb; p++, o += sak, b += 2 * W) {              \
+                V b0 = LOADU(b), b1 = LOADU(b + W), x;                                     \
+                x = BCAST(a0 + o); s00 = FMADD(x, b0, s00); s01 = FMADD(x, b1, s01);       \
+                x = BCAST(a1 + o); s10 = FMADD(x, b0, s10); s11 = FMADD(x, b1, s11);       \
+                x = BCAST(a2 + o); s20 = FMADD(x, b0, s20); s21 = FMADD(x, b1, s21);       \
+                x = BCAST(a3 + o); s30 = FMADD(x, b0, s30); s31 = FMADD(x, b1, s31);       \
+                x = BCAST(a4 + o); s40 = FMADD(x, b0, s40); s41 = FMADD(x, b1, s41);       \
+                x = BCAST(a5 + o); s50 = FMADD(x, b0, s50); s51 = FMADD(x, b1, s51);       \
+            }                                                                              \
+            NAME##_row(c, s00, s01, 2, 0, rows, cols, ldc, first);                         \
+            NAME##_row(c, s10, s11, 2, 1, rows, cols, ldc, first);                         \
+            NAME##_row(c, s20, s21, 2, 2, rows, cols, ldc, first);                         \
+            NAME##_row(c, s30, s31, 2, 3, rows, cols, ldc, first);                         \
+            NAME##_row(c, s40, s41, 2, 4, rows, cols, ldc, first);                         \
+            NAME##_row(c, s50, s51, 2, 5, rows, cols, ldc, first);                         \
+        } else if (rows == NARROW_MR) {                                                    \
+            V s0 = ZERO(), s1 = ZERO(), s2 = ZERO(), s3 = ZERO(), s4 = ZERO(), s5 = ZERO(); \
+            for (ptrdiff_t p = 0, o = 0; p < kb; p++, o += sak, b += W) {                  \
+                V b0 = LOADU(b);                                                           \
+                s0 = FMADD(BCAST(a0 + o), b0, s0);                                         \
+                s1 = FMADD(BCAST(a1 + o), b0, s1);                                         \
+                s2 = FMADD(BCAST(a2 + o), b0, s2);                                         \
+                s3 = FMADD(BCAST(a3 + o), b0, s3);                                         \
+                s4 = FMADD(BCAST(a4 + o), b0, s4);                                         \
+                s5 = FMADD(BCAST(a5 + o), b0, s5);                                         \
+            }                                                                              \
+            NAME##_row(c, s0, s0, 1, 0, rows, cols, ldc, first);                           \
+            NAME##_row(c, s1, s1, 1, 1, rows, cols, ldc, first);                           \
+            NAME##_row(c, s2, s2, 1, 2, rows, cols, ldc, first);                           \
+            NAME##_row(c, s3, s3, 1, 3, rows, cols, ldc, first);                           \
+            NAME##_row(c, s4, s4, 1, 4, rows, cols, ldc, first);                           \
+            NAME##_row(c, s5, s5, 1, 5, rows, cols, ldc, first);                           \
+        } else {                                                                           \
+            for (int i = 0; i < rows; i++) {                                               \
+                V t0 = ZERO(), t1 = ZERO();                                                \
+                const T *ai = a + i * sam, *bp = b;                                        \
+                for (ptrdiff_t p = 0; p < kb; p++, bp += nv * W) {                         \
+                    V x = BCAST(ai + p * sak);                                             \
+                    t0 = FMADD(x, LOADU(bp), t0);                                          \
+                    if (nv == 2) t1 = FMADD(x, LOADU(bp + W), t1);                         \
+                }                                                                          \
+                NAME##_row(c, t0, t1, nv, i, rows, cols, ldc, first);                      \
+            }                                                                              \
+        }                                                                                  \
+    }
+
+/* Store the first `cols` (1 to W) lanes of v at c: c = v (first), else c = c + v. */
+static inline AVX2 void part_f32(float *c, __m256 v, int cols, int first) {
+    if (cols == 8 && first) {
+        _mm256_storeu_ps(c, v);
+        return;
+    }
+    if (!first) {
+        float t[8];
+        _mm256_storeu_ps(t, v);
+        for (int j = 0; j < cols; j++) c[j] = c[j] + t[j];
+        return;
+    }
+    __m128 x = _mm256_castps256_ps128(v);
+    if (cols >= 4) {
+        _mm_storeu_ps(c, x);
+        x = _mm256_extractf128_ps(v, 1);
+        c += 4;
+        cols -= 4;
+    }
+    if (cols >= 2) {
+        _mm_storel_pi((__m64 *)c, x);
+        x = _mm_movehl_ps(x, x);
+        c += 2;
+        cols -= 2;
+    }
+    if (cols) _mm_store_ss(c, x);
+}
+
+static inline AVX2 void part_f64(double *c, __m256d v, int cols, int first) {
+    if (cols == 4 && first) {
+        _mm256_storeu_pd(c, v);
+        return;
+    }
+    if (!first) {
+        double t[4];
+        _mm256_storeu_pd(t, v);
+        for (int j = 0; j < cols; j++) c[j] = c[j] + t[j];
+        return;
+    }
+    __m128d x = _mm256_castpd256_pd128(v);
+    if (cols >= 2) {
+        _mm_storeu_pd(c, x);
+        x = _mm256_extractf128_pd(v, 1);
+        c += 2;
+        cols -= 2;
+    }
+    if (cols) _mm_store_sd(c, x);
+}
+
+EXPAND(UKR_NARROW_AVX2, ukr_narrow_avx2_f32, AVX2_F32, part_f32)
+EXPAND(UKR_NARROW_AVX2, ukr_narrow_avx2_f64, AVX2_F64, part_f64)
+
 #endif
 
 /* ---- the type-generic loops ---------------------------------------------------------- */
@@ -207,12 +341,18 @@ EXPAND(UKR_ROW_AVX2, ukr_row_avx2_f64, AVX2_F64)
 #undef FMA
 #undef TL
 
-/* The microkernel for products of m rows. */
-static kernel_desc select_kernel(int dbl, ptrdiff_t m) {
-    kernel_desc d = {SCALAR_MR, SCALAR_NR,
+/* The microkernel for products of m rows and n columns. */
+static kernel_desc select_kernel(int dbl, ptrdiff_t m, ptrdiff_t n) {
+    kernel_desc d = {SCALAR_MR, SCALAR_NR, 0,
                      dbl ? (void (*)(void))ukr_scalar_f64 : (void (*)(void))ukr_scalar_f32};
 #ifdef HAVE_AVX2
-    if (isa_current() == ISA_AVX2 && m == 1) {
+    int w = dbl ? 4 : 8;
+    if (isa_current() == ISA_AVX2 && n <= 2 * w) {
+        d.mr = NARROW_MR;
+        d.nr = n <= w ? w : 2 * w;
+        d.narrow = 1;
+        d.ukr = NULL;
+    } else if (isa_current() == ISA_AVX2 && m == 1) {
         d.mr = 1;
         d.nr = dbl ? 32 : 64;
         d.ukr = dbl ? (void (*)(void))ukr_row_avx2_f64 : (void (*)(void))ukr_row_avx2_f32;
@@ -223,6 +363,7 @@ static kernel_desc select_kernel(int dbl, ptrdiff_t m) {
     }
 #else
     (void)m;
+    (void)n;
 #endif
     return d;
 }
@@ -231,9 +372,13 @@ static kernel_desc select_kernel(int dbl, ptrdiff_t m) {
 
 #define BUF_BYTES ((size_t)(ABUF_ELEMS + BBUF_ELEMS) * sizeof(double))
 #define POOL_CAP 8
+/* The largest B packed once for all the threads of a call (larger ones: per unit). */
+#define BPACK_MAX_BYTES ((size_t)32 << 20)
 
 static void *g_pool[POOL_CAP];
 static int g_pool_n;
+static void *g_bpack; /* a kept buffer for packed B, of g_bpack_bytes */
+static size_t g_bpack_bytes;
 #ifndef _WIN32
 static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
 #define LOCK() pthread_mutex_lock(&g_pool_lock)
@@ -262,6 +407,37 @@ static void buf_release(void *p) {
     free(p);
 }
 
+/* A buffer of at least *bytes for packed B; *bytes becomes its size. */
+static void *bpack_acquire(size_t *bytes) {
+    void *p = NULL;
+    LOCK();
+    if (g_bpack && g_bpack_bytes >= *bytes) {
+        p = g_bpack;
+        *bytes = g_bpack_bytes;
+        g_bpack = NULL;
+    }
+    UNLOCK();
+    if (!p) {
+        *bytes = (*bytes + 63) / 64 * 64;
+        p = aligned_alloc(64, *bytes);
+    }
+    return p;
+}
+
+/* Keep the larger of p and the kept buffer. */
+static void bpack_release(void *p, size_t bytes) {
+    if (!p) return;
+    LOCK();
+    if (!g_bpack || g_bpack_bytes < bytes) {
+        void *old = g_bpack;
+        g_bpack = p;
+        g_bpack_bytes = bytes;
+        p = old;
+    }
+    UNLOCK();
+    free(p);
+}
+
 /* ---- threads: a pool of workers, started on first use and kept ------------------------ */
 
 static void run_units(gemm_job *job, int t) {
@@ -272,51 +448,53 @@ static void run_units(gemm_job *job, int t) {
 }
 
 #ifndef _WIN32
-/* Worker i (1-based) computes share i of the current job when i < active. One parallel
- * call runs at a time (call_lock); a concurrent call runs on its own thread alone. */
+/* The calling thread claims units of its job at once; a worker that wakes while the job is
+ * open (g_job) joins it and claims units too. Units are claimed one at a time, so a busy
+ * or descheduled worker delays a call by at most the unit it is running, never by units it
+ * has not started. One parallel call runs at a time (call_lock); a concurrent call runs on
+ * its own thread alone. */
 static pthread_mutex_t g_call_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_wake = PTHREAD_COND_INITIALIZER, g_done = PTHREAD_COND_INITIALIZER;
-static int g_workers, g_active, g_atfork;
-/* Jobs started, and helper shares finished (the count to reach: g_target). */
-static unsigned long g_generation, g_born[MAX_THREADS], g_finished, g_target;
+static int g_workers, g_atfork;
+/* Jobs opened so far; the open job (NULL once its caller ran out of units); the workers
+ * running units of it. */
+static unsigned long g_generation, g_born[MAX_THREADS];
 static gemm_job *g_job;
+static unsigned long g_busy;
 
-/* Wait until *word != old: spinning for up to SPIN_NS first (back-to-back calls find the
- * threads awake), then sleeping on cond; g_lock is held on entry and on return. */
-static void await_change(unsigned long *word, unsigned long old, pthread_cond_t *cond) {
-    if (*word == old) {
-        struct timespec start, now;
-        pthread_mutex_unlock(&g_lock);
-        clock_gettime(CLOCK_MONOTONIC, &start);
-        for (long i = 1; __atomic_load_n(word, __ATOMIC_ACQUIRE) == old; i++) {
-            CPU_RELAX();
-            if (i % 64 == 0) {
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                if ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec - start.tv_nsec >
-                    SPIN_NS)
-                    break;
-            }
+/* Spin for up to SPIN_NS until *word != old (so that back-to-back calls find the threads
+ * awake); g_lock is released meanwhile. Returns with g_lock held. */
+static void spin_while(unsigned long *word, unsigned long old) {
+    struct timespec start, now;
+    pthread_mutex_unlock(&g_lock);
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (long i = 1; __atomic_load_n(word, __ATOMIC_ACQUIRE) == old; i++) {
+        CPU_RELAX();
+        if (i % 64 == 0) {
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec - start.tv_nsec > SPIN_NS)
+                break;
         }
-        pthread_mutex_lock(&g_lock);
     }
-    while (*word == old) pthread_cond_wait(cond, &g_lock);
+    pthread_mutex_lock(&g_lock);
 }
 
 static void *pool_worker(void *p) {
     int id = (int)(intptr_t)p;
     pthread_mutex_lock(&g_lock);
-    unsigned long seen = g_born[id]; /* the generation before the first job it serves */
+    unsigned long seen = g_born[id]; /* the generation before the first job it may serve */
     for (;;) {
-        await_change(&g_generation, seen, &g_wake);
+        if (g_generation == seen) spin_while(&g_generation, seen);
+        while (g_generation == seen) pthread_cond_wait(&g_wake, &g_lock);
         seen = g_generation;
-        if (id >= g_active) continue;
         gemm_job *job = g_job;
+        if (!job || id >= job->nthreads) continue;
+        __atomic_add_fetch(&g_busy, 1, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&g_lock);
         run_units(job, id);
         pthread_mutex_lock(&g_lock);
-        if (__atomic_add_fetch(&g_finished, 1, __ATOMIC_RELEASE) == g_target)
-            pthread_cond_signal(&g_done);
+        if (__atomic_sub_fetch(&g_busy, 1, __ATOMIC_RELEASE) == 0) pthread_cond_signal(&g_done);
     }
     return NULL;
 }
@@ -328,9 +506,11 @@ static void pool_reset(void) {
     g_call_lock = g_lock = lock;
     g_wake = g_done = cond;
     g_workers = 0;
+    g_job = NULL;
+    g_busy = 0;
 }
 
-/* Run shares 0 .. job->nthreads - 1 of job, share 0 on this thread. */
+/* Run every unit of job, on this thread and on the workers that join. */
 static void run_parallel(gemm_job *job) {
     if (job->nthreads > 1 && pthread_mutex_trylock(&g_call_lock) == 0) {
         pthread_mutex_lock(&g_lock);
@@ -342,32 +522,39 @@ static void run_parallel(gemm_job *job) {
             pthread_detach(tid);
             g_workers++;
         }
-        int helpers = g_workers < job->nthreads - 1 ? g_workers : job->nthreads - 1;
         g_job = job;
-        g_active = helpers + 1;
-        g_target = g_finished + helpers;
         __atomic_add_fetch(&g_generation, 1, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&g_wake);
         pthread_mutex_unlock(&g_lock);
         run_units(job, 0);
-        for (int t = helpers + 1; t < job->nthreads; t++) run_units(job, t); /* not started */
         pthread_mutex_lock(&g_lock);
-        for (unsigned long done = g_finished; done != g_target; done = g_finished)
-            await_change(&g_finished, done, &g_done);
+        g_job = NULL; /* no worker joins any more; wait for those that did */
+        for (unsigned long busy = g_busy; busy != 0; busy = g_busy) {
+            spin_while(&g_busy, busy);
+            while (g_busy == busy) pthread_cond_wait(&g_done, &g_lock);
+        }
         pthread_mutex_unlock(&g_lock);
         pthread_mutex_unlock(&g_call_lock);
         return;
     }
-    for (int t = 0; t < job->nthreads; t++) run_units(job, t);
+    run_units(job, 0);
 }
 #else
-static void run_parallel(gemm_job *job) {
-    for (int t = 0; t < job->nthreads; t++) run_units(job, t);
-}
+static void run_parallel(gemm_job *job) { run_units(job, 0); }
 #endif
 
 /* Work below this many multiply-adds per thread is not split (waking one costs more). */
-#define MIN_FMAS_PER_THREAD 200000
+#define MIN_FMAS_PER_THREAD 2000000
+/* With several threads, each matrix is cut into about UNITS_PER_THREAD units per thread
+ * (so that threads that start late or run slower take fewer), of at least UNIT_ROWS rows
+ * or UNIT_COLS columns (each unit reads all of the other operand's packed panels). */
+#ifndef UNITS_PER_THREAD
+#define UNITS_PER_THREAD 4
+#endif
+#ifndef UNIT_ROWS
+#define UNIT_ROWS 32
+#endif
+#define UNIT_COLS 64
 
 int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, ptrdiff_t n,
          ptrdiff_t k, int nthreads) {
@@ -386,7 +573,7 @@ int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, pt
     }
     gemm_job job;
     memset(&job, 0, sizeof job);
-    job.desc = select_kernel(dbl, m);
+    job.desc = select_kernel(dbl, m, n);
     job.dbl = dbl;
     job.a = a;
     job.b = b;
@@ -394,24 +581,48 @@ int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, pt
     job.m = m;
     job.n = n;
     job.k = k;
+    job.direct = b.s2 == 1 && m <= DIRECT_M;
     double fmas = (double)nb * m * n * k;
     if (nthreads > MAX_THREADS) nthreads = MAX_THREADS;
     if (nthreads > fmas / MIN_FMAS_PER_THREAD) nthreads = (int)(fmas / MIN_FMAS_PER_THREAD);
     if (nthreads < 1) nthreads = 1;
-    /* Cut each matrix into `chunks` row or column ranges so that there are enough units. */
-    ptrdiff_t mt = (m + job.desc.mr - 1) / job.desc.mr, nt = (n + job.desc.nr - 1) / job.desc.nr;
-    job.split_m = mt >= nt;
-    job.chunks = nb >= nthreads ? 1 : (nthreads + nb - 1) / nb;
-    if (job.chunks > (job.split_m ? mt : nt)) job.chunks = job.split_m ? mt : nt;
-    job.units = nb * job.chunks;
+    /* Cut each matrix into `chunks` row or column ranges, so that there are enough units. */
+    const int mr = job.desc.mr, nr = job.desc.nr;
+    ptrdiff_t mt = (m + mr - 1) / mr, nt = (n + nr - 1) / nr;
+    job.split_m = job.desc.narrow || mt >= nt;
+    ptrdiff_t tiles = job.split_m ? mt : nt, chunks = 1;
+    if (nthreads > 1 && nb < (ptrdiff_t)nthreads * UNITS_PER_THREAD) {
+        ptrdiff_t most = job.split_m ? m / UNIT_ROWS : n / UNIT_COLS;
+        ptrdiff_t least = (nthreads + nb - 1) / nb;
+        chunks = ((ptrdiff_t)nthreads * UNITS_PER_THREAD + nb - 1) / nb;
+        if (chunks > most) chunks = most;
+        if (chunks < least) chunks = least;
+        if (chunks > tiles) chunks = tiles;
+    }
+    job.chunks = chunks;
+    job.units = nb * chunks;
     if (nthreads > job.units) nthreads = (int)job.units;
     job.nthreads = nthreads;
+    /* Row ranges of one matrix share B: pack it once, for all of them. */
+    void *bpack = NULL;
+    size_t bpack_bytes = (size_t)k * (size_t)((n + nr - 1) / nr * nr) * esize;
     int status = 0;
+    if (nb == 1 && chunks > 1 && job.split_m && !job.direct && !job.desc.narrow &&
+        bpack_bytes <= BPACK_MAX_BYTES) {
+        bpack = bpack_acquire(&bpack_bytes);
+        if (!bpack) status = -1;
+        else if (dbl)
+            pack_b_all_f64(b.p, b.s1, b.s2, k, n, nr, bpack);
+        else
+            pack_b_all_f32(b.p, b.s1, b.s2, k, n, nr, bpack);
+        job.bpack = bpack;
+    }
     for (int t = 0; t < nthreads; t++) {
         job.bufs[t] = buf_acquire();
         if (!job.bufs[t]) status = -1;
     }
     if (status == 0) run_parallel(&job);
     for (int t = 0; t < nthreads; t++) buf_release(job.bufs[t]);
+    bpack_release(bpack, bpack_bytes);
     return status;
 }

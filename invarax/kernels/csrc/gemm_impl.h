@@ -87,15 +87,31 @@ static void F(pack_b)(const T *b, ptrdiff_t sk, ptrdiff_t sn, ptrdiff_t kb, ptrd
     }
 }
 
+/* B's rows [0, k) x columns [0, n) packed for every column block of NC and K block of
+ * INVARAX_KB, in that order: block (jc, pc) at dst + jc * k + pc * round_up(nc, nr). */
+static void F(pack_b_all)(const T *b, ptrdiff_t sbk, ptrdiff_t sbn, ptrdiff_t k, ptrdiff_t n,
+                          int nr, T *dst) {
+    for (ptrdiff_t jc = 0; jc < n; jc += NC) {
+        ptrdiff_t nc = n - jc < NC ? n - jc : NC, ncpad = (nc + nr - 1) / nr * nr;
+        for (ptrdiff_t pc = 0; pc < k; pc += INVARAX_KB) {
+            ptrdiff_t kb = k - pc < INVARAX_KB ? k - pc : INVARAX_KB;
+            F(pack_b)(b + pc * sbk + jc * sbn, sbk, sbn, kb, nc, nr, dst + jc * k + pc * ncpad);
+        }
+    }
+}
+
 /* One matrix product C[:m, :n] = A[:m, :] @ B[:, :n] with the blocked loops of BLIS:
  * columns in blocks of NC, K in blocks of INVARAX_KB (the blocks of the order), rows in
- * blocks of MC; abuf and bbuf hold the packed blocks. With few rows (m <= DIRECT_M) and
- * rows of B contiguous, the microkernel reads B in place (each element is used by few
- * tiles, so packing would cost more than it saves); only a last, partial panel is packed. */
+ * blocks of MC; abuf and bbuf hold the packed blocks. B is either packed here, block by
+ * block, or already packed for every block (bpack, see pack_b_all), or read in place
+ * (`direct`, for products of few rows with B's rows contiguous: each element of B is used
+ * by few tiles, so packing it would cost more than it saves; only a last, partial panel
+ * is packed). */
 static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdiff_t sak,
-                          const T *b, ptrdiff_t sbk, ptrdiff_t sbn, T *c, ptrdiff_t ldc,
-                          ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, T *abuf, T *bbuf) {
-    const int mr = d->mr, nr = d->nr, direct = sbn == 1 && m <= DIRECT_M;
+                          const T *b, ptrdiff_t sbk, ptrdiff_t sbn, const T *bpack, int direct,
+                          T *c, ptrdiff_t ldc, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, T *abuf,
+                          T *bbuf) {
+    const int mr = d->mr, nr = d->nr;
     void (*ukr)(ptrdiff_t, const T *, const T *, ptrdiff_t, T *, ptrdiff_t, int) =
         (void (*)(ptrdiff_t, const T *, const T *, ptrdiff_t, T *, ptrdiff_t, int))d->ukr;
     T tile[MAX_MR * MAX_NR];
@@ -104,8 +120,10 @@ static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdi
         for (ptrdiff_t pc = 0; pc < k; pc += INVARAX_KB) {
             ptrdiff_t kb = k - pc < INVARAX_KB ? k - pc : INVARAX_KB;
             int first = pc == 0;
-            const T *bblk = b + pc * sbk + jc * sbn;
-            if (direct)
+            const T *bblk = b + pc * sbk + jc * sbn, *bpk = bbuf;
+            if (bpack)
+                bpk = bpack + jc * k + pc * ((nc + nr - 1) / nr * nr);
+            else if (direct)
                 F(pack_b)(bblk + full, sbk, sbn, kb, nc - full, nr, bbuf + full * kb);
             else
                 F(pack_b)(bblk, sbk, sbn, kb, nc, nr, bbuf);
@@ -114,7 +132,7 @@ static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdi
                 F(pack_a)(a + ic * sam + pc * sak, sam, sak, mc, kb, mr, abuf);
                 for (ptrdiff_t jr = 0; jr < nc; jr += nr) {
                     int cols = nc - jr < nr ? (int)(nc - jr) : nr;
-                    const T *bp = direct && jr < full ? bblk + jr : bbuf + jr * kb;
+                    const T *bp = direct && jr < full ? bblk + jr : bpk + jr * kb;
                     ptrdiff_t ldb = direct && jr < full ? sbk : nr;
                     for (ptrdiff_t ir = 0; ir < mc; ir += mr) {
                         int rows = mc - ir < mr ? (int)(mc - ir) : mr;
@@ -132,12 +150,35 @@ static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdi
     }
 }
 
-/* Run work units [t, t + stride, ...) of a gemm job on one thread. */
-static void F(gemm_units)(const gemm_job *job, int t) {
+#ifdef HAVE_AVX2
+/* A narrow product (n <= nr = 1 or 2 vectors): K block by K block, B's block packed into a
+ * zero-padded panel, then every NARROW_MR rows from A in place (see ukr_narrow_avx2). */
+static AVX2 void F(narrow_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdiff_t sak,
+                            const T *b, ptrdiff_t sbk, ptrdiff_t sbn, T *c, ptrdiff_t ldc,
+                                 ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, T *bbuf) {
+    const int nv = d->nr / TL;
+    for (ptrdiff_t pc = 0; pc < k; pc += INVARAX_KB) {
+        ptrdiff_t kb = k - pc < INVARAX_KB ? k - pc : INVARAX_KB;
+        F(pack_b)(b + pc * sbk, sbk, sbn, kb, n, d->nr, bbuf);
+        for (ptrdiff_t i = 0; i < m; i += NARROW_MR) {
+            int rows = m - i < NARROW_MR ? (int)(m - i) : NARROW_MR;
+            F(ukr_narrow_avx2)(kb, a + i * sam + pc * sak, sam, sak, bbuf, nv, c + i * ldc, ldc,
+                               rows, (int)n, pc == 0);
+        }
+    }
+}
+#endif
+
+/* Claim and run units of a gemm job on thread t until none is left. A unit is a range of
+ * rows (split_m) or columns of one matrix of the batch; whoever runs it, its elements get
+ * the same operations. */
+static void F(gemm_units)(gemm_job *job, int t) {
     const kernel_desc *d = &job->desc;
     const T *a = job->a.p, *b = job->b.p;
     T *abuf = job->bufs[t], *bbuf = abuf + ABUF_ELEMS;
-    for (ptrdiff_t u = t; u < job->units; u += job->nthreads) {
+    for (;;) {
+        ptrdiff_t u = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+        if (u >= job->units) break;
         ptrdiff_t bi = u / job->chunks, ch = u % job->chunks;
         ptrdiff_t m0 = 0, m1 = job->m, n0 = 0, n1 = job->n;
         if (job->split_m) {
@@ -148,10 +189,18 @@ static void F(gemm_units)(const gemm_job *job, int t) {
             n1 = chunk_bound(job->n, d->nr, job->chunks, ch + 1);
         }
         if (m1 <= m0 || n1 <= n0) continue;
-        F(gemm_block)(d, a + bi * job->a.s0 + m0 * job->a.s1, job->a.s1, job->a.s2,
-                      b + bi * job->b.s0 + n0 * job->b.s2, job->b.s1, job->b.s2,
-                      (T *)job->c + (bi * job->m + m0) * job->n + n0, job->n, m1 - m0,
-                      n1 - n0, job->k, abuf, bbuf);
+        const T *ai = a + bi * job->a.s0 + m0 * job->a.s1, *bi_ = b + bi * job->b.s0 + n0 * job->b.s2;
+        T *ci = (T *)job->c + (bi * job->m + m0) * job->n + n0;
+#ifdef HAVE_AVX2
+        if (d->narrow) {
+            F(narrow_block)(d, ai, job->a.s1, job->a.s2, bi_, job->b.s1, job->b.s2, ci, job->n,
+                            m1 - m0, n1 - n0, job->k, bbuf);
+            continue;
+        }
+#endif
+        F(gemm_block)(d, ai, job->a.s1, job->a.s2, bi_, job->b.s1, job->b.s2,
+                      (const T *)job->bpack, job->direct, ci, job->n, m1 - m0, n1 - n0, job->k,
+                      abuf, bbuf);
     }
 }
 
