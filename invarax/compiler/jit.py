@@ -1,37 +1,80 @@
-"""``jit``: trace once per signature, cache the compiled program, run it.
+"""``jit``: trace once per signature, optimise and compile the program, cache it, run it.
 
-A jitted call is keyed on the input structure, the abstract values (shape,
-dtype, weak type) of the array arguments, the static arguments and the x64
-flag. Under another transformation the call stays one ``jit`` equation whose
-parameter is the traced jaxpr, so outer transformations see the whole program.
+A jitted call is keyed on the input structure, the abstract values (shape, dtype,
+weak type) of the array arguments, the static arguments and the x64 flag. A call
+whose arguments are all positional arrays takes a fast path: its key is built from
+the arrays alone and its outputs wrapped by a function prepared with the entry.
+
+The traced program is kept as traced (what outer transformations see: under
+``grad`` or ``vmap`` a call stays one ``jit`` equation whose parameter is that
+jaxpr) and is run optimised (``passes.optimize``: bitwise the same results).
+
+Retraces: with ``config.update("jax_explain_cache_misses", True)`` each trace logs
+(logger ``"invarax"``, WARNING) which argument changed and how; without it, a
+function whose argument has come in ``RETRACE_WARNING_AFTER`` variants gets one
+``RetraceWarning`` naming that argument: its sizes (at one dtype and rank) or its static
+value keep changing.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
+import logging
+import warnings
 
 from ..core import dtypes
 from ..core.api_util import StaticArgs, flatten_args
-from ..core.array import ArrayImpl
+from ..core.array import Array, ArrayImpl, concrete_scalar, is_python_scalar
+from ..core.aval import ShapedArray
+from ..core.config import config
 from ..core.eval import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr
-from ..core.pytree import tree_unflatten
+from ..core.pytree import (
+    keystr,
+    tree_flatten_with_path,
+    tree_leaves,
+    tree_structure,
+    tree_unflatten,
+    treedef_is_leaf,
+)
 from ..core.trace import EVAL_TRACE, Primitive, Tracer, current_trace
 from ..interpreters import ad, batching
 from ..interpreters.staging import trace_fun
 from .lower import compile_jaxpr
+from .passes import optimize
+
+logger = logging.getLogger("invarax")
+
+RETRACE_WARNING_AFTER = 10  # sizes or static values of one argument before a RetraceWarning
+
+
+class RetraceWarning(UserWarning):
+    """A jitted function keeps being traced again: an argument changes from call to call."""
+
 
 jit_p = Primitive("jit", multiple_results=True)
 
+# The lowering may take which inputs are donated (their buffers reusable).
+_LOWERING_TAKES_DONATED = "donated" in inspect.signature(compile_jaxpr).parameters
 
-@functools.lru_cache(maxsize=4096)
-def _executable(jaxpr: Jaxpr):
+
+def _compile(jaxpr: Jaxpr, donated: tuple):
+    if _LOWERING_TAKES_DONATED and any(donated):
+        return compile_jaxpr(jaxpr, donated=donated)
     return compile_jaxpr(jaxpr)
 
 
+@functools.lru_cache(maxsize=4096)
+def _executable(closed: ClosedJaxpr):
+    """``(run, consts)`` of the optimised ``closed`` (consts as NumPy arrays)."""
+    opt = optimize(closed)
+    return _compile(opt.jaxpr, ()), [c._value for c in opt.consts]
+
+
 def _jit_impl(*args, name: str, jaxpr: ClosedJaxpr):
-    consts = [c._value for c in jaxpr.consts]
-    return _executable(jaxpr.jaxpr)(*consts, *args)
+    run, consts = _executable(jaxpr)
+    return run(*consts, *args)
 
 
 def _jit_abstract_eval(*avals, name: str, jaxpr: ClosedJaxpr):
@@ -66,12 +109,30 @@ ad.jvp_rules[jit_p] = _jit_jvp
 batching.batching_rules[jit_p] = _jit_batch
 
 
+def _fast_key(args):
+    """The fast-path key of positional arguments that are all concrete arrays, else None."""
+    key = [dtypes.x64_enabled()]
+    for a in args:
+        if type(a) is not ArrayImpl:
+            return None
+        v = a._value
+        key += (v.shape, v.dtype, a._weak_type)
+    return tuple(key)
+
+
 class _Entry:
-    """One traced signature: the jaxpr (its tracer consts hoisted to inputs) and its runner."""
+    """One traced signature: the traced jaxpr, its optimised form and how to run it.
 
-    __slots__ = ("closed", "tracer_consts", "out_tree", "run", "consts")
+    ``closed`` is the traced program, its tracer consts (values of enclosing
+    transformations) hoisted to leading inputs; ``optimized`` is what ``run`` computes;
+    ``wrap`` turns ``run``'s NumPy outputs into the output pytree; ``donated`` holds the
+    indices of the leaves whose arrays are deleted after a call.
+    """
 
-    def __init__(self, closed: ClosedJaxpr, out_tree):
+    __slots__ = ("closed", "optimized", "tracer_consts", "out_tree", "run", "consts", "wrap",
+                 "donated")
+
+    def __init__(self, closed: ClosedJaxpr, out_tree, donated: tuple):
         jaxpr = closed.jaxpr
         is_tracer = [isinstance(c, Tracer) for c in closed.consts]
         self.tracer_consts = [c for c, t in zip(closed.consts, is_tracer, strict=True) if t]
@@ -82,10 +143,25 @@ class _Entry:
             jaxpr = Jaxpr(kept, hoisted + jaxpr.invars, jaxpr.outvars, jaxpr.eqns)
             concrete = [c for c, t in zip(closed.consts, is_tracer, strict=True) if not t]
             closed = ClosedJaxpr(jaxpr, concrete)
+            donated = (False,) * len(hoisted) + donated
         self.closed = closed
+        self.optimized = optimize(closed)
         self.out_tree = out_tree
-        self.consts = [c._value for c in closed.consts]
-        self.run = _executable(closed.jaxpr)
+        self.consts = [c._value for c in self.optimized.consts]
+        self.run = _compile(self.optimized.jaxpr, donated)
+        self.wrap = _wrapper(out_tree, [a.weak_type for a in closed.out_avals])
+        self.donated = tuple(i for i, d in enumerate(donated[len(self.tracer_consts):]) if d)
+
+
+def _wrapper(out_tree, weak_types):
+    """A function from the program's NumPy outputs to the output pytree of arrays."""
+    weak = tuple(weak_types)
+    if treedef_is_leaf(out_tree):
+        (w,) = weak
+        return lambda outs: ArrayImpl(outs[0], w)
+    if out_tree == tree_structure((0,) * len(weak)):
+        return lambda outs: tuple(map(ArrayImpl, outs, weak))
+    return lambda outs: tree_unflatten(out_tree, list(map(ArrayImpl, outs, weak)))
 
 
 class Jitted:
@@ -94,9 +170,40 @@ class Jitted:
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=()):
         self.fun = fun
         self.static = StaticArgs(fun, static_argnums, static_argnames)
-        self.donate_argnums = donate_argnums
-        self._cache = {}
+        donate = (donate_argnums,) if isinstance(donate_argnums, int) else donate_argnums
+        self.donate_argnums = tuple(donate)
+        self._cache = {}  # full key -> _Entry
+        self._fast = {}  # _fast_key of positional array arguments -> _Entry
+        self._fast_ok = not self.static.argnums and not self.static.argnames
+        self._signatures = []  # one _Signature per cached trace, to explain retraces
+        self._variants = {}  # (path, kind) -> descriptions seen (see _varying)
+        self._warned = False
+        try:
+            params = inspect.signature(fun).parameters.values()
+            self._arg_names = [p.name for p in params
+                               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            self._arg_names = []
         functools.update_wrapper(self, fun, updated=())
+
+    def __call__(self, *args, **kwargs):
+        if self._fast_ok and not kwargs and current_trace() is EVAL_TRACE:
+            entry = self._fast.get(_fast_key(args))
+            if entry is not None:
+                outs = entry.run(*entry.consts, *[a._value for a in args])
+                for i in entry.donated:
+                    args[i].delete()
+                return entry.wrap(outs)
+        entry, leaves = self._entry(args, kwargs)
+        eager = current_trace() is EVAL_TRACE and not entry.tracer_consts
+        if eager and all(type(x) is ArrayImpl for x in leaves):
+            outs = entry.run(*entry.consts, *(x._value for x in leaves))
+            for i in entry.donated:
+                leaves[i].delete()
+            return entry.wrap(outs)
+        outs = jit_p.bind(*entry.tracer_consts, *leaves, name=self.static.name,
+                          jaxpr=entry.closed)
+        return tree_unflatten(entry.out_tree, outs)
 
     def _entry(self, args, kwargs):
         dyn_args, dyn_kwargs, static_vals = self.static.split(args, kwargs)
@@ -104,10 +211,31 @@ class Jitted:
         key = (in_tree, tuple(x.aval for x in leaves), static_vals, dtypes.x64_enabled())
         entry = self._cache.get(key)
         if entry is None:
+            signature = _Signature(self, args, kwargs)
+            if config.read("jax_explain_cache_misses"):
+                logger.warning(signature.explain(self._signatures, self.static.name))
             entry = self._trace(dyn_args, dyn_kwargs, static_vals)
             if not entry.tracer_consts:
                 self._cache[key] = entry
+                self._signatures.append(signature)
+                self._count_variants(signature)
+        if self._fast_ok and not kwargs and not entry.tracer_consts:
+            fast = _fast_key(args)
+            if fast is not None:
+                self._fast[fast] = entry
         return entry, leaves
+
+    def _count_variants(self, signature: _Signature):
+        """Warn (once) when an argument has come in ``RETRACE_WARNING_AFTER`` sizes or
+        static values; a change of dtype or rank alone takes few values, so is not counted."""
+        for path, kind, desc in _varying(signature):
+            seen = self._variants.setdefault((path, kind), {})
+            seen[desc] = None
+            if len(seen) >= RETRACE_WARNING_AFTER and not self._warned:
+                self._warned = True
+                text = _retrace_warning(path, kind, list(seen), self.static.name,
+                                        len(self._signatures))
+                warnings.warn(text, RetraceWarning, stacklevel=4)
 
     def _trace(self, dyn_args, dyn_kwargs, static_vals):
         static = self.static
@@ -117,19 +245,19 @@ class Jitted:
             return self.fun(*full_args, **full_kwargs)
 
         closed, _, out_tree = trace_fun(dyn_fun, dyn_args, dyn_kwargs, f"jit of {static.name}")
-        return _Entry(closed, out_tree)
+        return _Entry(closed, out_tree, self._donated_leaves(dyn_args, dyn_kwargs, static_vals))
 
-    def __call__(self, *args, **kwargs):
-        entry, leaves = self._entry(args, kwargs)
-        if current_trace() is EVAL_TRACE and all(type(x) is ArrayImpl for x in leaves):
-            outs = entry.run(*entry.consts, *(x._value for x in leaves))
-            avals = entry.closed.out_avals
-            outs = [ArrayImpl(o, a.weak_type) for o, a in zip(outs, avals, strict=True)]
-        else:
-            outs = jit_p.bind(
-                *entry.tracer_consts, *leaves, name=self.static.name, jaxpr=entry.closed
-            )
-        return tree_unflatten(entry.out_tree, outs)
+    def _donated_leaves(self, dyn_args, dyn_kwargs, static_vals) -> tuple:
+        """One bool per leaf of the dynamic arguments: whether its argument is donated."""
+        static_pos = {where for where, _ in static_vals if isinstance(where, int)}
+        n = len(dyn_args) + len(static_pos)
+        donated = {i % n for i in self.donate_argnums if -n <= i < n}
+        positions = [i for i in range(n) if i not in static_pos]
+        flags = []
+        for i, arg in zip(positions, dyn_args, strict=True):
+            flags += [i in donated] * len(tree_leaves(arg))
+        flags += [False] * len(tree_leaves(dyn_kwargs))
+        return tuple(flags)
 
     def lower(self, *args, **kwargs):
         """Trace for these arguments; return a ``Lowered`` whose ``as_text()`` is the program."""
@@ -139,13 +267,19 @@ class Jitted:
     def clear_cache(self):
         """Forget every traced signature."""
         self._cache.clear()
+        self._fast.clear()
+        self._signatures.clear()
+        self._variants.clear()
 
     def _cache_size(self) -> int:
         return len(self._cache)
 
+    def _arg_name(self, i: int) -> str:
+        return self._arg_names[i] if i < len(self._arg_names) else f"args[{i}]"
+
 
 class Lowered:
-    """The program ``jit`` runs for one signature."""
+    """The program ``jit`` runs for one signature (after the optimisation passes)."""
 
     def __init__(self, entry: _Entry, jitted: Jitted):
         self._entry = entry
@@ -153,11 +287,12 @@ class Lowered:
 
     @property
     def jaxpr(self) -> ClosedJaxpr:
-        return self._entry.closed
+        """The optimised program."""
+        return self._entry.optimized
 
     def as_text(self) -> str:
-        """The program, in jaxpr format."""
-        return str(self._entry.closed)
+        """The optimised program, in jaxpr format."""
+        return str(self._entry.optimized)
 
     def compile(self):
         """Return the jitted function (compilation happened when it was traced)."""
@@ -165,18 +300,20 @@ class Lowered:
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
-    """Compile ``fun``: trace it once per input signature and cache the program.
+    """Compile ``fun``: trace it once per input signature, optimise, cache the program.
 
     Arguments:
         fun: a function of arrays (pytrees and keyword arguments allowed).
         static_argnums, static_argnames: arguments that are Python values, hashed
             into the cache key instead of traced (the fix for Python control flow
             on an argument).
-        donate_argnums: accepted for JAX compatibility; arrays are never mutated.
+        donate_argnums: positional arguments whose arrays the call may consume: they
+            are deleted after the call (using one again raises), and the program may
+            reuse their buffers.
 
     Returns:
         A callable with ``fun``'s signature; ``.lower(*args).as_text()`` prints the
-        program it runs. Results are bitwise those of calling ``fun`` eagerly.
+        optimised program it runs. Results are bitwise those of calling ``fun`` eagerly.
 
     Example:
         >>> f = jit(lambda x, y: jnp.sin(x) * y)
@@ -189,3 +326,117 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
             donate_argnums=donate_argnums,
         )
     return Jitted(fun, static_argnums, static_argnames, donate_argnums)
+
+
+# ---------------------------------------------------------------------------------------
+# Why a function was traced again.
+
+
+def _leaf_str(leaf) -> str:
+    """The abstract value a leaf is traced as, ``f32[3]`` (``{weak}`` for Python scalars)."""
+    if isinstance(leaf, Array):
+        aval = leaf.aval
+    elif is_python_scalar(leaf):
+        aval = concrete_scalar(leaf).aval
+    elif hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
+        aval = ShapedArray(leaf.shape, dtypes.canonicalize(leaf.dtype))
+    else:
+        return f"{type(leaf).__name__} {leaf!r:.40}"
+    return aval.str_short() + ("{weak}" if aval.weak_type else "")
+
+
+class _Signature:
+    """What one call's cache key was made of, argument by argument, in words.
+
+    ``args`` maps an argument's name to ``(structure, {path: description})``: a static
+    argument has the structure ``"static"`` and one entry, its value.
+    """
+
+    def __init__(self, jitted: Jitted, args, kwargs):
+        self.x64 = dtypes.x64_enabled()
+        self.args = {}
+        n = len(args)
+        static_pos = {i % n for i in jitted.static.argnums if -n <= i < n}
+        named = [(jitted._arg_name(i), a, i in static_pos) for i, a in enumerate(args)]
+        named += [(k, v, k in jitted.static.argnames) for k, v in sorted(kwargs.items())]
+        for name, value, is_static in named:
+            if is_static:
+                self.args[name] = ("static", {name: f"static {value!r:.60}"})
+            else:
+                leaves, tree = tree_flatten_with_path(value)
+                self.args[name] = (tree, {name + keystr(p): _leaf_str(x) for p, x in leaves})
+
+    def differences(self, other: _Signature) -> list:
+        """How this signature differs from ``other`` (an earlier one), one line each."""
+        out = []
+        if self.x64 != other.x64:
+            out.append(f"jax_enable_x64 changed: {other.x64} -> {self.x64}")
+        for name in sorted(self.args.keys() | other.args.keys()):
+            if name not in self.args or name not in other.args:
+                state = "is new" if name in self.args else "is no longer passed"
+                out.append(f"argument {name} {state}")
+                continue
+            (tree, leaves), (old_tree, old_leaves) = self.args[name], other.args[name]
+            if tree != old_tree:
+                out.append(f"argument {name} changed tree structure: {old_tree} -> {tree}")
+                continue
+            for path, desc in leaves.items():
+                old = old_leaves[path]
+                if desc != old:
+                    out.append(f"argument {path} changed: {old} -> {desc}{_how(old, desc)}")
+        return out
+
+    def explain(self, previous: list, name: str) -> str:
+        """The log message of a cache miss, against the closest of ``previous``."""
+        head = f"TRACING CACHE MISS for jit of {name}"
+        if not previous:
+            return f"{head}: first trace (never seen function)"
+        closest = min((self.differences(p) for p in reversed(previous)), key=len)
+        lines = closest or ["the key differs in a way not shown here"]
+        return (f"{head} (trace {len(previous) + 1}; {len(previous)} signatures cached), "
+                "because against the closest cached signature:\n  " + "\n  ".join(lines))
+
+
+def _how(old: str, new: str) -> str:
+    """What changed between two leaf descriptions: ``" (shape)"``, ``" (dtype)"``, ..."""
+    old, new = old.removesuffix("{weak}"), new.removesuffix("{weak}")
+    if "[" not in old or "[" not in new:
+        return ""
+    if old == new:
+        return " (weak type: a Python scalar is weakly typed, an array is not)"
+    (old_dtype, old_shape), (dtype, shape) = old.split("[", 1), new.split("[", 1)
+    if old_dtype == dtype:
+        return " (shape)"
+    return " (dtype)" if old_shape == shape else " (dtype and shape)"
+
+
+def _varying(signature: _Signature):
+    """``(path, kind, description)`` for each leaf: ``kind`` names what may vary without
+    bound: the sizes of an array of one dtype and rank (``f32[_,_]``), or a static value."""
+    for _, leaves in signature.args.values():
+        for path, desc in leaves.items():
+            if desc.startswith("static"):
+                yield path, "static", desc
+            elif "[" in desc:
+                head, dims = desc.split("[", 1)
+                dims = dims.split("]")[0]
+                rank = dims.count(",") + 1 if dims else 0
+                yield path, f"{head}[{','.join('_' * rank)}]", desc
+
+
+def _retrace_warning(path: str, kind: str, values: list, name: str, traces: int) -> str:
+    """The text of the RetraceWarning: which argument keeps changing, and the fixes."""
+    if kind == "static":
+        values = [v.removeprefix("static ") for v in values]
+    shown = ", ".join(values[:5]) + (", ..." if len(values) > 5 else "")
+    if kind == "static":
+        what = f"static argument {path} took {len(values)} values ({shown})"
+        fix = ("make it a traced array argument (remove it from static_argnums/"
+               "static_argnames) if the function does not need its Python value")
+    else:
+        what = f"argument {path} came in {len(values)} shapes ({shown})"
+        fix = ("pad it to a few fixed sizes (bucketing) so that each size is traced once, "
+               "or keep the varying size out of the traced function")
+    return (f"jit of {name} has been traced {traces} times: {what}. Each new signature "
+            f"costs a trace and a compile; {fix}. Set "
+            "config.update('jax_explain_cache_misses', True) to log every retrace.")

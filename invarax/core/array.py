@@ -154,6 +154,31 @@ class ArrayImpl(Array):
         """A copy of the array (arrays are immutable, so this is rarely needed)."""
         return ArrayImpl(self._value.copy(), self._weak_type)
 
+    def delete(self):
+        """Release the buffer; any later use raises (what donating the array to jit does)."""
+        if not self.is_deleted():
+            self._aval = self.aval  # kept for the error message
+            del self._value
+
+    def is_deleted(self) -> bool:
+        """Whether ``delete()`` ran (e.g. the array was donated through ``donate_argnums``)."""
+        try:
+            ArrayImpl._value.__get__(self)  # the slot itself, without __getattr__
+        except AttributeError:
+            return True
+        return False
+
+    def __getattr__(self, name):
+        # Only reached for an unset slot: ``_value`` after ``delete()``.
+        if name == "_value":
+            raise RuntimeError(
+                f"Array has been deleted with shape={self._aval.str_short()}: it was donated to "
+                "a jitted function (jit(..., donate_argnums=...)) or deleted, and its buffer may "
+                "have been reused. Do not use an array after donating it: donate only values "
+                "you no longer need (x = f(x)), or remove it from donate_argnums."
+            )
+        raise AttributeError(f"'ArrayImpl' object has no attribute {name!r}")
+
     def __repr__(self):
         body = np.array2string(self._value, separator=", ", prefix="Array(")
         weak = ", weak_type=True" if self._weak_type else ""

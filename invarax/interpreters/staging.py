@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+from ..compiler.passes import optimize as optimize_jaxpr
 from ..core.api_util import StaticArgs, flatten_args, fun_name
 from ..core.array import ArrayImpl, to_array
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
@@ -114,12 +115,17 @@ def trace_fun(fun, args, kwargs, description: str):
     return closed, leaves, out_tree[0]
 
 
-def make_jaxpr(fun, static_argnums=(), static_argnames=()):
+def make_jaxpr(fun, static_argnums=(), static_argnames=(), optimize=False):
     """A function that returns the jaxpr of ``fun`` for given example arguments.
 
     Arguments:
         fun: the function to trace; arguments and outputs may be pytrees.
         static_argnums, static_argnames: arguments passed through as Python values.
+        optimize: if True, return the program after invarax's optimisation passes
+            (dead-code and common-subexpression elimination, constant folding, no-op
+            removal: ``invarax.compiler.passes``), which is what ``jit`` runs. Its
+            results are bitwise those of the traced program. An invarax extension;
+            the default (False) gives JAX's jaxpr.
 
     Returns:
         A function taking ``fun``'s arguments and returning a ``ClosedJaxpr``, whose
@@ -143,6 +149,6 @@ def make_jaxpr(fun, static_argnums=(), static_argnames=()):
             return fun(*full_args, **full_kwargs)
 
         closed, _, _ = trace_fun(dyn_fun, dyn_args, dyn_kwargs, f"make_jaxpr of {static.name}")
-        return closed
+        return optimize_jaxpr(closed) if optimize else closed
 
     return make
