@@ -520,8 +520,8 @@ def test_threads_after_fork():
     eager = np.asarray(jnp.sin(jnp.asarray(x)) * 2.0)
     call = fused_run(lambda x: jnp.sin(x) * 2.0, (x,))
     call(CHUNKS[1], 2)  # the parent's pool exists
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
+    with warnings.catch_warnings():  # fork of a threaded process (Python 3.12, JAX) warns
+        warnings.simplefilter("ignore")
         pid = os.fork()
     if pid == 0:  # the child: with its parent's pool, it would wait forever
         ok = call(CHUNKS[1], 2)[0].tobytes() == eager.tobytes()
