@@ -266,9 +266,12 @@ def _freeze(value):
     """A hashable stand-in for a parameter value, equal only for equal parameters.
 
     Types are part of it (``1`` and ``1.0`` and ``True`` compare equal in Python) and
-    floats are taken by their bits (``0.0 == -0.0``); arrays by dtype, shape and bytes.
-    Jaxprs, functions and other objects are compared by identity.
+    floats are taken by their bits (``0.0 == -0.0``); arrays by dtype, shape and bytes;
+    jaxprs by structure (two traces of one function are equal). Functions and other
+    objects are compared by identity.
     """
+    if isinstance(value, ClosedJaxpr):
+        return _structure(value)
     if isinstance(value, dict):
         return dict, tuple(sorted((k, _freeze(v)) for k, v in value.items()))
     if isinstance(value, (tuple, list)):
@@ -279,6 +282,30 @@ def _freeze(value):
     if isinstance(value, (bool, int, str, bytes, type(None), np.dtype, type, ShapedArray)):
         return type(value), value
     return "object", id(value)  # the equation holds the object while the pass runs
+
+
+@functools.lru_cache(maxsize=4096)
+def _structure(closed: ClosedJaxpr):
+    """A hashable description of ``closed``, equal for equal programs.
+
+    Variables are numbered in order of definition; consts are taken by identity (the
+    cache holds them); parameters as ``_freeze`` takes them.
+    """
+    jaxpr = closed.jaxpr
+    number = {id(v): i for i, v in enumerate((*jaxpr.constvars, *jaxpr.invars))}
+
+    def atom(v):
+        return _literal_key(v) if isinstance(v, Literal) else number[id(v)]
+
+    eqns = []
+    for eqn in jaxpr.eqns:
+        ins = tuple(atom(v) for v in eqn.invars)
+        for v in eqn.outvars:
+            number[id(v)] = len(number)
+        outs = tuple(v.aval for v in eqn.outvars)
+        eqns.append((eqn.primitive, _freeze(eqn.params), ins, outs))
+    return (tuple(jaxpr.in_avals), tuple(id(c) for c in closed.consts), tuple(eqns),
+            tuple(atom(v) for v in jaxpr.outvars))
 
 
 def _fold(prim, invars, outvars, params, values):
