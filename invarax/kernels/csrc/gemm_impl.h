@@ -58,6 +58,18 @@ static void F(pack_a)(const T *a, ptrdiff_t sm, ptrdiff_t sk, ptrdiff_t mc, ptrd
  * dst[q*nr*kb + p*nr + j] = B[p, q*nr + j], zero past the last column. */
 static void F(pack_b)(const T *b, ptrdiff_t sk, ptrdiff_t sn, ptrdiff_t kb, ptrdiff_t nc,
                       int nr, T *dst) {
+    if (sn == 1 && nr == 2 * TL && nc >= nr) { /* rows of B in order; panels of 2 vectors */
+        ptrdiff_t full = nc - nc % nr;
+        for (ptrdiff_t p = 0; p < kb; p++) {
+            const T *src = b + p * sk;
+            T *d = dst + p * nr;
+            for (ptrdiff_t q = 0; q < full; q += nr, d += nr * kb)
+                memcpy(d, src + q, sizeof(T) * 2 * TL);
+        }
+        b += full;
+        nc -= full;
+        dst += full * kb;
+    }
     for (ptrdiff_t q = 0; q < nc; q += nr, dst += nr * kb) {
         int cols = nc - q < nr ? (int)(nc - q) : nr;
         const T *src = b + q * sn;
