@@ -166,3 +166,153 @@ def test_decorator_form():
 
     assert int(f(2)) == 4 and int(g(2, 5)) == 10
     assert f.__name__ == "f"
+
+
+# ---------------------------------------------------------------------------------------
+# The fast path, donation, retraces
+
+
+def test_fast_path_shares_the_cache_with_the_general_path():
+    f = counted(lambda x, y: x * y + y)
+    g = invarax.jit(f)
+    x, y = jnp.arange(3.0), jnp.ones(3)
+    assert_bitwise(g(x, y), x * y + y)  # traced, then fast
+    assert_bitwise(g(x, y), x * y + y)
+    assert_bitwise(g(x, y=y), x * y + y)  # keyword: the general path, another key
+    assert_bitwise(g(np.arange(3, dtype=np.float32), y), x * y + y)  # NumPy input: general
+    assert_bitwise(g(x, 2.0), x * 2.0 + 2.0)  # weak scalar: another key
+    assert_bitwise(g(x, jnp.asarray(2.0)), x * 2.0 + 2.0)  # weak 0-d array: the same key
+    assert_bitwise(g(x, np.float32(2.0)), x * 2.0 + 2.0)  # strong 0-d: another key
+    assert f.traces == 4
+    out = g(jnp.ones(3, jnp.int32), jnp.ones(3, jnp.int32))
+    assert out.dtype == np.int32 and f.traces == 5
+    g(jnp.ones(3, jnp.int32), jnp.ones(3, jnp.int32))
+    assert f.traces == 5
+    g(jnp.ones(3, jnp.int32), jnp.ones(3, jnp.int32))
+    assert f.traces == 5
+
+
+def test_fast_path_outputs():
+    x = jnp.arange(4.0)
+    single = invarax.jit(lambda x: x + 1.0)
+    pair = invarax.jit(lambda x: (x, x * 2.0))
+    tree = invarax.jit(lambda x: {"a": [x, 1.0], "b": None})
+    for _ in range(2):
+        assert_bitwise(single(x), x + 1.0)
+        a, b = pair(x)
+        assert_bitwise(a, x) and assert_bitwise(b, x * 2.0)
+        out = tree(x)
+        assert out["b"] is None and out["a"][1].weak_type
+        assert_bitwise(out["a"][0], x)
+
+
+def test_fast_path_under_transformations_stays_a_jit_equation():
+    g = invarax.jit(lambda x: jnp.sin(x) * x)
+    x = jnp.arange(3.0)
+    g(x)  # cached
+    assert "jit[" in str(invarax.make_jaxpr(g)(x))
+    assert_bitwise(invarax.grad(lambda x: jnp.sum(g(x)))(x),
+                   invarax.grad(lambda x: jnp.sum(jnp.sin(x) * x))(x))
+
+
+def test_donated_arrays_are_deleted():
+    step = invarax.jit(lambda p, g: p - 0.1 * g, donate_argnums=0)
+    p, g = jnp.ones(3), jnp.arange(3.0)
+    for _ in range(2):  # traced, then the fast path
+        new = step(p, g)
+        assert_bitwise(new, jnp.ones(3) - 0.1 * jnp.arange(3.0))
+        assert p.is_deleted() and not g.is_deleted()
+        with pytest.raises(RuntimeError, match=r"deleted with shape=f32\[3\].*donate_argnums"):
+            p + 1.0
+        with pytest.raises(RuntimeError, match="donate_argnums"):
+            step(p, g)
+        p = jnp.ones(3)
+
+
+def test_donated_pytree_and_static_arguments():
+    f = invarax.jit(lambda n, params, x: (params["w"] * n + x, params["b"]),
+                    static_argnums=0, donate_argnums=(1,))
+    params = {"w": jnp.ones(2), "b": jnp.zeros(2)}
+    x = jnp.ones(2)
+    out, b = f(3, params, x)
+    assert_bitwise(out, jnp.full(2, 4.0)) and assert_bitwise(b, jnp.zeros(2))
+    assert params["w"].is_deleted() and params["b"].is_deleted() and not x.is_deleted()
+
+
+def test_donation_is_ignored_under_transformations():
+    f = invarax.jit(lambda x: x * 2.0, donate_argnums=0)
+    x = jnp.ones(3)
+    invarax.grad(lambda x: jnp.sum(f(x)))(x)
+    assert not x.is_deleted()
+
+
+def test_explain_cache_misses(caplog):
+    f = invarax.jit(lambda x, n, *, scale: x * n * scale, static_argnums=1)
+    invarax.config.update("jax_explain_cache_misses", True)
+    try:
+        with caplog.at_level("WARNING", logger="invarax"):
+            f(jnp.ones(3), 2, scale=1.0)
+            f(jnp.ones(4), 2, scale=1.0)
+            f(jnp.ones(4), 2, scale=1.0)  # cached: no message
+            f(jnp.ones(4, jnp.int32), 2, scale=1.0)
+            f(jnp.ones(4), 3, scale=1.0)
+            f(jnp.ones(4), 2, scale=np.float32(1.0))
+    finally:
+        invarax.config.update("jax_explain_cache_misses", False)
+    messages = [r.getMessage() for r in caplog.records]
+    assert all(r.name == "invarax" and r.levelname == "WARNING" for r in caplog.records)
+    assert len(messages) == 5
+    assert "first trace" in messages[0]
+    assert "argument x changed: f32[3] -> f32[4] (shape)" in messages[1]
+    assert "argument x changed: f32[4] -> i32[4] (dtype)" in messages[2]
+    assert "argument n changed: static 2 -> static 3" in messages[3]
+    assert "argument scale changed: f32[]{weak} -> f32[] (weak type" in messages[4]
+    caplog.clear()
+    f(jnp.ones(5), 2, scale=1.0)  # flag off: silent
+    assert caplog.records == []
+
+
+def test_explain_names_pytree_paths_and_structure(caplog):
+    f = invarax.jit(lambda params: params["w"].sum())
+    invarax.config.update("jax_explain_cache_misses", True)
+    try:
+        with caplog.at_level("WARNING", logger="invarax"):
+            f({"w": jnp.ones(3), "b": [jnp.ones(2)]})
+            f({"w": jnp.ones(3), "b": [jnp.ones(5)]})
+            f({"w": jnp.ones(3)})
+    finally:
+        invarax.config.update("jax_explain_cache_misses", False)
+    messages = [r.getMessage() for r in caplog.records]
+    assert "argument params['b'][0] changed: f32[2] -> f32[5] (shape)" in messages[1]
+    assert "argument params changed tree structure" in messages[2]
+
+
+def test_retrace_warning_names_the_changing_argument():
+    f = invarax.jit(lambda x, y: x.sum() + y)
+    y = jnp.ones(())
+    for n in range(1, 10):
+        f(jnp.ones(n), y)
+    with pytest.warns(invarax.compiler.jit.RetraceWarning,
+                      match=r"traced 10 times: argument x came in 10 shapes \(f32\[1\], "
+                            r"f32\[2\].*pad it to a few fixed sizes"):
+        f(jnp.ones(10), y)
+    for n in range(11, 30):  # warned once only
+        f(jnp.ones(n), y)
+
+
+def test_retrace_warning_for_a_static_argument():
+    f = invarax.jit(lambda x, i: x * i, static_argnums=1)
+    for i in range(9):
+        f(1.0, i)
+    with pytest.warns(invarax.compiler.jit.RetraceWarning,
+                      match=r"static argument i took 10 values \(0, 1, 2, 3, 4, \.\.\.\).*"
+                            "remove it from static_argnums"):
+        f(1.0, 9)
+
+
+def test_no_retrace_warning_for_a_few_dtypes_and_ranks():
+    f = invarax.jit(lambda x: x * 2)
+    for dtype in (jnp.float32, jnp.int32, jnp.int16, jnp.bool_, jnp.uint8):
+        for shape in ((), (2,), (2, 2), (3, 2)):
+            f(jnp.ones(shape, dtype))  # 20 signatures, at most 2 sizes per dtype and rank
+    assert f._cache_size() == 20
