@@ -2,6 +2,7 @@
 jit/vmap invariance, statistics on large samples, and errors for bad input."""
 
 import doctest
+import hashlib
 from fractions import Fraction
 from pathlib import Path
 
@@ -29,6 +30,48 @@ CATEGORICAL_42 = [3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 3, 3]  # logits log([.1, .2, .3,
 CHOICE_42 = [7, 4, 2, 5, 3, 6]  # choice(key, 10, (6,), replace=False)
 NORMAL_42 = ["-0x1.cfbe2a0000000p-6", "0x1.de57d00000000p-2", "0x1.2eccc20000000p-2",
              "0x1.3a76480000000p-3", "-0x1.fc09d60000000p-4", "0x1.bc42340000000p-3"]
+
+# The same with jax_threefry_partitionable off (JAX's streams before 0.5).
+SPLIT_42_OFF = [[3134548294, 3733159049], [3746501087, 894150801], [801545058, 2363201431]]
+BITS_42_OFF = [3134548294, 3733159049, 3746501087, 894150801, 801545058, 2363201431]
+BITS8_42_OFF = [45, 179, 215, 3, 244]  # bits(key, (5,), uint8)
+UNIFORM_42_OFF = ["0x1.75aad00000000p-1", "0x1.bd06f80000000p-1", "0x1.be9e200000000p-1",
+                  "0x1.aa5d400000000p-3", "0x1.7e34d00000000p-3", "0x1.19b72c0000000p-1"]
+NORMAL_42_OFF = ["0x1.397ad40000000p-1", "0x1.1f61f20000000p+0", "0x1.23282c0000000p+0",
+                 "-0x1.a01e7a0000000p-1", "-0x1.c7e32a0000000p-1", "0x1.0285a20000000p-3"]
+RANDINT_42_OFF = [610, 35, 796, 485, 850, 383, 573, 372]
+PERMUTATION_42_OFF = [11, 10, 4, 0, 2, 7, 8, 3, 6, 5, 9, 1]
+
+# SHA-256 (first 16 hex digits) of the bytes of 20,000 draws with PRNGKey(5), JAX 0.10.2,
+# for partitionable streams on and off: bitwise agreement on many values, stored.
+DRAWS = 20_000
+DRAW_CASES = {
+    "normal": lambda key: random.normal(key, (DRAWS,)),
+    "truncated_normal": lambda key: random.truncated_normal(key, -2.5, 1.25, (DRAWS,)),
+    "exponential": lambda key: random.exponential(key, (DRAWS,)),
+    "gumbel": lambda key: random.gumbel(key, (DRAWS,)),
+    "gumbel_high": lambda key: random.gumbel(key, (DRAWS,), mode="high"),
+    "logistic": lambda key: random.logistic(key, (DRAWS,)),
+    "laplace": lambda key: random.laplace(key, (DRAWS,)),
+    "uniform": lambda key: random.uniform(key, (DRAWS,)),
+    "bits8": lambda key: random.bits(key, (DRAWS + 1,), jnp.uint8),
+}
+DRAW_DIGESTS = {
+    True: {"normal": "da424316dc567c0f", "truncated_normal": "4bb4ee58c0ff1831",
+           "exponential": "6d8d9a46af572d0c", "gumbel": "78bad1d2a2dabf36",
+           "gumbel_high": "ad5f770392769062", "logistic": "e657f4fb468ef7e1",
+           "laplace": "467c74b6d4d6475f", "uniform": "8494788a7b062036",
+           "bits8": "13cbb1abc1834320"},
+    False: {"normal": "03f09f14a637e922", "truncated_normal": "f583c786ab1066b6",
+            "exponential": "4b768e5dce8903f0", "gumbel": "6efc1e3dc317cf66",
+            "gumbel_high": "859131f47db2d81c", "logistic": "113347ea805dc740",
+            "laplace": "4505080625060e4d", "uniform": "b73d126e02a5291b",
+            "bits8": "3e328dc262467d7a"},
+}
+
+
+def digest(x):
+    return hashlib.sha256(np.ascontiguousarray(np.asarray(x)).tobytes()).hexdigest()[:16]
 
 
 def floats(hexes, dtype=np.float32):
@@ -61,11 +104,68 @@ def test_samplers_match_stored_jax_vectors():
     np.testing.assert_array_equal(random.uniform(key, (6,)), floats(UNIFORM_42))
     assert random.randint(key, (8,), -5, 1000).tolist() == RANDINT_42
     assert random.bernoulli(key, 0.3, (12,)).astype(int).tolist() == BERNOULLI_42
-    assert ulps(random.normal(key, (6,)), floats(NORMAL_42)).max() <= 2
+    np.testing.assert_array_equal(random.normal(key, (6,)), floats(NORMAL_42))
     assert random.permutation(key, 12).tolist() == PERMUTATION_42
     logits = jnp.log(jnp.array([0.1, 0.2, 0.3, 0.4]))
     assert random.categorical(key, logits, shape=(12,)).tolist() == CATEGORICAL_42
     assert random.choice(key, 10, (6,), replace=False).tolist() == CHOICE_42
+
+
+@pytest.fixture(params=[True, False], ids=["partitionable", "original"])
+def partitionable(request):
+    """Both threefry stream layouts: sets the flag in invarax (and in JAX when installed),
+    and restores both."""
+    try:
+        import jax
+    except ImportError:
+        jax = None
+    flag = request.param
+    before = invarax.config.jax_threefry_partitionable
+    jax_before = jax.config.jax_threefry_partitionable if jax else None
+    invarax.config.update("jax_threefry_partitionable", flag)
+    if jax:
+        jax.config.update("jax_threefry_partitionable", flag)
+    yield flag
+    invarax.config.update("jax_threefry_partitionable", before)
+    if jax:
+        jax.config.update("jax_threefry_partitionable", jax_before)
+
+
+def test_partitionable_is_on_by_default():
+    assert invarax.config.jax_threefry_partitionable is True
+
+
+def test_original_streams_match_stored_jax_vectors(partitionable):
+    if partitionable:
+        pytest.skip("the stored vectors above cover the default streams")
+    key = random.PRNGKey(42)
+    assert random.split(key, 3).tolist() == SPLIT_42_OFF
+    assert random.fold_in(key, 7).tolist() == FOLD_IN_42_7  # the same in both layouts
+    assert random.bits(key, (6,)).tolist() == BITS_42_OFF
+    assert random.bits(key, (5,), jnp.uint8).tolist() == BITS8_42_OFF
+    np.testing.assert_array_equal(random.uniform(key, (6,)), floats(UNIFORM_42_OFF))
+    np.testing.assert_array_equal(random.normal(key, (6,)), floats(NORMAL_42_OFF))
+    assert random.randint(key, (8,), -5, 1000).tolist() == RANDINT_42_OFF
+    assert random.permutation(key, 12).tolist() == PERMUTATION_42_OFF
+
+
+@pytest.mark.parametrize("name", sorted(DRAW_CASES))
+def test_draws_match_stored_jax_digests(name, partitionable):
+    assert digest(DRAW_CASES[name](random.PRNGKey(5))) == DRAW_DIGESTS[partitionable][name]
+
+
+@pytest.mark.xfail(reason="jit's cache key does not include jax_threefry_partitionable yet "
+                          "(invarax/compiler/jit.py); a toggled flag reuses the old trace",
+                   strict=False)
+def test_jit_retraces_when_the_stream_layout_changes():
+    draw = invarax.jit(lambda k: random.bits(k, (4,)))
+    key = random.PRNGKey(42)
+    assert draw(key).tolist() == BITS_42[:4]
+    invarax.config.update("jax_threefry_partitionable", False)
+    try:
+        assert draw(key).tolist() == random.bits(key, (4,)).tolist()
+    finally:
+        invarax.config.update("jax_threefry_partitionable", True)
 
 
 def test_doc_runs():
@@ -96,18 +196,19 @@ def test_prng_key_matches_jax(seed):
     np.testing.assert_array_equal(random.PRNGKey(seed), jax.random.PRNGKey(seed))
 
 
-def test_split_fold_in_bits_match_jax():
+def test_split_fold_in_bits_match_jax(partitionable):
     jax = pytest.importorskip("jax")
     for seed in (0, 7, 123456):
         key, jkey = random.PRNGKey(seed), jax.random.PRNGKey(seed)
-        for num in (1, 2, 5, (2, 3)):
+        for num in (1, 2, 3, 5, (2, 3), 0):
             np.testing.assert_array_equal(random.split(key, num), jax.random.split(jkey, num))
         for data in (0, 1, 2**32 - 1, np.int32(-7), np.uint32(7)):
             np.testing.assert_array_equal(random.fold_in(key, data),
                                           jax.random.fold_in(jkey, data))
         for dtype in (np.uint8, np.uint16, np.uint32):
-            np.testing.assert_array_equal(random.bits(key, (3, 5), dtype),
-                                          jax.random.bits(jkey, (3, 5), dtype))
+            for shape in ((3, 5), (7,), (1,), (2, 3, 3), ()):  # odd word counts pad with 0
+                np.testing.assert_array_equal(random.bits(key, shape, dtype),
+                                              jax.random.bits(jkey, shape, dtype))
         np.testing.assert_array_equal(random.bits(key, (0,)), jax.random.bits(jkey, (0,)))
 
 
@@ -124,7 +225,7 @@ def test_shift_primitives_match_jax():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 123])
-def test_uniform_randint_bernoulli_match_jax(seed):
+def test_uniform_randint_bernoulli_match_jax(seed, partitionable):
     jax = pytest.importorskip("jax")
     jr = jax.random
     key, jkey = random.PRNGKey(seed), jr.PRNGKey(seed)
@@ -146,7 +247,7 @@ def test_uniform_randint_bernoulli_match_jax(seed):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_permutation_choice_categorical_match_jax(seed):
+def test_permutation_choice_categorical_match_jax(seed, partitionable):
     jax = pytest.importorskip("jax")
     jr = jax.random
     key, jkey = random.PRNGKey(seed), jr.PRNGKey(seed)
@@ -177,13 +278,28 @@ def test_permutation_choice_categorical_match_jax(seed):
         same(random.categorical(key, *args, **kwargs), jr.categorical(jkey, *args, **kwargs))
 
 
-def test_normal_close_to_jax():
+def same_bits(ours, theirs):
+    ours, theirs = np.asarray(ours), np.asarray(theirs)
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    return ours.view(f"u{ours.dtype.itemsize}") == theirs.view(f"u{ours.dtype.itemsize}")
+
+
+def test_continuous_samplers_match_jax_bitwise(partitionable):
+    # XLA's log, log1p and erf are reproduced (random/_xla_math.py): float32 draws are JAX's
+    # bits, all of them.
     jax = pytest.importorskip("jax")
-    key, jkey = random.PRNGKey(3), jax.random.PRNGKey(3)
-    ours, theirs = random.normal(key, (100_000,)), jax.random.normal(jkey, (100_000,))
-    # 3 ulp at most, 98.7% bitwise: XLA's log1p differs from NumPy's in the last bit.
-    assert ulps(ours, theirs).max() <= 3
-    assert np.mean(np.asarray(ours) == np.asarray(theirs)) > 0.98
+    jr = jax.random
+    key, jkey = random.PRNGKey(3), jr.PRNGKey(3)
+    n = 100_000
+    lows = np.linspace(-4, 1, 50, dtype=np.float32)
+    for name, args, kwargs in [
+            ("normal", ((n,),), {}), ("exponential", ((n,),), {}), ("gumbel", ((n,),), {}),
+            ("gumbel", ((n,),), {"mode": "high"}), ("logistic", ((n,),), {}),
+            ("laplace", ((n,),), {}), ("truncated_normal", (-1.0, 2.0, (n,)), {}),
+            ("truncated_normal", (-5.0, -0.1, (n,)), {}),
+            ("truncated_normal", (lows, lows + 1.5, (n // 50, 50)), {})]:
+        ours = getattr(random, name)(key, *args, **kwargs)
+        assert same_bits(ours, getattr(jr, name)(jkey, *args, **kwargs)).all(), name
 
 
 @pytest.fixture
@@ -195,7 +311,7 @@ def jax_x64():
     jax.config.update("jax_enable_x64", False)
 
 
-def test_x64_matches_jax(jax_x64):
+def test_x64_matches_jax(jax_x64, partitionable):
     jr = jax_x64.random
     for seed in (0, 2**40 + 3, -5, 2**63 - 1, np.uint64(2**63 + 5)):
         np.testing.assert_array_equal(random.PRNGKey(seed), jr.PRNGKey(seed))
@@ -207,10 +323,11 @@ def test_x64_matches_jax(jax_x64):
         np.testing.assert_array_equal(ours, jr.uniform(jkey, (40, 7), minval=lo, maxval=hi))
     np.testing.assert_array_equal(random.randint(key, (100,), -(10**12), 10**12),
                                   jr.randint(jkey, (100,), -(10**12), 10**12))
-    # float64 normal: JAX 0.10's erf_inv is not Giles' polynomial (ours matches scipy's
-    # erfinv there); they differ by up to ~30 ulp.
-    ours, theirs = random.normal(key, (20_000,)), jr.normal(jkey, (20_000,))
-    np.testing.assert_allclose(ours, theirs, rtol=1e-14, atol=1e-15)
+    # float64 normal: XLA's log1p calls the C library's log, invarax's is NumPy's; they
+    # differ in the last bit for a few inputs in ten thousand, and normal by up to 3 ulp.
+    ours, theirs = random.normal(key, (200_000,)), jr.normal(jkey, (200_000,))
+    assert ulps(ours, theirs).max() <= 3
+    assert same_bits(ours, theirs).mean() > 0.9999
 
 
 def test_fma_is_correctly_rounded(x64):

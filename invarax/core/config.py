@@ -19,6 +19,8 @@ class Config:
     _defaults = {
         "jax_enable_x64": False,
         "jax_explain_cache_misses": False,
+        # random: JAX's default threefry streams since JAX 0.5 (False: the older ones)
+        "jax_threefry_partitionable": True,
     }
 
     def __init__(self):

@@ -1,11 +1,21 @@
 """PRNG keys and random bits: JAX's threefry2x32 implementation, written with lax ops.
 
 A key is a ``uint32[2]`` array, as JAX's legacy (raw) keys. Its bits, ``split``,
-``fold_in`` and ``bits`` follow JAX's default implementation (``jax_threefry_partitionable``
-on, the default since JAX 0.5): the counter of element ``i`` of a draw of shape ``s`` is
-the pair ``(0, i)`` (the high and low words of a 64-bit flat index), hashed with the key.
-Every step is a lax op (uint32 add, xor and shifts), so keys work under ``jit`` and
-``vmap`` like any other array.
+``fold_in`` and ``bits`` follow JAX's, in both of its stream layouts, chosen by the flag
+``jax_threefry_partitionable`` (``invarax.config``), read when a draw is traced:
+
+- on (the default, as JAX since 0.5): the counter of element ``i`` of a draw of shape
+  ``s`` is the pair ``(0, i)`` (the high and low words of a 64-bit flat index), hashed
+  with the key; ``bits`` xors the two hashed words, ``split`` stacks them;
+- off (JAX before 0.5): a draw of ``n`` 32-bit words hashes the counters ``0..n-1`` as
+  JAX's ``threefry_2x32`` lays them out: the first half (padded with a 0 to even length)
+  are the first words of the pairs, the second half the second words, and the two hashed
+  halves are concatenated. ``split`` takes ``2 * num`` such words; 8- and 16-bit draws
+  cut each word into little-endian pieces, 64-bit draws pair word ``i`` (high) with word
+  ``size + i`` (low).
+
+``fold_in`` hashes the pair ``(0, data)`` in both. Every step is a lax op (uint32 add,
+xor and shifts), so keys work under ``jit`` and ``vmap`` like any other array.
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import ArrayImpl, is_python_scalar, to_array
+from ..core.config import config
 from ..core.trace import Tracer
 from ..ops import elementwise as lax
 from ..ops import shape as sh
@@ -107,16 +118,38 @@ def _stack(w1, w2):
     return sh.concatenate([sh.reshape(w1, shape), sh.reshape(w2, shape)], len(w1.shape))
 
 
+def _partitionable() -> bool:
+    return config.read("jax_threefry_partitionable")
+
+
+def _check_counters(count: int, what: str) -> None:
+    if count >= 2**32 - 1:
+        raise ValueError(f"random: {what} needs {count} counters, beyond the 2**32 - 1 that "
+                         "invarax supports; draw in several parts")
+
+
 def _hash_counters(key, shape):
     """threefry2x32 of the counters ``(0, i)``, ``i`` the flat index of each element."""
     size = math.prod(shape)
-    if size >= 2**32:
-        raise ValueError(f"random: a draw of {size} elements needs counters above 2**32, "
-                         "which invarax does not support; draw in several parts")
+    _check_counters(size, f"a draw of {size} elements")
     k1, k2 = _words(key)
     lo = sh.reshape(sh.iota(np.uint32, size), shape)
     hi = sh.broadcast_in_dim(_u32(0), shape, ())
     return threefry2x32(k1, k2, hi, lo)
+
+
+def _hash_words(key, n: int):
+    """JAX's ``threefry_2x32(key, iota(n))``: ``n`` hashed uint32 words of the counters
+    ``0..n-1`` (the non-partitionable streams)."""
+    _check_counters(n, f"a draw of {n} 32-bit words")
+    half = (n + 1) // 2
+    first = sh.iota(np.uint32, half)
+    second = lax.add(sh.iota(np.uint32, n - half), _u32(half))
+    if n % 2:  # JAX pads the counters with a 0 to an even count
+        second = sh.concatenate([second, sh.broadcast_in_dim(_u32(0), (1,), ())], 0)
+    k1, k2 = _words(key)
+    words = sh.concatenate(list(threefry2x32(k1, k2, first, second)), 0)
+    return sh.slice_in_dim(words, 0, n) if n % 2 else words
 
 
 def PRNGKey(seed):  # noqa: N802  (JAX's name)
@@ -204,7 +237,9 @@ def split(key, num=2):
     """
     key = check_key("split", key)
     shape = check_shape("split", tuple(num) if isinstance(num, Sequence) else (num,))
-    return _stack(*_hash_counters(key, shape))
+    if _partitionable():
+        return _stack(*_hash_counters(key, shape))
+    return sh.reshape(_hash_words(key, 2 * math.prod(shape)), (*shape, 2))
 
 
 def fold_in(key, data):
@@ -238,13 +273,36 @@ def fold_in(key, data):
 
 def random_bits(key, bit_width: int, shape: tuple):
     """Uniform random unsigned integers of ``bit_width`` bits (JAX's ``_random_bits``)."""
-    bits1, bits2 = _hash_counters(key, shape)
     dtype = np.dtype(f"uint{bit_width}")
+    if not _partitionable():
+        return _original_bits(key, bit_width, shape, dtype)
+    bits1, bits2 = _hash_counters(key, shape)
     if bit_width == 64:
         high = lax.convert_element_type(bits1, dtype)
         low = lax.convert_element_type(bits2, dtype)
         return lax.bitwise_or(lax.shift_left(high, ArrayImpl(np.asarray(32, dtype))), low)
     return lax.convert_element_type(lax.bitwise_xor(bits1, bits2), dtype)
+
+
+def _original_bits(key, bit_width: int, shape: tuple, dtype):
+    """The non-partitionable ``random_bits``: ``ceil(bit_width * size / 32)`` hashed words."""
+    size = math.prod(shape)
+    words = _hash_words(key, -(-bit_width * size // 32))
+    if bit_width == 64:
+        high, low = (lax.convert_element_type(sh.slice_in_dim(words, i * size, (i + 1) * size),
+                                              dtype) for i in (0, 1))
+        out = lax.bitwise_or(lax.shift_left(high, ArrayImpl(np.asarray(32, dtype))), low)
+    elif bit_width == 32:
+        out = words
+    else:  # each word's little-endian pieces, in order
+        grid = (words.shape[0], 32 // bit_width)
+        amounts = ArrayImpl(np.arange(0, 32, bit_width, dtype=np.uint32))
+        pieces = lax.shift_right_logical(sh.broadcast_in_dim(words, grid, (0,)),
+                                         sh.broadcast_in_dim(amounts, grid, (1,)))
+        pieces = lax.bitwise_and(pieces, _u32(2**bit_width - 1))
+        flat = sh.reshape(lax.convert_element_type(pieces, dtype), (math.prod(grid),))
+        out = sh.slice_in_dim(flat, 0, size)
+    return sh.reshape(out, shape)
 
 
 def bits(key, shape=(), dtype=None):
