@@ -229,6 +229,34 @@ def test_donated_arrays_are_deleted():
         p = jnp.ones(3)
 
 
+def address(x):
+    return np.asarray(x).__array_interface__["data"][0]
+
+
+def test_donated_buffers_are_reused_only_when_nothing_else_sees_them():
+    from invarax.compiler.fusion import _settings
+
+    f = lambda p, g: jnp.tanh(p - 0.1 * g) * 0.99 + 1e-3
+    g = jnp.arange(64.0)
+    want = f(jnp.full(64, 2.0), g)
+    with _settings(min_size=1):  # fuse (and so reuse) at any size
+        step = invarax.jit(f, donate_argnums=0)
+        for _ in range(2):  # traced, then the fast path
+            p = jnp.ones(64) * 2.0  # a product owns its buffer (jnp.full is a broadcast view)
+            where = address(p)
+            out = step(p, g)
+            assert_bitwise(out, want)
+            assert address(out) == where  # written in place
+            assert np.asarray(out).flags.writeable is False
+        p = jnp.ones(64) * 2.0
+        view = p.reshape(8, 8)  # shares p's memory
+        held = np.asarray(p)  # so does this
+        where = address(p)
+        assert_bitwise(step(p, g), want)
+        assert p.is_deleted()
+        assert_bitwise(view, jnp.full((8, 8), 2.0)) and assert_bitwise(held, np.full(64, 2.0))
+
+
 def test_donated_pytree_and_static_arguments():
     f = invarax.jit(lambda n, params, x: (params["w"] * n + x, params["b"]),
                     static_argnums=0, donate_argnums=(1,))
@@ -316,3 +344,22 @@ def test_no_retrace_warning_for_a_few_dtypes_and_ranks():
         for shape in ((), (2,), (2, 2), (3, 2)):
             f(jnp.ones(shape, dtype))  # 20 signatures, at most 2 sizes per dtype and rank
     assert f._cache_size() == 20
+
+
+def test_traced_flags_are_part_of_the_key_and_explained(caplog):
+    f = counted(lambda x: x + 1)
+    g = invarax.jit(f)
+    x = jnp.ones(2, jnp.int32)
+    invarax.config.update("jax_explain_cache_misses", True)
+    try:
+        with caplog.at_level("WARNING", logger="invarax"):
+            g(x)
+            invarax.config.update("jax_threefry_partitionable", False)
+            g(x)
+            invarax.config.update("jax_threefry_partitionable", True)
+            g(x)  # back to the first key
+    finally:
+        invarax.config.update("jax_explain_cache_misses", False)
+        invarax.config.update("jax_threefry_partitionable", True)
+    assert f.traces == 2
+    assert "config jax_threefry_partitionable changed: True -> False" in caplog.records[1].message

@@ -1,7 +1,8 @@
 """``jit``: trace once per signature, optimise and compile the program, cache it, run it.
 
 A jitted call is keyed on the input structure, the abstract values (shape, dtype,
-weak type) of the array arguments, the static arguments and the x64 flag. A call
+weak type) of the array arguments, the static arguments and the flags that change
+what tracing records (``jax_enable_x64``, ``jax_threefry_partitionable``, ...). A call
 whose arguments are all positional arrays takes a fast path: its key is built from
 the arrays alone and its outputs wrapped by a function prepared with the entry.
 
@@ -21,7 +22,10 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import sys
 import warnings
+
+import numpy as np
 
 from ..core import dtypes
 from ..core.api_util import StaticArgs, flatten_args
@@ -109,9 +113,30 @@ ad.jvp_rules[jit_p] = _jit_jvp
 batching.batching_rules[jit_p] = _jit_batch
 
 
+# Config flags that do not change what tracing records; every other flag is in the key.
+_NOT_TRACED = frozenset({"jax_explain_cache_misses"})
+
+
+def _flags() -> tuple:
+    """The traced flags and their values (the config's private table: the only listing)."""
+    return tuple((k, v) for k, v in sorted(config._values.items()) if k not in _NOT_TRACED)
+
+
+_contexts = {}  # _flags() -> a small int, the key's first element
+_context = _contexts.setdefault(_flags(), 0)
+
+
+def _on_config(name, value):
+    global _context
+    _context = _contexts.setdefault(_flags(), len(_contexts))
+
+
+config.on_update(_on_config)
+
+
 def _fast_key(args):
     """The fast-path key of positional arguments that are all concrete arrays, else None."""
-    key = [dtypes.x64_enabled()]
+    key = [_context]
     for a in args:
         if type(a) is not ArrayImpl:
             return None
@@ -153,6 +178,30 @@ class _Entry:
         self.donated = tuple(i for i, d in enumerate(donated[len(self.tracer_consts):]) if d)
 
 
+def _run_donating(entry: _Entry, arrays):
+    """Run ``entry`` on ``arrays``, lending the buffers of the donated ones; delete those."""
+    values = [a._value for a in arrays]
+    try:
+        for i in entry.donated:
+            _lend(values[i])
+        return entry.wrap(entry.run(*entry.consts, *values))
+    finally:
+        for i in entry.donated:
+            arrays[i].delete()
+
+
+# References to a donated buffer while _lend runs: the array's slot, the list of values,
+# _lend's argument and getrefcount's. One more is a view (its .base) or another holder.
+_LENDABLE_REFS = 4
+
+
+def _lend(value: np.ndarray):
+    """Make a donated buffer writeable, so the program may write over it, if nothing else
+    can see its memory: it owns its data and no view or other object refers to it."""
+    if value.base is None and sys.getrefcount(value) <= _LENDABLE_REFS:
+        value.flags.writeable = True
+
+
 def _wrapper(out_tree, weak_types):
     """A function from the program's NumPy outputs to the output pytree of arrays."""
     weak = tuple(weak_types)
@@ -190,17 +239,15 @@ class Jitted:
         if self._fast_ok and not kwargs and current_trace() is EVAL_TRACE:
             entry = self._fast.get(_fast_key(args))
             if entry is not None:
-                outs = entry.run(*entry.consts, *[a._value for a in args])
-                for i in entry.donated:
-                    args[i].delete()
-                return entry.wrap(outs)
+                if entry.donated:
+                    return _run_donating(entry, args)
+                return entry.wrap(entry.run(*entry.consts, *[a._value for a in args]))
         entry, leaves = self._entry(args, kwargs)
         eager = current_trace() is EVAL_TRACE and not entry.tracer_consts
         if eager and all(type(x) is ArrayImpl for x in leaves):
-            outs = entry.run(*entry.consts, *(x._value for x in leaves))
-            for i in entry.donated:
-                leaves[i].delete()
-            return entry.wrap(outs)
+            if entry.donated:
+                return _run_donating(entry, leaves)
+            return entry.wrap(entry.run(*entry.consts, *[x._value for x in leaves]))
         outs = jit_p.bind(*entry.tracer_consts, *leaves, name=self.static.name,
                           jaxpr=entry.closed)
         return tree_unflatten(entry.out_tree, outs)
@@ -208,7 +255,7 @@ class Jitted:
     def _entry(self, args, kwargs):
         dyn_args, dyn_kwargs, static_vals = self.static.split(args, kwargs)
         leaves, in_tree = flatten_args(dyn_args, dyn_kwargs, self.static.name)
-        key = (in_tree, tuple(x.aval for x in leaves), static_vals, dtypes.x64_enabled())
+        key = (in_tree, tuple(x.aval for x in leaves), static_vals, _context)
         entry = self._cache.get(key)
         if entry is None:
             signature = _Signature(self, args, kwargs)
@@ -353,7 +400,7 @@ class _Signature:
     """
 
     def __init__(self, jitted: Jitted, args, kwargs):
-        self.x64 = dtypes.x64_enabled()
+        self.flags = dict(_flags())
         self.args = {}
         n = len(args)
         static_pos = {i % n for i in jitted.static.argnums if -n <= i < n}
@@ -369,8 +416,9 @@ class _Signature:
     def differences(self, other: _Signature) -> list:
         """How this signature differs from ``other`` (an earlier one), one line each."""
         out = []
-        if self.x64 != other.x64:
-            out.append(f"jax_enable_x64 changed: {other.x64} -> {self.x64}")
+        for flag, value in self.flags.items():
+            if other.flags.get(flag) != value:
+                out.append(f"config {flag} changed: {other.flags.get(flag)} -> {value}")
         for name in sorted(self.args.keys() | other.args.keys()):
             if name not in self.args or name not in other.args:
                 state = "is new" if name in self.args else "is no longer passed"
