@@ -22,20 +22,30 @@ from invarax import kernels
 
 from .timing import CLOCK, medians
 
-# (M, K, N) of the float matmuls.
+# (M, K, N) of the float matmuls, then the products of an MLP's training step (784-512-512-10,
+# batch 256: a forward layer, a weight gradient x.T @ g whose A is a transposed view, the
+# 10-class layer) and of a vmapped 2-10-10-2 MLP over 10000 points (narrow products).
 MATMULS = [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (8, 512, 512)]
+MLP_MATMULS = [(256, 784, 512), (784, 256, 512, "A.T"), (256, 512, 10), (10000, 10, 10),
+               (10000, 2, 10)]  # fmt: skip
 PLAIN = (((1,), (0,)), ((), ()))
 
 
-def bench_matmul(m: int, k: int, n: int, dtype, repeats: int) -> dict:
+def bench_matmul(m: int, k: int, n: int, dtype, repeats: int, layout: str = "") -> dict:
     """GFLOP/s of ``kernels.dot_general`` and ``np.matmul`` for an (m, k) x (k, n) product.
+
+    ``layout="A.T"`` stores A as the transpose of a C-contiguous (k, m) array (the
+    backward pass's ``x.T @ g``).
 
     Example:
         >>> bench_matmul(4, 4, 4, np.float32, repeats=1)["shape"]
         '4x4x4'
     """
     rng = np.random.default_rng(0)
-    a = rng.standard_normal((m, k)).astype(dtype)
+    if layout == "A.T":
+        a = rng.standard_normal((k, m)).astype(dtype).T
+    else:
+        a = rng.standard_normal((m, k)).astype(dtype)
     b = rng.standard_normal((k, n)).astype(dtype)
     t = medians(
         {
@@ -47,7 +57,7 @@ def bench_matmul(m: int, k: int, n: int, dtype, repeats: int) -> dict:
     ours, theirs = t["invarax"], t["numpy"]
     flops = 2.0 * m * n * k
     return {
-        "shape": f"{m}x{k}x{n}",
+        "shape": f"{m}x{k}x{n}" + (f" {layout}" if layout else ""),
         "dtype": np.dtype(dtype).name,
         "invarax": flops / ours / 1e9,
         "numpy": flops / theirs / 1e9,
@@ -113,14 +123,15 @@ def main(argv=None) -> None:
     )
     args = parser.parse_args(argv)
     CLOCK["clock"] = time.thread_time if args.cpu_time else time.perf_counter
-    print(f"{'matmul':<16}{'dtype':<9}{'invarax GFLOP/s':>16}{'numpy GFLOP/s':>15}{'ratio':>8}")
-    for dtype in (np.float32, np.float64):
-        for m, k, n in MATMULS:
-            r = bench_matmul(m, k, n, dtype, args.repeats)
-            print(
-                f"{r['shape']:<16}{r['dtype']:<9}{r['invarax']:>16.1f}{r['numpy']:>15.1f}"
-                f"{r['ratio']:>8.2f}"
-            )
+    print(f"{'matmul':<20}{'dtype':<9}{'invarax GFLOP/s':>16}{'numpy GFLOP/s':>15}{'ratio':>8}")
+    cases = [(np.float32, c) for c in MATMULS + MLP_MATMULS]
+    cases += [(np.float64, c) for c in MATMULS]
+    for dtype, (m, k, n, *layout) in cases:
+        r = bench_matmul(m, k, n, dtype, args.repeats, *layout)
+        print(
+            f"{r['shape']:<20}{r['dtype']:<9}{r['invarax']:>16.1f}{r['numpy']:>15.1f}"
+            f"{r['ratio']:>8.2f}"
+        )
     header = f"{'reduction':<16}{'shape':<11}{'dtype':<9}{'invarax us':>11}{'numpy us':>10}"
     print(f"\n{header}{'ratio':>7}")
     for dtype in (np.float32, np.float64):

@@ -42,7 +42,9 @@
 #define BBUF_ELEMS ((ptrdiff_t)INVARAX_KB * (NC + MAX_NR))
 #define MAX_THREADS 64
 /* How long idle workers (and a caller waiting for them) spin before they sleep. */
+#ifndef SPIN_NS
 #define SPIN_NS 500000L
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #define CPU_RELAX() __builtin_ia32_pause()
 #else
