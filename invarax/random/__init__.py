@@ -1,7 +1,9 @@
 """``invarax.random``: JAX's counter-based PRNG (threefry2x32), bit for bit.
 
 Keys are ``uint32[2]`` arrays; ``split``, ``fold_in``, ``bits``, ``uniform``, ``randint``,
-``bernoulli``, ``permutation`` and ``categorical`` give JAX's bits. See docs/random.md.
+``bernoulli``, ``permutation``, ``categorical`` and, in float32, ``normal`` and the other
+continuous samplers give JAX's bits, for either setting of ``jax_threefry_partitionable``.
+See docs/random.md.
 """
 
 from ._discrete import categorical, choice, permutation

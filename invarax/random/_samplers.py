@@ -3,7 +3,8 @@
 ``uniform`` fills the mantissa with random bits (``bits >> (nbits - nmant)``, scaled by
 ``2**-nmant``: exactly JAX's ``bitcast(bits | one) - 1``) and scales it to the bounds with
 one fused multiply-add, as XLA compiles JAX's formula; the others transform it as JAX
-does. Bounds and probabilities that are known now (not traced) are checked.
+does, with ``log``, ``log1p``, ``erf`` and ``erf_inv`` computed as XLA computes them on CPU
+(``_xla_math``). Bounds and probabilities that are known now (not traced) are checked.
 """
 
 from __future__ import annotations
@@ -101,8 +102,8 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
 def normal(key, shape=(), dtype=None):
     """Standard normal floats: ``sqrt(2) * erf_inv(u)``, ``u`` uniform in ``(-1, 1)``, as JAX.
 
-    Within 3 ulp of ``jax.random.normal`` in float32, 98.7% of values bitwise (see
-    docs/random.md for why, and for float64).
+    Bitwise ``jax.random.normal`` in float32 (XLA's ``log1p`` is reproduced); float64 within
+    3 ulp (see docs/random.md).
 
     Arguments:
         key: a ``uint32[2]`` key.
