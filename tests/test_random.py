@@ -154,9 +154,6 @@ def test_draws_match_stored_jax_digests(name, partitionable):
     assert digest(DRAW_CASES[name](random.PRNGKey(5))) == DRAW_DIGESTS[partitionable][name]
 
 
-@pytest.mark.xfail(reason="jit's cache key does not include jax_threefry_partitionable yet "
-                          "(invarax/compiler/jit.py); a toggled flag reuses the old trace",
-                   strict=False)
 def test_jit_retraces_when_the_stream_layout_changes():
     draw = invarax.jit(lambda k: random.bits(k, (4,)))
     key = random.PRNGKey(42)
