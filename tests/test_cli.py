@@ -92,6 +92,15 @@ def test_ir_grad_jvp_vmap(user_module, capsys):
     assert vmap_out.startswith("{ lambda ; a:f32[5,2]. let")
 
 
+def test_ir_optimize_shows_one_div_and_one_exp(user_module, capsys):
+    _, plain, _ = run_ir(capsys, f"{user_module}:expr", "--args", "f32[8],f32[8]")
+    code, optimised, _ = run_ir(capsys, f"{user_module}:expr", "--args", "f32[8],f32[8]",
+                                "--optimize")
+    assert code == 0
+    assert plain.count(" div ") == 3 and plain.count(" exp ") == 2
+    assert optimised.count(" div ") == 1 and optimised.count(" exp ") == 1
+
+
 def test_ir_x64_arguments_do_not_leak_the_flag(user_module, capsys):
     import invarax
 
