@@ -25,7 +25,9 @@ def compare(a, b) -> str:
     a, b = np.asarray(a), np.asarray(b)
     if a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes():
         return "bitwise equal"
-    gap = np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))
+    if a.shape != b.shape:
+        return f"differs in shape {a.shape} vs {b.shape}"
+    gap = max(np.abs(a.astype(np.float64) - b.astype(np.float64)).ravel().tolist())
     return f"differs by {gap:.1e}"
 
 
