@@ -323,7 +323,7 @@ def _fold(prim, invars, outvars, params, values):
     try:
         with np.errstate(all="ignore"):  # as eager evaluation runs it
             outs = prim.impl(*args, **params)
-    except Exception:  # noqa: BLE001 -- left in the program, to raise where eager would
+    except Exception:  # left in the program, to raise at run time as eager would
         return None
     outs = outs if prim.multiple_results else [outs]
     folded = []
