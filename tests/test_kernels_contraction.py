@@ -329,7 +329,13 @@ def test_tile_edges(m, n, dtype):
 
 @pytest.mark.parametrize(
     "nb, m, k, n",
-    [(3, 130, 300, 70), (1, 400, 600, 200), (1, 30, 300, 900), (1, 20000, 40, 10), (1, 9000, 300, 3)],
+    [
+        (3, 130, 300, 70),
+        (1, 400, 600, 200),
+        (1, 30, 300, 900),
+        (1, 20000, 40, 10),
+        (1, 9000, 300, 3),
+    ],
 )
 def test_thread_counts_agree(nb, m, k, n, dtype):
     """Any thread count splits the outputs differently and gives the same bits: batches,
