@@ -20,7 +20,18 @@ from ._base import (
 
 
 def safe_increment(count):
-    """``count + 1``, saturating at the largest value of its integer dtype (never wraps)."""
+    """``count + 1``, saturating at the largest value of its integer dtype (never wraps).
+
+    Arguments:
+        count: an integer scalar (an optimizer's int32 step count).
+
+    Returns:
+        An array of ``count``'s dtype.
+
+    Example:
+        >>> safe_increment(jnp.asarray(2147483647, dtype=jnp.int32))
+        Array(2147483647, dtype=int32)
+    """
     count = jnp.asarray(count)
     top = jnp.asarray(jnp.iinfo(count.dtype).max, dtype=count.dtype)
     return jnp.where(count < top, count + jnp.asarray(1, dtype=count.dtype), top)
