@@ -151,11 +151,12 @@ class _Entry:
     ``closed`` is the traced program, its tracer consts (values of enclosing
     transformations) hoisted to leading inputs; ``optimized`` is what ``run`` computes;
     ``wrap`` turns ``run``'s NumPy outputs into the output pytree; ``donated`` holds the
-    indices of the leaves whose arrays are deleted after a call.
+    indices of the leaves whose arrays are deleted after a call; ``call`` maps the
+    concrete argument arrays to the output pytree (all of that in one function).
     """
 
     __slots__ = ("closed", "optimized", "tracer_consts", "out_tree", "run", "consts", "wrap",
-                 "donated")
+                 "donated", "call")
 
     def __init__(self, closed: ClosedJaxpr, out_tree, donated: tuple):
         jaxpr = closed.jaxpr
@@ -176,6 +177,20 @@ class _Entry:
         self.run = _compile(self.optimized.jaxpr, donated)
         self.wrap = _wrapper(out_tree, [a.weak_type for a in closed.out_avals])
         self.donated = tuple(i for i, d in enumerate(donated[len(self.tracer_consts):]) if d)
+        self.call = _caller(self)
+
+
+def _caller(entry: _Entry):
+    """``entry.call``: the run and the wrapping of its outputs, specialised to the entry."""
+    run, consts, wrap = entry.run, entry.consts, entry.wrap
+    if entry.donated:
+        return lambda arrays: _run_donating(entry, arrays)
+    if consts:
+        return lambda arrays: wrap(run(*consts, *[a._value for a in arrays]))
+    if treedef_is_leaf(entry.out_tree):
+        weak = entry.closed.out_avals[0].weak_type
+        return lambda arrays: ArrayImpl(run(*[a._value for a in arrays])[0], weak)
+    return lambda arrays: wrap(run(*[a._value for a in arrays]))
 
 
 def _run_donating(entry: _Entry, arrays):
@@ -239,15 +254,11 @@ class Jitted:
         if self._fast_ok and not kwargs and current_trace() is EVAL_TRACE:
             entry = self._fast.get(_fast_key(args))
             if entry is not None:
-                if entry.donated:
-                    return _run_donating(entry, args)
-                return entry.wrap(entry.run(*entry.consts, *[a._value for a in args]))
+                return entry.call(args)
         entry, leaves = self._entry(args, kwargs)
         eager = current_trace() is EVAL_TRACE and not entry.tracer_consts
         if eager and all(type(x) is ArrayImpl for x in leaves):
-            if entry.donated:
-                return _run_donating(entry, leaves)
-            return entry.wrap(entry.run(*entry.consts, *[x._value for x in leaves]))
+            return entry.call(leaves)
         outs = jit_p.bind(*entry.tracer_consts, *leaves, name=self.static.name,
                           jaxpr=entry.closed)
         return tree_unflatten(entry.out_tree, outs)
