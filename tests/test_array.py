@@ -126,3 +126,12 @@ def test_array_equals_numpy_semantics_under_jit():
 
     np.testing.assert_allclose(np.asarray(f(X)), (X.sum(0) * 2 - X.mean()).reshape(3, 1).T,
                                rtol=1e-6)
+
+
+def test_asarray_with_a_dtype_is_strongly_typed():
+    weak = jnp.asarray(1.0)
+    assert weak.weak_type
+    assert jnp.asarray(weak).weak_type  # no dtype: unchanged, as JAX
+    strong = jnp.asarray(weak, dtype=jnp.float32)
+    assert not strong.weak_type and strong.dtype == np.float32
+    assert not jnp.array(weak, dtype=jnp.float32).weak_type

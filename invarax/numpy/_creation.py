@@ -69,8 +69,9 @@ def asarray(a, dtype=None, order=None, *, copy=None) -> Array:
         >>> jnp.asarray(np.arange(3))
         Array([0, 1, 2], dtype=int32)
     """
-    if isinstance(a, Array) and (dtype is None or a.dtype == dtypes.canonicalize(dtype)):
-        return a
+    if isinstance(a, Array) and (dtype is None or (a.dtype == dtypes.canonicalize(dtype)
+                                                   and not a.weak_type)):
+        return a  # an explicit dtype makes the result strongly typed, as in JAX
     return array(a, dtype=dtype)
 
 
