@@ -161,3 +161,19 @@ def test_equinox_frozen_and_static_behaviour_matches():
     with pytest.raises(dataclasses.FrozenInstanceError):
         ref.weight = 1
     assert len(jax.tree_util.tree_leaves(ref)) == len(tree_leaves(Linear(jnp.ones(2), None)))
+
+
+def test_paths_name_the_fields():
+    from invarax.tree_util import keystr, tree_flatten_with_path
+
+    class Inner(eqx.Module):
+        weight: object
+        name: str = eqx.field(static=True, default="inner")
+
+    class Outer(eqx.Module):
+        layers: list
+        scale: object
+
+    tree = Outer([Inner(jnp.ones(2))], jnp.zeros(()))
+    paths = [keystr(p) for p, _ in tree_flatten_with_path(tree)[0]]
+    assert paths == [".layers[0].weight", ".scale"]

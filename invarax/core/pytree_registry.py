@@ -289,6 +289,30 @@ def register_pytree_node(
     )
 
 
+def register_attribute_node(nodetype: type, flatten_func, unflatten_func,
+                            names: Iterable[str]) -> None:
+    """Register a node whose children are the attributes ``names`` (keyed ``GetAttrKey``).
+
+    Used by ``Module``, so that paths and error messages say ``.weight``, not a flat index.
+    ``flatten_func`` and ``unflatten_func`` are as for ``register_pytree_node``.
+    """
+    keys = tuple(map(GetAttrKey, names))
+
+    def flatten(x: Any) -> tuple[tuple, Any]:
+        children, aux = flatten_func(x)
+        return tuple(children), aux
+
+    _register(
+        _NodeKind(
+            nodetype,
+            flatten=flatten,
+            unflatten=lambda aux, children: unflatten_func(aux, tuple(children)),
+            keys=lambda aux, n: keys,
+            show=lambda aux, parts: _custom_repr(f"{nodetype.__name__}[{aux}]", parts),
+        )
+    )
+
+
 def register_pytree_node_class(cls: type) -> type:
     """Register a class as a pytree node through its own methods; usable as a decorator.
 

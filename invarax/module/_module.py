@@ -6,7 +6,7 @@ import abc
 import dataclasses
 import functools
 
-from ..core.pytree_registry import register_pytree_node
+from ..core.pytree_registry import register_attribute_node, register_pytree_node
 from ._pretty import module_repr
 
 _initialising: set[int] = set()  # ids of the modules whose __init__ is running
@@ -106,8 +106,9 @@ class _ModuleMeta(abc.ABCMeta):
         fields = dataclasses.fields(cls)
         children = tuple(f.name for f in fields if not f.metadata.get("static", False))
         static = tuple(f.name for f in fields if f.metadata.get("static", False))
-        register_pytree_node(cls, functools.partial(_flatten, children, static),
-                             functools.partial(_unflatten, cls, children, static))
+        register_attribute_node(cls, functools.partial(_flatten, children, static),
+                                functools.partial(_unflatten, cls, children, static),
+                                children)
         return cls
 
     def __call__(cls, *args, **kwargs):
