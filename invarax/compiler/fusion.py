@@ -9,9 +9,10 @@ elementwise equation joins the open group of its shape, and a group is emitted
 (closed) just before the first other equation that reads one of its values, so
 every group runs after all its inputs exist and before all its readers.
 
-A group runs chunk by chunk over its elements: the elements are split into
-chunks of about ``chunk`` elements (whole rows of the trailing axes, or a range
-of the last axes that does not fit), and for each chunk every member equation
+A group runs chunk by chunk over its elements: a chunk is a range of positions
+along one axis, with all the elements after it (the first axis whose trailing
+block fits), sized so that the chunk's slices of every buffer it touches fit in
+a core's L2 cache (``chunk_bytes``). For each chunk every member equation
 runs on the chunk's slices, in program order, its result written into a small
 scratch buffer that is reused from chunk to chunk (so the intermediates stay in
 the cache), or straight into the full output array for a value that the rest of
@@ -25,9 +26,10 @@ tests check it for every primitive.
 
 Chunks are independent, so they run on threads when the group is large (NumPy's
 ufuncs release the GIL): the chunks are cut into one contiguous run per thread,
-``$INVARAX_NUM_THREADS`` threads at most (the kernels' rule), at least
-``min_per_thread`` elements each. A chunk's bits do not depend on the thread
-that computes it, so the thread count never changes a result (N5).
+``$INVARAX_NUM_THREADS`` threads at most (the kernels' rule), each with at least
+``min_per_thread`` element-operations (elements times members). A chunk's bits do
+not depend on the thread that computes it, so the thread count never changes a
+result (N5).
 
 An output may be written into the buffer of an input that the program no longer
 needs (``reusable``): the lowering decides which, and the group only guarantees
@@ -101,6 +103,11 @@ class Group:
         names = " ".join(e.primitive.name for e in self.eqns)
         return f"Group({self.shape}: {names})"
 
+    def external(self) -> list:
+        """The atoms that the members read from outside the group."""
+        inside = {id(v) for e in self.eqns for v in e.outvars}
+        return [a for args in self.args for a in args if id(a) not in inside]
+
     def finish(self, needed) -> None:
         """Set ``invars``, ``outvars`` and ``reusable``; ``needed(v)``: read outside."""
         inside = {id(v) for e in self.eqns for v in e.outvars}
@@ -148,8 +155,8 @@ def plan(jaxpr: Jaxpr) -> list:
     """The program as a list of items to run in order: equations and fusion ``Group``s.
 
     Example:
-        >>> plan(make_jaxpr(lambda x: jnp.sin(x) * 2.0)(np.ones(10**6)).jaxpr)
-        [Group((1000000,): sin mul)]
+        >>> plan(make_jaxpr(lambda x: jnp.sin(x) * 2.0)(np.ones(2**20)).jaxpr)
+        [Group((1048576,): sin mul)]
     """
     min_size = _SETTINGS["min_size"]
     items, open_groups, owner, scalar_of, bcasts = [], {}, {}, {}, []
@@ -179,32 +186,18 @@ def plan(jaxpr: Jaxpr) -> list:
     for group in list(open_groups.values()):
         close(group)
 
-    read = {id(v) for v in jaxpr.outvars}
-    for item in items:
-        if isinstance(item, Group):
-            read.update(id(a) for args in item.args for a in args)
-        else:
-            read.update(id(v) for v in item.invars)
-    # A broadcast that only groups read (as its scalar) is not computed at all.
-    unread = {id(e) for e in bcasts if id(e.outvars[0]) not in read}
-    items = [item for item in items if id(item) not in unread]
+    # A value read outside the group that computes it is materialised.
     outside = {id(v) for v in jaxpr.outvars}
     for item in items:
-        if not isinstance(item, Group):
-            outside.update(id(v) for v in item.invars)
-    for item in items:
-        if isinstance(item, Group):
-            outside.update(id(v) for v in _group_reads_of_others(item, items))
+        outside.update(id(v) for v in (item.external() if isinstance(item, Group)
+                                        else item.invars))
+    # A broadcast that only groups read (as its scalar) is not computed at all.
+    unread = {id(e) for e in bcasts if id(e.outvars[0]) not in outside}
+    items = [item for item in items if id(item) not in unread]
     for item in items:
         if isinstance(item, Group):
             item.finish(lambda v: id(v) in outside)
     return items
-
-
-def _group_reads_of_others(group, items):
-    """The atoms that ``group`` reads from other items."""
-    inside = {id(v) for e in group.eqns for v in e.outvars}
-    return [a for args in group.args for a in args if id(a) not in inside]
 
 
 class _Runner:
