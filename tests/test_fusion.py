@@ -67,7 +67,7 @@ def finite(shape, seed=0):
 def fused_run(f, args, *, min_groups=1):
     """Compile ``f`` with fusion at any size; return ``run(chunk, threads) -> outputs``."""
     closed = invarax.make_jaxpr(f)(*args)
-    with fusion._settings(min_size=0):
+    with fusion._settings(min_size=0, min_work=0):
         run = compile_jaxpr(closed.jaxpr)
     assert len(run.groups) >= min_groups, run.source
     consts = [c._value for c in closed.consts]
@@ -306,13 +306,35 @@ def test_independent_equations_stay_in_the_open_group():
 
 
 def test_small_programs_are_not_fused():
-    f = lambda x: jnp.sin(x) * 2.0 + x  # noqa: E731
-    x = values((1000,), np.float32)
-    run = compile_jaxpr(invarax.make_jaxpr(f)(x).jaxpr)
-    assert run.groups == []
-    big = values((fusion._SETTINGS["min_size"],), np.float32)
-    run = compile_jaxpr(invarax.make_jaxpr(f)(big).jaxpr)
-    assert len(run.groups) == 1
+    def f(x):
+        return jnp.sin(x) * 2.0 + x
+
+    def cheap(x):
+        return x * 2.0
+
+    def plan_of(f, n):
+        return fusion.plan(invarax.make_jaxpr(f)(np.ones(n, np.float32)).jaxpr)
+
+    min_size, min_work = fusion._SETTINGS["min_size"], fusion._SETTINGS["min_work"]
+    assert not any(isinstance(i, fusion.Group) for i in plan_of(f, min_size - 1))
+    (group,) = plan_of(f, max(min_size, -(-min_work // 3)))
+    assert len(group.eqns) == 3
+    assert not any(isinstance(i, fusion.Group) for i in plan_of(cheap, min_work - 1))
+    assert len(plan_of(cheap, min_work)) == 1
+
+
+def test_small_groups_are_dissolved_and_the_rest_regrouped():
+    def f(x, y):
+        a = x * 2.0  # one cheap member: too little work alone
+        s = jnp.sum(a)
+        return jnp.sin(y) * s + jnp.cos(y) - jnp.exp(y)
+
+    n = fusion._SETTINGS["min_work"] // 4
+    x = np.ones(n, np.float32)
+    items = fusion.plan(invarax.make_jaxpr(f)(x, x).jaxpr)
+    groups = [i for i in items if isinstance(i, fusion.Group)]
+    assert [len(g.eqns) for g in groups] == [6]  # sin mul cos add exp sub; not x * 2
+    check_fused(f, (finite((300,), 1), finite((300,), 2)))
 
 
 def test_broadcast_read_outside_is_still_computed():
@@ -465,7 +487,7 @@ def test_donated_input_is_reused():
     x = values((500,), np.float32, 2)
     eager = f(x)
     closed = invarax.make_jaxpr(f)(x)
-    with fusion._settings(min_size=0):
+    with fusion._settings(min_size=0, min_work=0):
         run = compile_jaxpr(closed.jaxpr, donated=(True,))
         plain = compile_jaxpr(closed.jaxpr)
     donated = x.copy()
@@ -488,7 +510,7 @@ def test_donated_input_aliasing_another_is_not_reused():
     f = lambda x, y: jnp.exp(x) * 2.0 - y  # noqa: E731
     x = values((500,), np.float32, 2)
     closed = invarax.make_jaxpr(f)(x, x)
-    with fusion._settings(min_size=0):
+    with fusion._settings(min_size=0, min_work=0):
         run = compile_jaxpr(closed.jaxpr, donated=(True, False))
     eager = f(x, x)
     same = x.copy()

@@ -2,12 +2,13 @@
 
 A *fusion group* is a set of elementwise equations (``CHUNKABLE`` in
 ``invarax/ops/elementwise.py``) with one output shape, large enough to pay for
-chunking (``min_size`` elements). Its inputs are arrays of that shape and 0-d
-scalars: a ``broadcast_in_dim`` of a 0-d operand to the group's shape is read as
-that scalar. ``plan`` groups a jaxpr's equations greedily, in program order: an
-elementwise equation joins the open group of its shape, and a group is emitted
-(closed) just before the first other equation that reads one of its values, so
-every group runs after all its inputs exist and before all its readers.
+chunking (``min_size`` elements, ``min_work`` elements times members). Its inputs
+are arrays of that shape and 0-d scalars: a ``broadcast_in_dim`` of a 0-d operand
+to the group's shape is read as that scalar. ``plan`` groups a jaxpr's equations
+greedily, in program order: an elementwise equation joins the open group of its
+shape, and a group is emitted (closed) just before the first other equation that
+reads one of its values, so every group runs after all its inputs exist and
+before all its readers.
 
 A group runs chunk by chunk over its elements: a chunk is a range of positions
 along one axis, with all the elements after it (the first axis whose trailing
@@ -51,18 +52,21 @@ from ..kernels._support import num_threads
 from ..ops.elementwise import CHUNKABLE, chunk_kernel
 from ..ops.shape import broadcast_in_dim_p
 
-# Measured on a 2-core AMD EPYC (1 MiB L2 per core, 32 MiB L3), float32, one thread:
+# Measured on a 2-core AMD EPYC (1 MiB L2 per core, 32 MiB L3), float32:
 # chunk_bytes: a chunk's bytes in all the buffers it touches (inputs, scratch, outputs);
 #   384 KiB to 1.5 MiB are within 3% of each other, 256 KiB is 10% slower (the calls per
 #   chunk cost about 1 us each). chunk: elements per chunk instead (tests); None: auto.
-# min_size: the smallest group, in elements. Below 2**20 the arrays stay in the caches
-#   and a cheap group (a * 2 + b) ran 5-20% slower chunked than equation by equation;
-#   from 2**20 on, chunked is as fast or faster (1.3x for the issue's expression at 1e6,
-#   2.8x at 1e7), and threads add to that.
-# min_per_thread: the fewest element-operations (elements x members) worth a thread.
-# threads: None reads the kernels' rule ($INVARAX_NUM_THREADS, else the usable CPUs).
-_SETTINGS = {"chunk_bytes": 768 * 1024, "chunk": None, "min_size": 2**20,
-             "min_per_thread": 2**20, "threads": None}
+# min_size, min_work: the smallest group, in elements and in element-operations
+#   (elements x members). Equation by equation, each intermediate is a fresh array
+#   (page faults from 128 KiB on); chunked, the intermediates stay in the cache but each
+#   call costs about 1 us per chunk. The issue's expression (7 members) is as fast
+#   chunked at 2**16 elements and 1.3-6x faster from 2**18 on; a cheap group (a * 2 + b)
+#   is 10-20% slower chunked below about 2**19 elements, faster above.
+# min_per_thread: the fewest element-operations worth a thread (a thread's start and
+#   wait cost tens of microseconds). threads: None reads the kernels' rule
+#   ($INVARAX_NUM_THREADS, else the usable CPUs).
+_SETTINGS = {"chunk_bytes": 768 * 1024, "chunk": None, "min_size": 2**16,
+             "min_work": 2**20, "min_per_thread": 2**19, "threads": None}
 
 
 @contextlib.contextmanager
@@ -154,10 +158,38 @@ def _scalar_broadcast(eqn, min_size: int) -> bool:
 def plan(jaxpr: Jaxpr) -> list:
     """The program as a list of items to run in order: equations and fusion ``Group``s.
 
+    A group with less work than ``min_work`` element-operations is dissolved: its
+    equations run one by one, and the program is grouped again without them.
+
     Example:
         >>> plan(make_jaxpr(lambda x: jnp.sin(x) * 2.0)(np.ones(2**20)).jaxpr)
         [Group((1048576,): sin mul)]
     """
+    banned = set()
+    while True:
+        items, bcasts = _group(jaxpr, banned)
+        small = [g for g in items if isinstance(g, Group)
+                 and math.prod(g.shape) * len(g.eqns) < _SETTINGS["min_work"]]
+        if not small:
+            break
+        banned.update(id(e) for g in small for e in g.eqns)
+    # A value read outside the group that computes it is materialised.
+    outside = {id(v) for v in jaxpr.outvars}
+    for item in items:
+        outside.update(id(v) for v in (item.external() if isinstance(item, Group)
+                                        else item.invars))
+    # A broadcast that only groups read (as its scalar) is not computed at all.
+    unread = {id(e) for e in bcasts if id(e.outvars[0]) not in outside}
+    items = [item for item in items if id(item) not in unread]
+    for item in items:
+        if isinstance(item, Group):
+            item.finish(lambda v: id(v) in outside)
+    return items
+
+
+def _group(jaxpr: Jaxpr, banned):
+    """Group the equations (but those in ``banned``) greedily; return the items and the
+    broadcasts of scalars that groups read as their operand."""
     min_size = _SETTINGS["min_size"]
     items, open_groups, owner, scalar_of, bcasts = [], {}, {}, {}, []
 
@@ -166,7 +198,7 @@ def plan(jaxpr: Jaxpr) -> list:
         del open_groups[group.shape]
 
     for eqn in jaxpr.eqns:
-        if fusable(eqn, min_size):
+        if id(eqn) not in banned and fusable(eqn, min_size):
             shape = eqn.outvars[0].aval.shape
             group = open_groups.get(shape)
             if group is None:
@@ -185,19 +217,7 @@ def plan(jaxpr: Jaxpr) -> list:
         items.append(eqn)
     for group in list(open_groups.values()):
         close(group)
-
-    # A value read outside the group that computes it is materialised.
-    outside = {id(v) for v in jaxpr.outvars}
-    for item in items:
-        outside.update(id(v) for v in (item.external() if isinstance(item, Group)
-                                        else item.invars))
-    # A broadcast that only groups read (as its scalar) is not computed at all.
-    unread = {id(e) for e in bcasts if id(e.outvars[0]) not in outside}
-    items = [item for item in items if id(item) not in unread]
-    for item in items:
-        if isinstance(item, Group):
-            item.finish(lambda v: id(v) in outside)
-    return items
+    return items, bcasts
 
 
 class _Runner:
