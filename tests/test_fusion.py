@@ -438,6 +438,11 @@ def test_random_programs(seed):
         for t in THREADS:
             for o, e in zip(call(chunk, t), eager, strict=True):
                 nan_aware_equal(o, e)
+    # unfused: equation by equation, ufunc results written into dead buffers
+    run = compile_jaxpr(invarax.make_jaxpr(f)(*xs).jaxpr)
+    assert run.groups == []
+    for o, e in zip(run(*xs), eager, strict=True):
+        nan_aware_equal(o, e)
 
 
 # ---------------------------------------------------------------------------------------
@@ -480,6 +485,36 @@ def test_buffer_reuse_keeps_live_values(name):
     x_before = x.copy()
     call(CHUNKS[0], 2)
     assert_bitwise(x, x_before)  # inputs are never written
+
+
+UNFUSED_REUSE = {
+    # name: (function, whether a buffer must be reused)
+    "chain": (lambda x: jnp.exp(jnp.sin(x) * 2.0) - x, True),
+    "viewed by a reshape": (lambda x: (lambda a: (a.reshape(2, -1), a * 2.0))(jnp.sin(x)), False),
+    "aliased by integer_pow 1": (lambda x: (lambda a: (a ** 1, a * 2.0))(jnp.sin(x)), False),
+    "used late": (lambda x: (lambda a: (a * 2.0 + 1.0) * a)(jnp.sin(x)), True),
+    "output then read": (lambda x: (lambda a: (a, jnp.exp(a)))(jnp.sin(x) + 1.0), True),
+    "input never written": (lambda x: jnp.exp(x) * 2.0, True),
+}
+
+
+@pytest.mark.parametrize("name", UNFUSED_REUSE)
+def test_unfused_buffer_reuse(name):
+    f, reuses = UNFUSED_REUSE[name]
+    x = finite((64,), 3)
+    x_before = x.copy()
+    run = compile_jaxpr(invarax.make_jaxpr(f)(x).jaxpr)
+    assert run.groups == []
+    assert bool(run.reused) == reuses, run.source
+    eager = f(jnp.asarray(x))
+    eager = eager if isinstance(eager, tuple) else (eager,)
+    outs = run(x)
+    for o, e in zip(outs, eager, strict=True):
+        assert_bitwise(o, e)
+    assert_bitwise(x, x_before)
+    for i, o in enumerate(outs):
+        for p in outs[i + 1:]:
+            assert not np.shares_memory(o, p)
 
 
 def test_donated_input_is_reused():

@@ -26,8 +26,8 @@ chunk size nor the scalar standing for a broadcast changes a bit (N3), and
 tests check it for every primitive.
 
 Chunks are independent, so they run on threads when the group is large (NumPy's
-ufuncs release the GIL): the chunks are cut into one contiguous run per thread,
-``$INVARAX_NUM_THREADS`` threads at most (the kernels' rule), each with at least
+ufuncs release the GIL): the threads take runs of consecutive chunks from one
+queue, ``$INVARAX_NUM_THREADS`` threads at most (the kernels' rule), each with at least
 ``min_per_thread`` element-operations (elements times members). A chunk's bits do
 not depend on the thread that computes it, so the thread count never changes a
 result (N5).
@@ -139,6 +139,14 @@ class Group:
         if self._runner is None:
             self._runner = _Runner(self)
         return self._runner
+
+
+def ufunc_of(eqn):
+    """The NumPy ufunc that computes ``eqn`` (and can write into a buffer), or None."""
+    if eqn.primitive not in CHUNKABLE or eqn.params or len(eqn.outvars) != 1:
+        return None
+    kernel = chunk_kernel(eqn.primitive, eqn.invars[0].aval.dtype)
+    return kernel if isinstance(kernel, np.ufunc) else None
 
 
 def fusable(eqn, min_size: int) -> bool:
@@ -255,27 +263,31 @@ class _Runner:
             threads = min(_SETTINGS["threads"] or num_threads(), len(chunks), threads)
         arrays = (*ins, *outs)
         if threads <= 1:
-            self._run(chunks, scratch_shape, arrays)
+            self._run(iter([chunks]), scratch_shape, arrays)
             return outs
-        per, extra = divmod(len(chunks), threads)
-        bounds = [i * per + min(i, extra) for i in range(threads + 1)]
+        # The threads take runs of chunks from one queue, so a thread slowed by another
+        # process takes fewer; which thread computes a chunk never changes its bits.
+        size = max(1, len(chunks) // (8 * threads))
+        queue = iter([chunks[i:i + size] for i in range(0, len(chunks), size)])
         pool = _pool(threads - 1)
-        futures = [pool.submit(self._run_in_thread, chunks[lo:hi], scratch_shape, arrays)
-                   for lo, hi in zip(bounds[1:-1], bounds[2:], strict=True)]
+        futures = [pool.submit(self._run_in_thread, queue, scratch_shape, arrays)
+                   for _ in range(threads - 1)]
         try:
-            self._run(chunks[: bounds[1]], scratch_shape, arrays)
+            self._run(queue, scratch_shape, arrays)
         finally:
             for f in futures:
                 f.result()
         return outs
 
-    def _run(self, chunks, scratch_shape, arrays):
+    def _run(self, queue, scratch_shape, arrays):
         scratch = [np.empty(scratch_shape, dt) for dt in self.scratch_dtypes]
-        self.work(chunks, scratch_shape[0], *scratch, *arrays)
+        rows = scratch_shape[0]
+        for chunks in queue:  # a list iterator: next() is atomic under the GIL
+            self.work(chunks, rows, *scratch, *arrays)
 
-    def _run_in_thread(self, chunks, scratch_shape, arrays):
+    def _run_in_thread(self, queue, scratch_shape, arrays):
         with np.errstate(all="ignore"):  # a thread starts with NumPy's default error state
-            self._run(chunks, scratch_shape, arrays)
+            self._run(queue, scratch_shape, arrays)
 
 
 def _chunks(shape, chunk: int):
@@ -349,11 +361,12 @@ def _work_source(group: Group):
                 pool.append(dst)
         loc[id(out)] = dst
         fn = f"f{m}"
-        kernel = chunk_kernel(eqn.primitive, args[0].aval.dtype)
-        if isinstance(kernel, np.ufunc) and not eqn.params:
-            namespace[fn] = kernel
+        ufunc = ufunc_of(eqn)
+        if ufunc is not None:
+            namespace[fn] = ufunc
             lines.append(f"{fn}({ins}, out={dst})")
         else:
+            kernel = chunk_kernel(eqn.primitive, eqn.invars[0].aval.dtype)
             namespace[fn] = _bind_params(kernel, eqn.params)
             lines.append(f"{dst}[...] = {fn}({ins})")
     scratch = [f"t{r}" for r in range(len(scratch_dtypes))]

@@ -5,13 +5,14 @@ evaluation calls, so a jitted function gives eager's bits (N3). Large
 elementwise equations run in fusion groups (``fusion.py``): chunk by chunk, on
 threads, each chunk through the same impls.
 
-Each intermediate is released right after its last use. A fusion group's output
-is written into the buffer of a value that dies at the group when the program
-owns that buffer, instead of a fresh array: the program owns the outputs of its
-fusion groups (fresh arrays, or buffers it owned before) and the inputs the
-caller donates. A buffer is lent this way only if every reader of the value is
-a fusion group, which never returns a view, so no live value can alias it; the
-program's inputs (unless donated), constants and outputs are never written over.
+Each intermediate is released right after its last use. The output of a fusion
+group, or of an equation computed by one ufunc, is written into the buffer of a
+value that dies there, instead of a fresh array, when the program owns that
+buffer: the program owns the outputs of its fusion groups and ufunc equations
+(fresh arrays, or buffers it owned before) and the inputs the caller donates. A
+buffer is lent this way only if every reader of the value is such an item,
+which never returns a view, so no live value can alias it; the program's inputs
+(unless donated), constants and outputs are never written over.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import functools
 import numpy as np
 
 from ..core.ir import Jaxpr, Literal
-from .fusion import Group, plan
+from .fusion import Group, plan, ufunc_of
 
 
 def compile_jaxpr(jaxpr: Jaxpr, donated=None):
@@ -73,18 +74,21 @@ def compile_jaxpr(jaxpr: Jaxpr, donated=None):
     groups, reused = [], []
     for i, item in enumerate(items):
         fn = f"f{i}"
+        bufs = _buffers(_candidates(item), last_use.get(i, ()), lenders)
+        reused += [b for b in bufs if b is not None]
+        buf_names = ["None" if b is None else donor_names.get(id(b), names[id(b)]) for b in bufs]
+        args = [name_of(v) for v in item.invars]
         if isinstance(item, Group):
             namespace[fn] = item.runner()
-            bufs = _buffers(item, last_use.get(i, ()), lenders)
-            reused += [b for b in bufs if b is not None]
-            args = [name_of(v) for v in item.invars]
-            args += ["None" if b is None else donor_names.get(id(b), names[id(b)]) for b in bufs]
+            args += buf_names
             outvars, multiple = item.outvars, True
             groups.append(item)
         else:
             impl = item.primitive.impl
+            if bufs and bufs[0] is not None:  # a ufunc that writes into a dead buffer
+                impl = ufunc_of(item)
+                args.append(f"out={buf_names[0]}")
             namespace[fn] = functools.partial(impl, **item.params) if item.params else impl
-            args = [name_of(v) for v in item.invars]
             outvars, multiple = item.outvars, item.primitive.multiple_results
         outs = ", ".join(bind_name(v) for v in outvars)
         if multiple:
@@ -120,27 +124,46 @@ def _last_uses(items, outvars):
     return {i: list(vs.values()) for i, vs in by_item.items()}
 
 
+def _writes_into_buffers(item) -> bool:
+    """Whether ``item`` can write its outputs into given buffers (and never returns a view):
+    a fusion group, or an equation computed by one ufunc, with an array output."""
+    if isinstance(item, Group):
+        return True
+    return ufunc_of(item) is not None and item.outvars[0].aval.shape != ()
+
+
+def _candidates(item) -> list:
+    """For each output of ``item``: the inputs whose buffer it may be written into."""
+    if isinstance(item, Group):
+        return item.reusable
+    if not _writes_into_buffers(item):
+        return []
+    out = item.outvars[0].aval
+    return [[v for v in item.invars if not isinstance(v, Literal)
+             and v.aval.shape == out.shape and v.aval.dtype == out.dtype]]
+
+
 def _lenders(jaxpr: Jaxpr, items, donated) -> set:
     """The ids of the values whose buffer the program may write over once they are dead:
-    owned (a fusion group's output, or a donated input), read by fusion groups only, and
-    not a program output."""
+    owned (the output of a fusion group or of a ufunc equation, or a donated input), read
+    only by items that never return a view of it, and not a program output."""
     owned = {id(v) for v, d in zip(jaxpr.invars, donated, strict=True) if d}
     for item in items:
-        if isinstance(item, Group):
+        if _writes_into_buffers(item):
             owned.update(id(v) for v in item.outvars)
     for item in items:
-        if not isinstance(item, Group):
+        if not _writes_into_buffers(item):
             owned.difference_update(id(v) for v in item.invars)
     owned.difference_update(id(v) for v in jaxpr.outvars)
     return owned
 
 
-def _buffers(group: Group, dying, lenders) -> list:
-    """For each output of ``group``: a dying value whose buffer it is written into, or None."""
+def _buffers(candidates, dying, lenders) -> list:
+    """For each output: a dying value whose buffer it is written into, or None."""
     free = [v for v in dying if id(v) in lenders]
     bufs = []
-    for candidates in group.reusable:
-        pick = next((v for v in candidates if any(v is f for f in free)), None)
+    for options in candidates:
+        pick = next((v for v in options if any(v is f for f in free)), None)
         if pick is not None:
             free = [f for f in free if f is not pick]
         bufs.append(pick)
