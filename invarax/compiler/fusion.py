@@ -57,16 +57,17 @@ from ..ops.shape import broadcast_in_dim_p
 #   384 KiB to 1.5 MiB are within 3% of each other, 256 KiB is 10% slower (the calls per
 #   chunk cost about 1 us each). chunk: elements per chunk instead (tests); None: auto.
 # min_size, min_work: the smallest group, in elements and in element-operations
-#   (elements x members). Equation by equation, each intermediate is a fresh array
-#   (page faults from 128 KiB on); chunked, the intermediates stay in the cache but each
-#   call costs about 1 us per chunk. The issue's expression (7 members) is as fast
-#   chunked at 2**16 elements and 1.3-6x faster from 2**18 on; a cheap group (a * 2 + b)
-#   is 10-20% slower chunked below about 2**19 elements, faster above.
+#   (elements x members). Equation by equation, ufunc results already go into dead
+#   buffers (lower.py), so chunking pays where intermediates would leave the caches and
+#   where threads help: the issue's expression (7 members) on one thread is as fast
+#   chunked at 2**20 elements and 1.1-1.8x faster from 2**21 on; cheap groups (a * 2 + b,
+#   max(a - b, 0), exp alone) gain little or lose up to 20% on one thread, and gain
+#   from threads only when the other cores are idle.
 # min_per_thread: the fewest element-operations worth a thread (a thread's start and
 #   wait cost tens of microseconds). threads: None reads the kernels' rule
 #   ($INVARAX_NUM_THREADS, else the usable CPUs).
-_SETTINGS = {"chunk_bytes": 768 * 1024, "chunk": None, "min_size": 2**16,
-             "min_work": 2**20, "min_per_thread": 2**19, "threads": None}
+_SETTINGS = {"chunk_bytes": 768 * 1024, "chunk": None, "min_size": 2**20,
+             "min_work": 2**22, "min_per_thread": 2**19, "threads": None}
 
 
 @contextlib.contextmanager
