@@ -104,6 +104,7 @@ def _memory(cfg: problems.Config, names: list) -> dict:
 
 def run(cfg: problems.Config, out: Path, command: str) -> str:
     """Measure, write ``out/results.md`` (and ``out/ratios.png``), return the table."""
+    out.mkdir(parents=True, exist_ok=True)
     names = peers.installed()
     start = os.getloadavg()[0]
     rows = measure(cfg, names)

@@ -167,3 +167,8 @@ def test_elementwise_bits_do_not_depend_on_length_or_position(rng):
         for k in (1, 7, 16, 333):
             assert_bitwise(f(np.abs(x[k:2 * k])), full[k:2 * k])
         assert_bitwise(f(np.abs(x[5])), full[5])
+
+
+def test_weak_literal_beyond_float16_range_becomes_inf():
+    x = jnp.ones(2, jnp.float16)
+    assert_bitwise(invarax.lax.max(x, 1e6), np.full(2, np.inf, np.float16))

@@ -21,6 +21,7 @@ import invarax.numpy as jnp
 from invarax.compiler import fusion
 from invarax.compiler.lower import compile_jaxpr
 from invarax.ops import elementwise
+from invarax.ops.fused import fma, fma_p
 
 CHUNKS = (5, 64)
 THREADS = (1, 2)
@@ -244,6 +245,14 @@ def test_x64_dtypes(x64, dtype):
             check_fused(lambda x, name=name: getattr(lax, name)(x, x[0]), (x,))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fma(x64, dtype):
+    for n in sizes():
+        a, b, c = (values((n,), dtype, seed=n + k) for k in range(3))
+        check_fused(fma, (a, b, c))
+        check_fused(lambda a, b: fma(a, b, b[0]) * 2.0, (a, b))
+
+
 def test_every_chunkable_primitive_is_covered():
     covered = {
         *(elementwise.unary_p[n] for n in elementwise.UNARY),
@@ -257,7 +266,7 @@ def test_every_chunkable_primitive_is_covered():
     for name, dtype in BINARY_CASES:
         x = values((4,), dtype)
         traced.update(e.primitive for e in invarax.make_jaxpr(getattr(lax, name))(x, x).eqns)
-    traced.add(elementwise.select_n_p)
+    traced.update((elementwise.select_n_p, fma_p))
     assert elementwise.CHUNKABLE <= traced | covered
     assert elementwise.CHUNKABLE - {elementwise.unary_p["not"]} <= traced | {
         elementwise.binary_p[n] for n in ("and", "or", "xor")} | {elementwise.unary_p["not"]}

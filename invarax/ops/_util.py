@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core import dtypes
 from ..core.array import ArrayImpl, to_array
 from ..core.aval import ShapedArray
@@ -64,7 +66,8 @@ def canonicalize_axis(axis: int, ndim: int, what: str = "axis") -> int:
 
 def weak_to(x, dtype):
     """Convert a weakly typed concrete scalar to ``dtype`` at trace time (as JAX's literals)."""
-    return ArrayImpl(x._value.astype(dtype), x.weak_type)
+    with np.errstate(over="ignore"):  # a literal beyond the dtype's range becomes inf, as JAX
+        return ArrayImpl(x._value.astype(dtype), x.weak_type)
 
 
 def lax_operands(name: str, args):

@@ -712,10 +712,10 @@ _vectorized_batch_rule(select_n_p, scalars_stay=lambda i: i == 0)
 # (``kernel(*slices, out=buffer)``, the same loop and dtypes); otherwise the chunk is
 # computed by it and copied in.
 
-CHUNKABLE = frozenset({
+CHUNKABLE = {  # elementwise primitives of other files (ops/fused.py) add themselves
     *unary_p.values(), *binary_p.values(), *compare_p.values(), is_finite_p, conj_p,
     abs_p, real_p, imag_p, round_p, integer_pow_p, select_n_p, convert_element_type_p,
-})
+}
 
 # The impls that dispatch on the operands' dtype: the function of the dtype they call.
 _DTYPE_KERNELS = {binary_p["div"]: _div_kernel}
