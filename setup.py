@@ -8,7 +8,7 @@ kernels is written out, as part of the documented order (docs/numerics.md).
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCES = ["module.c", "gemm.c", "reduce.c"]
+SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c"]
 HEADERS = ["native.h", "gemm_impl.h", "reduce_impl.h"]
 
 
@@ -19,7 +19,8 @@ class BuildExt(build_ext):
         if self.compiler.compiler_type == "msvc":
             flags, libs = ["/O2", "/fp:precise", "/fp:contract-"], []
         else:
-            flags, libs = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-fast-math"], ["pthread"]
+            flags = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-fast-math"]
+            libs = ["pthread", "m"]
         for ext in self.extensions:
             ext.extra_compile_args = flags
             ext.libraries = libs

@@ -126,6 +126,40 @@ release_x:
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(fma_doc,
+             "fma(a, b, c, out)\n\n"
+             "out = a * b + c rounded once, for C-contiguous 1-d arrays of one float dtype and\n"
+             "one length (out writable).");
+
+static PyObject *py_fma(PyObject *self, PyObject *args) {
+    PyObject *objs[4];
+    Py_buffer v[4];
+    int got = 0, dbl = -1, ok = 0;
+    if (!PyArg_ParseTuple(args, "OOOO", &objs[0], &objs[1], &objs[2], &objs[3])) return NULL;
+    for (; got < 4; got++) {
+        int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (got == 3 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objs[got], &v[got], flags) < 0) goto release;
+        int kind = float_kind(&v[got]);
+        if (kind < 0) { got++; goto release; }
+        if (v[got].ndim != 1 || (got && (kind != dbl || v[got].shape[0] != v[0].shape[0]))) {
+            PyErr_SetString(PyExc_ValueError, "fma: operands must be 1-d, of one dtype and length");
+            got++;
+            goto release;
+        }
+        dbl = kind;
+    }
+    ptrdiff_t n = v[0].shape[0];
+    Py_BEGIN_ALLOW_THREADS
+    if (dbl) fma_f64(v[0].buf, v[1].buf, v[2].buf, v[3].buf, n);
+    else fma_f32(v[0].buf, v[1].buf, v[2].buf, v[3].buf, n);
+    Py_END_ALLOW_THREADS
+    ok = 1;
+release:
+    while (got > 0) PyBuffer_Release(&v[--got]);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(isas_doc, "isas()\n\nThe names of the dispatch levels this CPU runs, best last.");
 
 static PyObject *py_isas(PyObject *self, PyObject *unused) {
@@ -153,6 +187,7 @@ static PyObject *py_set_isa(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"gemm", py_gemm, METH_VARARGS, gemm_doc},
     {"reduce", py_reduce, METH_VARARGS, reduce_doc},
+    {"fma", py_fma, METH_VARARGS, fma_doc},
     {"isas", py_isas, METH_NOARGS, isas_doc},
     {"set_isa", py_set_isa, METH_VARARGS, set_isa_doc},
     {NULL, NULL, 0, NULL},

@@ -45,4 +45,8 @@ enum { RED_SUM = 0, RED_PROD, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN, RED_COUN
 int reduce(int dbl, int op, const void *p, ptrdiff_t m, ptrdiff_t k, ptrdiff_t sm,
            ptrdiff_t sk, void *out);
 
+/* out[i] = a[i] * b[i] + c[i] rounded once (C99 fma), for contiguous operands of n elements. */
+void fma_f32(const float *a, const float *b, const float *c, float *out, ptrdiff_t n);
+void fma_f64(const double *a, const double *b, const double *c, double *out, ptrdiff_t n);
+
 #endif
