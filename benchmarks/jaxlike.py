@@ -57,7 +57,9 @@ def workloads(jax, jnp, cfg: problems.Config) -> dict:
         "jacfwd": lambda: jacobian(jax.jacfwd),
         "jacrev": lambda: jacobian(jax.jacrev),
         "first_call": first_call,
-        "dispatch": lambda: timed(jax.jit(problems.dispatch), *problems.dispatch_data()),
+        "dispatch": lambda: problems.repeated(jax.jit(problems.dispatch),
+                                              *put(problems.dispatch_data()),
+                                              finish=jax.block_until_ready),
         "matmul": lambda: timed(jnp.matmul, *problems.matmul_data(cfg)),
         "train_loop": train_loop,
     }

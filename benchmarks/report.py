@@ -6,7 +6,7 @@ import datetime
 import os
 import platform
 
-from . import peers
+from . import peers, problems
 
 DASH = "—"  # a library without the feature
 
@@ -76,9 +76,11 @@ arrays, and before timing each library's result is checked against invarax's
 rows (reset before each first call, so it compiles again; its on-disk caches stay
 warm); autograd runs eagerly on NumPy and has no jit, vmap or jacfwd ({DASH}; its
 `jacobian` is reverse mode). The first-call row makes a fresh function object each
-time, so nothing is cached; invarax's jit traces the function and generates a Python
-function calling the same kernels as eager evaluation (no machine code, no optimisation
-pass yet), so its first call costs little more than a cached one. The matmul row gives
+time, so nothing is cached; invarax's jit traces the function, optimises the program
+(CSE, DCE, constant folding, elementwise fusion) and generates a Python function calling
+the same kernels as eager evaluation (no machine code), so its first call costs little
+more than a cached one. The dispatch row times {problems.DISPATCH_CALLS} back-to-back
+calls per sample (waiting for the last result) and divides by that. The matmul row gives
 GFLOP/s (NumPy's OpenBLAS is the reference limit);
 autograd's matmul is NumPy's. The memory row runs one process per library and reports
 how far the training loop (compilation included) raises the peak resident set size

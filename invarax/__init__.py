@@ -9,7 +9,7 @@ from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_
 from ._checkpoint import checkpoint, remat
 from ._custom_derivatives import custom_jvp, custom_vjp
 from ._vmap import vmap
-from .compiler.jit import jit
+from .compiler.jit import RetraceWarning, jit
 from .core.array import Array
 from .core.config import config
 from .core.errors import (
@@ -69,5 +69,5 @@ __all__ = [
     "BoundMethod", "Module", "combine", "field", "filter", "filter_grad", "filter_jit",
     "filter_value_and_grad", "filter_vmap", "if_array", "is_array",
     "is_array_like", "is_inexact_array", "partition", "tree_at",
-    "apply_updates", "nn", "optim",
+    "apply_updates", "nn", "optim", "RetraceWarning",
 ]
