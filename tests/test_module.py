@@ -177,3 +177,28 @@ def test_paths_name_the_fields():
     tree = Outer([Inner(jnp.ones(2))], jnp.zeros(()))
     paths = [keystr(p) for p, _ in tree_flatten_with_path(tree)[0]]
     assert paths == [".layers[0].weight", ".scale"]
+
+
+def test_a_subclass_inherits_a_custom_init():
+    class Base(eqx.Module):
+        size: int = eqx.field(static=True)
+        weight: object
+
+        def __init__(self, size):
+            self.size = size
+            self.weight = jnp.zeros(size)
+
+    class Child(Base):
+        def double(self):
+            return 2 * self.weight
+
+    child = Child(3)
+    assert child.size == 3 and child.double().shape == (3,)
+
+    class Plain(eqx.Module):
+        a: int
+
+    class PlainChild(Plain):  # generated inits stay generated, with the new field
+        b: int
+
+    assert (PlainChild(1, 2).a, PlainChild(1, 2).b) == (1, 2)

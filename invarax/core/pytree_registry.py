@@ -274,19 +274,7 @@ def register_pytree_node(
         [1, 2, 3]
     """
 
-    def flatten(x: Any) -> tuple[tuple, Any]:
-        children, aux = flatten_func(x)
-        return tuple(children), aux
-
-    _register(
-        _NodeKind(
-            nodetype,
-            flatten=flatten,
-            unflatten=lambda aux, children: unflatten_func(aux, tuple(children)),
-            keys=_flat_index_keys,
-            show=lambda aux, parts: _custom_repr(f"{nodetype.__name__}[{aux}]", parts),
-        )
-    )
+    _register_custom(nodetype, flatten_func, unflatten_func, _flat_index_keys)
 
 
 def register_attribute_node(nodetype: type, flatten_func, unflatten_func,
@@ -297,7 +285,10 @@ def register_attribute_node(nodetype: type, flatten_func, unflatten_func,
     ``flatten_func`` and ``unflatten_func`` are as for ``register_pytree_node``.
     """
     keys = tuple(map(GetAttrKey, names))
+    _register_custom(nodetype, flatten_func, unflatten_func, lambda aux, n: keys)
 
+
+def _register_custom(nodetype, flatten_func, unflatten_func, keys) -> None:
     def flatten(x: Any) -> tuple[tuple, Any]:
         children, aux = flatten_func(x)
         return tuple(children), aux
@@ -307,7 +298,7 @@ def register_attribute_node(nodetype: type, flatten_func, unflatten_func,
             nodetype,
             flatten=flatten,
             unflatten=lambda aux, children: unflatten_func(aux, tuple(children)),
-            keys=lambda aux, n: keys,
+            keys=keys,
             show=lambda aux, parts: _custom_repr(f"{nodetype.__name__}[{aux}]", parts),
         )
     )

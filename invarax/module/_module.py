@@ -100,7 +100,11 @@ class _ModuleMeta(abc.ABCMeta):
         for key, value in list(namespace.items()):
             if _is_method(key, value):
                 namespace[key] = _Method(value)
-        has_init = "__init__" in namespace
+        # A custom __init__, here or inherited, is kept (as Equinox does); otherwise the
+        # dataclass one takes the fields.
+        has_init = "__init__" in namespace or any(
+            getattr(base, "_custom_init", False) for base in bases)
+        namespace["_custom_init"] = has_init
         cls = super().__new__(mcs, name, bases, namespace, **kwargs)
         cls = dataclasses.dataclass(eq=False, repr=False, init=not has_init)(cls)
         fields = dataclasses.fields(cls)

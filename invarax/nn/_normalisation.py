@@ -25,26 +25,8 @@ def _compute_dtype(x):
     return jnp.result_type(x.dtype, jnp.float32)
 
 
-class LayerNorm(Module):
-    """Layer normalisation over the whole input, as ``equinox.nn.LayerNorm``.
-
-    ``(x - mean(x)) / sqrt(var(x) + eps) * weight + bias``, computed in float32 at least
-    and returned in ``x``'s dtype. The weight starts at ones and the bias at zeros.
-
-    Arguments:
-        shape: the input's shape (an int or a tuple of ints).
-        eps: added to the variance.
-        use_weight: multiply by a learnt weight of ``shape``.
-        use_bias: add a learnt bias of ``shape``.
-        dtype: the parameters' dtype (default float32, float64 with x64 on).
-
-    Returns:
-        The layer; call it on one input of ``shape`` (``vmap`` it over a batch).
-
-    Example:
-        >>> LayerNorm(2)(jnp.array([1.0, 3.0]))
-        Array([-0.999995,  0.999995], dtype=float32)
-    """
+class _Normalisation(Module):
+    """What LayerNorm and RMSNorm share: the fields, the parameters and the call's frame."""
 
     shape: tuple = field(static=True)
     eps: float = field(static=True)
@@ -75,15 +57,15 @@ class LayerNorm(Module):
         Example:
             >>> LayerNorm((2,), use_weight=False, use_bias=False)(jnp.array([0.0, 2.0]))
             Array([-0.999995,  0.999995], dtype=float32)
+            >>> RMSNorm(1, eps=0.0)(jnp.array([-2.0]))
+            Array([-1.], dtype=float32)
         """
         del key
         x = jnp.asarray(x)
-        _check_shape("LayerNorm", self.shape, x)
+        _check_shape(type(self).__name__, self.shape, x)
         dtype = _compute_dtype(x)
         out_dtype, x = x.dtype, x.astype(dtype)
-        mean = jnp.mean(x, keepdims=True)
-        variance = jnp.maximum(0.0, jnp.var(x, keepdims=True))
-        out = (x - mean) * lax.rsqrt(variance + self.eps)
+        out = self._normalise(x)
         if self.weight is not None:
             out = self.weight.astype(dtype) * out
         if self.bias is not None:
@@ -91,7 +73,34 @@ class LayerNorm(Module):
         return out.astype(out_dtype)
 
 
-class RMSNorm(Module):
+class LayerNorm(_Normalisation):
+    """Layer normalisation over the whole input, as ``equinox.nn.LayerNorm``.
+
+    ``(x - mean(x)) / sqrt(var(x) + eps) * weight + bias``, computed in float32 at least
+    and returned in ``x``'s dtype. The weight starts at ones and the bias at zeros.
+
+    Arguments:
+        shape: the input's shape (an int or a tuple of ints).
+        eps: added to the variance.
+        use_weight: multiply by a learnt weight of ``shape``.
+        use_bias: add a learnt bias of ``shape``.
+        dtype: the parameters' dtype (default float32, float64 with x64 on).
+
+    Returns:
+        The layer; call it on one input of ``shape`` (``vmap`` it over a batch).
+
+    Example:
+        >>> LayerNorm(2)(jnp.array([1.0, 3.0]))
+        Array([-0.999995,  0.999995], dtype=float32)
+    """
+
+    def _normalise(self, x):
+        mean = jnp.mean(x, keepdims=True)
+        variance = jnp.maximum(0.0, jnp.var(x, keepdims=True))
+        return (x - mean) * lax.rsqrt(variance + self.eps)
+
+
+class RMSNorm(_Normalisation):
     """Root-mean-square normalisation, as ``equinox.nn.RMSNorm``.
 
     ``x / sqrt(mean(x ** 2) + eps) * weight + bias``, computed in float32 at least and
@@ -112,44 +121,5 @@ class RMSNorm(Module):
         Array([0.84852815, 1.1313709 ], dtype=float32)
     """
 
-    shape: tuple = field(static=True)
-    eps: float = field(static=True)
-    use_weight: bool = field(static=True)
-    use_bias: bool = field(static=True)
-    weight: object
-    bias: object
-
-    def __init__(self, shape, eps=1e-5, use_weight=True, use_bias=True, dtype=None):
-        self.shape = _shape(shape)
-        self.eps = eps
-        self.use_weight = use_weight
-        self.use_bias = use_bias
-        dtype = float_dtype(dtype)
-        self.weight = jnp.ones(self.shape, dtype) if use_weight else None
-        self.bias = jnp.zeros(self.shape, dtype) if use_bias else None
-
-    def __call__(self, x, *, key=None):
-        """Normalise ``x``.
-
-        Arguments:
-            x: an array of shape ``shape``.
-            key: ignored (for the common layer signature).
-
-        Returns:
-            The normalised array, of ``x``'s shape and dtype.
-
-        Example:
-            >>> RMSNorm(1, eps=0.0)(jnp.array([-2.0]))
-            Array([-1.], dtype=float32)
-        """
-        del key
-        x = jnp.asarray(x)
-        _check_shape("RMSNorm", self.shape, x)
-        dtype = _compute_dtype(x)
-        out_dtype, x = x.dtype, x.astype(dtype)
-        out = lax.rsqrt(jnp.mean(x ** 2) + self.eps) * x
-        if self.weight is not None:
-            out = self.weight.astype(dtype) * out
-        if self.bias is not None:
-            out = out + self.bias.astype(dtype)
-        return out.astype(out_dtype)
+    def _normalise(self, x):
+        return lax.rsqrt(jnp.mean(x ** 2) + self.eps) * x
