@@ -62,11 +62,14 @@ from ..ops.shape import broadcast_in_dim_p
 #   where threads help: the issue's expression (7 members) on one thread is as fast
 #   chunked at 2**20 elements and 1.1-1.8x faster from 2**21 on; cheap groups (a * 2 + b,
 #   max(a - b, 0), exp alone) gain little or lose up to 20% on one thread, and gain
-#   from threads only when the other cores are idle.
+#   from threads only when the other cores are idle; at 10**6 elements they lose 15-50%
+#   chunked, which min_work keeps out. min_size 2**19 lets in jacfwd's 1000 x 1000
+#   tangent groups (5 members): 1.3-1.5 ms fused against 4.8-6.2 ms equation by
+#   equation, where each fresh 4 MB intermediate costs its page faults.
 # min_per_thread: the fewest element-operations worth a thread (a thread's start and
 #   wait cost tens of microseconds). threads: None reads the kernels' rule
 #   ($INVARAX_NUM_THREADS, else the usable CPUs).
-_SETTINGS = {"chunk_bytes": 768 * 1024, "chunk": None, "min_size": 2**20,
+_SETTINGS = {"chunk_bytes": 768 * 1024, "chunk": None, "min_size": 2**19,
              "min_work": 2**22, "min_per_thread": 2**19, "threads": None}
 
 
