@@ -31,7 +31,7 @@ from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES
 from invarax.interpreters import ad
 from invarax.ops.fused import fma
-from invarax.ops.special import erf
+from invarax.ops.special import erf, erfc
 from invarax.scipy.special import logsumexp
 from invarax.tree_util import tree_flatten, tree_map
 
@@ -154,6 +154,7 @@ ELEMENTWISE = {
     # trigonometric and hyperbolic
     "sin": unary(jnp.sin),
     "erf": unary(erf),
+    "erfc": unary(erfc),
     "cos": unary(jnp.cos),
     "tan": unary(jnp.tan, uniform(-1.2, 1.2)),
     "arcsin": unary(jnp.arcsin, UNIT),

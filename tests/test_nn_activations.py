@@ -1,5 +1,7 @@
 """``invarax.nn`` activations: float64 references, jax.nn's values and gradients, N1/N3."""
 
+import math
+
 import numpy as np
 import pytest
 from ad_check import check_grads
@@ -148,3 +150,12 @@ def test_match_jax_nn():
     np.testing.assert_allclose(np.asarray(nn.gelu(jnp.asarray(X), approximate=False)),
                                np.asarray(jax.nn.gelu(X, approximate=False)), rtol=2e-6,
                                atol=1e-6)
+
+
+def test_exact_gelu_keeps_the_negative_tail():
+    x = np.array([-6.0, -8.0, -10.0], np.float32)
+    got = np.asarray(nn.gelu(jnp.asarray(x), approximate=False))
+    exact = [0.5 * v * math.erfc(-v / math.sqrt(2)) for v in x.astype(np.float64)]
+    assert np.all(got < 0)
+    # x / sqrt(2) rounds to float32; erfc's relative sensitivity there is about x**2
+    np.testing.assert_allclose(got, exact, rtol=100 * 2.0**-24)

@@ -31,7 +31,7 @@ from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES, Primitive
 from invarax.interpreters.batching import batching_rules
 from invarax.ops.fused import fma
-from invarax.ops.special import erf
+from invarax.ops.special import erf, erfc
 
 BATCHES = (1, 2, 3, 7, 16, 17)
 
@@ -151,6 +151,7 @@ CASES = {
     "sign": unary("sign", lax.sign, S(3, 4)),
     "sin": unary("sin", lax.sin),
     "erf": unary("erf", erf),
+    "erfc": unary("erfc", erfc),
     "sinh": unary("sinh", lax.sinh),
     "sqrt": unary("sqrt", lax.sqrt, U(0.1, 5, 3, 4)),
     "tan": unary("tan", lax.tan, U(-1.2, 1.2, 3, 4)),

@@ -9,7 +9,7 @@ from .. import numpy as jnp
 from .._custom_derivatives import custom_jvp
 from ..core import dtypes
 from ..numpy._promote import promote_args
-from ..ops.special import erf
+from ..ops.special import erfc
 
 
 @custom_jvp
@@ -106,9 +106,8 @@ def gelu(x, approximate: bool = True):
     """The Gaussian error linear unit, as ``jax.nn.gelu`` (tanh approximation by default).
 
     ``approximate=True``: ``x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x**3)))``;
-    ``approximate=False``: ``0.5 * x * (1 + erf(x / sqrt(2)))`` (JAX writes it with
-    ``erfc``; invarax has no ``erfc``, so far in the negative tail, below about -5 in
-    float32, the result underflows to zero where JAX's is a tiny negative number).
+    ``approximate=False``: ``0.5 * x * erfc(-x / sqrt(2))``, JAX's form, which keeps the
+    far negative tail (tiny negative values rather than 0).
 
     Arguments:
         x: an array or scalar.
@@ -127,7 +126,7 @@ def gelu(x, approximate: bool = True):
         cdf = 0.5 * (1.0 + jnp.tanh(sqrt_2_over_pi * (x + 0.044715 * (x ** 3))))
         return x * cdf
     sqrt_half = np.sqrt(0.5).astype(x.dtype)
-    return 0.5 * x * (1.0 + erf(x * sqrt_half))
+    return 0.5 * x * erfc(-x * sqrt_half)
 
 
 def softmax(x, axis=-1, where=None):

@@ -1,4 +1,5 @@
-"""Special functions: the ``erf`` primitive and ``erf_inv``, a composition of lax ops.
+"""Special functions: the ``erf`` and ``erfc`` primitives and ``erf_inv``, a composition of
+lax ops.
 
 ``erf_inv`` evaluates the polynomials XLA uses (M. Giles, "Approximating the erfinv
 function", GPU Computing Gems, 2011: the single-precision one for float32, the
@@ -7,9 +8,10 @@ contracts it; the bits are the same eagerly, under ``jit`` and under ``vmap``. X
 ``log1p`` can differ from NumPy's in the last bit, so results can still differ from JAX's
 by an ulp or two (see docs/random.md).
 
-``erf`` is a primitive whose impl rounds libm's double-precision ``erf`` (Python's
-``math.erf``, element by element) to the operand's dtype; it is meant for a few values
-(truncated_normal's bounds), not for large arrays.
+``erf`` and ``erfc`` are primitives whose impls round libm's double-precision values
+(Python's ``math.erf`` and ``math.erfc``, element by element) to the operand's dtype:
+accurate (``erfc`` keeps its relative accuracy in the far tail, where ``1 - erf`` is 0),
+and the same bits under every transformation, but about 0.1 us per element.
 """
 
 from __future__ import annotations
@@ -29,10 +31,22 @@ def _erf_impl(x):
     return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype)
 
 
+def _erfc_impl(x):
+    return np.vectorize(math.erfc, otypes=[np.float64])(x).astype(x.dtype)
+
+
+def _erf_derivative(x, sign):
+    """``sign * 2/sqrt(pi) * exp(-x**2)``, the derivative of erf (sign 1) or erfc (-1)."""
+    return lax.mul(_const(x, sign * 2 / math.sqrt(math.pi)), lax.exp(lax.neg(lax.mul(x, x))))
+
+
 erf_p = defvectorized("erf", _erf_impl, "f")
-defjvp(erf_p, lambda t, y, x: lax.mul(t, lax.mul(_const(x, 2 / math.sqrt(math.pi)),
-                                                 lax.exp(lax.neg(lax.mul(x, x))))))
+defjvp(erf_p, lambda t, y, x: lax.mul(t, _erf_derivative(x, 1)))
 _vectorized_batch_rule(erf_p)
+erfc_p = defvectorized("erfc", _erfc_impl, "f")
+defjvp(erfc_p, lambda t, y, x: lax.mul(t, _erf_derivative(x, -1)))
+_vectorized_batch_rule(erfc_p)
+lax.CHUNKABLE.update((erf_p, erfc_p))  # elementwise, element by element
 
 
 def erf(x):
@@ -49,6 +63,22 @@ def erf(x):
         Array([0.       , 0.8427008], dtype=float32)
     """
     return erf_p.bind(to_array(x, "erf operand"))
+
+
+def erfc(x):
+    """The complementary error function, ``1 - erf(x)``, accurate where it is tiny.
+
+    Arguments:
+        x: a floating-point array.
+
+    Returns:
+        ``erfc(x)``, libm's double-precision value rounded to ``x``'s dtype.
+
+    Example:
+        >>> erfc(jnp.array([0.0, 5.0]))
+        Array([1.0000000e+00, 1.5374598e-12], dtype=float32)
+    """
+    return erfc_p.bind(to_array(x, "erfc operand"))
 
 
 # Giles' polynomials in w = -log1p(-x*x), highest power first, as XLA's ErfInv32/ErfInv64.

@@ -1,4 +1,5 @@
-"""``invarax.scipy.special``: the special functions JAX provides (``logsumexp`` so far)."""
+"""``invarax.scipy.special``: the special functions JAX provides (``logsumexp``, ``erf``,
+``erfc``, ``erfinv`` so far)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from ..numpy._reductions import max as _max
 from ..numpy._reductions import sum as _sum
 from ..ops import elementwise as lax
 from ..ops import shape as sh
+from ..ops.special import erf, erfc  # noqa: F401  (re-exported, as jax.scipy.special)
+from ..ops.special import erf_inv as erfinv  # noqa: F401
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
