@@ -33,7 +33,7 @@ from ..core.array import Array, ArrayImpl, concrete_scalar, is_python_scalar
 from ..core.aval import ShapedArray
 from ..core.config import config
 from ..core.eval import eval_jaxpr
-from ..core.ir import ClosedJaxpr, Jaxpr
+from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from ..core.pytree import (
     keystr,
     tree_flatten_with_path,
@@ -44,9 +44,9 @@ from ..core.pytree import (
 )
 from ..core.trace import EVAL_TRACE, Primitive, Tracer, current_trace
 from ..interpreters import ad, batching
-from ..interpreters.staging import trace_fun
+from ..interpreters.staging import trace_fun, trace_to_jaxpr
 from .lower import compile_jaxpr
-from .passes import optimize
+from .passes import dce, optimize
 
 logger = logging.getLogger("invarax")
 
@@ -91,17 +91,221 @@ def _jit_abstract_eval(*avals, name: str, jaxpr: ClosedJaxpr):
     return jaxpr.out_avals
 
 
+# ---------------------------------------------------------------------------------------
+# Transformations of a call. Each keeps it one ``jit`` equation of a derived jaxpr (as JAX
+# keeps ``pjit``), so under grad or vmap of a jitted function the work still runs compiled:
+#
+# - JVP: a call of the body's JVP, over the primals and the tangents that are not
+#   symbolic zeros; its outputs are the primal outputs, then the nonzero tangents.
+# - partial evaluation (linearize, and the forward sweep of ``backward_pass``): a call of
+#   the known inputs computing the known outputs and the residuals, run at once, and a
+#   call of the residuals and the unknown inputs (the linear tangent part), staged.
+# - transposition: a call of the body's backward pass, over the residuals and the
+#   cotangents that are not symbolic zeros.
+# - batching: a call of the batched body.
+#
+# Derived jaxprs are cached on the jaxpr they come from (by identity, as ``_executable``
+# caches programs), so a repeated ``grad(jit(f))`` traces nothing and compiles nothing.
+
+_derived = {}  # (kind, jaxpr, ...) -> derived jaxpr and what the rule needs besides
+_DERIVED_MAX = 4096
+
+
+def _memo(key, make):
+    """``make()``, cached under ``key`` unless its jaxpr holds hoisted tracers."""
+    value = _derived.get(key)
+    if value is None:
+        value = make()
+        if not value[1]:  # no tracer of an enclosing transformation: reusable
+            if len(_derived) >= _DERIVED_MAX:
+                _derived.clear()
+            _derived[key] = value
+    return value
+
+
+def _trace_call(fun, in_avals, description):
+    """``(closed, tracer_consts, ...)``: ``fun`` traced; its consts that are tracers of an
+    enclosing transformation become leading inputs (passed as ``tracer_consts``)."""
+    closed = trace_to_jaxpr(fun, in_avals, description)
+    is_tracer = [isinstance(c, Tracer) for c in closed.consts]
+    if not any(is_tracer):
+        return closed, []
+    j = closed.jaxpr
+    hoisted = [v for v, t in zip(j.constvars, is_tracer, strict=True) if t]
+    kept = [v for v, t in zip(j.constvars, is_tracer, strict=True) if not t]
+    consts = [c for c, t in zip(closed.consts, is_tracer, strict=True) if not t]
+    tracers = [c for c, t in zip(closed.consts, is_tracer, strict=True) if t]
+    return ClosedJaxpr(Jaxpr(kept, hoisted + j.invars, j.outvars, j.eqns), consts), tracers
+
+
+def _body(closed: ClosedJaxpr):
+    return lambda ins: eval_jaxpr(closed.jaxpr, closed.consts, *ins)
+
+
+def _jvp_call(closed: ClosedJaxpr, tangent_avals: tuple, name: str):
+    """The JVP jaxpr of ``closed`` for tangents of ``tangent_avals`` (``None``: a zero)."""
+    n = len(closed.in_avals)
+    zero_outs = []
+
+    def jvp(ins):
+        primals, nonzero = ins[:n], iter(ins[n:])
+        tangents = [ad.Zero(ad.tangent_aval(a)) if t is None else next(nonzero)
+                    for a, t in zip(closed.in_avals, tangent_avals, strict=True)]
+        outs, touts = ad.jvp_flat(_body(closed), primals, tangents, f"jvp of jit of {name}")
+        zero_outs.extend(isinstance(t, ad.Zero) for t in touts)
+        return [*outs, *(t for t in touts if not isinstance(t, ad.Zero))]
+
+    avals = [*closed.in_avals, *(t for t in tangent_avals if t is not None)]
+    jaxpr, tracers = _trace_call(jvp, avals, f"jvp of jit of {name}")
+    return jaxpr, tracers, tuple(zero_outs)
+
+
 def _jit_jvp(primals, tangents, *, name: str, jaxpr: ClosedJaxpr):
-    # Differentiate the body inline: under grad the primal work then runs eagerly (with the
-    # same impls, so the same bits); jit(grad(f)) compiles the whole program anyway.
-    return ad.jvp_flat(lambda ins: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *ins), primals,
-                       tangents, f"jvp of jit of {name}")
+    tangent_avals = tuple(None if isinstance(t, ad.Zero) else t.aval for t in tangents)
+    body, tracers, zero_outs = _memo(("jvp", jaxpr, tangent_avals),
+                                     lambda: _jvp_call(jaxpr, tangent_avals, name))
+    nonzero = [t for t in tangents if not isinstance(t, ad.Zero)]
+    outs = jit_p.bind(*tracers, *primals, *nonzero, name=name, jaxpr=body)
+    n = len(jaxpr.out_avals)
+    touts = iter(outs[n:])
+    return outs[:n], [ad.Zero(ad.tangent_aval(a)) if z else next(touts)
+                      for a, z in zip(jaxpr.out_avals, zero_outs, strict=True)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _split(closed: ClosedJaxpr, unknown: tuple):
+    """Partial evaluation of ``closed`` with the inputs ``unknown`` unknown.
+
+    Returns ``(known, staged, out_unknown, forwarded, residual_avals)``: ``known`` maps
+    the known inputs to the known outputs and the computed residuals; ``staged`` maps
+    the forwarded residuals (known inputs, by position in ``closed``'s inputs), the
+    computed residuals and the unknown inputs to the unknown outputs. ``known`` is
+    ``None`` when it computes nothing. Both are dead-code eliminated: the residuals are
+    the known values the unknown outputs need.
+    """
+    j = closed.jaxpr
+    unk = {id(v) for v, u in zip(j.invars, unknown, strict=True) if u}
+    known_eqns, unknown_eqns = [], []
+    for eqn in j.eqns:
+        eqn_unknown = [isinstance(v, Var) and id(v) in unk for v in eqn.invars]
+        if not any(eqn_unknown):
+            known_eqns.append(eqn)
+            continue
+        rule = ad.partial_eval_eqn_rules.get(eqn.primitive)
+        known_eqn, eqn = rule(eqn, eqn_unknown) if rule is not None else (None, eqn)
+        if known_eqn is not None:  # a nested call's known part
+            known_eqns.append(known_eqn)
+        if eqn is not None:
+            unk.update(id(v) for v in eqn.outvars)
+            unknown_eqns.append(eqn)
+    out_unknown = tuple(isinstance(v, Var) and id(v) in unk for v in j.outvars)
+    staged_outs = [v for v, u in zip(j.outvars, out_unknown, strict=True) if u]
+    live = {id(v) for v in staged_outs}
+    live_eqns = []
+    for eqn in reversed(unknown_eqns):
+        if any(id(v) in live for v in eqn.outvars):
+            live_eqns.append(eqn)
+            live.update(id(v) for v in eqn.invars if isinstance(v, Var))
+    live_eqns.reverse()
+    # The known values the staged part reads: consts stay consts, known inputs are
+    # forwarded as they are, values the known part computes are its extra outputs.
+    consts = [(v, c) for v, c in zip(j.constvars, closed.consts, strict=True) if id(v) in live]
+    forwarded = [i for i, (v, u) in enumerate(zip(j.invars, unknown, strict=True))
+                 if not u and id(v) in live]
+    residuals = [v for e in known_eqns for v in e.outvars if id(v) in live]
+    known_invars = [v for v, u in zip(j.invars, unknown, strict=True) if not u]
+    known_outs = [v for v, u in zip(j.outvars, out_unknown, strict=True) if not u]
+    known = None
+    if known_outs or residuals:
+        known = dce(ClosedJaxpr(Jaxpr(j.constvars, known_invars, known_outs + residuals,
+                                      known_eqns), closed.consts))
+    unknown_invars = [v for v, u in zip(j.invars, unknown, strict=True) if u]
+    staged = ClosedJaxpr(
+        Jaxpr([v for v, _ in consts], [*(j.invars[i] for i in forwarded), *residuals,
+                                      *unknown_invars], staged_outs, live_eqns),
+        [c for _, c in consts])
+    return known, staged, out_unknown, tuple(forwarded), [v.aval for v in residuals]
+
+
+def _jit_partial_eval(eqn: Eqn, unknown):
+    """Split a ``jit`` equation (see ``ad.partial_eval_eqn_rules``)."""
+    name, closed = eqn.params["name"], eqn.params["jaxpr"]
+    known, staged, out_unknown, forwarded, res_avals = _split(closed, tuple(unknown))
+    if known is None and all(out_unknown):
+        return None, eqn  # nothing to compute before the unknown inputs are known
+    residuals = [Var(a) for a in res_avals]
+    known_eqn = None
+    if known is not None:
+        outs = [v for v, u in zip(eqn.outvars, out_unknown, strict=True) if not u]
+        ins = [v for v, u in zip(eqn.invars, unknown, strict=True) if not u]
+        known_eqn = Eqn(jit_p, ins, outs + residuals, dict(name=name, jaxpr=known))
+    staged_eqn = None
+    if any(out_unknown):
+        ins = [*(eqn.invars[i] for i in forwarded), *residuals,
+               *(v for v, u in zip(eqn.invars, unknown, strict=True) if u)]
+        outs = [v for v, u in zip(eqn.outvars, out_unknown, strict=True) if u]
+        staged_eqn = Eqn(jit_p, ins, outs, dict(name=name, jaxpr=staged))
+    return known_eqn, staged_eqn
+
+
+def _transpose_call(closed: ClosedJaxpr, undefined: tuple, ct_avals: tuple, name: str):
+    """The backward pass of the linear ``closed`` as a jaxpr over its defined inputs and
+    the nonzero cotangents (``ct_avals``: ``None`` for a zero)."""
+    defined = [a for a, u in zip(closed.in_avals, undefined, strict=True) if not u]
+    zero_outs = []
+
+    def backward(ins):
+        vals, cts = iter(ins[:len(defined)]), iter(ins[len(defined):])
+        args = [ad.UndefinedPrimal(a) if u else next(vals)
+                for a, u in zip(closed.in_avals, undefined, strict=True)]
+        cts_out = [ad.Zero(a) if c is None else next(cts)
+                   for a, c in zip(closed.out_avals, ct_avals, strict=True)]
+        cts_in = ad.backward_pass(closed.jaxpr, closed.consts, args, cts_out)
+        cts_in = [c for c, u in zip(cts_in, undefined, strict=True) if u]
+        zero_outs.extend(isinstance(c, ad.Zero) for c in cts_in)
+        return [c for c in cts_in if not isinstance(c, ad.Zero)]
+
+    avals = [*defined, *(c for c in ct_avals if c is not None)]
+    jaxpr, tracers = _trace_call(backward, avals, f"transpose of jit of {name}")
+    return jaxpr, tracers, tuple(zero_outs)
+
+
+def _jit_transpose(cts, *args, name: str, jaxpr: ClosedJaxpr):
+    undefined = tuple(isinstance(a, ad.UndefinedPrimal) for a in args)
+    if all(isinstance(c, ad.Zero) for c in cts):
+        return [None] * len(args)
+    ct_avals = tuple(None if isinstance(c, ad.Zero) else c.aval for c in cts)
+    body, tracers, zero_outs = _memo(("transpose", jaxpr, undefined, ct_avals),
+                                     lambda: _transpose_call(jaxpr, undefined, ct_avals, name))
+    defined = [a for a in args if not isinstance(a, ad.UndefinedPrimal)]
+    nonzero = [c for c in cts if not isinstance(c, ad.Zero)]
+    outs = iter(jit_p.bind(*tracers, *defined, *nonzero, name=name, jaxpr=body))
+    zeros = iter(zero_outs)
+    return [None if not u else (ad.Zero(a.aval) if next(zeros) else next(outs))
+            for a, u in zip(args, undefined, strict=True)]
+
+
+def _batch_call(closed: ClosedJaxpr, in_avals, dims, size, axis_name, description):
+    """The batched jaxpr of ``closed`` for inputs of ``in_avals`` batched at ``dims``."""
+    out_dims = []
+
+    def batched(ins):
+        outs, odims = batching.batch_flat(_body(closed), ins, list(dims), size, axis_name,
+                                          description)
+        out_dims.extend(odims)
+        return outs
+
+    jaxpr, tracers = _trace_call(batched, list(in_avals), description)
+    return jaxpr, tracers, tuple(out_dims)
 
 
 def _jit_batch(vals, dims, *, trace, name: str, jaxpr: ClosedJaxpr):
-    # Batch the body inline, as for differentiation; jit(vmap(f)) compiles it all.
-    return batching.batch_flat(lambda ins: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *ins), vals,
-                               dims, trace.axis_size, trace.axis_name, trace.description)
+    in_avals = tuple(v.aval for v in vals)
+    key = ("batch", jaxpr, in_avals, tuple(dims), trace.axis_size, trace.axis_name,
+           trace.description)
+    body, tracers, out_dims = _memo(key, lambda: _batch_call(
+        jaxpr, in_avals, dims, trace.axis_size, trace.axis_name, trace.description))
+    return jit_p.bind(*tracers, *vals, name=name, jaxpr=body), list(out_dims)
 
 
 _jit_batch.needs_trace = True
@@ -110,6 +314,8 @@ _jit_batch.needs_trace = True
 jit_p.def_impl(_jit_impl)
 jit_p.def_abstract_eval(_jit_abstract_eval)
 ad.jvp_rules[jit_p] = _jit_jvp
+ad.partial_eval_eqn_rules[jit_p] = _jit_partial_eval
+ad.transpose_rules[jit_p] = _jit_transpose
 batching.batching_rules[jit_p] = _jit_batch
 
 

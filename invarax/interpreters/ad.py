@@ -17,6 +17,13 @@ Rule tables (filled in by ``invarax.ops``):
 - ``transpose_rules[prim](ct, *args, **params) -> list`` of cotangents, one per
   argument (``None`` for arguments that are not linear inputs); linear inputs are
   passed as ``UndefinedPrimal``.
+- ``partial_eval_eqn_rules[prim](eqn, unknown) -> (known_eqn, unknown_eqn)``, for call
+  primitives (``jit``): split an equation some of whose inputs are unknown (``unknown``,
+  one bool per input) into an equation of the known inputs (its outputs: the known
+  outputs, then residuals) and one of the residuals and the unknown inputs (its
+  outputs: the unknown ones); either may be ``None``. Without a rule, an equation with
+  an unknown input is unknown as a whole. ``linearize`` runs the known equation at once
+  and stages the other; ``backward_pass`` likewise, then transposes the unknown one.
 """
 
 from __future__ import annotations
@@ -27,12 +34,13 @@ from ..core import dtypes
 from ..core.array import ArrayImpl, to_array
 from ..core.aval import ShapedArray
 from ..core.eval import eval_jaxpr
-from ..core.ir import ClosedJaxpr, Jaxpr, Literal
+from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace
 from .staging import StagingTrace
 
 jvp_rules = {}
 transpose_rules = {}
+partial_eval_eqn_rules = {}
 
 
 class Zero:
@@ -177,10 +185,27 @@ class PartialEvalTrace(StagingTrace):
     """Stages only what depends on its own (unknown) tracers; runs the rest in the parent."""
 
     def process_primitive(self, primitive, args, params):
-        if not any(self.owns(x) for x in args):
+        unknown = [self.owns(x) for x in args]
+        if not any(unknown):
             with set_current_trace(self.parent):
                 return primitive.bind(*args, **params)
-        return super().process_primitive(primitive, args, params)
+        rule = partial_eval_eqn_rules.get(primitive)
+        if rule is None:
+            return super().process_primitive(primitive, args, params)
+        # Split the call: its known part runs now (in the parent), the rest is staged.
+        out = primitive.abstract_eval(*(x.aval for x in args), **params)
+        invars = [Var(x.aval) for x in args]
+        outvars = [Var(a) for a in out]
+        known, staged = rule(Eqn(primitive, invars, outvars, params), unknown)
+        env = {id(v): x for v, x in zip(invars, args, strict=True)}
+        if known is not None:
+            with set_current_trace(self.parent):
+                _eval_eqn(env, known)
+        if staged is not None:
+            outs = super().process_primitive(
+                primitive, [_read(env, v) for v in staged.invars], staged.params)
+            env.update((id(v), o) for v, o in zip(staged.outvars, outs, strict=True))
+        return [_read(env, v) for v in outvars]
 
 
 class Linearized:
@@ -244,14 +269,19 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cts_out):
             linear.add(id(v))
         else:
             env[id(v)] = a
-    for eqn in jaxpr.eqns:  # which equations depend on the linear inputs
-        if any(not isinstance(v, Literal) and id(v) in linear for v in eqn.invars):
+    linear_eqns = []
+    for eqn in jaxpr.eqns:  # which equations depend on the linear inputs; run the others
+        unknown = [not isinstance(v, Literal) and id(v) in linear for v in eqn.invars]
+        if not any(unknown):
+            _eval_eqn(env, eqn)
+            continue
+        rule = partial_eval_eqn_rules.get(eqn.primitive)
+        known, eqn = rule(eqn, unknown) if rule is not None else (None, eqn)
+        if known is not None:  # a call's part that does not depend on the linear inputs
+            _eval_eqn(env, known)
+        if eqn is not None:
             linear.update(id(v) for v in eqn.outvars)
-        else:
-            outs = eqn.primitive.bind(*(_read(env, v) for v in eqn.invars), **eqn.params)
-            outs = outs if eqn.primitive.multiple_results else [outs]
-            for v, o in zip(eqn.outvars, outs, strict=True):
-                env[id(v)] = o
+            linear_eqns.append(eqn)
 
     cts = {}
 
@@ -263,9 +293,7 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cts_out):
 
     for v, ct in zip(jaxpr.outvars, cts_out, strict=True):
         add_ct(v, ct)
-    for eqn in reversed(jaxpr.eqns):
-        if not any(id(v) in linear for v in eqn.outvars):
-            continue
+    for eqn in reversed(linear_eqns):
         outs_ct = [cts.pop(id(v), None) for v in eqn.outvars]
         if all(ct is None for ct in outs_ct):
             continue
@@ -290,6 +318,14 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cts_out):
 
 def _read(env, v):
     return v.val if isinstance(v, Literal) else env[id(v)]
+
+
+def _eval_eqn(env, eqn):
+    """Bind ``eqn`` (under the current trace) on its inputs in ``env``; store its outputs."""
+    outs = eqn.primitive.bind(*(_read(env, v) for v in eqn.invars), **eqn.params)
+    outs = outs if eqn.primitive.multiple_results else [outs]
+    for v, o in zip(eqn.outvars, outs, strict=True):
+        env[id(v)] = o
 
 
 def _add_cts(a, b):
