@@ -59,14 +59,9 @@ class RetraceWarning(UserWarning):
 
 jit_p = Primitive("jit", multiple_results=True)
 
-# The lowering may take which inputs are donated (their buffers reusable).
-_LOWERING_TAKES_DONATED = "donated" in inspect.signature(compile_jaxpr).parameters
-
-
 def _compile(jaxpr: Jaxpr, donated: tuple):
-    if _LOWERING_TAKES_DONATED and any(donated):
-        return compile_jaxpr(jaxpr, donated=donated)
-    return compile_jaxpr(jaxpr)
+    """The program of ``jaxpr``; ``donated`` marks the inputs whose buffers it may reuse."""
+    return compile_jaxpr(jaxpr, donated=donated if any(donated) else None)
 
 
 @functools.lru_cache(maxsize=4096)
