@@ -15,6 +15,7 @@ from ..ops import elementwise as lax
 from ..ops import shape as sh
 from ..ops._util import canonicalize_axis
 from ..ops.sorting import sort
+from ._eager import compiled, outside_unit
 from ._keys import check_key, check_shape, concrete_value, random_bits, split
 from ._samplers import gumbel, randint, uniform
 
@@ -36,6 +37,7 @@ def _top_k_indices(x, k):
     return sh.slice_in_dim(indices, 0, k, axis=x.ndim - 1)
 
 
+@compiled(static=("axis", "independent"), scalar_static=("x",))
 def permutation(key, x, axis=0, independent=False):
     """A random permutation of ``range(x)`` or of an array along ``axis``, as JAX.
 
@@ -69,6 +71,8 @@ def permutation(key, x, axis=0, independent=False):
     return jnp.take(x, order, axis=axis)
 
 
+@compiled(static=("shape", "replace", "axis"), scalar_static=("a",),
+          inline_if=outside_unit("p"))
 def choice(key, a, shape=(), replace=True, p=None, axis=0):
     """Random draws from ``a`` (an array, or ``arange(a)`` for an int), as JAX.
 
@@ -139,6 +143,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     return ind if arr.ndim == 0 else jnp.take(arr, ind, axis=axis)
 
 
+@compiled(static=("axis", "shape", "replace"))
 def categorical(key, logits, axis=-1, shape=None, replace=True):
     """Category indices drawn from ``softmax(logits)`` by the Gumbel-max trick, as JAX.
 

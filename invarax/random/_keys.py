@@ -32,6 +32,7 @@ from ..core.config import config
 from ..core.trace import Tracer
 from ..ops import elementwise as lax
 from ..ops import shape as sh
+from ._eager import compiled
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _KEY_PARITY = 0x1BD11BDA
@@ -152,6 +153,33 @@ def _hash_words(key, n: int):
     return sh.slice_in_dim(words, 0, n) if n % 2 else words
 
 
+def _int_seed(seed: int):
+    """A Python int seed as JAX takes it: int64, kept to its low 32 bits with x64 off."""
+    if not -(2**63) <= seed < 2**63:
+        raise OverflowError(f"random.PRNGKey: seed {seed} does not fit in int64")
+    value = np.asarray(seed, np.int64)  # as JAX: with x64 off, the low 32 bits
+    return ArrayImpl(value if dtypes.x64_enabled() else value.astype(np.int32))
+
+
+def _int_data(data: int):
+    """A Python int for ``fold_in`` as uint32, if it lies in ``[0, 2**32)``."""
+    if not 0 <= data < 2**32:
+        raise OverflowError(f"random.fold_in: data {data} is out of bounds for uint32")
+    return _u32(data)
+
+
+def _python_int(convert):
+    """``convert`` for a Python int (bools included, as ``isinstance(x, int)``); other
+    scalars pass unchanged."""
+    return lambda x: convert(x) if isinstance(x, int) else x
+
+
+def _not_int_seed(values) -> bool:
+    """The seed error prints the seed's value: a non-integer seed runs inline."""
+    return values["seed"].dtype.kind not in "iu"
+
+
+@compiled(convert={"seed": _python_int(_int_seed)}, inline_if=_not_int_seed)
 def PRNGKey(seed):  # noqa: N802  (JAX's name)
     """A PRNG key from an integer seed: the ``uint32[2]`` array JAX's ``PRNGKey`` gives.
 
@@ -170,10 +198,7 @@ def PRNGKey(seed):  # noqa: N802  (JAX's name)
         Array([ 0, 42], dtype=uint32)
     """
     if is_python_scalar(seed) and isinstance(seed, int):
-        if not -(2**63) <= seed < 2**63:
-            raise OverflowError(f"random.PRNGKey: seed {seed} does not fit in int64")
-        value = np.asarray(seed, np.int64)  # as JAX: with x64 off, the low 32 bits
-        seed = ArrayImpl(value if dtypes.x64_enabled() else value.astype(np.int32))
+        seed = _int_seed(seed)
     else:
         seed = to_array(seed, "random.PRNGKey seed")
     if seed.ndim:
@@ -220,6 +245,7 @@ def key_data(keys):
     return check_key("key_data", keys, allow_batched=True)
 
 
+@compiled(static=("num",))
 def split(key, num=2):
     """Split a key into ``num`` new keys, as ``jax.random.split``.
 
@@ -242,6 +268,7 @@ def split(key, num=2):
     return sh.reshape(_hash_words(key, 2 * math.prod(shape)), (*shape, 2))
 
 
+@compiled(convert={"data": _python_int(_int_data)})
 def fold_in(key, data):
     """A new key from ``key`` and an integer, as ``jax.random.fold_in``.
 
@@ -258,9 +285,7 @@ def fold_in(key, data):
     """
     key = check_key("fold_in", key)
     if is_python_scalar(data) and isinstance(data, int):
-        if not 0 <= data < 2**32:
-            raise OverflowError(f"random.fold_in: data {data} is out of bounds for uint32")
-        data = _u32(data)
+        data = _int_data(data)
     data = to_array(data, "random.fold_in data")
     if data.ndim:
         raise TypeError(f"random.fold_in takes scalar data, got shape {data.shape}; "
@@ -305,6 +330,7 @@ def _original_bits(key, bit_width: int, shape: tuple, dtype):
     return sh.reshape(out, shape)
 
 
+@compiled(static=("shape", "dtype"))
 def bits(key, shape=(), dtype=None):
     """Uniform random bits as unsigned integers, as ``jax.random.bits``.
 

@@ -17,6 +17,7 @@ from ..core.array import ArrayImpl, to_array
 from ..ops import elementwise as lax
 from ..ops.fused import fma
 from . import _xla_math as xla
+from ._eager import compiled, outside_unit, unordered
 from ._keys import check_key, check_shape, concrete_value, random_bits, split
 
 
@@ -74,6 +75,7 @@ def _unit_uniform(key, shape, dtype, minval=0.0, maxval=1.0):
                           jnp.full(shape, maxval, dtype))
 
 
+@compiled(static=("shape", "dtype"), inline_if=unordered("minval", "maxval"))
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     """Uniform floats in ``[minval, maxval)``, bitwise equal to ``jax.random.uniform``.
 
@@ -99,6 +101,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     return uniform_floats(key, shape, dtype, minval, maxval)
 
 
+@compiled(static=("shape", "dtype"))
 def normal(key, shape=(), dtype=None):
     """Standard normal floats: ``sqrt(2) * erf_inv(u)``, ``u`` uniform in ``(-1, 1)``, as JAX.
 
@@ -125,6 +128,7 @@ def normal(key, shape=(), dtype=None):
     return lax.mul(_const(np.sqrt(2), dtype), xla.erf_inv(u))
 
 
+@compiled(static=("shape", "dtype"), inline_if=unordered("lower", "upper"))
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Standard normal floats conditioned on ``lower < x < upper``, as JAX's algorithm.
 
@@ -160,6 +164,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     return lax.min(lax.max(out, low), high)
 
 
+@compiled(static=("shape", "mode"), inline_if=outside_unit("p"))
 def bernoulli(key, p=0.5, shape=None, mode="low"):
     """Booleans that are True with probability ``p``: ``uniform < p``, as JAX.
 
@@ -234,6 +239,7 @@ def _randint(key, shape, minval, maxval, dtype):
     return lax.add(minval, lax.convert_element_type(_rem(offset, span), dtype))
 
 
+@compiled(static=("shape", "dtype"), inline_if=unordered("minval", "maxval"))
 def randint(key, shape, minval, maxval, dtype=None):
     """Uniform integers in ``[minval, maxval)``, equal to ``jax.random.randint``.
 
@@ -272,6 +278,7 @@ def randint(key, shape, minval, maxval, dtype=None):
     return _randint(key, shape, minval, maxval, dtype)
 
 
+@compiled(static=("shape", "dtype"))
 def exponential(key, shape=(), dtype=None):
     """Exponential floats (rate 1): ``-log1p(-u)``, ``u`` uniform in ``[0, 1)``, as JAX.
 
@@ -293,6 +300,7 @@ def exponential(key, shape=(), dtype=None):
     return lax.neg(xla.log1p(lax.neg(u)))
 
 
+@compiled(static=("shape", "dtype", "mode"))
 def gumbel(key, shape=(), dtype=None, mode="low"):
     """Standard Gumbel floats: ``-log(-log(u))``, as JAX.
 
@@ -325,6 +333,7 @@ def gumbel(key, shape=(), dtype=None, mode="low"):
     return lax.neg(xla.log(lax.neg(xla.log(u))))
 
 
+@compiled(static=("shape", "dtype"))
 def logistic(key, shape=(), dtype=None):
     """Standard logistic floats: ``log(u) - log1p(-u)``, as JAX.
 
@@ -346,6 +355,7 @@ def logistic(key, shape=(), dtype=None):
     return lax.sub(xla.log(u), xla.log1p(lax.neg(u)))
 
 
+@compiled(static=("shape", "dtype"))
 def laplace(key, shape=(), dtype=None):
     """Standard Laplace floats: ``sign(u) * log1p(-|u|)``, ``u`` uniform in ``(-1, 1)``, as JAX.
 
