@@ -18,7 +18,7 @@ every input, the bits of the original:
   elements are left in the program (a folded value is held by the program for good).
 - **no-op removal** (``remove_noops``): exact identities only: a conversion to the
   operand's own dtype and weak type, a reshape or broadcast to the operand's own
-  shape, an identity transpose, a squeeze of no axes.
+  shape, an identity transpose, a squeeze of no axes, ``integer_pow`` with exponent 1.
 
 What no pass does: reassociate, contract ``a*b+c`` into an FMA, rewrite by algebra
 (``x + 0.0 -> x`` is wrong for ``-0.0``, ``x * 2 / 2 -> x`` is wrong on overflow,
@@ -237,6 +237,7 @@ _NOOPS = {
     "broadcast_in_dim": lambda ndim, p: tuple(p["broadcast_dimensions"]) == tuple(range(ndim)),
     "transpose": lambda ndim, p: tuple(p["permutation"]) == tuple(range(ndim)),
     "squeeze": lambda ndim, p: tuple(p["dimensions"]) == (),
+    "integer_pow": lambda ndim, p: p["y"] == 1,  # x ** 1 is x, bit for bit
 }
 
 
