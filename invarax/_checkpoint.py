@@ -7,7 +7,9 @@ body. The JVP gives the output by the body and the tangent by a second ``checkpo
 call, of the body's JVP, whose inputs are the primal inputs and the tangents. Under
 ``linearize`` only that call is staged, so the residuals are the inputs; transposing it
 evaluates the body's JVP again (recomputing the forward pass) and transposes its
-tangent part. Under ``vmap`` the call stays one ``checkpoint`` call of the batched body,
+tangent part, adding to the cotangents already accumulated for its inputs in the order
+the body inlined would (so a ``checkpoint`` around part of a function changes no bit of
+its gradient). Under ``vmap`` the call stays one ``checkpoint`` call of the batched body,
 its outputs batched at axis 0.
 """
 
@@ -53,6 +55,14 @@ def _checkpoint_transpose(cts, *args, jaxpr, policy, prevent_cse):
     return ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, list(args), list(cts))
 
 
+def _checkpoint_transpose_accumulating(cts, args, accs, same, *, jaxpr, policy, prevent_cse):
+    # As above, the backward pass starting from the accumulated cotangents (see
+    # ad.accumulating_transpose_rules): the body's contributions are added in the order
+    # its equations inlined would add them.
+    cts_in = ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, list(args), list(cts), accs, same)
+    return [None if ct is None or same[i] != i else ct for i, ct in enumerate(cts_in)]
+
+
 def _checkpoint_batch(vals, dims, *, trace, jaxpr, policy, prevent_cse):
     body, consts = _batch_call_jaxpr(jaxpr, vals, dims, trace, "checkpoint")
     outs = checkpoint_p.bind(*consts, *vals, jaxpr=body, policy=policy, prevent_cse=prevent_cse)
@@ -62,6 +72,7 @@ def _checkpoint_batch(vals, dims, *, trace, jaxpr, policy, prevent_cse):
 _checkpoint_batch.needs_trace = True
 ad.jvp_rules[checkpoint_p] = _checkpoint_jvp
 ad.transpose_rules[checkpoint_p] = _checkpoint_transpose
+ad.accumulating_transpose_rules[checkpoint_p] = _checkpoint_transpose_accumulating
 batching.batching_rules[checkpoint_p] = _checkpoint_batch
 
 

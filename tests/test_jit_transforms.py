@@ -7,6 +7,9 @@
 - N3: ``grad(jit(f))`` is bitwise ``grad(f)`` and ``jit(grad(f))``, and likewise for
   jvp, vjp, linearize, jacfwd, jacrev, hessian, vmap, nesting, static arguments,
   pytrees and custom derivatives or checkpoint inside the jitted function;
+- the order of cotangent sums: where a value is used inside and outside a jitted call,
+  its gradient is bitwise that of the function without the ``jit`` (the transposed call
+  adds to the cotangent already accumulated, as the body inlined would);
 - symbolic zeros (integer and unused inputs, constant outputs) and errors.
 """
 
@@ -31,7 +34,9 @@ from invarax import (
     vjp,
     vmap,
 )
+from invarax.compiler.jit import jit_p
 from invarax.core.trace import EVAL_TRACE
+from invarax.interpreters import ad
 
 
 def leaves_equal(a, b):
@@ -295,6 +300,180 @@ def test_jit_inside_checkpoint_and_custom_jvp():
     h = lambda x: jnp.sum(jnp.tanh(g(x)))
     leaves_equal(grad(jit(h))(x), grad(h)(x))
     leaves_equal(jit(grad(h))(x), grad(h)(x))
+
+
+# ---------------------------------------------------------------------------------------
+# The order of cotangent sums: a value used inside and outside a call
+
+
+def summed_first_differs(acc, c1, c2):
+    """Whether ``acc + (c1 + c2)`` and ``(acc + c1) + c2`` differ somewhere (float32)."""
+    acc, c1, c2 = (np.asarray(a, np.float32) for a in (acc, c1, c2))
+    return not np.array_equal(acc + (c1 + c2), (acc + c1) + c2)
+
+
+def test_the_data_tells_the_summation_orders_apart():
+    # x's contributions in k(x) = sin(x) * x + exp(0.3 x) under sum(k(x) * cos(x)):
+    # c1 = w * sin(x) (from the product's right operand), c2 = (w * x) * cos(x) + 0.3 w e
+    # (the rest); acc = 3.4 x (from sum(1.7 x * x), after the call).
+    x = np.asarray(data((64,), seed=3)) * np.float32(3)
+    w = np.cos(x)
+    c1 = w * np.sin(x)
+    c2 = (w * x) * np.cos(x) + (w * np.exp(x * np.float32(0.3))) * np.float32(0.3)
+    acc = x * np.float32(1.7) + np.float32(1.7) * x
+    assert summed_first_differs(acc, c1, c2)
+
+
+X = jnp.asarray(data((64,), seed=3) * np.float32(3))
+Y = jnp.asarray(data((64,), seed=4) * np.float32(3))
+
+
+def k(x):
+    return jnp.sin(x) * x + jnp.exp(x * 0.3)
+
+
+def k2(x, y):
+    return jnp.sin(y) * x + y * jnp.exp(x * 0.3) - x * x
+
+
+# Each program takes the inner function ``f`` (jitted or not) and uses x 2 to 4 times,
+# inside and outside the call, in several orders.
+PROGRAMS = {
+    "after": lambda f: lambda x: jnp.sum(f(x) * jnp.cos(x)) + jnp.sum(x * x * 1.7),
+    "before": lambda f: lambda x: jnp.sum(jnp.tanh(x * 1.3) * f(x)),
+    "before_and_after": lambda f: lambda x: jnp.sum(
+        (x * 0.7) * f(x) + jnp.sin(x) * 2.1 + x * x),
+    "twice_in_two_calls": lambda f: lambda x: jnp.sum(f(x) * f(x * 1.5) + x * 4.3),
+    "two_args": lambda f: lambda x: jnp.sum(jnp.exp(x * 0.2) * (
+        jnp.sum(x * x) + k2f(f)(x, x * 0.9)) + x),
+    "deep": lambda f: lambda x: jnp.sum(jnp.tanh(f(jnp.sin(f(x)) + x)) * x + x * 0.3),
+}
+
+
+def k2f(f):
+    return jit(k2) if isinstance(f, invarax.compiler.jit.Jitted) else k2
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_grad_with_and_without_an_inner_jit(name):
+    prog = PROGRAMS[name]
+    want = grad(prog(k))(X)
+    got = grad(prog(jit(k)))(X)
+    assert np.array_equal(got, want)
+    assert np.array_equal(jit(grad(prog(jit(k))))(X), want)
+    assert np.array_equal(grad(jit(prog(jit(k))))(X), want)
+
+
+def test_the_old_order_differs_on_this_data(monkeypatch):
+    # Without the accumulating rule (the call's cotangents summed first, then added),
+    # the gradients differ: the tests above can fail.
+    prog = PROGRAMS["after"]
+    want = grad(prog(k))(X)
+    monkeypatch.delitem(ad.accumulating_transpose_rules, jit_p)
+    assert not np.array_equal(grad(prog(jit(k)))(X), want)
+
+
+@pytest.mark.parametrize("name", ["after", "before_and_after", "deep"])
+def test_vjp_and_jacrev_with_and_without_an_inner_jit(name):
+    prog = PROGRAMS[name]
+    vec = lambda f: lambda x: prog(f)(x) * x[:5]  # a vector output: x used once more
+    for transform in (jacrev,):
+        assert np.array_equal(transform(vec(jit(k)))(X), transform(vec(k))(X))
+    out, f_vjp = vjp(vec(jit(k)), X)
+    out2, f_vjp2 = vjp(vec(k), X)
+    assert np.array_equal(out, out2)
+    ct = jnp.asarray(data((5,), seed=5))
+    (a,), (b,) = f_vjp(ct), f_vjp2(ct)
+    assert np.array_equal(a, b)
+
+
+def test_nested_jit_threads_the_accumulators():
+    inner = lambda x, y: jnp.sin(x) * y + x * 1.1
+    body = lambda f: lambda x, y: f(x * y, x) * jnp.cos(x) + jnp.exp(f(y, x) * 0.1) + y * x
+    outer = lambda f, b: lambda x: jnp.sum(b(f)(x, X) * x + jnp.tanh(x) * 2.5)
+    want = grad(outer(inner, body))(Y)
+    assert np.array_equal(grad(outer(jit(inner), body))(Y), want)
+    assert np.array_equal(grad(outer(inner, lambda f: jit(body(f))))(Y), want)
+    assert np.array_equal(grad(outer(jit(inner), lambda f: jit(body(f))))(Y), want)
+    assert np.array_equal(jit(grad(outer(jit(inner), lambda f: jit(body(f)))))(Y), want)
+
+
+def test_the_same_value_passed_twice():
+    f = lambda a, b: jnp.sin(b) * a + b * jnp.exp(a * 0.3) - a * a
+    for g in (lambda f: lambda x: jnp.sum(f(x, x) * jnp.cos(x) + x * 1.7),
+              lambda f: lambda x: jnp.sum(x * 2.3 * f(x, x)),
+              lambda f: lambda x: jnp.sum(f(x, x * 1.3) + f(x * 1.3, x) * x)):
+        want = grad(g(f))(X)
+        assert np.array_equal(grad(g(jit(f)))(X), want)
+        assert np.array_equal(jit(grad(g(jit(f))))(X), want)
+    # three arguments, the first and last the same; one unused
+    h = lambda a, b, c, d: jnp.sin(c) * a + b * jnp.exp(c * 0.3) + a * 1.9
+    g = lambda f: lambda x, y: jnp.sum(f(x, y, x, y) * x + y * x)
+    want = grad(g(h), argnums=(0, 1))(X, Y)
+    got = grad(g(jit(h)), argnums=(0, 1))(X, Y)
+    for a, b in zip(got, want, strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_an_input_returned_as_it_is():
+    # The call's output is x itself: its uses add to x's accumulator where they are.
+    f = lambda a: (a, jnp.sin(a) * a)
+    g = lambda f: lambda x: jnp.sum(f(x)[0] * jnp.cos(x) + x * 1.7 + f(x)[1] * x
+                                    + f(x)[0] * 2.9)
+    want = grad(g(f))(X)
+    for wrapped in (jit(f), jit(lambda x: jit(f)(x)), invarax.checkpoint(f),
+                    jit(invarax.checkpoint(f))):
+        assert np.array_equal(grad(g(wrapped))(X), want)
+    assert np.array_equal(jit(grad(g(jit(f))))(X), want)
+
+
+def test_literals_and_python_scalars_as_call_inputs():
+    f = jit(lambda a, b, c: jnp.sin(a) * b + c * a)
+    g = lambda f: lambda x: jnp.sum(f(x, 2.0, x) * x + x * 3.1)
+    assert np.array_equal(grad(g(f))(X), grad(g(f.__wrapped__))(X))
+
+
+def test_jit_and_checkpoint_around_part_of_a_function():
+    body = lambda x: jnp.cos(jit(k)(x)) * x + k(x * 2.0)
+    body_inline = lambda x: jnp.cos(k(x)) * x + k(x * 2.0)
+    g = lambda b: lambda x: jnp.sum(b(x) * jnp.sin(x) + x * x * 0.6)
+    want = grad(g(body_inline))(X)
+    assert np.array_equal(grad(g(body))(X), want)
+    assert np.array_equal(grad(g(invarax.checkpoint(body_inline)))(X), want)
+    assert np.array_equal(grad(g(invarax.checkpoint(body)))(X), want)
+    assert np.array_equal(grad(g(jit(invarax.checkpoint(body))))(X), want)
+    assert np.array_equal(jit(grad(g(invarax.checkpoint(body))))(X), want)
+
+
+def test_the_backward_pass_is_still_one_call_taking_the_accumulator():
+    g = PROGRAMS["after"](jit(k))
+    closed = make_jaxpr(grad(g))(X)
+    known, backward = [e for e in closed.eqns if e.primitive.name == "jit"]
+    assert known.params["jaxpr"].eqns[0].primitive.name == "sin"
+    # the backward call's last input is x's accumulator (from sum(x * x * 1.7)), its one
+    # output the final gradient
+    assert len(backward.outvars) == 1
+    assert backward.outvars[0] is closed.jaxpr.outvars[0]
+    assert backward.invars[-1] in [v for e in closed.eqns if e is not backward
+                                   for v in e.outvars]
+    assert {e.primitive.name for e in backward.params["jaxpr"].eqns} == {"mul", "add"}
+    # nothing accumulated before the call: no accumulator input
+    closed = make_jaxpr(grad(lambda x: jnp.sum(jit(k)(x))))(X)
+    backward = [e for e in closed.eqns if e.primitive.name == "jit"][-1]
+    n_in = len(backward.params["jaxpr"].in_avals)
+    closed2 = make_jaxpr(grad(PROGRAMS["before"](jit(k))))(X)
+    backward2 = [e for e in closed2.eqns if e.primitive.name == "jit"][-1]
+    assert len(backward2.params["jaxpr"].in_avals) == n_in  # x used before: none either
+
+
+def test_derived_transposes_are_cached_by_the_accumulators_present():
+    kj = jit(k)
+    with_acc, without = PROGRAMS["after"](kj), lambda x: jnp.sum(kj(x) * 2.0)
+    body = lambda g: [e for e in make_jaxpr(grad(g))(X).eqns
+                      if e.primitive.name == "jit"][-1].params["jaxpr"]
+    a, b = body(with_acc), body(without)
+    assert len(a.in_avals) == len(b.in_avals) + 1
+    assert body(with_acc) is a and body(without) is b
 
 
 # ---------------------------------------------------------------------------------------

@@ -95,8 +95,11 @@ def _jit_abstract_eval(*avals, name: str, jaxpr: ClosedJaxpr):
 # - partial evaluation (linearize, and the forward sweep of ``backward_pass``): a call of
 #   the known inputs computing the known outputs and the residuals, run at once, and a
 #   call of the residuals and the unknown inputs (the linear tangent part), staged.
-# - transposition: a call of the body's backward pass, over the residuals and the
-#   cotangents that are not symbolic zeros.
+# - transposition: a call of the body's backward pass, over the residuals, the
+#   cotangents that are not symbolic zeros and the cotangents already accumulated for
+#   its linear inputs, which the body's backward pass adds to in the order the body's
+#   equations inlined would (its results replace them): so a ``jit`` around part of a
+#   function changes no bit of its gradient.
 # - batching: a call of the batched body.
 #
 # Derived jaxprs are cached on the jaxpr they come from (by identity, as ``_executable``
@@ -243,41 +246,63 @@ def _jit_partial_eval(eqn: Eqn, unknown):
     return known_eqn, staged_eqn
 
 
-def _transpose_call(closed: ClosedJaxpr, undefined: tuple, ct_avals: tuple, name: str):
-    """The backward pass of the linear ``closed`` as a jaxpr over its defined inputs and
-    the nonzero cotangents (``ct_avals``: ``None`` for a zero)."""
+def _transpose_call(closed: ClosedJaxpr, undefined: tuple, ct_avals: tuple, acc_avals: tuple,
+                    same: tuple, name: str):
+    """The backward pass of the linear ``closed`` as a jaxpr over its defined inputs, the
+    nonzero cotangents (``ct_avals``: ``None`` for a zero) and the accumulators its linear
+    inputs start from (``acc_avals``: ``None`` for none; see
+    ``ad.accumulating_transpose_rules``, as is ``same``). Its outputs are the final
+    accumulators of the linear inputs that are first occurrences, the nonzero ones."""
     defined = [a for a, u in zip(closed.in_avals, undefined, strict=True) if not u]
+    n_cts = sum(c is not None for c in ct_avals)
     zero_outs = []
 
     def backward(ins):
-        vals, cts = iter(ins[:len(defined)]), iter(ins[len(defined):])
+        vals, cts = iter(ins[:len(defined)]), iter(ins[len(defined):len(defined) + n_cts])
+        accs_in = iter(ins[len(defined) + n_cts:])
         args = [ad.UndefinedPrimal(a) if u else next(vals)
                 for a, u in zip(closed.in_avals, undefined, strict=True)]
         cts_out = [ad.Zero(a) if c is None else next(cts)
                    for a, c in zip(closed.out_avals, ct_avals, strict=True)]
-        cts_in = ad.backward_pass(closed.jaxpr, closed.consts, args, cts_out)
-        cts_in = [c for c, u in zip(cts_in, undefined, strict=True) if u]
+        accs = [None if a is None else next(accs_in) for a in acc_avals]
+        cts_in = ad.backward_pass(closed.jaxpr, closed.consts, args, cts_out, accs, same)
+        cts_in = [c for i, (c, u) in enumerate(zip(cts_in, undefined, strict=True))
+                  if u and same[i] == i]
         zero_outs.extend(isinstance(c, ad.Zero) for c in cts_in)
         return [c for c in cts_in if not isinstance(c, ad.Zero)]
 
-    avals = [*defined, *(c for c in ct_avals if c is not None)]
+    avals = [*defined, *(c for c in ct_avals if c is not None),
+             *(a for a in acc_avals if a is not None)]
     jaxpr, tracers = _trace_call(backward, avals, f"transpose of jit of {name}")
     return jaxpr, tracers, tuple(zero_outs)
 
 
-def _jit_transpose(cts, *args, name: str, jaxpr: ClosedJaxpr):
+def _jit_transpose_accumulating(cts, args, accs, same, *, name: str, jaxpr: ClosedJaxpr):
+    """The transpose of a linear ``jit`` call (``ad.accumulating_transpose_rules``): one
+    ``jit`` of the body's backward pass, which starts each linear input's accumulator from
+    ``accs`` and returns the final ones (one per first occurrence of an outer variable)."""
     undefined = tuple(isinstance(a, ad.UndefinedPrimal) for a in args)
     if all(isinstance(c, ad.Zero) for c in cts):
         return [None] * len(args)
     ct_avals = tuple(None if isinstance(c, ad.Zero) else c.aval for c in cts)
-    body, tracers, zero_outs = _memo(("transpose", jaxpr, undefined, ct_avals),
-                                     lambda: _transpose_call(jaxpr, undefined, ct_avals, name))
+    accs = [None if isinstance(a, ad.Zero) else a for a in accs]
+    acc_avals = tuple(None if a is None else a.aval for a in accs)
+    body, tracers, zero_outs = _memo(
+        ("transpose", jaxpr, undefined, ct_avals, acc_avals, same),
+        lambda: _transpose_call(jaxpr, undefined, ct_avals, acc_avals, same, name))
     defined = [a for a in args if not isinstance(a, ad.UndefinedPrimal)]
     nonzero = [c for c in cts if not isinstance(c, ad.Zero)]
-    outs = iter(jit_p.bind(*tracers, *defined, *nonzero, name=name, jaxpr=body))
+    given = [a for a in accs if a is not None]
+    outs = iter(jit_p.bind(*tracers, *defined, *nonzero, *given, name=name, jaxpr=body))
     zeros = iter(zero_outs)
-    return [None if not u else (ad.Zero(a.aval) if next(zeros) else next(outs))
-            for a, u in zip(args, undefined, strict=True)]
+    return [None if not u or same[i] != i else (ad.Zero(a.aval) if next(zeros) else next(outs))
+            for i, (a, u) in enumerate(zip(args, undefined, strict=True))]
+
+
+def _jit_transpose(cts, *args, name: str, jaxpr: ClosedJaxpr):
+    """The plain transpose rule: no accumulators, each input its own."""
+    return _jit_transpose_accumulating(cts, args, [None] * len(args), tuple(range(len(args))),
+                                       name=name, jaxpr=jaxpr)
 
 
 def _batch_call(closed: ClosedJaxpr, in_avals, dims, size, axis_name, description):
@@ -311,6 +336,7 @@ jit_p.def_abstract_eval(_jit_abstract_eval)
 ad.jvp_rules[jit_p] = _jit_jvp
 ad.partial_eval_eqn_rules[jit_p] = _jit_partial_eval
 ad.transpose_rules[jit_p] = _jit_transpose
+ad.accumulating_transpose_rules[jit_p] = _jit_transpose_accumulating
 batching.batching_rules[jit_p] = _jit_batch
 
 

@@ -24,9 +24,21 @@ Rule tables (filled in by ``invarax.ops``):
   outputs: the unknown ones); either may be ``None``. Without a rule, an equation with
   an unknown input is unknown as a whole. ``linearize`` runs the known equation at once
   and stages the other; ``backward_pass`` likewise, then transposes the unknown one.
+- ``accumulating_transpose_rules[prim](cts, args, accs, same, **params) -> list``, for
+  linear calls (``jit``, ``checkpoint``), used by ``backward_pass`` instead of the
+  transpose rule: ``accs`` holds, per argument, the cotangent already accumulated for
+  that linear input (``None`` where nothing has been, and for non-linear arguments);
+  ``same[i]`` is the index of the first argument that is the same variable as argument
+  ``i`` (``i`` itself if none). The rule starts the body's accumulator of each input
+  from ``accs`` (duplicates share their first occurrence's), so the call adds its
+  contributions exactly as the body's equations inlined would: ``(acc + c_k) + ...``.
+  It returns the final accumulators, one per first occurrence (``None`` elsewhere),
+  which replace the outer ones.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -40,6 +52,7 @@ from .staging import StagingTrace
 
 jvp_rules = {}
 transpose_rules = {}
+accumulating_transpose_rules = {}
 partial_eval_eqn_rules = {}
 
 
@@ -248,7 +261,7 @@ def linearize_flat(fun, primals, description="linearize"):
 # Transposition
 
 
-def backward_pass(jaxpr: Jaxpr, consts, args, cts_out):
+def backward_pass(jaxpr: Jaxpr, consts, args, cts_out, accs=None, same=None):
     """Transpose the linear ``jaxpr``: cotangents of its ``UndefinedPrimal`` inputs.
 
     Arguments:
@@ -256,9 +269,15 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cts_out):
         consts: values of its constvars (residuals).
         args: one per invar: ``UndefinedPrimal`` (linear) or a value.
         cts_out: one cotangent (array or ``Zero``) per output.
+        accs: optional, one per invar: the cotangent its accumulator starts from
+            (``None``: from nothing). Contributions are added to it in the order they
+            come, as if the equations were inlined where the accumulator lives.
+        same: optional, one per invar: the index of an invar it stands for (the same
+            variable outside); its contributions go to that invar's accumulator.
 
     Returns:
-        One cotangent per invar (``Zero`` where none flows; ``None`` for values).
+        One cotangent per invar (``Zero`` where none flows, and for an invar that
+        stands for another; ``None`` for values).
     """
     linear = set()
     env = {}
@@ -284,10 +303,25 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cts_out):
             linear_eqns.append(eqn)
 
     cts = {}
+    alias = {}  # id of a variable standing for another -> that variable
+    if same is not None:
+        for v, i in zip(jaxpr.invars, same, strict=True):
+            if jaxpr.invars[i] is not v:
+                alias[id(v)] = jaxpr.invars[i]
+    for eqn in linear_eqns:  # a linear call's output that is one of its linear inputs
+        if eqn.primitive in accumulating_transpose_rules:
+            for out, v in _forwarded(eqn):
+                if not isinstance(v, Literal) and id(v) in linear:
+                    alias[id(out)] = alias.get(id(v), v)
+    if accs is not None:
+        for v, acc in zip(jaxpr.invars, accs, strict=True):
+            if acc is not None and not isinstance(acc, Zero) and id(v) in linear:
+                cts[id(v)] = acc
 
     def add_ct(v, ct):
         if ct is None or isinstance(ct, Zero) or isinstance(v, Literal) or id(v) not in linear:
             return
+        v = alias.get(id(v), v)
         prev = cts.get(id(v))
         cts[id(v)] = ct if prev is None else _add_cts(prev, ct)
 
@@ -299,21 +333,71 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cts_out):
             continue
         outs_ct = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outvars, outs_ct,
                                                                     strict=True)]
-        invals = [
-            UndefinedPrimal(v.aval) if not isinstance(v, Literal) and id(v) in linear
-            else _read(env, v)
-            for v in eqn.invars
-        ]
+        is_linear = [not isinstance(v, Literal) and id(v) in linear for v in eqn.invars]
+        invals = [UndefinedPrimal(v.aval) if lin else _read(env, v)
+                  for v, lin in zip(eqn.invars, is_linear, strict=True)]
+        ct_arg = outs_ct if eqn.primitive.multiple_results else outs_ct[0]
+        accumulating = accumulating_transpose_rules.get(eqn.primitive)
+        if accumulating is not None:
+            _transpose_accumulating(accumulating, eqn, ct_arg, invals, is_linear, cts, alias)
+            continue
         rule = transpose_rules.get(eqn.primitive)
         if rule is None:
             raise NotImplementedError(f"transpose rule for '{eqn.primitive}' is not implemented")
-        ct_arg = outs_ct if eqn.primitive.multiple_results else outs_ct[0]
         for v, ct in zip(eqn.invars, rule(ct_arg, *invals, **eqn.params), strict=True):
             add_ct(v, ct)
     return [
         cts.get(id(v), Zero(v.aval)) if isinstance(a, UndefinedPrimal) else None
         for v, a in zip(jaxpr.invars, args, strict=True)
     ]
+
+
+def _forwarded(eqn):
+    """``(outvar, invar)`` pairs of a call ``eqn`` whose body returns that input as it is,
+    directly or through nested calls (their cotangents are the input's, added where the
+    uses are, as inlined)."""
+    body = eqn.params.get("jaxpr")
+    if not isinstance(body, ClosedJaxpr) or len(body.jaxpr.invars) != len(eqn.invars):
+        return []
+    return [(eqn.outvars[o], eqn.invars[i]) for o, i in _forwards(body)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _forwards(body: ClosedJaxpr) -> tuple:
+    """``(output index, input index)`` of the outputs of ``body`` that are its inputs."""
+    j = body.jaxpr
+    alias = {}
+    for eqn in j.eqns:
+        if eqn.primitive in accumulating_transpose_rules:
+            for out, v in _forwarded(eqn):
+                if isinstance(v, Var):
+                    alias[id(out)] = alias.get(id(v), v)
+    position = {id(v): i for i, v in enumerate(j.invars)}
+    found = []
+    for o, v in enumerate(j.outvars):
+        v = alias.get(id(v), v) if isinstance(v, Var) else v
+        if isinstance(v, Var) and id(v) in position:
+            found.append((o, position[id(v)]))
+    return tuple(found)
+
+
+def _transpose_accumulating(rule, eqn, ct_arg, invals, is_linear, cts, alias):
+    """Transpose a linear call ``eqn`` with ``rule`` (see ``accumulating_transpose_rules``):
+    the accumulators of its linear inputs go in, the call's results replace them."""
+    keys = [id(alias.get(id(v), v)) if lin else None
+            for v, lin in zip(eqn.invars, is_linear, strict=True)]
+    first = {}
+    same = tuple(first.setdefault(k, i) if k is not None else i for i, k in enumerate(keys))
+    accs = [cts.pop(k, None) if k is not None and same[i] == i else None
+            for i, k in enumerate(keys)]
+    outs = rule(ct_arg, invals, accs, same, **eqn.params)
+    for i, (k, ct) in enumerate(zip(keys, outs, strict=True)):
+        if k is None or same[i] != i:
+            continue
+        if ct is None or isinstance(ct, Zero):
+            ct = accs[i]  # the call added nothing
+        if ct is not None:
+            cts[k] = ct
 
 
 def _read(env, v):
