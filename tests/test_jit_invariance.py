@@ -189,7 +189,10 @@ def test_vmap_of_grad():
     check_n3(jit(vmap(grad(lambda x: jnp.sum(jnp.sin(x) * jnp.cos(x))))), data((3, 4)))
 
 
-def test_custom_derivatives_and_checkpoint():
+def custom_program():
+    """``(body, loss)``: a checkpointed body over a custom_jvp softplus, and a loss that
+    also goes through a custom_vjp gradient clip."""
+
     @invarax.custom_jvp
     def softplus(x):
         return jnp.log1p(jnp.exp(x))
@@ -202,7 +205,11 @@ def test_custom_derivatives_and_checkpoint():
 
     clip_grad.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -0.1, 0.1),))
     body = invarax.checkpoint(lambda x: jnp.sin(softplus(x)) * x)
-    loss = lambda x: jnp.sum(body(clip_grad(x)) ** 2)
+    return body, lambda x: jnp.sum(body(clip_grad(x)) ** 2)
+
+
+def test_custom_derivatives_and_checkpoint():
+    body, loss = custom_program()
     x = data((6,))
     check_n3(loss, x)
     check_n3(grad(loss), x)

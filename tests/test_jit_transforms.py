@@ -16,7 +16,15 @@
 import numpy as np
 import pytest
 from helpers import assert_bitwise, data
-from test_jit_invariance import cross_entropy, labels, layer_norm, log_softmax, mlp, mlp_params
+from test_jit_invariance import (
+    cross_entropy,
+    custom_program,
+    labels,
+    layer_norm,
+    log_softmax,
+    mlp,
+    mlp_params,
+)
 
 import invarax
 import invarax.numpy as jnp
@@ -263,19 +271,7 @@ def test_static_arguments_and_pytrees():
 
 
 def test_custom_derivatives_and_checkpoint_inside_jit():
-    @invarax.custom_jvp
-    def softplus(x):
-        return jnp.log1p(jnp.exp(x))
-
-    softplus.defjvp(lambda p, t: (softplus(p[0]), t[0] * lax.logistic(p[0])))
-
-    @invarax.custom_vjp
-    def clip_grad(x):
-        return x
-
-    clip_grad.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -0.1, 0.1),))
-    body = invarax.checkpoint(lambda x: jnp.sin(softplus(x)) * x)
-    loss = lambda x: jnp.sum(body(clip_grad(x)) ** 2)
+    body, loss = custom_program()
     x = jnp.asarray(data((6,)))
     check_grads(loss, x)
     want = vmap(grad(lambda x: jnp.sum(body(x))))(jnp.asarray(data((3, 6))))
