@@ -27,12 +27,9 @@ from .elementwise import _const, _vectorized_batch_rule, defvectorized
 from .fused import fma
 
 
-def _erf_impl(x):
-    return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype)
-
-
-def _erfc_impl(x):
-    return np.vectorize(math.erfc, otypes=[np.float64])(x).astype(x.dtype)
+def _libm(fn):
+    """The impl applying libm's double-precision ``fn`` to each element, rounded once."""
+    return lambda x: np.vectorize(fn, otypes=[np.float64])(x).astype(x.dtype)
 
 
 def _erf_derivative(x, sign):
@@ -40,10 +37,10 @@ def _erf_derivative(x, sign):
     return lax.mul(_const(x, sign * 2 / math.sqrt(math.pi)), lax.exp(lax.neg(lax.mul(x, x))))
 
 
-erf_p = defvectorized("erf", _erf_impl, "f")
+erf_p = defvectorized("erf", _libm(math.erf), "f")
 defjvp(erf_p, lambda t, y, x: lax.mul(t, _erf_derivative(x, 1)))
 _vectorized_batch_rule(erf_p)
-erfc_p = defvectorized("erfc", _erfc_impl, "f")
+erfc_p = defvectorized("erfc", _libm(math.erfc), "f")
 defjvp(erfc_p, lambda t, y, x: lax.mul(t, _erf_derivative(x, -1)))
 _vectorized_batch_rule(erfc_p)
 lax.CHUNKABLE.update((erf_p, erfc_p))  # elementwise, element by element
