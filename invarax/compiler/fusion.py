@@ -35,6 +35,23 @@ result (N5).
 An output may be written into the buffer of an input that the program no longer
 needs (``reusable``): the lowering decides which, and the group only guarantees
 that the input's chunk is read before the output's chunk is written over it.
+
+A group may end in row reductions (``ROW_REDUCTIONS``: sum, product, max, min, and,
+or, argmax, argmin): a member's value whose only reader is a reduction over trailing
+axes (all the axes from some axis ``p >= 1`` on) is never materialised. The group
+is then chunked along the kept axes in whole rows (a chunk holds at least one row
+of ``prod(shape[p:])`` elements), and right after the member computes a chunk, the
+reduction's impl (the one eager calls) reduces that chunk's rows into the chunk's
+slice of the reduced output. The kernels reduce each row on its own, in an order
+fixed by the row length (docs/numerics.md), so a row gives the same bits whether it
+is reduced with the whole array or with its chunk, on any thread (N3, N5). A row
+whose chunk would not fit in ``chunk_bytes`` leaves the reduction out of the group,
+which then materialises its value as before. Such a group's chunks hold at least
+``min_reduce_chunk`` elements, since each reduction call has a fixed cost.
+
+The scratch buffers of a run are views of one block, which is kept for later runs
+(``_take``/``_give``, a few blocks at most): a large fresh block would have its pages
+faulted in at every call.
 """
 
 from __future__ import annotations
@@ -50,7 +67,11 @@ import numpy as np
 from ..core.ir import Jaxpr, Literal
 from ..kernels._support import num_threads
 from ..ops.elementwise import CHUNKABLE, chunk_kernel
+from ..ops.reductions import REDUCER_DEFS, argmax_p, argmin_p
 from ..ops.shape import broadcast_in_dim_p
+
+# Reductions that a group may end in: each row of the trailing axes is reduced on its own.
+ROW_REDUCTIONS = frozenset([*(p for p, _ in REDUCER_DEFS.values()), argmax_p, argmin_p])
 
 # Measured on a 2-core AMD EPYC (1 MiB L2 per core, 32 MiB L3), float32:
 # chunk_bytes: a chunk's bytes in all the buffers it touches (inputs, scratch, outputs);
@@ -69,8 +90,14 @@ from ..ops.shape import broadcast_in_dim_p
 # min_per_thread: the fewest element-operations worth a thread (a thread's start and
 #   wait cost tens of microseconds). threads: None reads the kernels' rule
 #   ($INVARAX_NUM_THREADS, else the usable CPUs).
+# min_reduce_chunk: the fewest elements of a chunk of a group that ends in reductions
+#   (whole rows still). A reduction's call costs about 5 us on top of its kernel, 32
+#   calls for 32 rows of 1000 each made jacfwd's group (1000 x 1000) slower than
+#   materialising it: 1.12 against 1.10 ms on one thread; with 2**18 (4 chunks) it takes
+#   1.00 ms, and 0.74 against 1.04 ms on two threads (scratch blocks kept, see _SPARE).
 _SETTINGS = {"chunk_bytes": 768 * 1024, "chunk": None, "min_size": 2**19,
-             "min_work": 2**22, "min_per_thread": 2**19, "threads": None}
+             "min_work": 2**22, "min_per_thread": 2**19, "threads": None,
+             "min_reduce_chunk": 2**18}
 
 
 @contextlib.contextmanager
@@ -97,19 +124,28 @@ class Group:
         eqns: the members, in program order.
         args: for each member, its input atoms (a broadcast scalar replaced by its operand).
         invars: the external inputs (Vars of ``shape`` or 0-d, and Literals), in first-use order.
-        outvars: the members' outputs that the rest of the program reads.
+        outvars: the members' outputs that the rest of the program reads, then the
+            outputs of ``reductions``.
         reusable: for each output, the full-size inputs whose buffer it may be written into.
+        reductions: the row reductions that end the group: equations whose operand is a
+            member's value that nothing else reads (their outputs are the last outvars).
     """
 
     def __init__(self, shape):
         self.shape = shape
         self.eqns, self.args = [], []
         self.invars, self.outvars, self.reusable = [], [], []
+        self.reductions = []
         self._runner = None
 
     def __repr__(self):
-        names = " ".join(e.primitive.name for e in self.eqns)
+        names = " ".join(e.primitive.name for e in [*self.eqns, *self.reductions])
         return f"Group({self.shape}: {names})"
+
+    def row_length(self) -> int:
+        """The elements of a row that every chunk keeps whole (1 without reductions)."""
+        first = min((_first_reduced(r) for r in self.reductions), default=len(self.shape))
+        return math.prod(self.shape[first:])
 
     def external(self) -> list:
         """The atoms that the members read from outside the group."""
@@ -137,6 +173,9 @@ class Group:
                     if not isinstance(v, Literal) and v.aval.shape == self.shape
                     and v.aval.dtype == out.aval.dtype and last_read[id(v)] <= m
                 ])
+        for r in self.reductions:
+            self.outvars.append(r.outvars[0])
+            self.reusable.append([])
 
     def runner(self):
         """The compiled group: ``run(*invars, *out_buffers) -> outputs`` (a buffer may be None)."""
@@ -185,6 +224,7 @@ def plan(jaxpr: Jaxpr) -> list:
         if not small:
             break
         banned.update(id(e) for g in small for e in g.eqns)
+    items = _absorb_reductions(items, jaxpr.outvars)
     # A value read outside the group that computes it is materialised.
     outside = {id(v) for v in jaxpr.outvars}
     for item in items:
@@ -197,6 +237,52 @@ def plan(jaxpr: Jaxpr) -> list:
         if isinstance(item, Group):
             item.finish(lambda v: id(v) in outside)
     return items
+
+
+def _first_reduced(eqn) -> int:
+    """The first reduced axis of a row reduction (its axes run from there to the end)."""
+    return eqn.params["axes"][0]
+
+
+def _absorb_reductions(items, outvars) -> list:
+    """Move into its group each row reduction of a member's value that nothing else reads.
+
+    The reduction must keep an axis and reduce the trailing ones, and one row must fit in
+    ``chunk_bytes`` in every full-size buffer the group may touch (its inputs, and a
+    buffer per member: more than the scratch buffers it uses).
+    Moving the reduction up to its group is safe: its only operand exists there.
+    """
+    reads = {}
+    for v in outvars:
+        reads[id(v)] = reads.get(id(v), 0) + 1
+    member_of = {}
+    for item in items:
+        atoms = item.external() if isinstance(item, Group) else item.invars
+        for v in atoms:
+            reads[id(v)] = reads.get(id(v), 0) + 1
+        if isinstance(item, Group):
+            member_of.update((id(e.outvars[0]), item) for e in item.eqns)
+    absorbed = set()
+    for item in items:
+        if isinstance(item, Group) or item.primitive not in ROW_REDUCTIONS:
+            continue
+        (v,) = item.invars
+        group = member_of.get(id(v))
+        if group is None or reads.get(id(v)) != 1:
+            continue
+        axes, ndim = tuple(item.params["axes"]), len(group.shape)
+        if not axes or axes != tuple(range(axes[0], ndim)) or axes[0] == 0:
+            continue
+        inputs = {id(a): a for a in group.external()
+                  if not isinstance(a, Literal) and a.aval.shape == group.shape}
+        row_bytes = math.prod(group.shape[axes[0]:]) * sum(
+            v.aval.dtype.itemsize for v in [*(e.outvars[0] for e in group.eqns),
+                                             *inputs.values()])
+        if row_bytes > _SETTINGS["chunk_bytes"]:
+            continue
+        group.reductions.append(item)
+        absorbed.add(id(item))
+    return [item for item in items if id(item) not in absorbed]
 
 
 def _group(jaxpr: Jaxpr, banned):
@@ -239,18 +325,23 @@ class _Runner:
         self.shape = group.shape
         self.size = math.prod(group.shape)
         self.work_per_element = len(group.eqns)
-        self.out_dtypes = [v.aval.dtype for v in group.outvars]
+        self.out_avals = [(v.aval.shape, v.aval.dtype) for v in group.outvars]
         self.n_in = len(group.invars)
+        self.row = group.row_length()
+        self.reduces = bool(group.reductions)
         self.work, self.scratch_dtypes, self.source = _work_source(group)
-        # The bytes of one element in every buffer a chunk touches.
+        # The bytes of one element in every full-size buffer a chunk touches.
         self.element_bytes = sum(d.itemsize for d in (
-            *self.scratch_dtypes, *self.out_dtypes,
+            *self.scratch_dtypes,
+            *(v.aval.dtype for v in group.outvars if v.aval.shape == group.shape),
             *(v.aval.dtype for v in group.invars if v.aval.shape == group.shape)))
         self._chunks = {}
 
     def chunks(self):
         """``(scratch_shape, [(index, rows), ...])`` for the current chunk size."""
         chunk = _SETTINGS["chunk"] or max(256, _SETTINGS["chunk_bytes"] // self.element_bytes)
+        if self.reduces:  # whole rows, and enough of them to pay for a reduction's call
+            chunk = max(chunk, self.row, _SETTINGS["min_reduce_chunk"])
         plan = self._chunks.get(chunk)
         if plan is None:
             plan = self._chunks[chunk] = _chunks(self.shape, chunk)
@@ -259,8 +350,8 @@ class _Runner:
     def __call__(self, *args):
         # Called inside the program's np.errstate(all="ignore"); pool threads set their own.
         ins, bufs = args[: self.n_in], args[self.n_in:]
-        outs = [np.empty(self.shape, dt) if b is None else b
-                for b, dt in zip(bufs, self.out_dtypes, strict=True)]
+        outs = [np.empty(shape, dt) if b is None else b
+                for b, (shape, dt) in zip(bufs, self.out_avals, strict=True)]
         scratch_shape, chunks = self.chunks()
         threads = self.size * self.work_per_element // _SETTINGS["min_per_thread"]
         if threads > 1:
@@ -284,10 +375,21 @@ class _Runner:
         return outs
 
     def _run(self, queue, scratch_shape, arrays):
-        scratch = [np.empty(scratch_shape, dt) for dt in self.scratch_dtypes]
-        rows = scratch_shape[0]
-        for chunks in queue:  # a list iterator: next() is atomic under the GIL
-            self.work(chunks, rows, *scratch, *arrays)
+        count = math.prod(scratch_shape)
+        sizes = [-(-count * dt.itemsize // 64) * 64 for dt in self.scratch_dtypes]
+        block = _take(sum(sizes)) if sizes else None
+        try:
+            scratch, offset = [], 0
+            for dt, size in zip(self.scratch_dtypes, sizes, strict=True):
+                scratch.append(block[offset:offset + count * dt.itemsize].view(dt).reshape(
+                    scratch_shape))
+                offset += size
+            rows = scratch_shape[0]
+            for chunks in queue:  # a list iterator: next() is atomic under the GIL
+                self.work(chunks, rows, *scratch, *arrays)
+        finally:
+            if block is not None:
+                _give(block)
 
     def _run_in_thread(self, queue, scratch_shape, arrays):
         with np.errstate(all="ignore"):  # a thread starts with NumPy's default error state
@@ -338,6 +440,9 @@ def _work_source(group: Group):
             loc[id(v)] = f"a{j}"
     materialised = {id(v): k for k, v in enumerate(group.outvars)}
     lines += [f"c{k} = o{k}[index]" for k in range(len(group.outvars))]
+    reduced = {}  # id(member value) -> [(output name, reduction)]
+    for r in group.reductions:
+        reduced.setdefault(id(r.invars[0]), []).append((f"c{materialised[id(r.outvars[0])]}", r))
 
     last = {}
     for m, args in enumerate(group.args):
@@ -373,6 +478,10 @@ def _work_source(group: Group):
             kernel = chunk_kernel(eqn.primitive, eqn.invars[0].aval.dtype)
             namespace[fn] = _bind_params(kernel, eqn.params)
             lines.append(f"{dst}[...] = {fn}({ins})")
+        # Reduce the chunk's rows now, before a later member reuses the buffer.
+        for j, (dst_r, r) in enumerate(reduced.get(id(out), ())):
+            namespace[f"r{m}_{j}"] = _row_reducer(r, len(group.shape))
+            lines.append(f"{dst_r}[...] = r{m}_{j}({dst})")
     scratch = [f"t{r}" for r in range(len(scratch_dtypes))]
     whole = [f"T{r}" for r in range(len(scratch_dtypes))]
     outs = [f"o{k}" for k in range(len(group.outvars))]
@@ -387,6 +496,22 @@ def _work_source(group: Group):
     return namespace["work"], scratch_dtypes, source
 
 
+def _row_reducer(eqn, ndim: int):
+    """``eqn``'s impl on a chunk, which holds the trailing ``ndim - k`` axes of the group's
+    shape: the reduced axes are the chunk's last ones."""
+    impl, params = eqn.primitive.impl, dict(eqn.params)
+    count = ndim - _first_reduced(eqn)
+    by_rank = {}
+
+    def reduce(chunk):
+        axes = by_rank.get(chunk.ndim)
+        if axes is None:
+            axes = by_rank[chunk.ndim] = tuple(range(chunk.ndim - count, chunk.ndim))
+        return impl(chunk, **{**params, "axes": axes})
+
+    return reduce
+
+
 def _bind_params(impl, params):
     if not params:
         return impl
@@ -395,6 +520,36 @@ def _bind_params(impl, params):
         return impl(*args, **params)
 
     return bound
+
+
+# Scratch blocks kept between calls: malloc maps a fresh block of more than 128 KiB anew
+# (until a larger block has been freed), and its first writes fault its pages in, which
+# cost a reducing group with large chunks up to twice its time. At most _SPARE_COUNT
+# blocks and _SPARE_BYTES bytes are kept, the largest that fit.
+_SPARE, _SPARE_COUNT, _SPARE_BYTES = [], 8, 32 * 2**20
+_SPARE_LOCK = threading.Lock()
+
+
+def _take(nbytes: int) -> np.ndarray:
+    """A 64-byte aligned uint8 block of at least ``nbytes`` bytes: a kept one if one is
+    large enough."""
+    with _SPARE_LOCK:
+        for i, block in enumerate(_SPARE):
+            if block.size >= nbytes:
+                return _SPARE.pop(i)
+    raw = np.empty(nbytes + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    return raw[start:start + nbytes]
+
+
+def _give(block: np.ndarray) -> None:
+    """Keep ``block`` for a later ``_take`` (the largest blocks within the limits)."""
+    with _SPARE_LOCK:
+        _SPARE.append(block)
+        _SPARE.sort(key=lambda b: b.size)
+        del _SPARE[:-_SPARE_COUNT]
+        while _SPARE and sum(b.size for b in _SPARE) > _SPARE_BYTES:
+            del _SPARE[0]
 
 
 _POOL = {"executor": None, "workers": 0, "pid": None}
