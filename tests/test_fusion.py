@@ -581,17 +581,16 @@ def test_outputs_never_alias():
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
-def test_threads_after_fork():
-    x = finite((4 * CHUNKS[1] + 1,))
-    eager = np.asarray(jnp.sin(jnp.asarray(x)) * 2.0)
-    call = fused_run(lambda x: jnp.sin(x) * 2.0, (x,))
-    call(CHUNKS[1], 2)  # the parent's pool exists
+def in_fork(check) -> None:
+    """Run ``check()`` in a forked child; fail if it returns False, raises or hangs."""
     with warnings.catch_warnings():  # fork of a threaded process (Python 3.12, JAX) warns
         warnings.simplefilter("ignore")
         pid = os.fork()
-    if pid == 0:  # the child: with its parent's pool, it would wait forever
-        ok = call(CHUNKS[1], 2)[0].tobytes() == eager.tobytes()
-        os._exit(0 if ok else 1)
+    if pid == 0:
+        try:
+            ok = check()
+        finally:
+            os._exit(0 if locals().get("ok") else 1)
     deadline = time.monotonic() + 60
     while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -600,3 +599,19 @@ def test_threads_after_fork():
         os.waitpid(pid, 0)
         pytest.fail("the forked child hung")
     assert os.waitstatus_to_exitcode(done[1]) == 0
+
+
+def test_threads_after_fork():
+    x = finite((4 * CHUNKS[1] + 1,))
+    eager = np.asarray(jnp.sin(jnp.asarray(x)) * 2.0)
+    call = fused_run(lambda x: jnp.sin(x) * 2.0, (x,))
+    call(CHUNKS[1], 2)  # the parent's pool exists; with it, the child would wait forever
+    in_fork(lambda: call(CHUNKS[1], 2)[0].tobytes() == eager.tobytes())
+
+
+def test_fork_while_a_lock_is_held():
+    x = finite((4 * CHUNKS[1] + 1,))
+    eager = np.asarray(jnp.sin(jnp.asarray(x)) * 2.0)
+    call = fused_run(lambda x: jnp.sin(x) * 2.0, (x,))
+    with fusion._SPARE_LOCK, fusion._POOL_LOCK:  # as if another thread held them
+        in_fork(lambda: call(CHUNKS[1], 2)[0].tobytes() == eager.tobytes())

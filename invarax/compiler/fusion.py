@@ -566,3 +566,13 @@ def _pool(workers: int) -> ThreadPoolExecutor:
             _POOL.update(executor=ThreadPoolExecutor(workers, "invarax-fusion"),
                          workers=workers, pid=os.getpid())
         return _POOL["executor"]
+
+
+def _fresh_locks() -> None:
+    """In a forked child: new locks (a parent's thread may have held one at the fork)."""
+    global _SPARE_LOCK, _POOL_LOCK
+    _SPARE_LOCK, _POOL_LOCK = threading.Lock(), threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_locks)
