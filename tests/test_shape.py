@@ -287,3 +287,20 @@ def test_matches_jax(k):
     f, x = JAX_CASES[k], data((2, 3))
     ours = eager_and_jit(lambda a: f(jnp, a), jnp.asarray(x))
     assert_bitwise(ours, np.asarray(f(jax.numpy, jax.numpy.asarray(x))))
+
+
+@pytest.mark.parametrize("lo, hi, interior", [(2, 1, 0), (-1, 2, 1), (3, -4, 2), (-3, -2, 1),
+                                              (0, 0, 3), (-7, 1, 1), (1, -4, 0)])
+def test_lax_pad_places_each_element(lo, hi, interior):
+    x = np.arange(1, 5, dtype=np.float32)
+    step = interior + 1
+    size = lo + hi + len(x) + (len(x) - 1) * interior
+    want = np.full(size, -1.0, np.float32)
+    for i, v in enumerate(x):  # element i lands at lo + i * step, if inside
+        if 0 <= lo + i * step < size:
+            want[lo + i * step] = v
+    got = invarax.lax.pad(jnp.asarray(x), np.float32(-1.0), [(lo, hi, interior)])
+    assert_bitwise(got, want)
+    two_d = invarax.lax.pad(jnp.asarray(np.stack([x, x + 4])), np.float32(-1.0),
+                            [(1, -1, 0), (lo, hi, interior)])
+    assert_bitwise(two_d[1], want)

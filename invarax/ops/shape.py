@@ -258,19 +258,22 @@ batching_rules[concatenate_p] = _concatenate_batch
 
 # pad: padding_config holds (low, high, interior) per dimension; low/high may be negative.
 def _pad_impl(x, padval, padding_config):
-    lo_hi = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
-    shape = [
-        s + (s - 1) * interior if s else 0
-        for s, (_, _, interior) in zip(x.shape, padding_config, strict=True)
-    ]
-    spread = np.full(shape, padval, x.dtype)
-    spread[tuple(builtins.slice(None, None, i + 1) for _, _, i in padding_config)] = x
-    out = np.pad(spread, lo_hi, constant_values=padval)
-    crop = tuple(
-        builtins.slice(-lo if lo < 0 else 0, out.shape[d] + hi if hi < 0 else None)
-        for d, (lo, hi, _) in enumerate(padding_config)
-    )
-    return out[crop]
+    # Element i of x lands at lo + i * (interior + 1) along each axis; the ones that land
+    # outside the result (negative padding crops) are dropped. A copy: no value changes.
+    shape, dst, src = [], [], []
+    for s, (lo, hi, interior) in zip(x.shape, padding_config, strict=True):
+        step = interior + 1
+        size = lo + hi + s + max(s - 1, 0) * interior
+        first = -(lo // step) if lo < 0 else 0  # the first i with lo + i * step >= 0
+        stop = max(first, min(s, (size - 1 - lo) // step + 1))
+        shape.append(size)
+        src.append(builtins.slice(first, stop))
+        start = lo + first * step
+        dst.append(builtins.slice(start, start + (stop - first - 1) * step + 1, step))
+    out = np.full(shape, padval, x.dtype)
+    if all(sl.stop > sl.start for sl in src):
+        out[tuple(dst)] = x[tuple(src)]
+    return out
 
 
 def _pad_abstract_eval(x, padval, padding_config):
