@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 
@@ -191,7 +192,19 @@ class Conv(Module):
                        mode=_PAD_MODES[self.padding_mode])
 
 
-class Conv1d(Conv):
+class _FixedRankConv(Conv):
+    """``Conv`` with the number of spatial dimensions fixed by the subclass (``_rank``)."""
+
+    _rank: ClassVar[int]
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, use_bias=True, padding_mode="ZEROS", dtype=None, *,
+                 key=None):
+        super().__init__(self._rank, in_channels, out_channels, kernel_size, stride, padding,
+                         dilation, groups, use_bias, padding_mode, dtype, key=key)
+
+
+class Conv1d(_FixedRankConv):
     """A 1-d convolution: ``Conv`` with ``num_spatial_dims=1``, as ``equinox.nn.Conv1d``.
 
     Arguments:
@@ -206,14 +219,10 @@ class Conv1d(Conv):
         (8, 20)
     """
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, use_bias=True, padding_mode="ZEROS", dtype=None, *,
-                 key=None):
-        super().__init__(1, in_channels, out_channels, kernel_size, stride, padding,
-                         dilation, groups, use_bias, padding_mode, dtype, key=key)
+    _rank = 1
 
 
-class Conv2d(Conv):
+class Conv2d(_FixedRankConv):
     """A 2-d convolution: ``Conv`` with ``num_spatial_dims=2``, as ``equinox.nn.Conv2d``.
 
     Arguments:
@@ -229,14 +238,10 @@ class Conv2d(Conv):
         (8, 16, 16)
     """
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, use_bias=True, padding_mode="ZEROS", dtype=None, *,
-                 key=None):
-        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding,
-                         dilation, groups, use_bias, padding_mode, dtype, key=key)
+    _rank = 2
 
 
-class Conv3d(Conv):
+class Conv3d(_FixedRankConv):
     """A 3-d convolution: ``Conv`` with ``num_spatial_dims=3``, as ``equinox.nn.Conv3d``.
 
     Arguments:
@@ -251,11 +256,7 @@ class Conv3d(Conv):
         (2, 2, 2, 2)
     """
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, use_bias=True, padding_mode="ZEROS", dtype=None, *,
-                 key=None):
-        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding,
-                         dilation, groups, use_bias, padding_mode, dtype, key=key)
+    _rank = 3
 
 
 def _layer_name(n):
