@@ -28,6 +28,7 @@ from ._shape import (
     take, take_along_axis, tile, transpose, vstack,
 )
 from ._shape import array_split, atleast_1d, atleast_2d, atleast_3d, column_stack, dstack
+from ._ufuncs import divmod
 from ._contractions import (
     dot, einsum, inner, matmul, outer, tensordot, trace, vdot,
 )

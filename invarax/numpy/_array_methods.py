@@ -23,6 +23,7 @@ def _operators(jnp):
         "__truediv__": jnp.true_divide, "__rtruediv__": _swap(jnp.true_divide),
         "__floordiv__": jnp.floor_divide, "__rfloordiv__": _swap(jnp.floor_divide),
         "__mod__": jnp.remainder, "__rmod__": _swap(jnp.remainder),
+        "__divmod__": jnp.divmod, "__rdivmod__": _swap(jnp.divmod),
         "__pow__": jnp.power, "__rpow__": _swap(jnp.power),
         "__matmul__": matmul, "__rmatmul__": _swap(matmul),
         "__and__": jnp.bitwise_and, "__rand__": _swap(jnp.bitwise_and),

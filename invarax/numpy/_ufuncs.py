@@ -191,11 +191,33 @@ def floor_divide(x1, x2, /):
         fix = lax.bitwise_and(lax.ne(r, _zero(r)), lax.ne(lax.lt(r, _zero(r)),
                                                            lax.lt(b, _zero(b))))
         return lax.select(fix, lax.sub(q, _one(q)), q)
-    # JAX's float divmod: exact quotient of (a - fmod(a, b)) / b, fixed toward -inf.
+    # JAX's float divmod: exact quotient of (a - fmod(a, b)) / b, fixed toward -inf. A zero
+    # divisor makes that nan (fmod(a, 0) is nan); the quotient is then a / b (+-inf or nan by
+    # the signs, as NumPy and JAX).
     mod = lax.rem(a, b)
     q = lax.div(lax.sub(a, mod), b)
     fix = lax.bitwise_and(lax.ne(mod, _zero(mod)), lax.ne(lax.sign(b), lax.sign(mod)))
-    return lax.round(lax.select(fix, lax.sub(q, _one(q)), q))
+    q = lax.round(lax.select(fix, lax.sub(q, _one(q)), q))
+    # the quotient is piecewise constant: a zero divisor's a / b must not bring a gradient
+    return lax.select(lax.eq(b, _zero(b)), lax.stop_gradient(lax.div(a, b)), q)
+
+
+def divmod(x1, x2, /):  # noqa: A001  (NumPy's name)
+    """Elementwise ``(x1 // x2, x1 % x2)``, as ``numpy.divmod`` and ``jax.numpy.divmod``.
+
+    Arguments:
+        x1: the dividend (an array or scalar).
+        x2: the divisor; broadcast against ``x1``.
+
+    Returns:
+        ``(floor_divide(x1, x2), remainder(x1, x2))``. A float zero divisor gives
+        ``(+-inf or nan, nan)``; an integer one gives ``(0, 0)`` (NumPy's values).
+
+    Example:
+        >>> jnp.divmod(jnp.array([7, -7]), 2)
+        (Array([ 3, -4], dtype=int32), Array([1, 1], dtype=int32))
+    """
+    return floor_divide(x1, x2), remainder(x1, x2)
 
 
 def remainder(x1, x2, /):
