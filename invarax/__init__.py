@@ -71,3 +71,7 @@ __all__ = [
     "is_array_like", "is_inexact_array", "partition", "tree_at",
     "apply_updates", "nn", "optim", "RetraceWarning",
 ]
+
+from ._autodiff import jacrev as jacobian  # noqa: E402  (JAX's alias of jacrev)
+
+__all__ += ["jacobian"]

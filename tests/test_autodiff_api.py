@@ -448,3 +448,14 @@ def test_printed_programs_of_both_modes():
     assert "cos a" in reverse and "cos a" in forward
     _, f_jvp = linearize(f, jnp.ones(2))
     assert [c.shape for c in f_jvp.jaxpr.consts] == [(2,)] * 3  # cos x, x, sin x
+
+
+def test_jacobian_is_jax_alias_of_jacrev():
+    # issue 20.10: jax.jacobian was missing
+    assert invarax.jacobian is jacrev
+    f = lambda x: jnp.sin(x) * jnp.sum(x ** 2)
+    x = jnp.asarray(np.array([0.5, -1.0, 2.0], np.float32))
+    assert np.array_equal(np.asarray(invarax.jacobian(f)(x)), np.asarray(jacrev(f)(x)))
+    jax = pytest.importorskip("jax")
+    want = jax.jacobian(lambda x: jax.numpy.sin(x) * jax.numpy.sum(x ** 2))(np.asarray(x))
+    np.testing.assert_allclose(invarax.jacobian(f)(x), want, rtol=1e-6)

@@ -479,3 +479,17 @@ def test_bad_shapes_bounds_and_probabilities():
         random.permutation(key, 2.5)
     with pytest.raises(ValueError, match="batch shape"):
         random.categorical(key, jnp.zeros((2, 3)), shape=(4,))
+
+
+def test_normal_float16_matches_jax_bitwise():
+    # issue 20.10: float16 raised in erf_inv; XLA computes a float16 erf_inv in float32
+    draws = random.normal(random.PRNGKey(5), (20_000,), dtype=jnp.float16)
+    assert draws.dtype == np.float16
+    jitted = invarax.jit(lambda k: random.normal(k, (20_000,), dtype=jnp.float16))
+    assert same_bits(jitted(random.PRNGKey(5)), draws).all()
+    assert abs(float(np.asarray(draws, np.float64).mean())) < 0.03
+    x = np.linspace(-1, 1, 4001).astype(np.float16)
+    jax = pytest.importorskip("jax")
+    jr = jax.random
+    assert same_bits(draws, jr.normal(jr.PRNGKey(5), (20_000,), dtype=jax.numpy.float16)).all()
+    assert same_bits(invarax.lax.erf_inv(x), jax.lax.erf_inv(x)).all()

@@ -143,8 +143,11 @@ def erf_inv(x):
 def erf_inv_on(x, log1p):
     """``erf_inv(x)`` with the given ``log1p`` for ``w = -log1p(-x*x)`` (invarax's, or the
     XLA-compatible one of ``invarax.random``, which reproduces JAX's bits)."""
+    if x.dtype == np.float16:  # as XLA: computed in float32, rounded once
+        return lax.convert_element_type(
+            erf_inv_on(lax.convert_element_type(x, np.float32), log1p), np.float16)
     if x.dtype not in (np.float32, np.float64):
-        raise TypeError(f"erf_inv takes float32 or float64, got {x.dtype.name}")
+        raise TypeError(f"erf_inv takes float16, float32 or float64, got {x.dtype.name}")
     w = lax.neg(log1p(lax.mul(x, lax.neg(x))))
     if x.dtype == np.float32:
         small = lax.lt(w, _const(w, 5.0))
