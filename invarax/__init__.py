@@ -75,3 +75,7 @@ __all__ = [
 from ._autodiff import jacrev as jacobian  # noqa: E402  (JAX's alias of jacrev)
 
 __all__ += ["jacobian"]
+
+from .module import AbstractClassVar, AbstractVar, static_field, tree_equal  # noqa: E402
+
+__all__ += ["AbstractClassVar", "AbstractVar", "static_field", "tree_equal"]

@@ -70,7 +70,7 @@ def test_custom_init_must_set_every_field_and_only_fields():
         def __init__(self):
             self.a = 1
 
-    with pytest.raises(ValueError, match=r"did not set the field\(s\) \['b'\]"):
+    with pytest.raises(TypeError, match=r"Field 'b' was not initialized"):  # as Equinox
         Missing()
 
     class Extra(eqx.Module):
@@ -80,7 +80,7 @@ def test_custom_init_must_set_every_field_and_only_fields():
             self.a = 1
             self.c = 2
 
-    with pytest.raises(AttributeError, match="not a field"):
+    with pytest.raises(dataclasses.FrozenInstanceError, match="not a field"):
         Extra()
 
 
@@ -111,7 +111,7 @@ def test_check_init_runs_on_every_class_in_mro_after_freezing():
             calls.append("child")
 
     Child(1)
-    assert calls == ["base", "child"]
+    assert calls == ["child", "base"]  # Equinox's order: the class's own, then up its MRO
     with pytest.raises(ValueError, match="non-negative"):
         Child(-1)
 

@@ -1,5 +1,6 @@
 """Equinox's module layer: ``Module``, ``field``, filters, ``tree_at`` and filtered transforms."""
 
+from ._abstract import AbstractClassVar, AbstractVar
 from ._filters import (
     combine,
     filter,
@@ -11,8 +12,9 @@ from ._filters import (
 )
 from ._grad import filter_grad, filter_value_and_grad
 from ._jit import filter_jit
-from ._module import BoundMethod, Module, field
+from ._module import BoundMethod, Module, field, static_field
 from ._tree_at import tree_at
+from ._tree_equal import tree_equal
 from ._vmap import filter_vmap
 
 __all__ = [
@@ -20,3 +22,4 @@ __all__ = [
     "filter_value_and_grad", "filter_vmap", "if_array", "is_array", "is_array_like",
     "is_inexact_array", "partition", "tree_at",
 ]
+__all__ += ["AbstractClassVar", "AbstractVar", "static_field", "tree_equal"]

@@ -5,24 +5,33 @@ from __future__ import annotations
 import abc
 import dataclasses
 import functools
+import inspect
+import typing
+import warnings
 
+from ..core.pytree import tree_leaves
 from ..core.pytree_registry import register_attribute_node, register_pytree_node
+from ._abstract import abstract_names, check_not_abstract, dataclass_without_abstract
+from ._filters import is_array, is_inexact_array
 from ._pretty import module_repr
+from ._tree_equal import tree_equal
 
 _initialising: set[int] = set()  # ids of the modules whose __init__ is running
 
 
-def field(*, static: bool = False, converter=None, **kwargs):
-    """Declare a field of a ``Module``: ``dataclasses.field`` plus ``static`` and ``converter``.
+def field(*, converter=None, static: bool = False, **kwargs):
+    """Declare a field of a ``Module``: ``dataclasses.field`` plus ``converter`` and ``static``.
 
     Arguments:
+        converter: a function applied to the field's value once ``__init__`` returns (the
+            generated one or the class's own), before ``__check_init__``.
         static: if True the field is not a child of the pytree but part of its structure
             (hashed and compared with ``==``; never traced or differentiated).
-        converter: a function applied to the field's value once ``__init__`` returns.
         **kwargs: passed to ``dataclasses.field`` (``default``, ``default_factory``, ...).
 
     Returns:
-        A dataclass field.
+        A dataclass field; its ``metadata`` holds ``converter`` and ``static=True`` when
+        given (as Equinox's).
 
     Example:
         >>> class Layer(Module):
@@ -32,10 +41,36 @@ def field(*, static: bool = False, converter=None, **kwargs):
         Layer(weight=f32[2], activation='relu')
     """
     metadata = dict(kwargs.pop("metadata", None) or {})
-    metadata["static"] = static
+    for name in ("converter", "static"):
+        if name in metadata:
+            raise ValueError(f"Cannot use metadata with `{name}` already set: pass "
+                             f"field({name}=...) instead")
     if converter is not None:
         metadata["converter"] = converter
+    if static:
+        metadata["static"] = True
     return dataclasses.field(metadata=metadata, **kwargs)
+
+
+def static_field(**kwargs):
+    """Deprecated: ``field(static=True, **kwargs)`` (Equinox's old name; warns as Equinox).
+
+    Arguments:
+        **kwargs: as for ``field``.
+
+    Returns:
+        A static dataclass field.
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True):
+        ...     warnings.simplefilter("always")
+        ...     static_field(default=1).metadata["static"]
+        True
+    """
+    warnings.warn("`equinox.static_field` is deprecated in favour of "
+                  "`equinox.field(static=True)`", stacklevel=2)
+    return field(**kwargs, static=True)
 
 
 class BoundMethod:
@@ -95,6 +130,44 @@ def _unflatten(cls, fields_children, fields_static, static, children):
     return module
 
 
+def _has_custom_init(namespace, bases) -> bool:
+    """Whether the class keeps an ``__init__`` of its own or inherits a non-dataclass one."""
+    if "__init__" in namespace:
+        return True
+    for base in bases:
+        for klass in base.__mro__:
+            if "_custom_init" in klass.__dict__:
+                if klass.__dict__["_custom_init"]:
+                    return True
+                break
+            if klass is not object and "__init__" in klass.__dict__:
+                return True  # a plain (non-Module) base with its own __init__
+    return False
+
+
+def _converter_annotation(converter):
+    """The annotation of a converter's first parameter (``Any`` when it has none)."""
+    try:
+        params = list(inspect.signature(converter).parameters.values())
+    except (TypeError, ValueError):
+        return typing.Any
+    if not params or params[0].annotation is inspect.Parameter.empty:
+        return typing.Any
+    return params[0].annotation
+
+
+_MSG_CUSTOM_INIT_AND_POST_INIT = (
+    "Class `{0.__module__}.{0.__qualname__}` has both an `__init__` method and a "
+    "`__post_init__` method, so `__post_init__` will not be run: a dataclass calls it from "
+    "the generated `__init__` only. To check invariants whatever the `__init__`, define "
+    "`__check_init__` instead.")
+
+_MSG_FIELD_INIT_FALSE = (
+    "Using `field(init=False)` on a Module holding float arrays can surprise under grad: "
+    "the field is a pytree leaf of its own, so gradients flow to it rather than to the "
+    "fields it was computed from in `__post_init__`. Prefer a property or a method.")
+
+
 class _ModuleMeta(abc.ABCMeta):
     def __new__(mcs, name, bases, namespace, **kwargs):
         for key, value in list(namespace.items()):
@@ -102,12 +175,21 @@ class _ModuleMeta(abc.ABCMeta):
                 namespace[key] = _Method(value)
         # A custom __init__, here or inherited, is kept (as Equinox does); otherwise the
         # dataclass one takes the fields.
-        has_init = "__init__" in namespace or any(
-            getattr(base, "_custom_init", False) for base in bases)
+        has_init = _has_custom_init(namespace, bases)
         namespace["_custom_init"] = has_init
         cls = super().__new__(mcs, name, bases, namespace, **kwargs)
-        cls = dataclasses.dataclass(eq=False, repr=False, init=not has_init)(cls)
+        if has_init and hasattr(cls, "__post_init__"):
+            warnings.warn(_MSG_CUSTOM_INIT_AND_POST_INIT.format(cls), stacklevel=2)
+        cls.__abstractvars__, cls.__abstractclassvars__ = abstract_names(cls)
+        init_doc = cls.__init__.__doc__
+        cls = dataclass_without_abstract(cls, eq=False, repr=False, init=not has_init)
         fields = dataclasses.fields(cls)
+        if not has_init:
+            cls.__init__.__doc__ = init_doc  # the generated one documents nothing itself
+            for f in fields:
+                if "converter" in f.metadata and f.name in cls.__init__.__annotations__:
+                    cls.__init__.__annotations__[f.name] = _converter_annotation(
+                        f.metadata["converter"])
         children = tuple(f.name for f in fields if not f.metadata.get("static", False))
         static = tuple(f.name for f in fields if f.metadata.get("static", False))
         register_attribute_node(cls, functools.partial(_flatten, children, static),
@@ -116,40 +198,62 @@ class _ModuleMeta(abc.ABCMeta):
         return cls
 
     def __call__(cls, *args, **kwargs):
+        check_not_abstract(cls, cls.__abstractclassvars__, "class attributes")
         module = cls.__new__(cls)
         _initialising.add(id(module))
         try:
             cls.__init__(module, *args, **kwargs)
-            _convert_and_check_fields(module)
+            _finish_fields(module)
         finally:
             _initialising.discard(id(module))
-        for klass in reversed(cls.__mro__):
+        check_not_abstract(cls, cls.__abstractvars__, "attributes")
+        for klass in cls.__mro__:  # as Equinox: the class's own check first, then its bases'
             check = klass.__dict__.get("__check_init__")
             if check is not None:
                 check(module)
         return module
 
+    @property
+    def __signature__(cls):
+        """The signature of ``cls(...)``: its ``__init__``'s without ``self``."""
+        sig = inspect.signature(cls.__init__)
+        return sig.replace(parameters=list(sig.parameters.values())[1:])
 
-def _convert_and_check_fields(module):
-    missing = []
+
+def _finish_fields(module):
+    """After ``__init__``: every field set (or defaulted), converters run, definitions checked."""
+    cls = type(module)
     for f in dataclasses.fields(module):
-        if f.name not in module.__dict__:
-            missing.append(f.name)
-        elif "converter" in f.metadata:
-            object.__setattr__(module, f.name, f.metadata["converter"](module.__dict__[f.name]))
-    if missing:
-        raise ValueError(
-            f"{type(module).__name__}.__init__ did not set the field(s) {missing}; assign "
-            "every field (self.name = value) in __init__"
-        )
+        try:
+            value = getattr(module, f.name)  # a default is the class attribute
+        except AttributeError:
+            raise TypeError(
+                f"Field {f.name!r} was not initialized: {cls.__name__}.__init__ must assign "
+                f"`self.{f.name} = ...` (or declare a default in the class body)") from None
+        if "converter" in f.metadata:
+            object.__setattr__(module, f.name, f.metadata["converter"](value))
+        if f.metadata.get("static", False) and any(map(is_array, tree_leaves(value))):
+            warnings.warn(
+                "A JAX array is being set as static! This can result in unexpected behavior "
+                "and is usually a mistake to do.", stacklevel=3)
+        if not f.init and any(map(is_inexact_array, tree_leaves(value))):
+            warnings.warn(_MSG_FIELD_INIT_FALSE, stacklevel=3)
+
+
+_MSG_METHOD_IN_INIT = (
+    "Cannot assign methods in __init__: `self.{0} = self.<method>` would make the module "
+    "contain itself (a bound method holds the module), so it is not a tree. Use a property "
+    "instead:\n    @property\n    def {0}(self):\n        return self.<method>")
 
 
 class Module(metaclass=_ModuleMeta):
     """A dataclass that is a pytree: its fields are children unless declared ``field(static=True)``.
 
     Declare fields as class annotations; the ``__init__`` is the dataclass one unless the
-    class defines its own. Once ``__init__`` returns, converters run, the module is frozen,
-    and every ``__check_init__`` in the class hierarchy is called. Methods looked up on an
+    class defines its own (fields it leaves unset take their defaults). Once ``__init__``
+    returns, converters run, the module is frozen, and every ``__check_init__`` in the class
+    hierarchy is called, the class's own first (Equinox's order). Modules compare equal as
+    pytrees (``tree_equal``). Methods looked up on an
     instance are ``BoundMethod`` pytrees, so ``model.__call__`` carries the model's arrays.
 
     Arguments:
@@ -174,10 +278,11 @@ class Module(metaclass=_ModuleMeta):
     def __setattr__(self, name, value):
         if id(self) in _initialising:
             if name not in {f.name for f in dataclasses.fields(self)}:
-                raise AttributeError(
-                    f"Cannot set attribute {name!r} of {type(self).__name__}: it is not a field. "
-                    f"Declare it in the class body (`{name}: object`) first."
-                )
+                raise dataclasses.FrozenInstanceError(
+                    f"Cannot set attribute {name!r} of {type(self).__name__}: it is not a "
+                    f"field. Declare it in the class body (`{name}: object`) first.")
+            if isinstance(value, BoundMethod) and value.__self__ is self:
+                raise ValueError(_MSG_METHOD_IN_INIT.format(name))
             object.__setattr__(self, name, value)
             return
         raise dataclasses.FrozenInstanceError(
@@ -185,6 +290,13 @@ class Module(metaclass=_ModuleMeta):
             f"returns. Make a changed copy instead: "
             f"`model = eqx.tree_at(lambda m: m.{name}, model, new_{name})`."
         )
+
+    def __eq__(self, other):
+        """Pytree equality, as Equinox: ``tree_equal(self, other)`` (a bool array for arrays)."""
+        return tree_equal(self, other)
+
+    def __hash__(self):
+        return hash(tuple((f.name, getattr(self, f.name)) for f in dataclasses.fields(self)))
 
     def __delattr__(self, name):
         raise dataclasses.FrozenInstanceError(
