@@ -62,8 +62,7 @@ def test_tree_at_errors():
     model = Linear(jnp.ones((3, 2)), None)
     with pytest.raises(ValueError, match="selected nothing"):
         eqx.tree_at(lambda m: m.activation, model, "relu")  # a static field
-    with pytest.raises(ValueError, match="is_leaf=lambda x: x is None"):
-        eqx.tree_at(lambda m: m.bias, model, jnp.zeros(3))
+    assert eqx.tree_at(lambda m: m.bias, model, jnp.zeros(3)).bias.shape == (3,)  # as Equinox
     with pytest.raises(ValueError, match="selected nothing"):
         eqx.tree_at(lambda m: jnp.ones(2), model, 1)
     with pytest.raises(ValueError, match="exactly one of"):
@@ -153,3 +152,45 @@ def test_filter_transforms_match_equinox():
     ours = eqx.filter_grad(lambda p: (p[0] ** 2).sum())((jnp.asarray(w), "a"))
     np.testing.assert_array_equal(grads[0], ours[0])
     assert grads[1] is None and ours[1] is None
+
+
+TREE_AT_CASES = {  # issue 20.6: nodes of any contents, results as Equinox's
+    "empty tuple": (lambda t: t[0], [()], {"replace": "hello"}, ["hello"]),
+    "empty tuple replace_fn": (lambda t: t[0], [(), 5], {"replace_fn": lambda _: "X"},
+                               ["X", 5]),
+    "None": (lambda t: t[0], [None, 1], {"replace": 3}, [3, 1]),
+    "None with is_leaf": (lambda t: t[0], [None, 1],
+                          {"replace": 3, "is_leaf": lambda x: x is None}, [3, 1]),
+    "empty list": (lambda t: t["a"], {"a": [], "b": 1}, {"replace": [1, 2]},
+                   {"a": [1, 2], "b": 1}),
+    "empty dict": (lambda t: t[1], (1, {}), {"replace": "d"}, (1, "d")),
+    "two empty tuples": (lambda t: (t[0], t[1]), [(), ()], {"replace": ("a", "b")}, ["a", "b"]),
+    "nested empty": (lambda t: t[0][0], [[()]], {"replace": 7}, [[7]]),
+    "parent of an empty": (lambda t: t[0], [[(), 1], 2], {"replace": "P"}, ["P", 2]),
+    "equal string leaves": (lambda t: t[1], ("a", "a"), {"replace": "b"}, ("a", "b")),
+    "function leaf": (lambda t: t[0], [len, 1], {"replace": max}, [max, 1]),
+    "empty and leaf": (lambda t: [t[0], t[1]], [(), 5], {"replace": ["A", "B"]}, ["A", "B"]),
+}
+
+
+@pytest.mark.parametrize("case", TREE_AT_CASES)
+def test_tree_at_selects_any_node(case):
+    where, tree, kwargs, want = TREE_AT_CASES[case]
+    assert eqx.tree_at(where, tree, **kwargs) == want
+
+
+@pytest.mark.parametrize("case", TREE_AT_CASES)
+def test_tree_at_matches_equinox(case):
+    equinox = pytest.importorskip("equinox")
+    where, tree, kwargs, want = TREE_AT_CASES[case]
+    assert equinox.tree_at(where, tree, **kwargs) == want
+
+
+def test_tree_at_replaces_a_childless_module_and_a_none_field():
+    class Holder(eqx.Module):
+        inner: object
+        extra: object
+
+    h = Holder(eqx.nn.Identity(), None)
+    out = eqx.tree_at(lambda m: (m.inner, m.extra), h, ("a", "b"))
+    assert (out.inner, out.extra) == ("a", "b") and isinstance(h.inner, eqx.nn.Identity)

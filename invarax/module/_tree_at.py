@@ -29,8 +29,10 @@ def _mark(x, path, is_leaf, paths, keep):
         children, treedef = _children(x)
         new = treedef.unflatten(
             [_mark(c, (*path, i), is_leaf, paths, keep) for i, c in enumerate(children)])
-        if not tree_flatten(new)[0]:
-            return new  # an empty subtree (None, ()) may be a shared singleton: not selectable
+        if new is x or id(new) in paths:
+            # a childless node rebuilt as a shared singleton (None, ()): a marker stands in
+            # for it, so that `where` selects this position and no other
+            new = _Marker()
     keep.append(new)
     paths[id(new)] = path
     return new
@@ -56,7 +58,8 @@ def tree_at(where, pytree, replace=_NOTHING, replace_fn=_NOTHING, is_leaf=None):
         pytree: the pytree (a ``Module``, say) to copy.
         replace: the new value, or a sequence of them when ``where`` returns a sequence.
         replace_fn: instead of ``replace``, a function from each old node to its new one.
-        is_leaf: as in ``tree_flatten``; pass ``lambda x: x is None`` to select a None.
+        is_leaf: as in ``tree_flatten``. Any node can be selected, whatever its contents:
+            an empty tuple or list, None, a string or another non-array leaf.
 
     Returns:
         The new pytree; ``pytree`` itself is unchanged.
@@ -75,8 +78,8 @@ def tree_at(where, pytree, replace=_NOTHING, replace_fn=_NOTHING, is_leaf=None):
     if not isinstance(nodes, (list, tuple)) or any(id(n) not in paths for n in nodes):
         raise ValueError(
             f"tree_at: `where` must return nodes of the pytree (leaves or subtrees), got "
-            f"{selected!r:.80}. It selected nothing of the tree: a static field, a value "
-            "built inside `where`, or None (select a None with is_leaf=lambda x: x is None)."
+            f"{selected!r:.80}. It selected nothing of the tree: a static field, or a value "
+            "built inside `where`."
         )
     if replace is not _NOTHING:
         values = [replace] if single else list(replace)
