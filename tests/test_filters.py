@@ -194,3 +194,48 @@ def test_tree_at_replaces_a_childless_module_and_a_none_field():
     h = Holder(eqx.nn.Identity(), None)
     out = eqx.tree_at(lambda m: (m.inner, m.extra), h, ("a", "b"))
     assert (out.inner, out.extra) == ("a", "b") and isinstance(h.inner, eqx.nn.Identity)
+
+
+def _scaled(x, y, scale=1.0):
+    return x * y * scale
+
+
+VMAP_DICT_CASES = [  # (in_axes, args): a dict in_axes names parameters, as Equinox
+    ({"y": None}, (np.ones(3, np.float32), np.float32(2.0))),
+    ({"x": None, "y": 0}, (np.float32(3.0), np.arange(3, dtype=np.float32))),
+    ({"x": 1}, (np.ones((2, 3), np.float32), np.arange(3, dtype=np.float32))),
+    ({"scale": None}, (np.ones(3, np.float32), np.ones(3, np.float32), np.float32(2.0))),
+]
+
+
+@pytest.mark.parametrize("in_axes, args", VMAP_DICT_CASES)
+def test_filter_vmap_dict_in_axes(in_axes, args):
+    # issue 20.8: a dict in_axes was rejected
+    ours = eqx.filter_vmap(_scaled, in_axes=in_axes)(*args)
+    equinox = pytest.importorskip("equinox")
+    theirs = equinox.filter_vmap(_scaled, in_axes=in_axes)(*args)
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+
+
+def test_filter_vmap_dict_in_axes_names_keyword_arguments():
+    x, s = jnp.arange(3.0), jnp.asarray([1.0, 2.0, 3.0])
+    out = eqx.filter_vmap(_scaled, in_axes={"y": None, "scale": 0})(x, 2.0, scale=s)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x) * 2.0 * np.asarray(s))
+    out = eqx.filter_vmap(_scaled, in_axes={"scale": None})(x, x, scale=jnp.asarray(2.0))
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x) ** 2 * 2)
+    with pytest.raises(ValueError, match=r"did not correspond to any argument: \('z',\)"):
+        eqx.filter_vmap(_scaled, in_axes={"z": None})(x, x)
+
+
+def test_filter_vmap_out_axes_on_non_array_leaves():
+    # issue 20.8: out_axes=0 on a non-array output leaf raised
+    x = jnp.ones(3)
+    out = eqx.filter_vmap(lambda x: (x, 2, 2.0, None, "s", len), out_axes=0)(x)
+    assert out[3] is None and out[4] == "s" and out[5] is len
+    assert np.asarray(out[1]).tolist() == [2, 2, 2] and out[1].weak_type
+    assert np.asarray(out[2]).tolist() == [2.0, 2.0, 2.0]
+    assert eqx.filter_vmap(lambda x: (x, 2))(x)[1] == 2  # if_array(0): unbatched
+    equinox = pytest.importorskip("equinox")
+    theirs = equinox.filter_vmap(lambda x: (x, 2, 2.0, None), out_axes=0)(np.ones(3, np.float32))
+    for a, b in zip(out[:4], theirs, strict=True):
+        assert (a is None and b is None) or (np.array_equal(a, b) and a.dtype == b.dtype)

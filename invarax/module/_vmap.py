@@ -8,6 +8,7 @@ the array leaves only. A later ``filter_pmap`` reuses ``_map_axes`` the same way
 from __future__ import annotations
 
 import functools
+import inspect
 
 from .._vmap import _axis_size, _place
 from ..core.api_util import fun_name
@@ -15,7 +16,7 @@ from ..core.array import to_array
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..interpreters import batching
 from ..ops._util import canonicalize_axis
-from ._filters import if_array, is_array
+from ._filters import if_array, is_array, is_array_like
 
 
 def _map_axes(spec, tree, what: str) -> list:
@@ -33,13 +34,37 @@ def _map_axes(spec, tree, what: str) -> list:
             if axis is not None and not isinstance(axis, int):
                 raise TypeError(f"filter_vmap {what} entries must give an int or None, "
                                 f"got {axis!r}")
-            if axis is not None and not is_array(leaf):
+            if axis is not None and what == "in_axes" and not is_array(leaf):
                 raise ValueError(
                     f"filter_vmap {what} maps axis {axis} over a non-array leaf {leaf!r:.40}; "
                     "use if_array(axis) to map arrays only and keep other leaves static"
                 )
             axes.append(axis)
     return axes
+
+
+def _named_in_axes(fun, in_axes: dict, args, kwargs):
+    """Equinox's dict ``in_axes``: entries by parameter name, ``if_array(0)`` for the others.
+
+    A name may be a positional parameter (bound by position, as in Equinox) or a keyword
+    argument of the call."""
+    axes = dict(in_axes)
+    params = list(inspect.signature(fun).parameters)
+    positional = tuple(axes.pop(name, if_array(0)) for name, _ in zip(params, args,
+                                                                       strict=False))
+    positional += (if_array(0),) * (len(args) - len(positional))
+    keyword = {k: axes.pop(k, if_array(0)) for k in kwargs}
+    if axes:
+        raise ValueError(f"The following `in_axes` did not correspond to any argument: "
+                         f"{tuple(axes)}; the arguments of this call are {params[:len(args)]}"
+                         f" and keywords {list(kwargs)}")
+    return positional, keyword
+
+
+def _batched_output(leaf, axis) -> bool:
+    """Whether an output leaf goes through the batching: arrays, and Python scalars given an
+    int axis (broadcast into an array, as Equinox); other leaves are returned as they are."""
+    return is_array(leaf) or (axis is not None and is_array_like(leaf))
 
 
 def filter_vmap(fun, in_axes=if_array(0), out_axes=if_array(0), axis_name=None,  # noqa: B008
@@ -50,10 +75,14 @@ def filter_vmap(fun, in_axes=if_array(0), out_axes=if_array(0), axis_name=None, 
         fun: any function of pytrees (a Module's bound method too).
         in_axes: an int, None, a callable of one leaf returning either (``if_array(0)``:
             axis 0 for arrays, None otherwise), or a pytree prefix of the positional
-            arguments (a tuple, one entry per argument) with those as leaves. Keyword
-            arguments are mapped with ``if_array(0)``.
-        out_axes: the same for the outputs. Non-array outputs (strings, ints, a Module's
-            static fields) are returned as they are, so ``fun`` may build a whole Module:
+            arguments (a tuple, one entry per argument) with those as leaves, or a dict
+            naming parameters (Equinox's form: the named ones take their entry, the others
+            ``if_array(0)``; a name may also be a keyword argument of the call). Keyword
+            arguments are otherwise mapped with ``if_array(0)``.
+        out_axes: the same for the outputs. A Python scalar output given an int axis is
+            broadcast into an array (as Equinox); other non-array outputs (strings,
+            functions, None, a Module's static fields) are returned as they are (Equinox
+            raises for strings and functions), so ``fun`` may build a whole Module:
             vmapping a constructor builds an ensemble.
         axis_name: a name for the mapped axis, for collectives.
         axis_size: the batch size, needed when no input is mapped.
@@ -71,8 +100,11 @@ def filter_vmap(fun, in_axes=if_array(0), out_axes=if_array(0), axis_name=None, 
 
     @functools.wraps(fun)
     def vmapped(*args, **kwargs):
-        spec = (in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
-                {k: if_array(0) for k in kwargs})
+        if isinstance(in_axes, dict):
+            spec = _named_in_axes(fun, in_axes, args, kwargs)
+        else:
+            spec = (in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
+                    {k: if_array(0) for k in kwargs})
         leaves, in_tree = tree_flatten((args, kwargs))
         axes = _map_axes(spec, (args, kwargs), "in_axes")
         dynamic = [i for i, leaf in enumerate(leaves) if is_array(leaf)]
@@ -90,15 +122,18 @@ def filter_vmap(fun, in_axes=if_array(0), out_axes=if_array(0), axis_name=None, 
             a, k = tree_unflatten(in_tree, full)
             out = fun(*a, **k)
             out_leaves, out_tree = tree_flatten(out)
-            out_info.append((out_leaves, out_tree, _map_axes(out_axes, out, "out_axes")))
-            return [x for x in out_leaves if is_array(x)]
+            targets = _map_axes(out_axes, out, "out_axes")
+            batched = [_batched_output(x, t) for x, t in zip(out_leaves, targets, strict=True)]
+            out_info.append((out_leaves, out_tree, targets, batched))
+            return [to_array(x) for x, b in zip(out_leaves, batched, strict=True) if b]
 
         outs, out_dims = batching.batch_flat(flat, values, dims, size, axis_name,
                                              f"filter_vmap of {name}")
-        out_leaves, out_tree, targets = out_info[0]
+        out_leaves, out_tree, targets, batched = out_info[0]
         placed = iter(_place(o, d, t, size) for o, d, t in zip(
-            outs, out_dims, [t for x, t in zip(out_leaves, targets, strict=True) if is_array(x)],
+            outs, out_dims, [t for t, b in zip(targets, batched, strict=True) if b],
             strict=True))
-        return tree_unflatten(out_tree, [next(placed) if is_array(x) else x for x in out_leaves])
+        return tree_unflatten(out_tree, [next(placed) if b else x
+                                         for x, b in zip(out_leaves, batched, strict=True)])
 
     return vmapped
