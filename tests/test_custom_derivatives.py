@@ -260,7 +260,8 @@ def test_custom_jvp_rule_errors():
         jvp(with_rule(lambda p, t: (jnp.sin(p[0]), t[0][:2])), (x,), (x,))
     with pytest.raises(TypeError, match="tangent output with the primal output's structure"):
         jvp(with_rule(lambda p, t: (jnp.sin(p[0]), (t[0],))), (x,), (x,))
-    with pytest.raises(TypeError, match="primal output of the custom JVP rule.*shapes and dtypes"):
+    # under jvp the function itself is not run (as JAX): the rule's outputs must agree
+    with pytest.raises(TypeError, match=r"tangent output is f32\[3\] for a primal output f32\[1\]"):
         jvp(with_rule(lambda p, t: (p[0][:1], t[0])), (x,), (x,))
     with pytest.raises(AttributeError, match="No JVP defined for custom_jvp function"):
         custom_jvp(jnp.sin)(1.0)
@@ -627,3 +628,89 @@ def test_docstring_examples(module):
     globs = dict(vars(invarax), jnp=jnp)
     result = doctest.testmod(module, extraglobs=globs)
     assert result.attempted > 0 and result.failed == 0
+
+
+# ---------------------------------------------------------------------------------------
+# issue 20.2: under jvp/grad of concrete values the primal runs on values (JAX's tutorial)
+
+
+def _tutorial(lib):
+    @lib.custom_jvp
+    def f(x):
+        if x > 0:
+            return lib.numpy.sin(x)
+        else:
+            return lib.numpy.cos(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        ans = f(x)
+        if x > 0:
+            return ans, 2 * x_dot
+        else:
+            return ans, 3 * x_dot
+
+    return f
+
+
+@pytest.mark.parametrize("x", [1.0, -1.0])
+def test_custom_jvp_with_python_control_flow_under_grad(x):
+    f = _tutorial(invarax)
+    assert grad(f)(x) == (2.0 if x > 0 else 3.0)
+    out, t = jvp(f, (x,), (1.0,))
+    assert_bitwise(out, jnp.sin(x) if x > 0 else jnp.cos(x))
+    assert float(t) == (2.0 if x > 0 else 3.0)
+    assert invarax.value_and_grad(f)(x)[1] == grad(f)(x)
+    assert grad(grad(f))(x) == 0.0 and invarax.jacfwd(f)(x) == grad(f)(x)
+    jax = pytest.importorskip("jax")
+    g = _tutorial(jax)
+    for ours, theirs in [(grad(f)(x), jax.grad(g)(x)), (jvp(f, (x,), (1.0,)),
+                                                         jax.jvp(g, (x,), (1.0,))),
+                         (invarax.jacrev(f)(x), jax.jacrev(g)(x)),
+                         (grad(grad(f))(x), jax.grad(jax.grad(g))(x))]:
+        np.testing.assert_allclose(np.asarray(ours, dtype=np.float64),
+                                   np.asarray(theirs, dtype=np.float64), rtol=1e-6)
+
+
+def test_custom_jvp_under_jvp_calls_the_rule_not_the_function():
+    calls = []
+
+    @custom_jvp
+    def f(x):
+        calls.append("f")
+        return jnp.sin(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        calls.append("rule")
+        return jnp.sin(primals[0]), jnp.cos(primals[0]) * tangents[0]
+
+    jvp(f, (1.0,), (1.0,))
+    assert calls == ["rule"]  # as JAX: the primal function is not run
+
+
+def test_custom_jvp_control_flow_still_fails_where_jax_traces():
+    f = _tutorial(invarax)
+    with pytest.raises(invarax.TracerBoolConversionError):
+        jit(grad(f))(1.0)
+    with pytest.raises(invarax.TracerBoolConversionError):
+        invarax.vmap(grad(f))(jnp.ones(2))
+
+
+def test_custom_jvp_grad_jit_equals_eager_and_vmap_rows():
+    @custom_jvp
+    def softplus(x):
+        return jnp.log1p(jnp.exp(x))
+
+    @softplus.defjvp
+    def softplus_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return softplus(x), t / (1.0 + jnp.exp(-x))
+
+    xs = jnp.asarray(np.linspace(-3, 3, 7, dtype=np.float32))
+    g = grad(lambda x: softplus(x) * x)
+    eager = [g(x) for x in xs]
+    for x, e in zip(xs, eager, strict=True):
+        assert_bitwise(jit(g)(x), e)
+    assert_bitwise(invarax.vmap(g)(xs), jnp.stack(eager))
