@@ -109,9 +109,10 @@ def parse_index(shape: tuple, idx, static_ints: bool = True):
     Arguments:
         shape: the shape of the indexed array.
         idx: the index (anything ``x[idx]`` accepts).
-        static_ints: whether Python ints stay static indices (bounds-checked, sliced) and
-            traced scalars dynamic slices; if False both become 0-d index arrays (``adv``),
-            as when a ``mode`` is given.
+        static_ints: whether in-bounds Python ints stay static indices (sliced) and traced
+            scalars dynamic slices; if False both become 0-d index arrays (``adv``), as when
+            a ``mode`` is given. An out-of-bounds int is always an ``adv`` (JAX's
+            semantics: clamped by gathers, dropped by scatters).
 
     Returns:
         ``(entries, bool_axes)``. ``entries`` holds one ``(kind, value)`` per index element,
@@ -164,8 +165,7 @@ def _resolve(items, shape, static_ints):
         if kind == "slice":
             value = _static_slice(value, shape[axis])
         elif kind == "int":
-            value = _static_int(value, axis, shape[axis], static_ints)
-            kind = "int" if static_ints else "adv"
+            kind, value = _static_int(value, axis, shape[axis], static_ints)
         entries.append((kind, value))
         axis += 1
     if not static_ints or any(k == "adv" for k, _ in entries):
@@ -185,12 +185,16 @@ def as_index_array(value) -> Array:
     return value if isinstance(value, Array) else static_index(value)
 
 
-def _static_int(i: int, axis: int, size: int, checked: bool):
-    if not checked:
-        return static_index(i)
-    if not -size <= i < size:
-        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
-    return i % size
+def _static_int(i: int, axis: int, size: int, static: bool):
+    """``("int", i % size)`` for a static in-bounds int, else ``("adv", 0-d index array)``.
+
+    An out-of-bounds int is an index array like any other, so that it is clamped (reads)
+    or dropped (updates) by the mode, as in JAX, and as ``jit`` does for a traced int."""
+    if static and -size <= i < size:
+        return "int", i % size
+    if size == 0:
+        raise IndexError(f"index {i} is out of bounds for axis {axis} with size 0")
+    return "adv", static_index(i)
 
 
 def _mask_indices(mask: np.ndarray, shape: tuple, axis: int):

@@ -151,11 +151,10 @@ class IndexUpdateRef:
     """``x.at[idx]``: the updates of ``x`` at ``idx`` (each returns a new array).
 
     Every method accepts JAX's keywords: ``mode`` (updates: None or ``"drop"`` drops
-    out-of-bounds updates, ``"clip"`` clamps them; a static int out of bounds raises an
-    IndexError unless a mode is given) and ``indices_are_sorted`` / ``unique_indices``
-    (hints; results never depend on them). Duplicate indices combine every update in
-    index order for ``add``, ``multiply``, ``min`` and ``max``; for ``set`` the last one
-    wins.
+    out-of-bounds updates, ``"clip"`` clamps them, static ints included, as in JAX) and
+    ``indices_are_sorted`` / ``unique_indices`` (hints; results never depend on them).
+    Duplicate indices combine every update in index order for ``add``, ``multiply``,
+    ``min`` and ``max``; for ``set`` the last one wins.
 
     Arguments:
         array: the array to update.

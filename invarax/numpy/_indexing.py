@@ -3,9 +3,9 @@
 ``x[idx]`` follows NumPy's rules with JAX's semantics. Basic indices (ints, slices,
 ``None``, ``...``) become static ``slice``, ``rev`` and ``reshape`` ops, and a traced
 integer scalar a ``dynamic_slice``; advanced indices (integer and boolean arrays)
-become one ``gather``. Out-of-bounds array indices are clamped, as in JAX; an
-out-of-bounds static int raises an IndexError, as in NumPy. ``x.at[idx]`` lives in
-``_index_update``.
+become one ``gather``. Out-of-bounds indices are clamped, as in JAX, whether arrays,
+traced ints or static ints (which become index arrays then), so eager gives ``jit``'s
+answer. ``x.at[idx]`` lives in ``_index_update``.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ def getitem(x, idx, mode=None, fill_value=None) -> Array:
         x: the array.
         idx: ints, slices (any step), ``None``, ``...``, integer arrays (static or traced)
             and boolean arrays (concrete only), or a tuple of them.
-        mode: None (``x[idx]``: static ints are bounds-checked, index arrays and traced
-            ints clamped), or a ``GatherScatterMode`` / ``"clip"``, ``"fill"``,
+        mode: None (``x[idx]``: out-of-bounds indices are clamped, static or traced),
+            or a ``GatherScatterMode`` / ``"clip"``, ``"fill"``,
             ``"promise_in_bounds"`` for every index (``x.at[idx].get(mode=...)``).
         fill_value: the value of out-of-bounds reads in ``"fill"`` mode.
 
