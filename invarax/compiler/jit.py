@@ -24,6 +24,7 @@ import inspect
 import logging
 import sys
 import warnings
+import weakref
 
 import numpy as np
 
@@ -455,19 +456,65 @@ def _wrapper(out_tree, weak_types):
     return lambda outs: tree_unflatten(out_tree, list(map(ArrayImpl, outs, weak)))
 
 
-class Jitted:
-    """A jit-compiled function (what ``jit(f)`` returns)."""
+class _Caches:
+    """The traced signatures of one function: shared by every ``Jitted`` of it."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=()):
+    __slots__ = ("entries", "fast", "signatures", "variants")
+
+    def __init__(self):
+        self.entries = {}  # full key -> _Entry
+        self.fast = {}  # _fast_key of positional array arguments -> _Entry
+        self.signatures = []  # one _Signature per cached trace, to explain retraces
+        self.variants = {}  # (path, kind) -> descriptions seen (see _varying)
+
+
+# (id(owner), fun, options) -> (weak reference to owner, _Caches). As JAX, ``jit(f)``
+# written again finds the programs traced for ``f``: the caches live while ``f`` does.
+_shared: dict = {}
+
+
+def _caches_for(owner, key) -> _Caches:
+    """The caches of ``owner`` (held weakly) under ``key``; private ones if ``owner``
+    cannot be referenced weakly."""
+    full = (id(owner), key)
+    hit = _shared.get(full)
+    if hit is not None and hit[0]() is owner:
+        return hit[1]
+    caches = _Caches()
+
+    def forget(ref, full=full, shared=_shared):  # bound: module globals vanish at exit
+        if shared.get(full, (None,))[0] is ref:
+            del shared[full]
+
+    try:
+        _shared[full] = (weakref.ref(owner, forget), caches)
+    except TypeError:  # not weakly referenceable (a builtin): nothing to share
+        pass
+    return caches
+
+
+class Jitted:
+    """A jit-compiled function (what ``jit(f)`` returns).
+
+    Every ``Jitted`` of one function with the same options shares its traced programs
+    (``jit(f)(x)`` written three times traces once). ``cache_owner`` (default ``fun``)
+    is the object whose lifetime the sharing follows; a caller that passes one (as
+    ``filter_jit`` does, with the function it wraps) promises that every ``fun`` it
+    compiles for that owner gives the same program for the same cache key.
+    """
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 cache_owner=None):
         self.fun = fun
         self.static = StaticArgs(fun, static_argnums, static_argnames)
         donate = (donate_argnums,) if isinstance(donate_argnums, int) else donate_argnums
         self.donate_argnums = tuple(donate)
-        self._cache = {}  # full key -> _Entry
-        self._fast = {}  # _fast_key of positional array arguments -> _Entry
+        owner = fun if cache_owner is None else cache_owner
+        options = (self.static.argnums, self.static.argnames, self.donate_argnums)
+        caches = _caches_for(owner, (cache_owner is None, options))
+        self._cache, self._fast = caches.entries, caches.fast
+        self._signatures, self._variants = caches.signatures, caches.variants
         self._fast_ok = not self.static.argnums and not self.static.argnames
-        self._signatures = []  # one _Signature per cached trace, to explain retraces
-        self._variants = {}  # (path, kind) -> descriptions seen (see _varying)
         self._warned = False
         try:
             params = inspect.signature(fun).parameters.values()

@@ -4,16 +4,35 @@ from __future__ import annotations
 
 import functools
 
-from ..compiler.jit import jit
+from ..compiler.jit import Jitted
+from ..core.pytree import tree_map
 from ._filters import combine, is_array, partition
 from ._static import Static
 
 
-def _run(dynamic, static: Static):
-    fun, args, kwargs = combine(dynamic, static.value)
-    out_dynamic, out_static = partition(fun(*args, **kwargs), is_array)
-    return out_dynamic, Static(out_static)
+class _Owner:
+    """Stands for the wrapped function in cache keys, so that they do not keep it alive."""
 
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<the function filter_jit wraps>"
+
+
+_OWNER = _Owner()
+
+
+def _innermost(fun):
+    """The user's function under filtered transforms and bound methods, whose lifetime the
+    compiled programs of ``filter_jit(fun)`` follow."""
+    seen = set()
+    while id(fun) not in seen:
+        seen.add(id(fun))
+        inner = getattr(fun, "__func__", None) or getattr(fun, "__wrapped__", None)
+        if inner is None or isinstance(inner, functools.partial):
+            break
+        fun = inner
+    return fun
 
 
 def filter_jit(fun):
@@ -36,12 +55,23 @@ def filter_jit(fun):
         >>> f(jnp.ones(2), "done")
         (Array([2., 2.], dtype=float32), 'DONE')
     """
-    run = jit(_run)  # one cache per filter_jit, keyed on the static part and the avals
+    # One cache per wrapped function (shared by every filter_jit of it, as JAX's jit),
+    # keyed on the static part (the transforms around the function included) and avals.
+    owner = _innermost(fun)
+
+    def run(dynamic, static: Static):
+        f, args, kwargs = combine(dynamic, static.value)
+        f = tree_map(lambda leaf: owner if leaf is _OWNER else leaf, f)
+        out_dynamic, out_static = partition(f(*args, **kwargs), is_array)
+        return out_dynamic, Static(out_static)
+
+    run = Jitted(run, cache_owner=owner)
 
     @functools.wraps(fun)
     def jitted(*args, **kwargs):
         dynamic, static = partition((fun, args, kwargs), is_array)
-        out_dynamic, out_static = run(dynamic, Static(static))
+        f = tree_map(lambda leaf: _OWNER if leaf is owner else leaf, static[0])
+        out_dynamic, out_static = run(dynamic, Static((f, *static[1:])))
         return combine(out_dynamic, out_static.value)
 
     return jitted

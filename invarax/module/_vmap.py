@@ -17,6 +17,7 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..interpreters import batching
 from ..ops._util import canonicalize_axis
 from ._filters import if_array, is_array, is_array_like
+from ._wrappers import Transformed
 
 
 def _map_axes(spec, tree, what: str) -> list:
@@ -89,13 +90,21 @@ def filter_vmap(fun, in_axes=if_array(0), out_axes=if_array(0), axis_name=None, 
 
     Returns:
         The vectorised function; row ``i`` of each mapped output is bitwise ``fun``
-        applied to row ``i`` of the inputs (N1).
+        applied to row ``i`` of the inputs (N1). It is a pytree holding ``fun`` (equal
+        for equal ``fun`` and axes, as Equinox's), so ``filter_jit(filter_vmap(f))``
+        re-created per call traces once.
 
     Example:
         >>> f = filter_vmap(lambda x, name: (x.sum(), name), in_axes=(0, None))
         >>> f(jnp.ones((3, 2)), "sum")
         (Array([2., 2., 2.], dtype=float32), 'sum')
     """
+    return Transformed(fun, _vmap, (("axis_name", axis_name), ("axis_size", axis_size)),
+                       (("in_axes", in_axes), ("out_axes", out_axes)))
+
+
+def _vmap(fun, in_axes, out_axes, axis_name, axis_size):
+    """``filter_vmap`` of ``fun`` as a plain closure."""
     name = fun_name(fun)
 
     @functools.wraps(fun)

@@ -1,0 +1,53 @@
+"""``Transformed``: what a filtered transform returns, a Module holding the wrapped function.
+
+As Equinox's wrappers: a pytree whose child is the function (a Module's arrays are then
+leaves, traced by an enclosing ``filter_jit``) and whose structure is the transform and its
+options. Two wrappers of one function with the same options are equal and hash alike, so
+``filter_jit(filter_grad(f))`` re-created at every call finds the program traced before.
+"""
+
+from __future__ import annotations
+
+from ..core.api_util import fun_name
+from ._module import Module, field
+
+
+class Transformed(Module):
+    """``make(fun, **options)`` called on the arguments: a filtered transform of ``fun``.
+
+    Arguments:
+        fun: the wrapped function (any callable, a Module or bound method included).
+        make: the transform, a module-level function ``make(fun, **options)`` returning
+            the transformed callable.
+        options: the transform's hashable keyword options, as a tuple of ``(name, value)``
+            pairs (part of the structure).
+        trees: keyword options that are pytrees (``in_axes``, say), as a tuple of
+            ``(name, value)`` pairs; they are children, so each of their leaves is compared
+            on its own.
+
+    Returns:
+        A callable pytree; ``__wrapped__`` is ``fun``.
+
+    Example:
+        >>> from invarax.module._grad import _value_and_grad
+        >>> g = Transformed(lambda x: x ** 2, _value_and_grad, (("has_aux", False),))
+        >>> g(jnp.asarray(3.0))
+        (Array(9., dtype=float32), Array(6., dtype=float32))
+    """
+
+    fun: object
+    make: object = field(static=True)
+    options: tuple = field(static=True)
+    trees: tuple = ()
+
+    def __call__(self, *args, **kwargs):
+        options = dict(self.options) | {name: tree for name, tree in self.trees}
+        return self.make(self.fun, **options)(*args, **kwargs)
+
+    @property
+    def __wrapped__(self):
+        return self.fun
+
+    @property
+    def __name__(self):  # noqa: PLW3201  (as functools.wraps would set it)
+        return fun_name(self.fun)
