@@ -347,6 +347,26 @@ def test_assigning_a_field_twice_in_init_keeps_the_last(lib):
     assert M().a == 2
 
 
+def test_a_transformed_module_as_a_field_warns(lib):
+    eqx, np_ = lib
+    jax = invarax if eqx is invarax else __import__("jax")
+    linear = eqx.nn.Linear(2, 2, key=jax.random.PRNGKey(0))
+
+    class M(eqx.Module):
+        f: object
+
+        def __init__(self, f):
+            self.f = f
+
+    for transform in (jax.vmap, jax.jit):
+        with pytest.warns(UserWarning, match="Possibly assigning a JAX-transformed callable"):
+            M(transform(linear))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        M(jax.vmap(lambda x: x))  # nothing with arrays inside: no warning
+        M(eqx.filter_vmap(linear))  # a pytree: no warning
+
+
 # ---------------------------------------------------------------------------------------
 # AbstractVar / AbstractClassVar
 

@@ -6,13 +6,14 @@ import abc
 import dataclasses
 import functools
 import inspect
+import types
 import typing
 import warnings
 
 from ..core.pytree import tree_leaves
 from ..core.pytree_registry import register_attribute_node, register_pytree_node
 from ._abstract import abstract_names, check_not_abstract, dataclass_without_abstract
-from ._filters import is_array, is_inexact_array
+from ._filters import is_array, is_array_like, is_inexact_array
 from ._pretty import module_repr
 from ._tree_equal import tree_equal
 
@@ -246,6 +247,36 @@ _MSG_METHOD_IN_INIT = (
     "instead:\n    @property\n    def {0}(self):\n        return self.<method>")
 
 
+_MSG_TRANSFORMED = (
+    "Possibly assigning a JAX-transformed callable as an attribute on {0}.{1} (field "
+    "{2!r}): a function returned by jit/vmap/grad is not a pytree, so the parameters of "
+    "the module it wraps are invisible (never updated by an optimiser). Store the module "
+    "itself and transform at call time (`jax.vmap(self.{2})(x)`), or use filter_vmap/"
+    "filter_jit/filter_grad, which return pytrees.")
+
+
+def _warn_transformed_callable(cls, name, value) -> None:
+    """Equinox's warning for a field holding ``jit``/``vmap``/``grad`` of something with
+    arrays (it should hold the pytree, transformed when called)."""
+    from ..compiler.jit import Jitted
+
+    if type(value) is not Jitted and not isinstance(value, types.FunctionType):
+        return
+    seen = set()
+    while id(value) not in seen:
+        seen.add(id(value))
+        try:
+            value = value.__wrapped__
+        except AttributeError:
+            return
+        if isinstance(value, types.FunctionType):
+            continue
+        if any(map(is_array_like, tree_leaves(value))):
+            warnings.warn(_MSG_TRANSFORMED.format(cls.__module__, cls.__qualname__, name),
+                          stacklevel=3)
+            return
+
+
 class Module(metaclass=_ModuleMeta):
     """A dataclass that is a pytree: its fields are children unless declared ``field(static=True)``.
 
@@ -283,6 +314,7 @@ class Module(metaclass=_ModuleMeta):
                     f"field. Declare it in the class body (`{name}: object`) first.")
             if isinstance(value, BoundMethod) and value.__self__ is self:
                 raise ValueError(_MSG_METHOD_IN_INIT.format(name))
+            _warn_transformed_callable(type(self), name, value)
             object.__setattr__(self, name, value)
             return
         raise dataclasses.FrozenInstanceError(
