@@ -97,7 +97,8 @@ LINEAR = {
 }
 
 # Call-like primitives: linear when their body is; a transpose rule is allowed, not required.
-CALL_LIKE = {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call"}
+CALL_LIKE = {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call",
+             "cond", "scan", "while"}  # control flow: while's rule raises JAX's clear error
 
 # Linear primitives whose transpose rule is being written.
 AWAITING_TRANSPOSE = {}
