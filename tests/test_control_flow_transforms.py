@@ -315,3 +315,16 @@ def test_make_jaxpr_prints_jax_format():
     assert "while[" in text and "body_jaxpr={" in text and "cond_jaxpr={" in text
     opt = str(make_jaxpr(fori_poly, optimize=True)(jnp.ones(2)))
     assert "scan[" in opt
+
+
+def test_docstring_examples():
+    import doctest
+
+    import invarax.compiler.lower
+    import invarax.lax._control_flow
+
+    globs = {"lax": lax, "jnp": jnp, "np": np, "make_jaxpr": make_jaxpr}
+    for module in (invarax.lax._control_flow, invarax.compiler.lower):
+        result = doctest.testmod(module, extraglobs=globs,
+                                 optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0 and result.attempted > 0, module.__name__

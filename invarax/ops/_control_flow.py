@@ -10,7 +10,11 @@ closes over hoisted into leading operands (``trace_body``); the jaxprs derived f
 
 from __future__ import annotations
 
+import functools
+
 from ..compiler.jit import _executable, _split, _trace_call
+from ..compiler.lower import compile_loop
+from ..compiler.passes import optimize
 from ..core.eval import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.trace import Tracer
@@ -24,6 +28,18 @@ def run_body(closed: ClosedJaxpr):
     if not consts:
         return run
     return lambda *args: run(*consts, *args)
+
+
+@functools.lru_cache(maxsize=1024)
+def scan_loop(closed: ClosedJaxpr, num_consts: int, num_carry: int):
+    """``loop(*consts, *carry, *xs, *ys, order) -> carry``: the ``scan`` of ``closed``
+    optimised and compiled once into one loop (``compiler.lower.compile_loop``)."""
+    opt = optimize(closed)
+    loop = compile_loop(opt.jaxpr, num_consts, num_carry)
+    consts = [c._value for c in opt.consts]
+    if not consts:
+        return loop
+    return lambda *args: loop(*consts, *args)
 
 
 def trace_body(fun, in_avals, description: str):

@@ -35,23 +35,12 @@ scan_p = Primitive("scan", multiple_results=True)
 
 
 def _scan_impl(*args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
-    run = cf.run_body(jaxpr)
-    consts = args[:num_consts]
-    carry = list(args[num_consts:num_consts + num_carry])
+    loop = cf.scan_loop(jaxpr, num_consts, num_carry)
     xs = args[num_consts + num_carry:]
-    y_avals = jaxpr.out_avals[num_carry:]
-    ys = [np.empty((length, *a.shape), a.dtype) for a in y_avals]
+    ys = [np.empty((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
     order = range(length - 1, -1, -1) if reverse else range(length)
-    if not xs and not ys:
-        for _ in order:
-            carry = run(*consts, *carry)
-        return carry
-    for i in order:
-        outs = run(*consts, *carry, *[x[i] for x in xs])
-        carry = outs[:num_carry]
-        for y, o in zip(ys, outs[num_carry:], strict=True):
-            y[i] = o
-    return [*carry, *ys]
+    carry = loop(*args[:num_consts + num_carry], *xs, *ys, order)
+    return [*(np.asarray(c) for c in carry), *ys]
 
 
 def _scan_abstract_eval(*avals, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
