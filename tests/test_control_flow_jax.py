@@ -48,7 +48,7 @@ def programs(np_, lax):
                 newton=newton, mapped=mapped)
 
 
-I, J = programs(inp, ilax), programs(jnp_, jlax)
+INV, JAX = programs(inp, ilax), programs(jnp_, jlax)
 
 
 def close(a, b):
@@ -63,33 +63,33 @@ def rnn_args():
 @pytest.mark.parametrize("name", ["rnn", "rnn_rev"])
 def test_scan_values_grads_vmap(name):
     W, h0, xs = rnn_args()
-    close(I[name](W, h0, xs), J[name](W, h0, xs))
+    close(INV[name](W, h0, xs), JAX[name](W, h0, xs))
 
     def loss(P):
         return lambda W, h0, xs: sum(P[name](W, h0, xs)[i].sum() for i in (0, 1))
 
-    close(invarax.grad(loss(I), argnums=(0, 1, 2))(W, h0, xs),
-          jax.grad(loss(J), argnums=(0, 1, 2))(W, h0, xs))
+    close(invarax.grad(loss(INV), argnums=(0, 1, 2))(W, h0, xs),
+          jax.grad(loss(JAX), argnums=(0, 1, 2))(W, h0, xs))
     H = data((5, 4), seed=4)
-    close(invarax.vmap(I[name], in_axes=(None, 0, None))(W, H, xs),
-          jax.vmap(J[name], in_axes=(None, 0, None))(W, H, xs))
+    close(invarax.vmap(INV[name], in_axes=(None, 0, None))(W, H, xs),
+          jax.vmap(JAX[name], in_axes=(None, 0, None))(W, H, xs))
 
 
 @pytest.mark.parametrize("name", ["piecewise", "fori", "mapped"])
 def test_cond_fori_map(name):
     X = data((6, 3), seed=5)
-    close(invarax.vmap(I[name])(X), jax.vmap(J[name])(X))
-    gi = invarax.vmap(invarax.grad(lambda x: I[name](x).sum()))(X)
-    gj = jax.vmap(jax.grad(lambda x: J[name](x).sum()))(X)
+    close(invarax.vmap(INV[name])(X), jax.vmap(JAX[name])(X))
+    gi = invarax.vmap(invarax.grad(lambda x: INV[name](x).sum()))(X)
+    gj = jax.vmap(jax.grad(lambda x: JAX[name](x).sum()))(X)
     close(gi, gj)
-    close(invarax.jit(I[name])(X[0]), jax.jit(J[name])(X[0]))
+    close(invarax.jit(INV[name])(X[0]), jax.jit(JAX[name])(X[0]))
 
 
 def test_switch_and_while():
     X = data((7, 3), seed=6)
     idx = (np.arange(7) % 5 - 1).astype(np.int32)
-    close(invarax.vmap(I["switch3"])(idx, X), jax.vmap(J["switch3"])(idx, X))
+    close(invarax.vmap(INV["switch3"])(idx, X), jax.vmap(JAX["switch3"])(idx, X))
     a = np.random.default_rng(0).uniform(0.5, 100, 9).astype(np.float32)
-    close(invarax.vmap(I["newton"])(a), jax.vmap(J["newton"])(a))
-    close(invarax.jvp(I["newton"], (a[0],), (np.float32(1.0),)),
-          jax.jvp(J["newton"], (a[0],), (np.float32(1.0),)))
+    close(invarax.vmap(INV["newton"])(a), jax.vmap(JAX["newton"])(a))
+    close(invarax.jvp(INV["newton"], (a[0],), (np.float32(1.0),)),
+          jax.jvp(JAX["newton"], (a[0],), (np.float32(1.0),)))
