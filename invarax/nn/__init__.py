@@ -26,10 +26,12 @@ from ._linear import Identity, Linear
 from ._mlp import MLP
 from ._normalisation import LayerNorm, RMSNorm
 from ._sequential import Lambda, Sequential
+from ._rnn import GRUCell, LSTMCell
 
 __all__ = [
     "Conv", "Conv1d", "Conv2d", "Conv3d", "Dropout", "Embedding", "Identity", "Lambda",
     "LayerNorm", "Linear", "MLP", "MultiheadAttention", "RMSNorm", "Sequential",
     "gelu", "identity", "log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "silu",
     "softmax", "softplus",
+    "GRUCell", "LSTMCell",
 ]
