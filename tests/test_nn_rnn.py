@@ -84,7 +84,7 @@ def test_against_equinox():
         state = (np.zeros(n, np.float32),) * 2 if ours_cls is nn.LSTMCell else np.zeros(
             n, np.float32)
         mine = run(ours, jnp.asarray(xs), state)
-        ref = jax.lax.scan(lambda s, x: (theirs(x, s), s), state, xs)
+        ref = jax.lax.scan(lambda s, x, m=theirs: (m(x, s), s), state, xs)
         for x, y in zip(invarax.tree_leaves(mine), jax.tree_util.tree_leaves(ref),
                         strict=True):
             np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-5, atol=1e-6)

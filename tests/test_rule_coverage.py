@@ -46,6 +46,7 @@ def test_primitive_names_are_unique():
 NO_JVP = {
     "iota": "no operands: nothing to differentiate",
     "axis_index": "no operands: the position along a named axis",
+    "while_grad": "the backward pass of checkpointed_while_loop (reverse over reverse: not yet)",
 }
 
 # Primitives whose JVP rule gives a zero tangent whatever the input (ad.defjvp_zero):
