@@ -328,3 +328,75 @@ def test_docstring_examples():
         result = doctest.testmod(module, extraglobs=globs,
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0 and result.attempted > 0, module.__name__
+
+
+def test_tutorial_runs():
+    import doctest
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "control_flow.md"
+    result = doctest.testfile(str(path), module_relative=False,
+                              optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 20
+
+
+def test_stop_gradient_and_select_n_inside_bodies():
+    def f(x):
+        def body(c, _):
+            return lax.select_n(c > 1.0, c * x, lax.stop_gradient(c) + x), None
+        return lax.scan(body, x, None, length=4)[0]
+
+    def unrolled(x):
+        c = x
+        for _ in range(4):
+            c = lax.select_n(c > 1.0, c * x, lax.stop_gradient(c) + x)
+        return c
+
+    for x in (0.3, 0.9, 1.5):
+        assert_bitwise(f(jnp.float32(x)), unrolled(jnp.float32(x)))
+        np.testing.assert_allclose(grad(f)(jnp.float32(x)), grad(unrolled)(jnp.float32(x)),
+                                   rtol=1e-6)
+
+
+def test_invarax_ir_prints_loops():
+    from invarax._cli_ir import program_text
+
+    text = program_text(lambda x: jnp.sum(fori_poly(x)), [((3,), np.dtype(np.float32))],
+                        "grad", True, 4)
+    assert text.count("scan[") == 2 and "reverse=True" in text
+
+
+def test_nested_scans_with_cond_grad_vmap_hessian():
+    W = jnp.asarray(data((3, 3), seed=14))
+
+    def f(x, W):
+        def outer(c, xi):
+            def inner(d, _):
+                d = lax.cond(jnp.sum(d) > 0, lambda v: jnp.tanh(W @ v),
+                             lambda v: v * 0.5 + xi, d)
+                return d, jnp.sum(d)
+            d, ys = lax.scan(inner, c, None, length=3)
+            return d, ys.sum()
+        c, ys = lax.scan(outer, x, jnp.arange(4.0))
+        return jnp.sum(c) + jnp.sum(ys)
+
+    def unrolled(x, W):
+        c, total = x, 0.0
+        for xi in range(4):
+            d, s = c, 0.0
+            for _ in range(3):
+                d = jnp.tanh(W @ d) if jnp.sum(d) > 0 else d * 0.5 + xi
+                s = s + jnp.sum(d)
+            c, total = d, total + s
+        return jnp.sum(c) + total
+
+    X = jnp.asarray(data((5, 3), seed=15))
+    for i in range(3):
+        for a, b in zip(grad(f, argnums=(0, 1))(X[i], W), grad(unrolled, argnums=(0, 1))(X[i], W),
+                        strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    per_example = vmap(grad(f, argnums=1), in_axes=(0, None))(X, W)
+    for i in range(5):
+        assert_bitwise(per_example[i], grad(f, argnums=1)(X[i], W))
+    check_n3(grad(f), X[0], W)
+    assert invarax.hessian(lambda x: f(x, W))(X[0]).shape == (3, 3)

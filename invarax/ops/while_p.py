@@ -164,22 +164,25 @@ def _while_batch(vals, dims, *, trace, body_jaxpr, body_nconsts, cond_jaxpr, con
         outs = while_p.bind(*vc, *vb, *vk, body_jaxpr=body, body_nconsts=body_nconsts,
                             cond_jaxpr=cond, cond_nconsts=cond_nconsts)
         return outs, out_dims
-    # A batched predicate: loop while any example goes on; a finished example keeps its carry.
+    # A batched predicate, carried beside the carry: loop while any example goes on; a
+    # finished example keeps its carry (its predicate, of the same carry, stays False).
     nc, nk = len(vc), len(vk)
-    any_cond = cf.derive(lambda ins: [reduce_or(cf.body_fun(cond)(ins)[0], (0,))],
-                         cond.in_avals, "vmap of while")
+    pred = cf.body_fun(cond)([*vc, *vk])[0]
+    any_cond = cf.derive(lambda ins: [reduce_or(ins[0], (0,))],
+                         [pred.aval, *body.in_avals[len(vb):]], "vmap of while")
 
     def step(ins):
-        carry = ins[len(ins) - nk:]
-        pred = cf.body_fun(cond)([*ins[:nc], *carry])[0]
-        new = cf.body_fun(body)(ins[nc:])
-        return [select_n(broadcast_in_dim(pred, old.shape, (0,)), old, n)
-                for old, n in zip(carry, new, strict=True)]
+        pred, carry = ins[nc + len(vb)], ins[nc + len(vb) + 1:]
+        new = cf.body_fun(body)([*ins[nc:nc + len(vb)], *carry])
+        new = [select_n(broadcast_in_dim(pred, old.shape, (0,)), old, n)
+               for old, n in zip(carry, new, strict=True)]
+        return [cf.body_fun(cond)([*ins[:nc], *new])[0], *new]
 
-    step_body = cf.derive(step, [*cond.in_avals[:nc], *body.in_avals], "vmap of while")
-    outs = while_p.bind(*vc, *vc, *vb, *vk, body_jaxpr=step_body,
-                        body_nconsts=nc + len(vb), cond_jaxpr=any_cond, cond_nconsts=nc)
-    return outs, out_dims
+    step_body = cf.derive(step, [*cond.in_avals[:nc], *body.in_avals[:len(vb)], pred.aval,
+                                 *body.in_avals[len(vb):]], "vmap of while")
+    outs = while_p.bind(*vc, *vb, pred, *vk, body_jaxpr=step_body,
+                        body_nconsts=nc + len(vb), cond_jaxpr=any_cond, cond_nconsts=0)
+    return outs[1:], out_dims
 
 
 _while_batch.needs_trace = True
