@@ -25,8 +25,8 @@ from ._embedding import Embedding
 from ._linear import Identity, Linear
 from ._mlp import MLP
 from ._normalisation import LayerNorm, RMSNorm
-from ._sequential import Lambda, Sequential
 from ._rnn import GRUCell, LSTMCell
+from ._sequential import Lambda, Sequential
 
 __all__ = [
     "Conv", "Conv1d", "Conv2d", "Conv3d", "Dropout", "Embedding", "Identity", "Lambda",

@@ -166,7 +166,7 @@ def _while_batch(vals, dims, *, trace, body_jaxpr, body_nconsts, cond_jaxpr, con
         return outs, out_dims
     # A batched predicate, carried beside the carry: loop while any example goes on; a
     # finished example keeps its carry (its predicate, of the same carry, stays False).
-    nc, nk = len(vc), len(vk)
+    nc = len(vc)
     pred = cf.body_fun(cond)([*vc, *vk])[0]
     any_cond = cf.derive(lambda ins: [reduce_or(ins[0], (0,))],
                          [pred.aval, *body.in_avals[len(vb):]], "vmap of while")
