@@ -43,6 +43,11 @@ def _labels(cfg: problems.Config) -> dict:
             f"{problems.DISPATCH_CALLS} in a row)",
             1e-6 * problems.DISPATCH_CALLS,
         ),
+        "fori": (f"10. jit(fori_loop) of a scalar body, {cfg.fori_steps:.0e} iterations (ms)",
+                 1e-3),
+        "rnn": ("11. LSTM by scan, hidden {}, batch {}, {} steps: value_and_grad (ms)".format(
+            *cfg.rnn[:3]), 1e-3),
+        "newton": (f"12. vmap(while_loop): Newton sqrt of {cfg.newton} scalars (ms)", 1e-3),
     }
 
 

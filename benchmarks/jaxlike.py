@@ -62,6 +62,13 @@ def workloads(jax, jnp, cfg: problems.Config) -> dict:
                                               finish=jax.block_until_ready),
         "matmul": lambda: timed(jnp.matmul, *problems.matmul_data(cfg)),
         "train_loop": train_loop,
+        "fori": lambda: timed(jax.jit(partial(problems.fori_scalar, jax.lax, cfg.fori_steps)),
+                              np.float32(1.0)),
+        "rnn": lambda: timed(
+            jax.jit(jax.value_and_grad(partial(problems.lstm_loss, jnp, jax.lax))),
+            *problems.rnn_data(cfg)),
+        "newton": lambda: timed(jax.jit(jax.vmap(partial(problems.newton_sqrt, jnp, jax.lax))),
+                                problems.newton_data(cfg)),
     }
 
 

@@ -43,6 +43,9 @@ class Config:
     memory_repeats: int = 3
     pause: float = 0.25
     torch_compile: bool = True
+    fori_steps: int = 100_000  # control flow (workloads 10-12)
+    rnn: tuple = (256, 32, 100, 64)  # hidden, batch, steps, input features
+    newton: int = 10_000
 
 
 CONFIGS = {
@@ -52,6 +55,7 @@ CONFIGS = {
         "tiny", mlp=(8, 16, 16, 4), batch=4, small_mlp=(2, 3, 2), points=5,
         example_mlp=(8, 6, 4), example_batch=3, elementwise=100, jacobian=5, matmul=8,
         steps=2, rounds=1, calls=1, memory_repeats=1, pause=0.0, torch_compile=False,
+        fori_steps=10, rnn=(4, 2, 3, 3), newton=5,
     ),
 }  # fmt: skip
 
@@ -180,3 +184,54 @@ def matmul_data(cfg: Config):
     """Two square float32 matrices (workload 8)."""
     rng = np.random.default_rng(8)
     return tuple(rng.standard_normal((cfg.matmul,) * 2).astype(np.float32) for _ in range(2))
+
+
+# ---------------------------------------------------------------------------------------
+# Control flow (workloads 10-12): the library's ``lax`` is passed beside ``xp``.
+
+
+def fori_scalar(lax, steps, x):
+    """``steps`` iterations of a three-operation scalar body: the per-iteration overhead."""
+    return lax.fori_loop(0, steps, lambda i, c: c * 0.999 + 0.001, x)
+
+
+def lstm_loss(xp, lax, params, xs):
+    """An LSTM over ``xs`` (steps, batch, features) by ``lax.scan``: mean of h**2 over steps."""
+    wx, wh, b = params
+    hidden = wh.shape[1]
+
+    def sigmoid(z):
+        return 0.5 * xp.tanh(0.5 * z) + 0.5
+
+    def step(carry, x):
+        h, c = carry
+        z = x @ wx + h @ wh.T + b
+        i, f = sigmoid(z[:, :hidden]), sigmoid(z[:, hidden:2 * hidden])
+        g, o = xp.tanh(z[:, 2 * hidden:3 * hidden]), sigmoid(z[:, 3 * hidden:])
+        c = f * c + i * g
+        h = o * xp.tanh(c)
+        return (h, c), h
+
+    zeros = xs[0, :, :1] * 0.0 + xp.zeros((xs.shape[1], hidden), dtype=xs.dtype)
+    _, hs = lax.scan(step, (zeros, zeros), xs)
+    return xp.mean(hs * hs)
+
+
+def newton_sqrt(xp, lax, a):
+    """Newton's iteration for sqrt(a) until |x*x - a| <= 1e-6 a: data-dependent trip counts."""
+    return lax.while_loop(lambda x: xp.abs(x * x - a) > 1e-6 * a, lambda x: 0.5 * (x + a / x), a)
+
+
+def rnn_data(cfg: Config):
+    """``(params, xs)`` of the LSTM (workload 11)."""
+    hidden, batch, steps, features = cfg.rnn
+    rng = np.random.default_rng(11)
+    params = ((rng.standard_normal((features, 4 * hidden)) / np.sqrt(features)).astype(np.float32),
+              (rng.standard_normal((4 * hidden, hidden)) / np.sqrt(hidden)).astype(np.float32),
+              np.zeros(4 * hidden, np.float32))
+    return params, rng.standard_normal((steps, batch, features)).astype(np.float32)
+
+
+def newton_data(cfg: Config):
+    """``a`` of the vmapped Newton iterations (workload 12), in [1, 1e4)."""
+    return np.random.default_rng(12).uniform(1.0, 1e4, cfg.newton).astype(np.float32)

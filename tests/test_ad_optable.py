@@ -512,6 +512,8 @@ NOT_IN_TABLE = {
     "nextafter": "zero JVP by convention (as JAX); finite differences see slope 1",
     "iota": "no operands",
     "custom_lin": "only in linearized programs: the custom_vjp row checks it",
+    **dict.fromkeys(["cond", "scan", "while"],
+                    "control flow: check_grads in tests/test_control_flow_transforms.py"),
     **dict.fromkeys(
         ["psum", "pmax", "pmin", "all_gather"],
         "batched away under grad(vmap(f)): test_collective_rules_inside_vmap checks it",

@@ -77,7 +77,8 @@ def test_iota_and_collectives():
 
 # Primitives covered by the composite programs below rather than by the op table.
 COMPOSITE = {"iota", "psum", "pmax", "pmin", "all_gather", "axis_index", "custom_jvp_call",
-             "custom_vjp_call", "custom_lin", "checkpoint"}
+             "custom_vjp_call", "custom_lin", "checkpoint",
+             "cond", "scan", "while", "while_grad"}  # tests/test_control_flow_transforms.py
 
 
 def test_every_primitive_is_covered():

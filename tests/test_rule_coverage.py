@@ -46,6 +46,7 @@ def test_primitive_names_are_unique():
 NO_JVP = {
     "iota": "no operands: nothing to differentiate",
     "axis_index": "no operands: the position along a named axis",
+    "while_grad": "the backward pass of checkpointed_while_loop (reverse over reverse: not yet)",
 }
 
 # Primitives whose JVP rule gives a zero tangent whatever the input (ad.defjvp_zero):
@@ -97,7 +98,8 @@ LINEAR = {
 }
 
 # Call-like primitives: linear when their body is; a transpose rule is allowed, not required.
-CALL_LIKE = {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call"}
+CALL_LIKE = {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call",
+             "cond", "scan", "while"}  # control flow: while's rule raises JAX's clear error
 
 # Linear primitives whose transpose rule is being written.
 AWAITING_TRANSPOSE = {}

@@ -41,73 +41,125 @@ def compile_jaxpr(jaxpr: Jaxpr, donated=None):
     Example:
         >>> run = compile_jaxpr(make_jaxpr(jnp.sin)(1.0).jaxpr)
         >>> run(np.float32(0.5))
-        [0.47942555]
+        [np.float32(0.47942555)]
     """
     donated = tuple(donated) if donated is not None else (False,) * len(jaxpr.invars)
     if len(donated) != len(jaxpr.invars):
         raise ValueError(f"donated has {len(donated)} entries for {len(jaxpr.invars)} inputs")
-    namespace = {"_errstate": np.errstate, "_donor": _donor}
-    names = {}
+    p = _Program(jaxpr, donated, kept=())
+    lines = [f"def run({', '.join(p.params)}):", "    with _errstate(all='ignore'):"]
+    lines += [f"        {line}" for line in p.body]
+    lines.append(f"        return [{', '.join(p.outs)}]")
+    return p.make("\n".join(lines))
 
-    def name_of(v):
-        if isinstance(v, Literal):
-            key = f"lit{len(namespace)}"
-            namespace[key] = v.val._value
-            return key
-        return names[id(v)]
 
-    def bind_name(v):
-        names[id(v)] = f"v{len(names)}"
-        return names[id(v)]
+def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int):
+    """Return ``loop(*consts, *carry, *xs, *ys, order) -> carry``: a ``scan`` of ``jaxpr``
+    (consts, carry, x slices -> carry, y slices) in one generated function.
 
-    params = [bind_name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
-    items = [i for i in plan(jaxpr) if not (isinstance(i, Group) and not i.outvars)]
-    last_use = _last_uses(items, jaxpr.outvars)
-    lenders = _lenders(jaxpr, items, donated)
-    body = []
-    donor_names = {}
-    for v, d in zip(jaxpr.invars, donated, strict=True):
-        if d and id(v) in lenders:
-            others = "".join(f"{p}, " for p in params if p != names[id(v)])
-            donor_names[id(v)] = f"d{names[id(v)]}"
-            body.append(f"{donor_names[id(v)]} = _donor({names[id(v)]}, ({others}))")
-    groups, reused = [], []
-    for i, item in enumerate(items):
-        fn = f"f{i}"
-        bufs = _buffers(_candidates(item), last_use.get(i, ()), lenders)
-        reused += [b for b in bufs if b is not None]
-        buf_names = ["None" if b is None else donor_names.get(id(b), names[id(b)]) for b in bufs]
-        args = [name_of(v) for v in item.invars]
-        if isinstance(item, Group):
-            namespace[fn] = item.runner()
-            args += buf_names
-            outvars, multiple = item.outvars, True
-            groups.append(item)
-        else:
-            impl = item.primitive.impl
-            if bufs and bufs[0] is not None:  # a ufunc that writes into a dead buffer
-                impl = ufunc_of(item)
-                args.append(f"out={buf_names[0]}")
-            namespace[fn] = functools.partial(impl, **item.params) if item.params else impl
-            outvars, multiple = item.outvars, item.primitive.multiple_results
-        outs = ", ".join(bind_name(v) for v in outvars)
-        if multiple:
-            outs = f"({outs},)"
-        body.append(f"{outs} = {fn}({', '.join(args)})")
-        dead = [names[id(v)] for v in last_use.get(i, ())]
-        if dead:
-            body.append(f"del {', '.join(dead)}")
-    outs = ", ".join(name_of(v) for v in jaxpr.outvars)
-    lines = [f"def run({', '.join(params)}):", "    with _errstate(all='ignore'):"]
-    lines += [f"        {line}" for line in body]
-    lines.append(f"        return [{outs}]")
-    source = "\n".join(lines)
-    exec(compile(source, "<invarax.jit>", "exec"), namespace)
-    run = namespace["run"]
-    run.source = source
-    run.groups = groups
-    run.reused = reused
-    return run
+    For each ``i`` in ``order`` the body's statements (those ``compile_jaxpr`` generates,
+    calling the same impls and fusion groups) run on ``x[i]`` for each ``x`` of ``xs``,
+    rebind the carry and write the y slices into ``ys[k][i]``: no call, list or error-state
+    switch per iteration. The consts (and ``jaxpr``'s constvars) are kept for every
+    iteration. The body's bits are those of ``compile_jaxpr(jaxpr)``.
+
+    Example:
+        >>> j = make_jaxpr(lambda c, x: (c + x, c * x))(1.0, 2.0).jaxpr
+        >>> ys = np.empty(3, np.float32)
+        >>> compile_loop(j, 0, 1)(np.float32(0), np.arange(3, dtype=np.float32), ys, range(3))
+        [np.float32(3.0)]
+        >>> ys
+        array([0., 0., 2.], dtype=float32)
+    """
+    n_in = len(jaxpr.invars)
+    kept = [*jaxpr.constvars, *jaxpr.invars[:num_consts]]
+    p = _Program(jaxpr, (False,) * n_in, kept=kept)
+    n_const = len(jaxpr.constvars) + num_consts
+    carry_in = p.params[n_const:n_const + num_carry]
+    xs_in = p.params[n_const + num_carry:]
+    xs = [f"x{k}" for k in range(len(xs_in))]
+    ys = [f"y{k}" for k in range(len(p.outs) - num_carry)]
+    args = [*p.params[:n_const], *carry_in, *xs, *ys, "order"]
+    lines = [f"def run({', '.join(args)}):", "    with _errstate(all='ignore'):",
+             "        for _i in order:"]
+    lines += [f"            {v} = {x}[_i]" for v, x in zip(xs_in, xs, strict=True)]
+    lines += [f"            {line}" for line in p.body]
+    lines += [f"            {y}[_i] = {o}" for y, o in zip(ys, p.outs[num_carry:], strict=True)]
+    if num_carry:  # after the ys, which may be carry inputs
+        lines.append(f"            {', '.join(carry_in)}, = {', '.join(p.outs[:num_carry])},")
+    if not p.body and not num_carry and not ys:
+        lines.append("            pass")
+    lines.append(f"    return [{', '.join(carry_in)}]")
+    return p.make("\n".join(lines))
+
+
+class _Program:
+    """The statements evaluating ``jaxpr`` (``params``: its inputs' names, ``body``: the
+    lines, ``outs``: its outputs' names); ``kept`` values are never deleted."""
+
+    def __init__(self, jaxpr: Jaxpr, donated, kept):
+        self.namespace = namespace = {"_errstate": np.errstate, "_donor": _donor}
+        names = {}
+
+        def name_of(v):
+            if isinstance(v, Literal):
+                key = f"lit{len(namespace)}"
+                namespace[key] = v.val._value
+                return key
+            return names[id(v)]
+
+        def bind_name(v):
+            names[id(v)] = f"v{len(names)}"
+            return names[id(v)]
+
+        params = [bind_name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
+        items = [i for i in plan(jaxpr) if not (isinstance(i, Group) and not i.outvars)]
+        last_use = _last_uses(items, [*jaxpr.outvars, *kept])
+        lenders = _lenders(jaxpr, items, donated)
+        body = []
+        donor_names = {}
+        for v, d in zip(jaxpr.invars, donated, strict=True):
+            if d and id(v) in lenders:
+                others = "".join(f"{p}, " for p in params if p != names[id(v)])
+                donor_names[id(v)] = f"d{names[id(v)]}"
+                body.append(f"{donor_names[id(v)]} = _donor({names[id(v)]}, ({others}))")
+        groups, reused = [], []
+        for i, item in enumerate(items):
+            fn = f"f{i}"
+            bufs = _buffers(_candidates(item), last_use.get(i, ()), lenders)
+            reused += [b for b in bufs if b is not None]
+            buf_names = ["None" if b is None else donor_names.get(id(b), names[id(b)])
+                         for b in bufs]
+            args = [name_of(v) for v in item.invars]
+            if isinstance(item, Group):
+                namespace[fn] = item.runner()
+                args += buf_names
+                outvars, multiple = item.outvars, True
+                groups.append(item)
+            else:
+                impl = item.primitive.impl
+                if bufs and bufs[0] is not None:  # a ufunc that writes into a dead buffer
+                    impl = ufunc_of(item)
+                    args.append(f"out={buf_names[0]}")
+                namespace[fn] = functools.partial(impl, **item.params) if item.params else impl
+                outvars, multiple = item.outvars, item.primitive.multiple_results
+            outs = ", ".join(bind_name(v) for v in outvars)
+            if multiple:
+                outs = f"({outs},)"
+            body.append(f"{outs} = {fn}({', '.join(args)})")
+            dead = [names[id(v)] for v in last_use.get(i, ())]
+            if dead:
+                body.append(f"del {', '.join(dead)}")
+        self.params, self.body, self.groups, self.reused = params, body, groups, reused
+        self.outs = [name_of(v) for v in jaxpr.outvars]
+
+    def make(self, source: str):
+        exec(compile(source, "<invarax.jit>", "exec"), self.namespace)
+        run = self.namespace["run"]
+        run.source = source
+        run.groups = self.groups
+        run.reused = self.reused
+        return run
 
 
 def _last_uses(items, outvars):

@@ -33,7 +33,9 @@ _FIXES = (
     "  - if the value should be fixed at trace time, mark the argument static:\n"
     "    jit(f, static_argnums=...) or static_argnames=...;\n"
     "  - for a choice between values, use jnp.where(cond, a, b) or lax.select;\n"
-    "  - for a choice between computations, use lax.cond (or lax.while_loop / fori_loop);\n"
+    "  - for a choice between computations, use lax.cond or lax.switch;\n"
+    "  - for a loop whose trip count depends on the value, use lax.while_loop or\n"
+    "    lax.fori_loop (lax.scan to carry state over an array);\n"
     "  - to inspect a value, return it from the function instead."
 )
 

@@ -46,11 +46,17 @@ def _literal(val) -> str:
     return str(np.asarray(val)[()])  # the shortest repr of the value in its own dtype
 
 
-def _param(value, column: int, flat: bool) -> str:
+def _param(value, column: int, flat: bool, indent: int = 0) -> str:
     if isinstance(value, ClosedJaxpr):
         value = value.jaxpr
     if isinstance(value, Jaxpr):
         return _jaxpr(value, _Names(), column, column, flat)
+    if isinstance(value, tuple) and value and all(isinstance(v, ClosedJaxpr) for v in value):
+        if flat:  # a tuple of jaxprs (cond's branches), one a line when broken
+            return "(" + " ".join(_param(v, 0, True) for v in value) + ")"
+        pad = " " * (indent + 2)
+        items = "".join(f"\n{pad}{_param(v, indent + 2, False)}" for v in value)
+        return f"({items}\n{' ' * indent})"
     if isinstance(value, np.dtype):
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
@@ -70,7 +76,7 @@ def _eqn(eqn, names: _Names, indent: int, flat: bool = False) -> str:
     if flat or indent + len(line) <= WIDTH:
         return line.rstrip()
     pad = " " * (indent + 2)
-    lines = [f"{pad}{k}={_param(v, indent + 3 + len(k), False)}" for k, v in items]
+    lines = [f"{pad}{k}={_param(v, indent + 3 + len(k), False, indent + 2)}" for k, v in items]
     return f"{head}[\n" + "\n".join(lines) + f"\n{' ' * indent}] {ins}".rstrip()
 
 

@@ -25,6 +25,7 @@ from ._embedding import Embedding
 from ._linear import Identity, Linear
 from ._mlp import MLP
 from ._normalisation import LayerNorm, RMSNorm
+from ._rnn import GRUCell, LSTMCell
 from ._sequential import Lambda, Sequential
 
 __all__ = [
@@ -32,4 +33,5 @@ __all__ = [
     "LayerNorm", "Linear", "MLP", "MultiheadAttention", "RMSNorm", "Sequential",
     "gelu", "identity", "log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "silu",
     "softmax", "softplus",
+    "GRUCell", "LSTMCell",
 ]

@@ -1,0 +1,275 @@
+"""The ``scan`` primitive: a loop over the leading axis of arrays, with a carry.
+
+``scan[jaxpr=... length=n linear=... num_carry=c num_consts=k reverse=r unroll=u]
+consts carry xs`` runs ``jaxpr`` (consts, carry, x slices -> new carry, y slices) ``n``
+times and returns the final carry and the stacked ys. The body is optimised and compiled
+once (``jit``'s passes and fusion, which change no bit) and run in a tight loop, eagerly
+and under ``jit`` alike. Rules:
+
+- JVP: a ``scan`` of the body's JVP; carry tangents nonzero in the body's view of some
+  iteration (a fixed point) are instantiated.
+- partial evaluation: the body is split (the unknown carries a fixed point); the known
+  ``scan`` returns the residuals stacked as extra ys, except a residual that is a loop
+  constant or a slice of ``xs`` (passed to the staged ``scan`` as it is).
+- transpose: a ``scan`` in the other direction of the body's backward pass, carrying the
+  cotangents of the carry and of the linear consts. A const's cotangent is accumulated in
+  the order an unrolled loop's backward pass adds it: from the last iteration to the
+  first, each iteration's contributions added in its equations' reverse order, starting
+  from zero; the total is then added to the cotangent the const gets elsewhere. So the
+  gradient is bitwise the unrolled loop's when the const is used by the loop alone (but
+  for ``0 + (-0.0)``); otherwise the terms are associated differently (within rounding).
+- batching: one ``scan`` of the batched body (the batched carries a fixed point); batched
+  xs and ys have their batch axis at 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ir import Eqn, Var
+from ..core.trace import Primitive
+from ..interpreters import ad, batching
+from . import _control_flow as cf
+
+scan_p = Primitive("scan", multiple_results=True)
+
+
+def _scan_impl(*args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
+    loop = cf.scan_loop(jaxpr, num_consts, num_carry)
+    xs = args[num_consts + num_carry:]
+    ys = [np.empty((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
+    order = range(length - 1, -1, -1) if reverse else range(length)
+    carry = loop(*args[:num_consts + num_carry], *xs, *ys, order)
+    return [*(np.asarray(c) for c in carry), *ys]
+
+
+def _scan_abstract_eval(*avals, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
+    body_in = jaxpr.in_avals
+    n_x = len(avals) - num_consts - num_carry
+    xs = avals[num_consts + num_carry:]
+    given = [*avals[:num_consts + num_carry], *(x.update(shape=x.shape[1:]) for x in xs)]
+    if len(body_in) != len(avals) or any(x.shape[:1] != (length,) for x in xs) or not all(
+            cf.typematch(a, b) for a, b in zip(body_in, given, strict=True)):
+        raise TypeError(
+            f"internal error: a scan body of {[a.str_short() for a in body_in]} (length "
+            f"{length}) bound to {[a.str_short() for a in avals]}")
+    carry_in = avals[num_consts:num_consts + num_carry]
+    carry_out = jaxpr.out_avals[:num_carry]
+    if not all(cf.typematch(a, b) for a, b in zip(carry_in, carry_out, strict=True)):
+        raise TypeError(f"internal error: a scan body maps the carry "
+                        f"{[a.str_short() for a in carry_in]} to "
+                        f"{[a.str_short() for a in carry_out]}")
+    del n_x
+    return [*carry_in, *(y.update(shape=(length, *y.shape))
+                         for y in jaxpr.out_avals[num_carry:])]
+
+
+scan_p.def_impl(_scan_impl)
+scan_p.def_abstract_eval(_scan_abstract_eval)
+
+
+def _split3(seq, num_consts, num_carry):
+    seq = list(seq)
+    return seq[:num_consts], seq[num_consts:num_consts + num_carry], seq[num_consts + num_carry:]
+
+
+def _scan_jvp(primals, tangents, *, jaxpr, length, linear, num_carry, num_consts, reverse,
+              unroll):
+    nz = [not isinstance(t, ad.Zero) for t in tangents]
+    const_nz, carry_nz, xs_nz = _split3(nz, num_consts, num_carry)
+    n_ys = len(jaxpr.out_avals) - num_carry
+    while True:
+        out_nz = cf.jvp_nonzeros(jaxpr, const_nz + carry_nz + xs_nz, "jvp of scan")
+        new = [a or b for a, b in zip(carry_nz, out_nz[:num_carry], strict=True)]
+        if new == carry_nz:
+            break
+        carry_nz = new
+    body, out_nz = cf.jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
+                                carry_nz + [False] * n_ys, "jvp of scan")
+    ys_nz = out_nz[num_carry:]
+    # The JVP body takes primals then tangents; the scan wants consts, carry, xs each
+    # followed by its tangents.
+    n_in = len(primals)
+    tan_pos = {}
+    for i, z in enumerate(const_nz + carry_nz + xs_nz):
+        if z:
+            tan_pos[i] = n_in + len(tan_pos)
+    c, k, x = _split3(range(n_in), num_consts, num_carry)
+    order = [*c, *(tan_pos[i] for i in c if i in tan_pos), *k,
+             *(tan_pos[i] for i in k if i in tan_pos), *x, *(tan_pos[i] for i in x if i in tan_pos)]
+    n_out = len(jaxpr.out_avals)
+    n_ct = sum(carry_nz)
+    out_order = [*range(num_carry), *range(n_out, n_out + n_ct), *range(num_carry, n_out),
+                 *range(n_out + n_ct, n_out + n_ct + sum(ys_nz))]
+    body = cf.permute(body, order, out_order)
+    carry_tangents = [ad.instantiate(t) if z else None
+                      for t, z in zip(tangents[num_consts:num_consts + num_carry], carry_nz,
+                                      strict=True)]
+    carry_tangents = [cf.cast_like(t, p.aval) for t, p in
+                      zip(carry_tangents, primals[num_consts:num_consts + num_carry],
+                          strict=True) if t is not None]
+    pc, pk, px = _split3(primals, num_consts, num_carry)
+    tc, _, tx = _split3(tangents, num_consts, num_carry)
+    args = [*pc, *(t for t in tc if not isinstance(t, ad.Zero)), *pk, *carry_tangents,
+            *px, *(t for t in tx if not isinstance(t, ad.Zero))]
+    lin_c, lin_k, lin_x = _split3(linear, num_consts, num_carry)
+    new_linear = (*lin_c, *[True] * sum(const_nz), *lin_k, *[True] * n_ct,
+                  *lin_x, *[True] * sum(xs_nz))
+    outs = scan_p.bind(*args, jaxpr=body, length=length, linear=new_linear,
+                       num_carry=num_carry + n_ct, num_consts=num_consts + sum(const_nz),
+                       reverse=reverse, unroll=unroll)
+    carry_out, carry_t = outs[:num_carry], iter(outs[num_carry:num_carry + n_ct])
+    ys, ys_t = outs[num_carry + n_ct:num_carry + n_ct + n_ys], iter(outs[num_carry + n_ct + n_ys:])
+    out_avals = [o.aval for o in (*carry_out, *ys)]
+    t_out = [next(carry_t) if z else ad.Zero(ad.tangent_aval(a))
+             for z, a in zip(carry_nz, out_avals[:num_carry], strict=True)]
+    t_out += [next(ys_t) if z else ad.Zero(ad.tangent_aval(a))
+              for z, a in zip(ys_nz, out_avals[num_carry:], strict=True)]
+    return [*carry_out, *ys], t_out
+
+
+def _scan_partial_eval(eqn, unknown):
+    p = eqn.params
+    jaxpr, num_consts, num_carry, length = (p["jaxpr"], p["num_consts"], p["num_carry"],
+                                            p["length"])
+    const_uk, carry_uk, xs_uk = _split3(unknown, num_consts, num_carry)
+    n_ys = len(jaxpr.out_avals) - num_carry
+    while True:
+        out_uk = cf.partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk,
+                                       carry_uk + [False] * n_ys)[2]
+        new = [a or b for a, b in zip(carry_uk, out_uk[:num_carry], strict=True)]
+        if new == carry_uk:
+            break
+        carry_uk = new
+    body_uk = const_uk + carry_uk + xs_uk
+    known, staged, out_uk, num_res = cf.partial_eval_jaxpr(jaxpr, body_uk,
+                                                           carry_uk + [False] * n_ys)
+    if all(out_uk) and not any(not u for u in body_uk) and num_res == 0:
+        return None, eqn
+    kj = known.jaxpr
+    n_known_out = out_uk.count(False)
+    k_consts = num_consts - sum(const_uk)
+    k_carry = num_carry - sum(carry_uk)
+    known_outer = [v for v, u in zip(eqn.invars, body_uk, strict=True) if not u]
+    # Each residual: a loop constant (passed as a const), a slice of known xs (the xs passed
+    # as they are) or another value (stacked as an extra ys of the known scan).
+    position = {id(v): i for i, v in enumerate(kj.invars)}
+    res_consts, res_xs, stacked = [], [], []
+    for r, v in enumerate(kj.outvars[n_known_out:]):
+        i = position.get(id(v)) if isinstance(v, Var) else None
+        if i is not None and i < k_consts:
+            res_consts.append((r, known_outer[i]))
+        elif i is not None and i >= k_consts + k_carry:
+            res_xs.append((r, known_outer[i]))
+        else:
+            stacked.append(r)
+    stacked_vars = [Var(kj.outvars[n_known_out + r].aval.update(
+        shape=(length, *kj.outvars[n_known_out + r].aval.shape))) for r in stacked]
+    known_body = cf.permute(known, range(len(kj.invars)),
+                            [*range(n_known_out), *(n_known_out + r for r in stacked)])
+    k_lin_c, k_lin_k, k_lin_x = _split3(
+        [lin for lin, u in zip(p["linear"], body_uk, strict=True) if not u], k_consts, k_carry)
+    known_eqn = Eqn(scan_p, known_outer,
+                    [*(v for v, u in zip(eqn.outvars, out_uk, strict=True) if not u),
+                     *stacked_vars],
+                    dict(p, jaxpr=known_body, linear=(*k_lin_c, *k_lin_k, *k_lin_x),
+                         num_consts=k_consts, num_carry=k_carry))
+    # The staged body takes the residuals, then the unknown consts, carry and xs; as a scan
+    # body it takes consts (residual consts, unknown consts), carry, then xs (residual xs,
+    # stacked residuals, unknown xs).
+    uk_c, uk_k = sum(const_uk), sum(carry_uk)
+    rc = [r for r, _ in res_consts]
+    rx = [r for r, _ in res_xs]
+    base = num_res
+    order = [*rc, *range(base, base + uk_c), *range(base + uk_c, base + uk_c + uk_k), *rx,
+             *stacked, *range(base + uk_c + uk_k, len(staged.in_avals))]
+    staged_body = cf.permute(staged, order)
+    uk_outer = [v for v, u in zip(eqn.invars, body_uk, strict=True) if u]
+    ins = [*(v for _, v in res_consts), *uk_outer[:uk_c], *uk_outer[uk_c:uk_c + uk_k],
+           *(v for _, v in res_xs), *stacked_vars, *uk_outer[uk_c + uk_k:]]
+    lin_c, lin_k, lin_x = _split3(p["linear"], num_consts, num_carry)
+    staged_linear = (*[False] * len(rc), *(lin for lin, u in zip(lin_c, const_uk, strict=True)
+                                           if u),
+                     *(lin for lin, u in zip(lin_k, carry_uk, strict=True) if u),
+                     *[False] * (len(rx) + len(stacked)),
+                     *(lin for lin, u in zip(lin_x, xs_uk, strict=True) if u))
+    staged_eqn = Eqn(scan_p, ins, [v for v, u in zip(eqn.outvars, out_uk, strict=True) if u],
+                     dict(p, jaxpr=staged_body, linear=staged_linear,
+                          num_consts=len(rc) + uk_c, num_carry=uk_k))
+    return known_eqn, staged_eqn
+
+
+def _scan_transpose(cts, *args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
+    consts, carry, xs = _split3(args, num_consts, num_carry)
+    const_lin = [isinstance(c, ad.UndefinedPrimal) for c in consts]
+    xs_lin = [isinstance(x, ad.UndefinedPrimal) for x in xs]
+    # The carry is linear (a defined carry is a known offset: its cotangent is dropped).
+    body_lin = const_lin + [True] * num_carry + xs_lin
+    ct_carry, ct_ys = cts[:num_carry], cts[num_carry:]
+    ys_nz = [not isinstance(c, ad.Zero) for c in ct_ys]
+    t_body = cf.transpose_jaxpr(jaxpr, body_lin, [True] * num_carry + ys_nz,
+                                "transpose of scan", acc_linear=const_lin + [False] * (
+                                    num_carry + len(xs)))
+    # t_body: (defined consts, defined xs, ct carry, ct ys, const accumulators) ->
+    # (ct of linear consts, ct carry, ct of linear xs); as a scan body: consts = defined
+    # consts; carry = (const accumulators, ct carry); xs = (defined xs, ct ys).
+    n_dc, n_dx = const_lin.count(False), xs_lin.count(False)
+    n_lc, n_lx, n_ys = sum(const_lin), sum(xs_lin), sum(ys_nz)
+    ins = [*range(n_dc), *range(n_dc + n_dx + num_carry + n_ys, n_dc + n_dx + num_carry + n_ys
+                                + n_lc),
+           *range(n_dc + n_dx, n_dc + n_dx + num_carry), *range(n_dc, n_dc + n_dx),
+           *range(n_dc + n_dx + num_carry, n_dc + n_dx + num_carry + n_ys)]
+    t_body = cf.permute(t_body, ins)
+    carry_avals = jaxpr.in_avals[num_consts:num_consts + num_carry]
+    c_init = [ad.instantiate(c) if isinstance(c, ad.Zero) else c for c in ct_carry]
+    c_init = [cf.cast_like(c, a) for c, a in zip(c_init, carry_avals, strict=True)]
+    acc_init = [ad.zeros_like_aval(c.aval) for c in consts if isinstance(c, ad.UndefinedPrimal)]
+    t_args = [*(c for c in consts if not isinstance(c, ad.UndefinedPrimal)), *acc_init,
+              *c_init, *(x for x in xs if not isinstance(x, ad.UndefinedPrimal)),
+              *(c for c in ct_ys if not isinstance(c, ad.Zero))]
+    outs = scan_p.bind(*t_args, jaxpr=t_body, length=length,
+                       linear=(*[False] * n_dc, *[True] * (n_lc + num_carry),
+                               *[False] * n_dx, *[True] * n_ys),
+                       num_carry=n_lc + num_carry, num_consts=n_dc, reverse=not reverse,
+                       unroll=unroll)
+    ct_consts, ct_carry_in, ct_xs = (iter(outs[:n_lc]), outs[n_lc:n_lc + num_carry],
+                                     iter(outs[n_lc + num_carry:]))
+    res = [next(ct_consts) if lin else None for lin in const_lin]
+    res += [ct if isinstance(c, ad.UndefinedPrimal) else None
+            for c, ct in zip(carry, ct_carry_in, strict=True)]
+    res += [next(ct_xs) if lin else None for lin in xs_lin]
+    del n_lx
+    return res
+
+
+def _scan_batch(vals, dims, *, trace, jaxpr, length, linear, num_carry, num_consts, reverse,
+                unroll):
+    size = trace.axis_size
+    b = [d is not batching.not_mapped for d in dims]
+    const_b, carry_b, xs_b = _split3(b, num_consts, num_carry)
+    n_ys = len(jaxpr.out_avals) - num_carry
+    while True:
+        _, out_b = cf.batch_jaxpr(jaxpr, const_b + carry_b + xs_b, carry_b + [False] * n_ys,
+                                  trace, "vmap of scan")
+        new = [x or y for x, y in zip(carry_b, out_b[:num_carry], strict=True)]
+        if new == carry_b:
+            break
+        carry_b = new
+    body, out_b = cf.batch_jaxpr(jaxpr, const_b + carry_b + xs_b, carry_b + [False] * n_ys,
+                                 trace, "vmap of scan")
+    vc, vk, vx = _split3(vals, num_consts, num_carry)
+    dc, dk, dx = _split3(dims, num_consts, num_carry)
+    args = [*cf.batch_operands(vc, dc, const_b, size), *cf.batch_operands(vk, dk, carry_b, size),
+            *cf.batch_operands(vx, dx, xs_b, size, axis=1)]
+    outs = scan_p.bind(*args, jaxpr=body, length=length, linear=linear, num_carry=num_carry,
+                       num_consts=num_consts, reverse=reverse, unroll=unroll)
+    out_dims = [0 if x else batching.not_mapped for x in carry_b]
+    out_dims += [1 if x else batching.not_mapped for x in out_b[num_carry:]]
+    return outs, out_dims
+
+
+_scan_batch.needs_trace = True
+ad.jvp_rules[scan_p] = _scan_jvp
+ad.partial_eval_eqn_rules[scan_p] = _scan_partial_eval
+ad.transpose_rules[scan_p] = _scan_transpose
+batching.batching_rules[scan_p] = _scan_batch
