@@ -119,7 +119,10 @@ class ArrayImpl(Array):
         if copy:
             return np.array(self._value, dtype=dtype, order="C")
         value = self._value if dtype is None else self._value.astype(dtype, copy=False)
-        return value if value.flags.c_contiguous else np.array(value, order="C")
+        if not value.flags.c_contiguous:
+            value = np.array(value, order="C")
+            value.flags.writeable = False  # read-only, as the array's own buffer
+        return value
 
     def __bool__(self):
         return bool(self._value)
