@@ -40,6 +40,13 @@ from .module import (
     tree_at,
 )
 from . import nn, optim  # noqa: E402  (they build on the module layer above)
+from . import serialise
+from .serialise import (
+    default_deserialise_filter_spec,
+    default_serialise_filter_spec,
+    tree_deserialise_leaves,
+    tree_serialise_leaves,
+)
 from .optim import apply_updates
 
 __version__ = "0.1.0"
@@ -70,6 +77,8 @@ __all__ = [
     "filter_value_and_grad", "filter_vmap", "if_array", "is_array",
     "is_array_like", "is_inexact_array", "partition", "tree_at",
     "apply_updates", "nn", "optim", "RetraceWarning",
+    "serialise", "default_deserialise_filter_spec", "default_serialise_filter_spec",
+    "tree_deserialise_leaves", "tree_serialise_leaves",
 ]
 
 from ._autodiff import jacrev as jacobian  # noqa: E402  (JAX's alias of jacrev)

@@ -9,7 +9,7 @@ import numpy as np
 from ._vmap import vmap
 from .core import dtypes
 from .core.api_util import fun_name
-from .core.array import ArrayImpl, to_array
+from .core.array import Array, ArrayImpl, to_array
 from .core.pytree import tree_flatten, tree_unflatten
 from .interpreters import ad
 from .ops.elementwise import convert_element_type
@@ -63,13 +63,19 @@ class _Flat:
         out_leaves, self.out_tree = tree_flatten(out)
         aux_leaves, self.aux_tree = tree_flatten(aux)
         self.num_out = len(out_leaves)
-        return out_leaves + aux_leaves
+        # As JAX: aux leaves that are not arrays (strings, Python numbers, ...) are
+        # returned as they are; only arrays go through the transformation.
+        self.aux_kept = [None if isinstance(a, Array) else a for a in aux_leaves]
+        return out_leaves + [a for a in aux_leaves if isinstance(a, Array)]
 
     def split(self, leaves):
         """``(out, aux)`` pytrees from the flat outputs (aux is None without has_aux)."""
         out = tree_unflatten(self.out_tree, leaves[: self.num_out])
-        aux = tree_unflatten(self.aux_tree, leaves[self.num_out :]) if self.has_aux else None
-        return out, aux
+        if not self.has_aux:
+            return out, None
+        traced = iter(leaves[self.num_out :])
+        aux_leaves = [next(traced) if a is None else a for a in self.aux_kept]
+        return out, tree_unflatten(self.aux_tree, aux_leaves)
 
 
 def _leaves(tree, what):

@@ -135,4 +135,13 @@ def demo(out=None, steps: int = 400, png: str = "invarax-demo-loss.png",
     print("\nreproducibility report for the trained model (float32, CPU):", file=out)
     print(report.format_report(columns), file=out)
     print(f"\ndone in {time.perf_counter() - start:.1f} s", file=out)
-    return 0 if drop >= 10 and report.all_equal(columns["invarax"]) else 1
+    failures = []
+    if drop < 10:
+        failures.append(f"training did not converge: the loss fell {drop:.1f}x in {steps} "
+                        "steps, the demo asks for 10x (run more steps, e.g. the default 400)")
+    if not report.all_equal(columns["invarax"]):
+        failures.append("an invarax check above is not bitwise equal (a numerics contract "
+                        "bug: please report it)")
+    for failure in failures:
+        print(f"invarax demo: exit status 1: {failure}", file=out)
+    return 1 if failures else 0

@@ -22,7 +22,9 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import os
 import sys
+import threading
 import warnings
 import weakref
 
@@ -350,6 +352,19 @@ def _flags() -> tuple:
     return tuple((k, v) for k, v in sorted(config._values.items()) if k not in _NOT_TRACED)
 
 
+# Guards the jitted functions' caches and pending traces (held briefly, never while
+# tracing); a forked child gets a new one (a parent's thread may have held it).
+_PENDING_LOCK = threading.Lock()
+
+
+def _fresh_lock() -> None:
+    global _PENDING_LOCK
+    _PENDING_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock)
+
 _contexts = {}  # _flags() -> a small int, the key's first element
 _context = _contexts.setdefault(_flags(), 0)
 
@@ -459,9 +474,10 @@ def _wrapper(out_tree, weak_types):
 class _Caches:
     """The traced signatures of one function: shared by every ``Jitted`` of it."""
 
-    __slots__ = ("entries", "fast", "signatures", "variants")
+    __slots__ = ("entries", "fast", "signatures", "variants", "pending")
 
     def __init__(self):
+        self.pending = {}  # key -> Event set when the thread tracing it is done
         self.entries = {}  # full key -> _Entry
         self.fast = {}  # _fast_key of positional array arguments -> _Entry
         self.signatures = []  # one _Signature per cached trace, to explain retraces
@@ -515,6 +531,7 @@ class Jitted:
         self._cache, self._fast = caches.entries, caches.fast
         self._signatures, self._variants = caches.signatures, caches.variants
         self._fast_ok = not self.static.argnums and not self.static.argnames
+        self._pending = caches.pending
         self._warned = False
         try:
             params = inspect.signature(fun).parameters.values()
@@ -543,19 +560,48 @@ class Jitted:
         key = (in_tree, tuple(x.aval for x in leaves), static_vals, _context)
         entry = self._cache.get(key)
         if entry is None:
-            signature = _Signature(self, args, kwargs)
-            if config.read("jax_explain_cache_misses"):
-                logger.warning(signature.explain(self._signatures, self.static.name))
-            entry = self._trace(dyn_args, dyn_kwargs, static_vals)
-            if not entry.tracer_consts:
-                self._cache[key] = entry
-                self._signatures.append(signature)
-                self._count_variants(signature)
+            entry = self._trace_once(key, args, kwargs, dyn_args, dyn_kwargs, static_vals)
         if self._fast_ok and not kwargs and not entry.tracer_consts:
             fast = _fast_key(args)
             if fast is not None:
                 self._fast[fast] = entry
         return entry, leaves
+
+    def _trace_once(self, key, args, kwargs, dyn_args, dyn_kwargs, static_vals):
+        """Trace for ``key`` and cache the entry. Threads making the same first call at
+        the same time trace once: the first traces, the others wait for its entry. Only a
+        thread outside any trace waits (it holds no pending trace, so waiting never
+        deadlocks); one inside a trace traces for itself."""
+        with _PENDING_LOCK:
+            entry = self._cache.get(key)
+            if entry is not None:
+                return entry
+            pending = self._pending.get(key)
+            owner = pending is None
+            if owner:
+                pending = self._pending[key] = threading.Event()
+        if not owner and current_trace() is EVAL_TRACE:
+            pending.wait()
+            entry = self._cache.get(key)
+            if entry is not None:
+                return entry
+        try:
+            signature = _Signature(self, args, kwargs)
+            if config.read("jax_explain_cache_misses"):
+                logger.warning(signature.explain(self._signatures, self.static.name))
+            entry = self._trace(dyn_args, dyn_kwargs, static_vals)
+            if not entry.tracer_consts:
+                with _PENDING_LOCK:
+                    if key not in self._cache:
+                        self._cache[key] = entry
+                        self._signatures.append(signature)
+                        self._count_variants(signature)
+        finally:
+            if owner:
+                with _PENDING_LOCK:
+                    del self._pending[key]
+                pending.set()
+        return entry
 
     def _count_variants(self, signature: _Signature):
         """Warn (once) when an argument has come in ``RETRACE_WARNING_AFTER`` sizes or

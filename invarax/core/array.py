@@ -114,9 +114,15 @@ class ArrayImpl(Array):
         return self._weak_type
 
     def __array__(self, dtype=None, copy=None):
+        # As JAX: always a C-contiguous array (the buffer may be a strided view, e.g. of
+        # a vmap output), so ``.view(dtype)`` and the buffer protocol work on it.
         if copy:
-            return np.array(self._value, dtype=dtype)
-        return self._value if dtype is None else self._value.astype(dtype, copy=False)
+            return np.array(self._value, dtype=dtype, order="C")
+        value = self._value if dtype is None else self._value.astype(dtype, copy=False)
+        if not value.flags.c_contiguous:
+            value = np.array(value, order="C")
+            value.flags.writeable = False  # read-only, as the array's own buffer
+        return value
 
     def __bool__(self):
         return bool(self._value)

@@ -6,6 +6,7 @@ initialisation (the same key gives Equinox's initial parameters). Beyond Equinox
 ``vmap``. See docs/nn.md.
 """
 
+from ..numpy import tanh  # jax.nn.tanh is jnp.tanh
 from ..scipy.special import logsumexp
 from ._activations import (
     gelu,
@@ -32,6 +33,6 @@ __all__ = [
     "Conv", "Conv1d", "Conv2d", "Conv3d", "Dropout", "Embedding", "Identity", "Lambda",
     "LayerNorm", "Linear", "MLP", "MultiheadAttention", "RMSNorm", "Sequential",
     "gelu", "identity", "log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "silu",
-    "softmax", "softplus",
+    "softmax", "softplus", "tanh",
     "GRUCell", "LSTMCell",
 ]

@@ -38,6 +38,7 @@ from ._scalar_types import (
     int64, uint8, uint16, uint32, uint64,
 )
 from ._array_methods import install as _install
+from ._io import load, save, savez
 
 bool = bool_  # noqa: A001
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None

@@ -169,6 +169,12 @@ rint = _rounding("rint", lambda x: lax.round(x, 1))
 def round(a, decimals: int = 0):  # noqa: A001
     """Round to ``decimals`` decimals, ties to even (as ``numpy.round``)."""
     (a,) = promote_args("round", a)
+    if a.dtype == dtypes.bool_:
+        raise ValueError("round of a bool array is not supported (as in JAX); convert it "
+                         "first, e.g. x.astype(jnp.float32)")
+    if a.dtype.kind == "c":
+        raise NotImplementedError("round of a complex array is not supported yet; round "
+                                  "jnp.real(x) and jnp.imag(x) separately")
     if not dtypes.is_float(a.dtype):
         return a
     if decimals == 0:
@@ -243,15 +249,22 @@ def fmod(x1, x2, /):
 def power(x1, x2, /):
     """Elementwise ``x1 ** x2``; a static integer exponent multiplies (``integer_pow``)."""
     if isinstance(x2, (int, np.integer)) and not isinstance(x2, bool):
-        (a,) = promote_args("power", x1)
+        (a,) = _numeric(*promote_args("power", x1))
         if dtypes.is_integer(a.dtype) and x2 < 0:
             raise ValueError("Integers to negative integer powers are not allowed; "
                              "convert the base to float first")
         return lax.integer_pow(a, int(x2))
-    a, b = promote_args("power", x1, x2)
+    a, b = _numeric(*promote_args("power", x1, x2))
     if dtypes.is_inexact(a.dtype):
         return lax.pow(a, b)
     return _integer_power(a, b)
+
+
+def _numeric(*args):
+    """Bool operands as the default integer (JAX's ``promote_dtypes_numeric``)."""
+    if args[0].dtype != dtypes.bool_:
+        return args
+    return tuple(convert(x, dtypes.default_int()) for x in args)
 
 
 def _integer_power(a, b):

@@ -294,9 +294,21 @@ select_n_p.def_impl(_select_n_impl)
 select_n_p.def_abstract_eval(_select_n_abstract_eval)
 
 
-# convert_element_type: a cast (float -> int truncates toward zero, as C).
+# convert_element_type: a cast. Float -> int truncates toward zero and saturates, NaN
+# giving 0, as XLA (and so JAX): NumPy's cast of an out-of-range float is undefined in C
+# and differs between machines (x86 gives the lowest integer, ARM saturates).
 def _convert_impl(x, new_dtype, weak_type):
-    return x.astype(new_dtype)
+    new_dtype = np.dtype(new_dtype)
+    if x.dtype.kind != "f" or new_dtype.kind not in "iu":
+        return x.astype(new_dtype)
+    info = np.iinfo(new_dtype)
+    t = np.trunc(x)
+    high = t >= 2.0 ** (info.bits - (new_dtype.kind == "i"))  # powers of two are exact
+    low = t < (-(2.0 ** (info.bits - 1)) if new_dtype.kind == "i" else 0.0)
+    out = np.where(high | low | np.isnan(t), 0, t).astype(new_dtype)
+    out[high] = info.max
+    out[low] = info.min
+    return out
 
 
 def _convert_abstract_eval(x, new_dtype, weak_type):

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
+import threading
 
 import numpy as np
 
@@ -38,6 +40,17 @@ from ..core.trace import EVAL_TRACE, Tracer, current_trace
 
 ENABLED = True  # False: every call runs inline (eager op by op), for tests and comparisons
 MAX_ENTRIES = 1024  # compiled signatures kept per function (the oldest go first)
+_CACHE_LOCK = threading.Lock()  # guards the caches' insertions and evictions
+
+
+def _fresh_lock() -> None:
+    """In a forked child: a new lock (a parent's thread may have held it at the fork)."""
+    global _CACHE_LOCK
+    _CACHE_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock)
 
 _ATOMS = (bool, int, float, complex, str, type(None))
 
@@ -171,14 +184,20 @@ def compiled(static=(), scalar_static=(), convert=None, inline_if=None):
             except _Inline:
                 return fun(*args, **kwargs)
             jitted = cache.get(key)
-            if jitted is not None:
+            if jitted is None:
+                with _CACHE_LOCK:  # one jitted function per key, even for racing threads
+                    jitted = cache.get(key)
+                    if jitted is None:
+                        if len(cache) >= MAX_ENTRIES:
+                            del cache[next(iter(cache))]
+                        jitted = cache[key] = build(key)
+            try:
                 return jitted(*dyn)
-            jitted = build(key)
-            out = jitted(*dyn)  # a trace that raises (bad input) is not kept
-            if len(cache) >= MAX_ENTRIES:
-                del cache[next(iter(cache))]
-            cache[key] = jitted
-            return out
+            except Exception:
+                with _CACHE_LOCK:  # a trace that raises (bad input) is not kept
+                    if cache.get(key) is jitted and not jitted._cache_size():
+                        del cache[key]
+                raise
 
         wrapper._compiled_cache = cache
         return wrapper

@@ -6,6 +6,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <stdint.h>
 #include <string.h>
 
 #include "native.h"
@@ -35,6 +36,17 @@ static int element_strides(const Py_buffer *v, ptrdiff_t *out) {
     return 0;
 }
 
+/* 0 if `v` is empty or its data pointer is a multiple of its element size; else -1 with an
+ * exception set (the kernels load whole elements). */
+static int check_aligned(const Py_buffer *v) {
+    if (v->len > 0 && v->itemsize > 0 && (uintptr_t)v->buf % (uintptr_t)v->itemsize) {
+        PyErr_SetString(PyExc_ValueError,
+                        "kernel operand is not aligned to its element size (pass a copy)");
+        return -1;
+    }
+    return 0;
+}
+
 static int get_buffer(PyObject *obj, Py_buffer *v, int ndim, int writable) {
     int flags = PyBUF_FORMAT | (writable ? PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE : PyBUF_STRIDES);
     if (PyObject_GetBuffer(obj, v, flags) < 0) return -1;
@@ -44,7 +56,18 @@ static int get_buffer(PyObject *obj, Py_buffer *v, int ndim, int writable) {
         PyBuffer_Release(v);
         return -1;
     }
+    if (check_aligned(v) < 0) {
+        PyBuffer_Release(v);
+        return -1;
+    }
     return 0;
+}
+
+/* Whether `v` holds int64 elements (the output of argmax and argmin). */
+static int is_int64(const Py_buffer *v) {
+    const char *f = v->format ? v->format : "B";
+    if (f[0] == '=' || f[0] == '@' || f[0] == '<') f++;
+    return v->itemsize == 8 && (strcmp(f, "q") == 0 || strcmp(f, "l") == 0);
 }
 
 PyDoc_STRVAR(gemm_doc,
@@ -108,7 +131,7 @@ static PyObject *py_reduce(PyObject *self, PyObject *args) {
     int dbl = float_kind(&x);
     if (dbl < 0 || element_strides(&x, sx) < 0) goto release_o;
     int arg = op == RED_ARGMAX || op == RED_ARGMIN;
-    if (o.shape[0] != x.shape[0] || (arg ? o.itemsize != 8 : float_kind(&o) != dbl) ||
+    if (o.shape[0] != x.shape[0] || (arg ? !is_int64(&o) : float_kind(&o) != dbl) ||
         (arg && x.shape[1] == 0)) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "reduce: bad output, or argmax of an empty row");
@@ -140,7 +163,7 @@ static PyObject *py_fma(PyObject *self, PyObject *args) {
         int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (got == 3 ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(objs[got], &v[got], flags) < 0) goto release;
         int kind = float_kind(&v[got]);
-        if (kind < 0) { got++; goto release; }
+        if (kind < 0 || check_aligned(&v[got]) < 0) { got++; goto release; }
         if (v[got].ndim != 1 || (got && (kind != dbl || v[got].shape[0] != v[0].shape[0]))) {
             PyErr_SetString(PyExc_ValueError, "fma: operands must be 1-d, of one dtype and length");
             got++;
