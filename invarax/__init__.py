@@ -41,6 +41,8 @@ from .module import (
 )
 from . import nn, optim  # noqa: E402  (they build on the module layer above)
 from .optim import apply_updates
+from . import tree, typing  # noqa: E402
+from ._shapes import ShapeDtypeStruct, default_backend, eval_shape, typeof  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -70,4 +72,5 @@ __all__ = [
     "filter_value_and_grad", "filter_vmap", "if_array", "is_array",
     "is_array_like", "is_inexact_array", "partition", "tree_at",
     "apply_updates", "nn", "optim", "RetraceWarning",
+    "tree", "typing", "ShapeDtypeStruct", "default_backend", "eval_shape", "typeof",
 ]
