@@ -43,6 +43,8 @@ from . import nn, optim  # noqa: E402  (they build on the module layer above)
 from .optim import apply_updates
 from . import tree, typing  # noqa: E402
 from ._shapes import ShapeDtypeStruct, default_backend, eval_shape, typeof  # noqa: E402
+from . import debug  # noqa: E402
+from ._callback import pure_callback  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -73,4 +75,5 @@ __all__ = [
     "is_array_like", "is_inexact_array", "partition", "tree_at",
     "apply_updates", "nn", "optim", "RetraceWarning",
     "tree", "typing", "ShapeDtypeStruct", "default_backend", "eval_shape", "typeof",
+    "debug", "pure_callback",
 ]

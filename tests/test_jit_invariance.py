@@ -78,6 +78,7 @@ def test_iota_and_collectives():
 # Primitives covered by the composite programs below rather than by the op table.
 COMPOSITE = {"iota", "psum", "pmax", "pmin", "all_gather", "axis_index", "custom_jvp_call",
              "custom_vjp_call", "custom_lin", "checkpoint"}
+COMPOSITE |= {"debug_callback", "pure_callback"}  # tests/test_debug_callbacks.py
 
 
 def test_every_primitive_is_covered():

@@ -297,6 +297,10 @@ NOT_IN_TABLE = {
     **dict.fromkeys(
         ["custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint"],
         "custom derivatives and remat: tests/test_vmap_custom.py"),
+    **dict.fromkeys(
+        ["debug_callback", "pure_callback"],
+        "callbacks into Python, batched by unrolling or by vmap_method: "
+        "tests/test_debug_callbacks.py"),
 }
 
 # Primitives without a batching rule, with the reason.
