@@ -48,6 +48,10 @@ from .serialise import (
     tree_serialise_leaves,
 )
 from .optim import apply_updates
+from . import tree, typing  # noqa: E402
+from ._shapes import ShapeDtypeStruct, default_backend, eval_shape, typeof  # noqa: E402
+from . import debug  # noqa: E402
+from ._callback import pure_callback  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -79,6 +83,8 @@ __all__ = [
     "apply_updates", "nn", "optim", "RetraceWarning",
     "serialise", "default_deserialise_filter_spec", "default_serialise_filter_spec",
     "tree_deserialise_leaves", "tree_serialise_leaves",
+    "tree", "typing", "ShapeDtypeStruct", "default_backend", "eval_shape", "typeof",
+    "debug", "pure_callback",
 ]
 
 from ._autodiff import jacrev as jacobian  # noqa: E402  (JAX's alias of jacrev)

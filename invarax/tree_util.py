@@ -1,5 +1,6 @@
 """Pytree utilities: `jax.tree_util`'s names, for nested containers of arrays."""
 
+from invarax._partial import Partial
 from invarax.core.pytree import (
     DictKey,
     FlattenedIndexKey,
@@ -21,6 +22,7 @@ from invarax.core.pytree import (
     tree_map_with_path,
     tree_reduce,
     tree_structure,
+    tree_transpose,
     tree_unflatten,
     treedef_is_leaf,
 )
@@ -28,6 +30,7 @@ from invarax.core.pytree import (
 __all__ = [
     "DictKey",
     "FlattenedIndexKey",
+    "Partial",
     "GetAttrKey",
     "PyTreeDef",
     "SequenceKey",
@@ -46,6 +49,7 @@ __all__ = [
     "tree_map_with_path",
     "tree_reduce",
     "tree_structure",
+    "tree_transpose",
     "tree_unflatten",
     "treedef_is_leaf",
 ]

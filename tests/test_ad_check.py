@@ -107,7 +107,12 @@ def test_inputs_must_be_float64(x64):
         check_grads(jnp.sin, (X.astype(np.float32),))
 
 
-def test_needs_x64():
+def test_switches_x64_on_for_the_check():
     assert not invarax.config.jax_enable_x64
-    with pytest.raises(AssertionError, match="x64"):
-        check_grads(jnp.sin, (X,))
+    seen = []
+    check_grads(lambda x: seen.append(x.dtype) or jnp.sin(x), (X.astype(np.float32),))
+    assert set(seen) == {np.dtype(np.float64)} and not invarax.config.jax_enable_x64
+    with pytest.raises(AssertionError, match="VJP check"):  # switched back after a failure
+        check_grads(lambda x: jnp.sin(invarax.lax.stop_gradient(x)) + x, (X,), modes=["rev"],
+                    identity_rtol=-1.0)
+    assert not invarax.config.jax_enable_x64

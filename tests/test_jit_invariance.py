@@ -79,6 +79,7 @@ def test_iota_and_collectives():
 COMPOSITE = {"iota", "psum", "pmax", "pmin", "all_gather", "axis_index", "custom_jvp_call",
              "custom_vjp_call", "custom_lin", "checkpoint",
              "cond", "scan", "while", "while_grad"}  # tests/test_control_flow_transforms.py
+COMPOSITE |= {"debug_callback", "pure_callback"}  # tests/test_debug_callbacks.py
 
 
 def test_every_primitive_is_covered():

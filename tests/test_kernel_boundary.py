@@ -15,6 +15,11 @@ REDUCING = {
     "nansum", "nanprod", "average", "trace", "linalg", "median", "logaddexp", "convolve",
 }
 UFUNC_METHODS = {"reduce", "accumulate", "reduceat", "at"}
+# Files allowed NumPy reductions, with the reason.
+ALLOWED = {
+    "test_util.py": "check_grads' own float64 arithmetic (inner products, error sizes) "
+                    "checks derivatives; it computes no value a transformation returns",
+}
 
 
 def numpy_reductions(path):
@@ -39,7 +44,7 @@ def test_no_reduction_outside_kernels():
     offenders = {
         str(path.relative_to(ROOT)): numpy_reductions(path)
         for path in ROOT.rglob("*.py")
-        if "kernels" not in path.parts
+        if "kernels" not in path.parts and str(path.relative_to(ROOT)) not in ALLOWED
     }
     assert {k: v for k, v in offenders.items() if v} == {}
 

@@ -299,6 +299,10 @@ NOT_IN_TABLE = {
         "custom derivatives and remat: tests/test_vmap_custom.py"),
     **dict.fromkeys(["cond", "scan", "while", "while_grad"],
                     "control flow: tests/test_control_flow_transforms.py (N1 per construct)"),
+    **dict.fromkeys(
+        ["debug_callback", "pure_callback"],
+        "callbacks into Python, batched by unrolling or by vmap_method: "
+        "tests/test_debug_callbacks.py"),
 }
 
 # Primitives without a batching rule, with the reason.

@@ -637,10 +637,20 @@ class Jitted:
         flags += [False] * len(tree_leaves(dyn_kwargs))
         return tuple(flags)
 
+    def trace(self, *args, **kwargs):
+        """Trace for these arguments: a ``Traced`` (``.jaxpr``, ``.out_info``, ``.lower()``)."""
+        from .stages import Traced
+
+        return Traced(self._entry(args, kwargs)[0], self, args, kwargs)
+
     def lower(self, *args, **kwargs):
-        """Trace for these arguments; return a ``Lowered`` whose ``as_text()`` is the program."""
-        entry, _ = self._entry(args, kwargs)
-        return Lowered(entry, self)
+        """Trace for these arguments; a ``Lowered``: ``.as_text()`` is the program it runs,
+        ``.compile()`` the callable."""
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args, **kwargs):
+        """The output's shapes and dtypes for these arguments (``ShapeDtypeStruct``s)."""
+        return self.trace(*args, **kwargs).out_info
 
     def clear_cache(self):
         """Forget every traced signature."""
@@ -654,27 +664,6 @@ class Jitted:
 
     def _arg_name(self, i: int) -> str:
         return self._arg_names[i] if i < len(self._arg_names) else f"args[{i}]"
-
-
-class Lowered:
-    """The program ``jit`` runs for one signature (after the optimisation passes)."""
-
-    def __init__(self, entry: _Entry, jitted: Jitted):
-        self._entry = entry
-        self._jitted = jitted
-
-    @property
-    def jaxpr(self) -> ClosedJaxpr:
-        """The optimised program."""
-        return self._entry.optimized
-
-    def as_text(self) -> str:
-        """The optimised program, in jaxpr format."""
-        return str(self._entry.optimized)
-
-    def compile(self):
-        """Return the jitted function (compilation happened when it was traced)."""
-        return self._jitted
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):

@@ -146,7 +146,8 @@ class _Program:
             outs = ", ".join(bind_name(v) for v in outvars)
             if multiple:
                 outs = f"({outs},)"
-            body.append(f"{outs} = {fn}({', '.join(args)})")
+            call = f"{fn}({', '.join(args)})"
+            body.append(f"{outs} = {call}" if outvars else call)  # no outputs: an effect
             dead = [names[id(v)] for v in last_use.get(i, ())]
             if dead:
                 body.append(f"del {', '.join(dead)}")

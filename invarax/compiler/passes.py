@@ -39,7 +39,8 @@ from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
 FOLD_MAX_SIZE = 4096  # elements of each output of a folded equation, at most
 
-EFFECTFUL: set = set()  # primitives never removed nor merged (none yet: all are pure)
+EFFECTFUL: set = set()  # primitives never removed, merged nor folded (debug_callback)
+NO_FOLD: set = set()  # pure primitives run when the program runs, never folded (pure_callback)
 
 ALL_PASSES = frozenset({"dce", "cse", "fold", "noops"})
 
@@ -249,7 +250,7 @@ def _is_noop(name, invars, outvars, params) -> bool:
 
 
 def _mergeable(prim, params) -> bool:
-    if prim in EFFECTFUL:
+    if _effectful(prim, params):
         return False
     return not (prim.name == "checkpoint" and params.get("prevent_cse", False))
 
@@ -311,7 +312,8 @@ def _structure(closed: ClosedJaxpr):
 
 def _fold(prim, invars, outvars, params, values):
     """The outputs of the equation evaluated now, or None if it is not to be folded."""
-    if prim in EFFECTFUL or any(v.aval.size > FOLD_MAX_SIZE for v in outvars):
+    if _effectful(prim, params) or prim in NO_FOLD or any(v.aval.size > FOLD_MAX_SIZE
+                                                          for v in outvars):
         return None
     args = []
     for v in invars:
@@ -340,12 +342,27 @@ def _fold(prim, invars, outvars, params, values):
 # Dead-code elimination.
 
 
+def has_effect(eqn) -> bool:
+    """Whether ``eqn`` is effectful, or calls a sub-jaxpr with an effectful equation."""
+    return _effectful(eqn.primitive, eqn.params)
+
+
+def _effectful(prim, params) -> bool:
+    if prim in EFFECTFUL:
+        return True
+    for value in params.values():
+        subs = value if isinstance(value, tuple) else (value,)
+        if any(isinstance(v, ClosedJaxpr) and any(map(has_effect, v.jaxpr.eqns)) for v in subs):
+            return True
+    return False
+
+
 def _dce(closed: ClosedJaxpr) -> ClosedJaxpr:
     jaxpr = closed.jaxpr
     live = {id(v) for v in jaxpr.outvars if isinstance(v, Var)}
     kept = []
     for eqn in reversed(jaxpr.eqns):
-        if eqn.primitive in EFFECTFUL or any(id(v) in live for v in eqn.outvars):
+        if has_effect(eqn) or any(id(v) in live for v in eqn.outvars):
             kept.append(eqn)
             live.update(id(v) for v in eqn.invars if isinstance(v, Var))
     pairs = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts, strict=True)

@@ -50,6 +50,7 @@ __all__ = [
     "tree_map_with_path",
     "tree_reduce",
     "tree_structure",
+    "tree_transpose",
     "tree_unflatten",
     "treedef_is_leaf",
 ]
@@ -527,3 +528,42 @@ def tree_map_with_path(
     leaves, treedef = tree_flatten(tree, is_leaf)
     rest_leaves = _rest_leaves("tree_map_with_path", treedef, rest)
     return treedef.unflatten(map(f, _leaf_paths(treedef), leaves, *rest_leaves))
+
+
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
+                   pytree_to_transpose: Any) -> Any:
+    """Turn a tree of structure ``outer`` of trees of structure ``inner`` inside out.
+
+    Arguments:
+        outer_treedef: the outer structure.
+        inner_treedef: the structure of each subtree at a leaf of ``outer_treedef``; None
+            takes that of the first one.
+        pytree_to_transpose: the tree of trees.
+
+    Returns:
+        A tree of structure ``inner_treedef`` of trees of structure ``outer_treedef``.
+
+    Raises:
+        ValueError: if a subtree does not have the inner structure (the message says which).
+
+    Example:
+        >>> tree_transpose(tree_structure([0, 0]), tree_structure((0, 0)), [(1, 2), (3, 4)])
+        ([1, 3], [2, 4])
+    """
+    try:
+        subtrees = outer_treedef.flatten_up_to(pytree_to_transpose)
+    except ValueError as e:
+        raise ValueError(f"tree_transpose: the tree does not have the outer structure "
+                         f"{outer_treedef}: {e}") from None
+    if inner_treedef is None:
+        inner_treedef = tree_structure(subtrees[0]) if subtrees else tree_structure(None)
+    inner_leaves = []
+    for i, subtree in enumerate(subtrees):
+        try:
+            inner_leaves.append(inner_treedef.flatten_up_to(subtree))
+        except ValueError as e:
+            raise ValueError(f"tree_transpose: subtree {i} of the outer structure does not "
+                             f"have the inner structure {inner_treedef}: {e}") from None
+    columns = [outer_treedef.unflatten([leaves[j] for leaves in inner_leaves])
+               for j in range(inner_treedef.num_leaves)]
+    return inner_treedef.unflatten(columns)

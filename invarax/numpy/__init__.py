@@ -63,4 +63,59 @@ def issubdtype(arg1, arg2) -> bool:
     return _np.issubdtype(arg1, arg2)
 
 
+# The systematic pass over jax.numpy (issue 19; docs/numpy_coverage.md lists what is missing).
+from ._logic import (  # noqa: E402
+    allclose, array_equal, array_equiv, copy, iscomplex, iscomplexobj, isclose, isin, isneginf,
+    isposinf, isreal, isrealobj, isscalar, iterable, nan_to_num, ndim, shape, size,
+)
+from ._math import (  # noqa: E402
+    acos, acosh, angle, asin, asinh, atan, atan2, atanh, bitwise_invert, bitwise_left_shift,
+    bitwise_right_shift, copysign, deg2rad, degrees, divmod, fabs, float_power, fmax, fmin,
+    frexp, gcd, heaviside, hypot, lcm, ldexp, left_shift, logaddexp2, modf, rad2deg, radians,
+    right_shift, signbit, sinc, spacing,
+)
+from ._matrix import (  # noqa: E402
+    c_, diag, diag_indices, diag_indices_from, diagflat, diagonal, empty_like, fill_diagonal,
+    frombuffer, fromfile, fromfunction, fromiter, fromstring, geomspace, index_exp, indices,
+    ix_, logspace, mask_indices, meshgrid, mgrid, ogrid, r_, s_, tri, tril, tril_indices,
+    tril_indices_from, triu, triu_indices, triu_indices_from, vander,
+)
+from ._stats import (  # noqa: E402
+    average, corrcoef, count_nonzero, cov, cumulative_prod, cumulative_sum, diff, ediff1d,
+    gradient, median, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmedian,
+    nanmin, nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile, ptp,
+    quantile, trapezoid, unwrap,
+)
+from ._binning import (  # noqa: E402
+    bincount, digitize, histogram, histogram_bin_edges, interp, searchsorted,
+)
+from ._manip import (  # noqa: E402
+    append, apply_along_axis, apply_over_axes, astype, block, concat, cross, delete, dsplit,
+    fliplr, flipud, hsplit, insert, kron, matrix_transpose, matvec, permute_dims,
+    ravel_multi_index, resize, rollaxis, rot90, unravel_index, unstack, vecdot, vecmat,
+    vectorize, vsplit,
+)
+from ._selection import (  # noqa: E402
+    choose, compress, extract, piecewise, place, put, put_along_axis, select,
+)
+from ._setops import (  # noqa: E402
+    argpartition, argwhere, flatnonzero, intersect1d, lexsort, nonzero, partition, setdiff1d,
+    setxor1d, sort_complex, trim_zeros, union1d, unique, unique_all, unique_counts,
+    unique_inverse, unique_values,
+)
+from ._misc import (  # noqa: E402
+    array_repr, array_str, bartlett, bitwise_count, blackman, can_cast, get_printoptions,
+    hamming, hanning, isdtype, packbits, poly, polyadd, polyder, polydiv, polyint, polymul,
+    polysub, polyval, printoptions, promote_types, set_printoptions, unpackbits,
+)
+
+float_ = double = float64
+single = float32
+int_, uint = int64, uint64
+complex_ = cdouble = complex128
+csingle = complex64
+object_, character, flexible, generic = _np.object_, _np.character, _np.flexible, _np.generic
+ComplexWarning = _np.exceptions.ComplexWarning
+euler_gamma = _np.euler_gamma
+
 _install(_sys.modules[__name__])

@@ -1,0 +1,132 @@
+"""Shapes without values: ``ShapeDtypeStruct``, ``eval_shape``, ``typeof``, and
+``default_backend``."""
+
+from __future__ import annotations
+
+import math
+
+from .core import dtypes
+from .core.array import Array, concrete_scalar, is_python_scalar, to_array
+from .core.aval import ShapedArray
+from .core.pytree import tree_flatten, tree_flatten_with_path, tree_unflatten
+from .core.pytree_registry import keystr
+from .interpreters.staging import trace_to_jaxpr
+
+
+class ShapeDtypeStruct:
+    """A shape and a dtype standing for an array, as ``jax.ShapeDtypeStruct``.
+
+    Arguments:
+        shape: a tuple of ints.
+        dtype: a dtype (canonicalised as arrays are: float64 is float32 unless x64 is on).
+        sharding: accepted as JAX's and stored (invarax has one CPU device).
+        weak_type: whether it stands for a weakly typed value (a Python scalar).
+
+    Example:
+        >>> ShapeDtypeStruct((2, 3), jnp.float32)
+        ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+    """
+
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+    def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be given, e.g. jnp.float32")
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtypes.canonicalize(dtype)
+        self.sharding = sharding
+        self.weak_type = bool(weak_type)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: math.prod(self.shape))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+def _aval_of(leaf, path, fun_name: str) -> ShapedArray:
+    if isinstance(leaf, Array):
+        return leaf.aval
+    if isinstance(leaf, ShapeDtypeStruct):
+        return ShapedArray(leaf.shape, leaf.dtype, leaf.weak_type)
+    if is_python_scalar(leaf):
+        return concrete_scalar(leaf).aval
+    if hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
+        return ShapedArray(leaf.shape, dtypes.canonicalize(leaf.dtype))
+    raise TypeError(
+        f"eval_shape of {fun_name}: the argument at {keystr(path) or 'the top'} is a "
+        f"{type(leaf).__name__} ({leaf!r:.40}), which has no shape and dtype. Pass arrays, "
+        "scalars or ShapeDtypeStructs; bind other values with functools.partial.")
+
+
+def eval_shape(fun, *args, **kwargs):
+    """The shapes and dtypes of ``fun(*args, **kwargs)``, computed without any arithmetic.
+
+    Arguments:
+        fun: a function of arrays (pytrees and keyword arguments allowed).
+        *args, **kwargs: pytrees whose leaves are arrays, scalars or anything with
+            ``.shape`` and ``.dtype`` (``ShapeDtypeStruct``).
+
+    Returns:
+        ``fun``'s output pytree with a ``ShapeDtypeStruct`` for each array.
+
+    Example:
+        >>> eval_shape(lambda x: jnp.sum(x, axis=0), ShapeDtypeStruct((4, 3), jnp.float32))
+        ShapeDtypeStruct(shape=(3,), dtype=float32)
+    """
+    name = getattr(fun, "__name__", type(fun).__name__)
+    pairs, in_tree = tree_flatten_with_path((args, kwargs))
+    avals = [_aval_of(leaf, path, name) for path, leaf in pairs]
+    out_tree = []
+
+    def flat_fun(flat_args):
+        f_args, f_kwargs = tree_unflatten(in_tree, flat_args)
+        out_leaves, tree = tree_flatten(fun(*f_args, **f_kwargs))
+        out_tree.append(tree)
+        return out_leaves
+
+    closed = trace_to_jaxpr(flat_fun, avals, f"eval_shape of {name}")
+    return tree_unflatten(out_tree[0], [
+        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])
+
+
+def typeof(x) -> ShapedArray:
+    """The abstract value of ``x``: its shape, dtype and weak type, as ``jax.typeof``.
+
+    Arguments:
+        x: an array, a tracer, a scalar or a NumPy array.
+
+    Returns:
+        A ``ShapedArray``.
+
+    Example:
+        >>> typeof(jnp.ones((2, 3)))
+        ShapedArray(float32[2,3])
+    """
+    return to_array(x, "typeof's argument").aval
+
+
+def default_backend() -> str:
+    """The platform computations run on: ``"cpu"`` (invarax's only backend so far).
+
+    Example:
+        >>> default_backend()
+        'cpu'
+    """
+    return "cpu"
+
+
+__all__ = ["ShapeDtypeStruct", "default_backend", "eval_shape", "typeof"]

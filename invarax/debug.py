@@ -1,0 +1,119 @@
+"""``invarax.debug``: JAX's ``jax.debug`` — ``print``, ``callback`` and ``breakpoint``.
+
+``debug.print`` and ``debug.callback`` work eagerly and inside ``jit``, ``vmap`` and
+``grad`` (see ``invarax.ops.callbacks``): the values they show are the ones the program
+computes, in program order; under ``vmap`` once per example, under ``grad`` the primal
+values, during the forward pass.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .core.array import Array, to_array
+from .core.pytree import tree_flatten, tree_unflatten
+from .core.trace import EVAL_TRACE, current_trace
+from .ops.callbacks import debug_callback
+
+
+def _split(args, kwargs):
+    """The array leaves of ``(args, kwargs)`` and a function rebuilding them from values."""
+    leaves, tree = tree_flatten((args, kwargs))
+    dynamic = [i for i, leaf in enumerate(leaves) if _is_arraylike(leaf)]
+
+    def rebuild(values):
+        full = list(leaves)
+        for i, v in zip(dynamic, values, strict=True):
+            full[i] = v
+        return tree_unflatten(tree, full)
+
+    return [to_array(leaves[i], "a debug argument") for i in dynamic], rebuild
+
+
+def _is_arraylike(x) -> bool:
+    return isinstance(x, Array) or (hasattr(x, "shape") and hasattr(x, "dtype")) or (
+        isinstance(x, (bool, int, float, complex)))
+
+
+def callback(callback, *args, ordered=False, partitioned=False, **kwargs):
+    """Call ``callback(*args, **kwargs)`` for its effect, also inside transformations.
+
+    Arguments:
+        callback: a Python function; it receives concrete ``Array``s (and the other
+            leaves of ``args``/``kwargs`` as given) and its return value is ignored.
+        *args, **kwargs: pytrees of arrays.
+        ordered: accepted as JAX's; invarax runs effects in program order always.
+        partitioned: accepted as JAX's (one device).
+
+    Returns:
+        None.
+
+    Example:
+        >>> import invarax
+        >>> seen = []
+        >>> f = invarax.jit(lambda x: invarax.debug.callback(seen.append, x * 2) or x)
+        >>> _ = f(jnp.arange(3)); seen
+        [Array([0, 2, 4], dtype=int32)]
+    """
+    arrays, rebuild = _split(args, kwargs)
+
+    def flat(*values):
+        a, k = rebuild(values)
+        callback(*a, **k)
+
+    debug_callback(flat, *arrays, ordered=ordered)
+
+
+def print(fmt: str, *args, ordered=False, **kwargs) -> None:  # noqa: A001
+    """Print ``fmt.format(*args, **kwargs)`` with the values the program computes.
+
+    Arguments:
+        fmt: a ``str.format`` string.
+        *args, **kwargs: pytrees of arrays (other leaves are formatted as given).
+        ordered: accepted as JAX's; prints always come in program order.
+
+    Returns:
+        None.
+
+    Example:
+        >>> import invarax
+        >>> @invarax.jit
+        ... def f(x):
+        ...     invarax.debug.print("x = {x}, sum = {}", jnp.sum(x), x=x)
+        ...     return x + 1
+        >>> _ = f(jnp.array([1.0, 2.0]))
+        x = [1. 2.], sum = 3.0
+    """
+    if not isinstance(fmt, str):
+        raise TypeError(f"debug.print: the first argument is the format string, got "
+                        f"{type(fmt).__name__}; write debug.print('{{}}', x)")
+
+    def show(*a, **k):
+        sys.stdout.write(fmt.format(*a, **k) + "\n")
+
+    callback(show, *args, ordered=ordered, **kwargs)
+
+
+def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=False,  # noqa: A001
+               token=None, **kwargs):
+    """Enter Python's debugger (``pdb``) here, eagerly; not supported inside ``jit``,
+    ``vmap`` or ``grad`` (a clear error says so).
+
+    Eagerly every value is concrete, so the debugger shows the arrays themselves. Under
+    a transformation, inspect values with ``debug.print`` or ``debug.callback`` instead.
+
+    Raises:
+        NotImplementedError: under a transformation.
+    """
+    if current_trace() is not EVAL_TRACE:
+        raise NotImplementedError(
+            "invarax.debug.breakpoint works eagerly only, not inside jit, vmap or grad. "
+            "Call the function without jit (invarax evaluates eagerly, so a breakpoint there "
+            "shows concrete arrays), or print values with invarax.debug.print")
+    frame = sys._getframe(1)
+    import pdb
+
+    pdb.Pdb().set_trace(frame)
+
+
+__all__ = ["breakpoint", "callback", "print"]

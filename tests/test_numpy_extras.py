@@ -1,0 +1,252 @@
+"""The functions of the jax.numpy pass (issue 19) against JAX, and their invariances:
+jit is bitwise eager (N3), vmap's rows are bitwise the unbatched results (N1), and the
+derivatives of the differentiable ones pass ``check_grads``."""
+
+import numpy as np
+import pytest
+
+import invarax
+import invarax.numpy as jnp
+from invarax.test_util import check_grads
+
+R = np.random.default_rng(0)
+X = R.standard_normal((3, 4)).astype(np.float32)
+SQ = R.standard_normal((4, 4)).astype(np.float32)
+V = R.standard_normal(5).astype(np.float32)
+W = (R.random(5) + 0.5).astype(np.float32)
+NANS = np.array([[1.0, np.nan, 3.0, -2.0], [np.nan, np.nan, np.nan, np.nan],
+                 [0.5, 2.0, np.nan, 7.0]], np.float32)
+INTS = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3], np.int32)
+J = np.array([12, 7, 0, -8, 15], np.int32)
+K = np.array([18, 5, 0, 12, -10], np.int32)
+SPECIAL = np.array([0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e-30, 3e38], np.float32)
+SORTED = np.array([-1.0, 0.0, 0.5, 2.0, 3.0], np.float32)
+
+# name, positional arguments, keyword arguments
+CASES = [
+    ("isclose", (X, X + 1e-6), {}), ("isclose", (SPECIAL, SPECIAL), {"equal_nan": True}),
+    ("isclose", (SPECIAL, SPECIAL[::-1]), {}), ("allclose", (X, X * (1 + 1e-7)), {}),
+    ("array_equal", (X, X), {}), ("array_equal", (X, X[:2]), {}),
+    ("array_equal", (NANS, NANS), {"equal_nan": True}), ("array_equiv", (X[0], X), {}),
+    ("isin", (INTS, np.array([1, 5], np.int32)), {}),
+    ("isin", (INTS, np.array([1, 5], np.int32)), {"invert": True}),
+    ("isneginf", (SPECIAL,), {}), ("isposinf", (SPECIAL,), {}), ("signbit", (SPECIAL[:6],), {}),
+    ("nan_to_num", (SPECIAL,), {}), ("nan_to_num", (SPECIAL,), {"nan": 1.0, "posinf": 9.0}),
+    ("copy", (X,), {}), ("isreal", (np.array([1 + 0j, 1j], np.complex64),), {}),
+    ("deg2rad", (X,), {}), ("rad2deg", (X,), {}), ("fabs", (J,), {}),
+    ("copysign", (X, -X[::-1]), {}), ("heaviside", (SPECIAL[:6], 0.5), {}),
+    ("hypot", (X, X[::-1]), {}), ("hypot", (SPECIAL, SPECIAL[::-1]), {}),
+    ("logaddexp2", (X, X[::-1]), {}), ("float_power", (np.abs(X), X), {}),
+    ("fmax", (NANS, NANS[::-1]), {}), ("fmin", (NANS, NANS[::-1]), {}),
+    ("sinc", (X,), {}), ("sinc", (np.array([0.0, 1.0, 0.5], np.float32),), {}),
+    ("divmod", (J, np.array([5, 3, 7, 3, -4], np.int32)), {}), ("modf", (X * 3,), {}),
+    ("ldexp", (X, np.array([3, -2, 0, 100], np.int32)), {}), ("gcd", (J, K), {}),
+    ("lcm", (J, K), {}), ("left_shift", (J, 2), {}), ("right_shift", (J, 2), {}),
+    ("spacing", (X,), {}), ("angle", (np.array([1j, -1.0, 1 + 1j], np.complex64),), {}),
+    ("angle", (X,), {"deg": True}), ("frexp", (SPECIAL[:4],), {}), ("frexp", (X * 1000,), {}),
+    ("bitwise_count", (J,), {}),
+    ("tri", (3, 4), {"k": 1}), ("tril", (X,), {}), ("triu", (X,), {"k": -1}),
+    ("tril", (np.stack([SQ, SQ * 2]),), {"k": 1}), ("diagonal", (X,), {"offset": 1}),
+    ("diagonal", (np.stack([X, X]), -1, 1, 2), {}), ("diag", (V,), {"k": -1}), ("diag", (X,), {}),
+    ("diagflat", (X[:2, :2],), {}), ("tril_indices", (3,), {}), ("triu_indices", (3, 1, 4), {}),
+    ("diag_indices", (3,), {}), ("indices", ((2, 3),), {}), ("vander", (V,), {"N": 3}),
+    ("vander", (V,), {"increasing": True}), ("logspace", (0, 2, 5), {}),
+    ("geomspace", (1, 1000, 4), {}), ("empty_like", (X,), {}),
+    ("nansum", (NANS,), {"axis": 1}), ("nanprod", (NANS,), {}), ("nanmax", (NANS,), {"axis": 1}),
+    ("nanmin", (NANS,), {"axis": 0}), ("nanmean", (NANS,), {"axis": 1}),
+    ("nanvar", (NANS,), {"axis": 1, "ddof": 1}), ("nanstd", (NANS,), {}),
+    ("nanargmax", (NANS[0],), {}), ("nanargmin", (NANS[2],), {}), ("nancumsum", (NANS,), {}),
+    ("nancumprod", (NANS,), {"axis": 1}), ("nanmedian", (NANS,), {"axis": 1}),
+    ("nanquantile", (NANS[0], 0.3), {}), ("nanpercentile", (NANS[2], 80), {}),
+    ("cumulative_sum", (X,), {"axis": 1, "include_initial": True}),
+    ("cumulative_prod", (V,), {}),
+    ("average", (X,), {"axis": 1}), ("average", (V,), {"weights": W}),
+    ("average", (X,), {"axis": 1, "weights": X[0] ** 2, "returned": True}),
+    ("ptp", (X,), {"axis": 0}), ("count_nonzero", (INTS - 1,), {}),
+    ("quantile", (X, 0.3), {"axis": 1}), ("quantile", (V, np.array([0.1, 0.9], np.float32)), {}),
+    ("quantile", (X, 0.5), {"axis": 0, "method": "nearest", "keepdims": True}),
+    ("quantile", (V, 0.4), {"method": "lower"}), ("quantile", (V, 0.4), {"method": "higher"}),
+    ("quantile", (V, 0.4), {"method": "midpoint"}), ("percentile", (X, 25), {}),
+    ("median", (X,), {"axis": 1}), ("median", (V,), {}),
+    ("cov", (X,), {}), ("cov", (X,), {"rowvar": False, "bias": True}),
+    ("cov", (X[0], X[1]), {}), ("cov", (X,), {"aweights": W[:4], "ddof": 1}),
+    ("corrcoef", (X,), {}), ("diff", (X,), {}), ("diff", (X,), {"n": 2, "axis": 0}),
+    ("diff", (V,), {"prepend": 0.0, "append": V[:2]}), ("ediff1d", (X,), {"to_end": V[:2]}),
+    ("gradient", (V,), {}), ("gradient", (X, 2.0), {}), ("trapezoid", (X,), {}),
+    ("trapezoid", (V,), {"x": np.sort(W)}), ("unwrap", (np.cumsum(np.abs(V) * 3),), {}),
+    ("searchsorted", (SORTED, V), {}), ("searchsorted", (SORTED, SORTED), {"side": "right"}),
+    ("digitize", (V, SORTED), {}), ("digitize", (V, SORTED[::-1]), {"right": True}),
+    ("interp", (V, SORTED, SORTED ** 2), {}), ("bincount", (INTS,), {}),
+    ("bincount", (INTS,), {"weights": INTS * 0.5, "minlength": 12}),
+    ("histogram", (V,), {"bins": 3}), ("histogram", (X,), {"bins": SORTED, "density": True}),
+    ("histogram_bin_edges", (X,), {"bins": 4, "range": (-1, 1)}),
+    ("append", (X, X[:1]), {"axis": 0}), ("append", (V, 1.0), {}),
+    ("insert", (V, 2, 9.0), {}),
+    ("insert", (V, np.array([0, 2, 2]), np.array([7.0, 8.0, 9.0])), {}),
+    ("insert", (X, 1, V[:3]), {"axis": 1}), ("delete", (V, np.array([0, 3])), {}),
+    ("delete", (X, 1), {"axis": 1}), ("fliplr", (X,), {}), ("flipud", (X,), {}),
+    ("rot90", (X,), {}), ("rot90", (X, 3), {}), ("rot90", (X, 2, (1, 0)), {}),
+    ("rollaxis", (np.zeros((2, 3, 4)), 2), {}), ("resize", (V, (3, 4)), {}),
+    ("unstack", (X,), {"axis": 1}), ("permute_dims", (X, (1, 0)), {}),
+    ("matrix_transpose", (np.stack([X, X]),), {}), ("concat", ([X, X],), {"axis": 1}),
+    ("block", ([[SQ, SQ[:, :1]], [SQ[:1], SQ[:1, :1]]],), {}), ("astype", (X, np.int32), {}),
+    ("select", ([X > 0, X < -0.5], [X, X * 2]), {"default": -1.0}),
+    ("choose", (np.array([0, 1, 0, 1]), [X[0], X[1]]), {}),
+    ("compress", (np.array([True, False, True]), X), {"axis": 0}),
+    ("extract", (X > 0, X), {}), ("kron", (X[:2, :2], SQ[:2]), {}),
+    ("cross", (X[:, :3], X[::-1, 1:]), {}), ("cross", (X[:, :2], X[::-1, 2:]), {}),
+    ("vecdot", (X, X[::-1]), {}), ("matvec", (SQ, X[0]), {}), ("vecmat", (X[0], SQ), {}),
+    ("unravel_index", (np.array([0, 5, 11]), (3, 4)), {}),
+    ("ravel_multi_index", ((np.array([0, 2]), np.array([1, 3])), (3, 4)), {}),
+    ("nonzero", (X > 0,), {}), ("argwhere", (X > 0,), {}), ("flatnonzero", (X > 0,), {}),
+    ("nonzero", (X > 0,), {"size": 9, "fill_value": -1}),
+    ("unique", (INTS,), {}), ("unique", (INTS,), {"return_index": True, "return_inverse": True,
+                                            "return_counts": True}),
+    ("unique", (INTS,), {"size": 9, "fill_value": 0}), ("union1d", (INTS, J), {}),
+    ("intersect1d", (INTS, np.array([1, 9, 7], np.int32)), {}), ("setdiff1d", (INTS, J), {}),
+    ("setxor1d", (INTS, np.array([1, 9, 7], np.int32)), {}),
+    ("trim_zeros", (np.array([0, 0, 1, 2, 0], np.int32),), {}),
+    ("lexsort", ((INTS, INTS % 3),), {}), ("sort_complex", (V,), {}),
+    ("polyval", (V, X), {}), ("polyadd", (V, W[:3]), {}), ("polysub", (V[:2], W), {}),
+    ("polymul", (V, W[:3]), {}), ("polydiv", (V, W[:3]), {}), ("polyder", (V,), {"m": 2}),
+    ("polyint", (V,), {"m": 2, "k": 1.0}), ("poly", (V[:3],), {}),
+    ("bartlett", (6,), {}), ("blackman", (6,), {}), ("hamming", (5,), {}), ("hanning", (5,), {}),
+    ("packbits", (np.array([[1, 0, 1], [0, 1, 1]], np.uint8),), {"axis": 1}),
+    ("packbits", (INTS > 3,), {"bitorder": "little"}),
+    ("unpackbits", (np.array([7, 200], np.uint8),), {"count": 12}),
+    ("put_along_axis", (X, np.array([[1], [0], [3]]), 9.0, 1), {"inplace": False}),
+    ("fill_diagonal", (X, 5.0), {"inplace": False}),
+    ("place", (V, V > 0, np.array([1.0, 2.0], np.float32)), {"inplace": False}),
+    ("put", (X, np.array([0, 5]), np.array([1.0, 2.0], np.float32)), {"inplace": False}),
+    ("promote_types", (np.int8, np.float16), {}), ("isdtype", (np.float32, "real floating"), {}),
+    ("meshgrid", (V[:2], V[:3], V[:4]), {}), ("meshgrid", (V[:2], V[:3]), {"indexing": "ij"}),
+    ("ix_", (np.array([0, 1]), np.array([2, 0, 1])), {}), ("fromfunction", (
+        lambda i, j: i * 10 + j, (2, 3)), {"dtype": np.int32}),
+]
+
+
+def _ids():
+    seen = {}
+    out = []
+    for name, _, _ in CASES:
+        seen[name] = seen.get(name, -1) + 1
+        out.append(f"{name}-{seen[name]}")
+    return out
+
+
+def _leaves(x):
+    if isinstance(x, (tuple, list)):
+        return [leaf for item in x for leaf in _leaves(item)]
+    return [x]
+
+
+@pytest.mark.parametrize("name, args, kwargs", CASES, ids=_ids())
+def test_matches_jax(name, args, kwargs):
+    jax_numpy = pytest.importorskip("jax.numpy")
+    ours = getattr(jnp, name)(*args, **kwargs)
+    theirs = getattr(jax_numpy, name)(*args, **kwargs)
+    ours, theirs = _leaves(ours), _leaves(theirs)
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs, strict=True):
+        if isinstance(b, np.dtype) or isinstance(b, (bool, np.bool_)) and not hasattr(b, "shape"):
+            assert a == b
+            continue
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, a.dtype, b.shape, b.dtype)
+        if a.dtype.kind in "fc":
+            np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(a, b)
+
+
+def test_float64_accuracy(x64):
+    """A few against NumPy's float64, which JAX's tests use as the reference too."""
+    x = R.standard_normal((4, 6))
+    for name, args in [("hypot", (x, x[::-1])), ("logaddexp2", (x, x[::-1])),
+                       ("sinc", (x,)), ("cov", (x,)), ("corrcoef", (x,)),
+                       ("quantile", (x, 0.37)), ("nanvar", (x,)), ("trapezoid", (x,)),
+                       ("gradient", (x[0],)), ("interp", (x[0], np.sort(x[1]), x[2]))]:
+        ours = np.asarray(getattr(jnp, name)(*args))
+        np.testing.assert_allclose(ours, getattr(np, name)(*args), rtol=1e-13, atol=1e-14)
+
+
+# Functions of one float32 array of shape (5,) or (4, 5), batched over a leading axis.
+ROWWISE = {
+    "isclose": lambda x: jnp.isclose(x, x * 1.0000001), "nan_to_num": jnp.nan_to_num,
+    "signbit": jnp.signbit, "copysign": lambda x: jnp.copysign(1.0, x),
+    "hypot": lambda x: jnp.hypot(x, x[::-1]), "logaddexp2": lambda x: jnp.logaddexp2(x, 1.0),
+    "sinc": jnp.sinc, "modf": lambda x: jnp.modf(x)[0], "frexp": lambda x: jnp.frexp(x)[0],
+    "spacing": jnp.spacing, "tril": lambda x: jnp.tril(jnp.outer(x, x)),
+    "diag": jnp.diag, "vander": jnp.vander, "nanmean": jnp.nanmean, "nanvar": jnp.nanvar,
+    "nanmax": jnp.nanmax, "average": lambda x: jnp.average(x, weights=x ** 2),
+    "ptp": jnp.ptp, "quantile": lambda x: jnp.quantile(x, 0.3), "median": jnp.median,
+    "cov": lambda x: jnp.cov(jnp.stack([x, x ** 2])), "diff": jnp.diff,
+    "gradient": jnp.gradient, "trapezoid": jnp.trapezoid, "unwrap": jnp.unwrap,
+    "searchsorted": lambda x: jnp.searchsorted(jnp.sort(x), 0.1),
+    "interp": lambda x: jnp.interp(x, jnp.array([-1.0, 0.0, 2.0]), jnp.array([1.0, 0.0, 4.0])),
+    "histogram": lambda x: jnp.histogram(x, bins=jnp.array([-1.0, 0.0, 1.0]))[0],
+    "cumulative_sum": jnp.cumulative_sum, "kron": lambda x: jnp.kron(x, x[:2]),
+    "cross": lambda x: jnp.cross(x[:3], x[2:]), "polyval": lambda x: jnp.polyval(x, 0.7),
+    "polymul": lambda x: jnp.polymul(x, x[:3]), "insert": lambda x: jnp.insert(x, 2, 1.5),
+    "rot90": lambda x: jnp.rot90(jnp.outer(x, x[:2])), "select": lambda x: jnp.select(
+        [x > 0], [x * 2], -x), "nonzero": lambda x: jnp.nonzero(x > 0, size=5)[0],
+    "unique": lambda x: jnp.unique(jnp.round(x), size=5, fill_value=0.0),
+    "vectorize": jnp.vectorize(lambda a, b: jnp.sum(a * b), signature="(n),(n)->()"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROWWISE))
+def test_jit_is_eager_and_vmap_rows_are_unbatched_bitwise(name):
+    f = ROWWISE[name]
+    xs = jnp.asarray(R.standard_normal((7, 5)).astype(np.float32))
+    for n in (1, 3, 7):
+        batched = invarax.vmap(f)(xs[:n]) if name != "vectorize" else invarax.vmap(
+            lambda x: f(x, x))(xs[:n])
+        for i in range(n):
+            row = f(xs[i]) if name != "vectorize" else f(xs[i], xs[i])
+            assert np.array_equal(np.asarray(batched[i]), np.asarray(row), equal_nan=True)
+    g = f if name != "vectorize" else (lambda x: f(x, x))
+    assert np.array_equal(np.asarray(invarax.jit(g)(xs[2])), np.asarray(g(xs[2])), equal_nan=True)
+
+
+DIFFERENTIABLE = {
+    "hypot": lambda x: jnp.hypot(x, x[::-1] + 2.0), "logaddexp2": lambda x: jnp.logaddexp2(x, -x),
+    "sinc": lambda x: jnp.sinc(x + 0.1), "copysign": lambda x: jnp.copysign(x, 1.0),
+    "deg2rad": jnp.deg2rad, "nanmean": jnp.nanmean, "nanvar": jnp.nanvar,
+    "average": lambda x: jnp.average(x, weights=jnp.abs(x) + 1.0),
+    "quantile": lambda x: jnp.quantile(x, 0.3), "median": jnp.median,
+    "cov": lambda x: jnp.cov(jnp.stack([x, jnp.sin(x)])), "corrcoef": lambda x: jnp.corrcoef(
+        jnp.stack([x, jnp.sin(x)])), "trapezoid": jnp.trapezoid, "gradient": jnp.gradient,
+    "interp": lambda x: jnp.interp(jnp.array([0.3, 1.7]), jnp.array([0.0, 1.0, 2.0]), x[:3]),
+    "polyval": lambda x: jnp.polyval(x, 0.7), "kron": lambda x: jnp.kron(x[:2], x),
+    "cross": lambda x: jnp.cross(x[:3], x[2:]), "tril": lambda x: jnp.tril(jnp.outer(x, x)),
+    "diag": jnp.diag, "diagonal": lambda x: jnp.diagonal(jnp.outer(x, x), 1),
+    "unwrap": jnp.unwrap, "insert": lambda x: jnp.insert(x, 2, x[0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIFFERENTIABLE))
+def test_derivatives(name):
+    x = np.array([0.3, -1.2, 0.8, 2.1, -0.4])
+    check_grads(DIFFERENTIABLE[name], (x,), order=1)
+
+
+def test_data_dependent_sizes_need_size_under_jit():
+    for f in (jnp.nonzero, jnp.unique, jnp.flatnonzero, jnp.argwhere):
+        with pytest.raises(invarax.ConcretizationTypeError, match="size="):
+            invarax.jit(f)(jnp.array([0, 1, 2]))
+    out = invarax.jit(lambda x: jnp.unique(x, size=4, fill_value=-1))(jnp.array([3, 1, 3]))
+    assert np.array_equal(out, [1, 3, -1, -1])
+
+
+def test_clear_errors():
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        jnp.tril(jnp.ones(3))
+    with pytest.raises(ValueError, match="inplace=False"):
+        jnp.fill_diagonal(jnp.ones((2, 2)), 1.0)
+    with pytest.raises(ValueError, match="one choice per condition"):
+        jnp.select([jnp.ones(2) > 0], [])
+    with pytest.raises(TypeError, match="integer"):
+        jnp.gcd(jnp.ones(2), 2)
+    with pytest.raises(ValueError, match="weights of shape"):
+        jnp.average(jnp.ones((2, 3)), weights=jnp.ones(2))
