@@ -1,13 +1,56 @@
 """Optimizers, optax-style: gradient transformations, their building blocks and schedules."""
 
-from ._alias import adam, adamw, sgd
-from ._base import EmptyState, GradientTransformation, chain, identity
-from ._clipping import clip_by_global_norm, global_norm
+from . import tree, tree_utils
+from ._adaptive import (
+    EmaState,
+    ScaleByLionState,
+    ScaleByOptimisticGradientState,
+    ScaleByRmsState,
+    ScaleByRmsWithCountState,
+    ScaleByRssState,
+    ScaleByRStdDevState,
+    ScaleByRStdDevWithCountState,
+    ema,
+    scale_by_lion,
+    scale_by_optimistic_gradient,
+    scale_by_param_block_rms,
+    scale_by_rms,
+    scale_by_rss,
+    scale_by_stddev,
+    scale_by_trust_ratio,
+)
+from ._alias import (
+    adafactor,
+    adagrad,
+    adam,
+    adamw,
+    lamb,
+    lion,
+    optimistic_gradient_descent,
+    rmsprop,
+    sgd,
+)
+from ._base import (
+    EmptyState,
+    GradientTransformation,
+    OptState,
+    Params,
+    ScalarOrSchedule,
+    Schedule,
+    Updates,
+    chain,
+    identity,
+    set_to_zero,
+)
+from ._clipping import clip, clip_by_block_rms, clip_by_global_norm, global_norm
+from ._factorized import FactoredState, scale_by_factored_rms
 from ._schedule import (
     constant_schedule,
     cosine_decay_schedule,
+    exponential_decay,
     join_schedules,
     linear_schedule,
+    piecewise_constant_schedule,
     polynomial_schedule,
     warmup_cosine_decay_schedule,
 )
@@ -28,11 +71,18 @@ from ._transform import (
 from ._update import apply_updates
 
 __all__ = [
-    "EmptyState", "GradientTransformation", "MaskedState", "ScaleByAdamState",
-    "ScaleByScheduleState", "TraceState", "adam", "adamw", "add_decayed_weights",
-    "apply_updates", "chain", "clip_by_global_norm", "constant_schedule",
-    "cosine_decay_schedule", "global_norm", "identity", "join_schedules", "linear_schedule",
-    "masked", "polynomial_schedule", "safe_increment", "scale", "scale_by_adam",
-    "scale_by_learning_rate", "scale_by_schedule", "sgd", "trace",
-    "warmup_cosine_decay_schedule",
+    "EmaState", "EmptyState", "FactoredState", "GradientTransformation", "MaskedState", "OptState",
+    "Params", "ScalarOrSchedule", "ScaleByAdamState", "ScaleByLionState",
+    "ScaleByOptimisticGradientState", "ScaleByRStdDevState", "ScaleByRStdDevWithCountState",
+    "ScaleByRmsState", "ScaleByRmsWithCountState", "ScaleByRssState", "ScaleByScheduleState",
+    "Schedule", "TraceState", "Updates", "adafactor", "adagrad", "adam", "adamw",
+    "add_decayed_weights", "apply_updates", "chain", "clip", "clip_by_block_rms",
+    "clip_by_global_norm", "constant_schedule", "cosine_decay_schedule", "ema",
+    "exponential_decay", "global_norm", "identity", "join_schedules", "lamb", "linear_schedule",
+    "lion", "masked", "optimistic_gradient_descent", "piecewise_constant_schedule",
+    "polynomial_schedule", "rmsprop", "safe_increment", "scale", "scale_by_adam",
+    "scale_by_factored_rms", "scale_by_learning_rate", "scale_by_lion",
+    "scale_by_optimistic_gradient", "scale_by_param_block_rms", "scale_by_rms", "scale_by_rss",
+    "scale_by_schedule", "scale_by_stddev", "scale_by_trust_ratio", "set_to_zero", "sgd", "trace",
+    "tree", "tree_utils", "warmup_cosine_decay_schedule",
 ]

@@ -10,8 +10,25 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..core.array import Array
-from ..core.pytree import keystr, tree_flatten_with_path, tree_map_with_path, tree_structure
+from ..core.pytree import (
+    keystr,
+    tree_flatten_with_path,
+    tree_map,
+    tree_map_with_path,
+    tree_structure,
+)
 from ..core.trace import Tracer
+
+Params = Any
+"""Parameters: a pytree of arrays (optax's ``Params``)."""
+Updates = Any
+"""Updates (gradients, or what a transformation made of them): a pytree like the params."""
+OptState = Any
+"""An optimizer state: a pytree of arrays (optax's ``OptState``)."""
+Schedule = Callable[[Any], Any]
+"""A schedule: a function of the int32 step count returning a scalar."""
+ScalarOrSchedule = Any
+"""A float, a scalar array or a ``Schedule``."""
 
 
 class GradientTransformation(NamedTuple):
@@ -50,11 +67,14 @@ def _describe(leaf) -> str:
     return f"{leaf!r:.40} (of type {type(leaf).__name__})"
 
 
-def check_param(who: str, where: str, leaf) -> None:
-    """Raise a TypeError unless ``leaf`` (the parameter at ``where``) is a float array or float."""
-    if isinstance(leaf, float) or (
+def check_param(who: str, where: str, leaf, integers: bool = False) -> None:
+    """Raise a TypeError unless ``leaf`` (the parameter at ``where``) is a float array or float
+    (or, with ``integers``, an integer array or int too)."""
+    kinds = (np.floating, np.integer) if integers else (np.floating,)
+    if isinstance(leaf, float) or (integers and isinstance(leaf, int)
+                                   and not isinstance(leaf, bool)) or (
             isinstance(leaf, (Array, np.ndarray, np.generic))
-            and np.issubdtype(leaf.dtype, np.floating)):
+            and any(np.issubdtype(leaf.dtype, kind) for kind in kinds)):
         return
     raise TypeError(
         f"{who}: the parameter at {where or 'the root'} is {_describe(leaf)}; optimizers "
@@ -72,10 +92,11 @@ def check_params(who: str, params) -> None:
     tree_map_with_path(lambda path, leaf: check_param(who, keystr(path), leaf), params)
 
 
-def zeros_like_params(who: str, params):
-    """Zeros with the structure, shapes and dtypes of ``params`` (checked by ``check_params``)."""
+def zeros_like_params(who: str, params, fill_value=0, dtype=None):
+    """``fill_value`` (zeros) shaped like ``params`` (checked by ``check_params``), of their
+    dtypes or ``dtype``."""
     check_params(who, params)
-    return tree_map_with_path(lambda _, p: jnp.zeros_like(p), params)
+    return tree_map_with_path(lambda _, p: jnp.full_like(p, fill_value, dtype=dtype), params)
 
 
 def init_empty_state(params) -> EmptyState:
@@ -117,13 +138,15 @@ def _is_none(x) -> bool:
     return x is None
 
 
-def map_with_params(who: str, f, updates, params, keep_params: bool = False):
+def map_with_params(who: str, f, updates, params, keep_params: bool = False,
+                    integers: bool = False):
     """``f(update, param)`` at each update that is not None; elsewhere None (or the param).
 
     ``params`` may hold anything (a Module's functions, say) where the updates are None, as
     the updates of a filtered model do; elsewhere each param must be a float array of its
-    update's shape. With ``keep_params`` the result holds the param where the update is
-    None, and has the params' structure.
+    update's shape (with ``integers``, an integer array is accepted too). With
+    ``keep_params`` the result holds the param where the update is None, and has the params'
+    structure.
     """
     with_paths, treedef = tree_flatten_with_path(updates, is_leaf=_is_none)
     try:
@@ -136,7 +159,7 @@ def map_with_params(who: str, f, updates, params, keep_params: bool = False):
     for (path, u), p in zip(with_paths, param_leaves, strict=True):
         if u is not None:
             where = keystr(path)
-            check_param(who, where, p)
+            check_param(who, where, p, integers)
             if np.shape(p) != np.shape(u):
                 raise ValueError(
                     f"{who}: the update at {where or 'the root'} has shape {np.shape(u)}, "
@@ -145,6 +168,13 @@ def map_with_params(who: str, f, updates, params, keep_params: bool = False):
         else:
             out.append(p if keep_params else None)
     return treedef.unflatten(out)
+
+
+def require_params(who: str, params) -> None:
+    """Raise a ValueError saying that ``who``'s update needs the parameters."""
+    if params is None:
+        raise ValueError(f"{who}: the update needs the parameters: call "
+                         "opt.update(grads, state, params)")
 
 
 def check_nonnegative(who: str, name: str, value, *, positive: bool = False) -> None:
@@ -173,6 +203,23 @@ def identity() -> GradientTransformation:
     def update_fn(updates, state, params=None):
         del params
         return updates, state
+
+    return GradientTransformation(init_empty_state, update_fn)
+
+
+def set_to_zero() -> GradientTransformation:
+    """The transformation that replaces every update by zeros (freezes the parameters).
+
+    Returns:
+        A stateless ``GradientTransformation``.
+
+    Example:
+        >>> set_to_zero().update(jnp.ones(2), EmptyState())
+        (Array([0., 0.], dtype=float32), EmptyState())
+    """
+    def update_fn(updates, state, params=None):
+        del params
+        return tree_map(jnp.zeros_like, updates), state
 
     return GradientTransformation(init_empty_state, update_fn)
 

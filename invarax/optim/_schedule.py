@@ -173,3 +173,74 @@ def warmup_cosine_decay_schedule(init_value, peak_value, warmup_steps: int, deca
          cosine_decay_schedule(peak_value, decay_steps - warmup_steps, alpha, exponent)],
         [warmup_steps],
     )
+
+
+def exponential_decay(init_value, transition_steps: int, decay_rate: float,
+                      transition_begin: int = 0, staircase: bool = False,
+                      end_value=None) -> Callable[[Any], Any]:
+    """``init_value * decay_rate ** ((t - transition_begin) / transition_steps)`` from
+    ``transition_begin`` on (``init_value`` before), optionally bounded by ``end_value``.
+
+    Arguments:
+        init_value: the value before and at ``transition_begin``.
+        transition_steps: the number of steps over which the value is multiplied by
+            ``decay_rate`` (if not positive: constant).
+        decay_rate: the factor per ``transition_steps`` steps (0: constant).
+        transition_begin: the step at which the decay starts (negative counts as 0).
+        staircase: decay in whole steps of ``transition_steps`` (the exponent floored).
+        end_value: a bound the value never passes (a floor if ``decay_rate < 1``).
+
+    Returns:
+        A function of the step count.
+
+    Example:
+        >>> s = exponential_decay(1.0, transition_steps=2, decay_rate=0.5)
+        >>> s(0), s(4)
+        (Array(1., dtype=float32, weak_type=True), Array(0.25, dtype=float32, weak_type=True))
+    """
+    if transition_steps <= 0 or decay_rate == 0:
+        return lambda count: init_value
+    transition_begin = max(transition_begin, 0)
+    bound = jnp.maximum if decay_rate < 1.0 else jnp.minimum
+
+    def schedule(count):
+        steps = count - transition_begin
+        p = steps / transition_steps
+        if staircase:
+            p = jnp.floor(p)
+        value = jnp.where(steps <= 0, init_value, init_value * jnp.power(decay_rate, p))
+        return value if end_value is None else bound(value, end_value)
+
+    return schedule
+
+
+def piecewise_constant_schedule(init_value, boundaries_and_scales: dict | None = None
+                                ) -> Callable[[Any], Any]:
+    """``init_value``, multiplied by ``scale`` at each ``boundary`` of a dict of them.
+
+    Arguments:
+        init_value: the value before the first boundary.
+        boundaries_and_scales: ``{step: scale}``; from each step on, the value is multiplied
+            by its (non-negative) scale.
+
+    Returns:
+        A function of the step count.
+
+    Example:
+        >>> s = piecewise_constant_schedule(1.0, {2: 0.5, 4: 0.1})
+        >>> [float(s(t)) for t in (0, 2, 3, 4)]
+        [1.0, 0.5, 0.5, 0.05000000074505806]
+    """
+    items = sorted((boundaries_and_scales or {}).items())
+    if any(scale < 0.0 for _, scale in items):
+        raise ValueError("piecewise_constant_schedule: the scales must be non-negative, got "
+                         f"{dict(items)}")
+
+    def schedule(count):
+        value = init_value
+        for threshold, scale in items:
+            indicator = jnp.maximum(0.0, jnp.sign(threshold - count))
+            value = value * indicator + (1 - indicator) * scale * value
+        return value
+
+    return schedule

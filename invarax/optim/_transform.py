@@ -15,7 +15,15 @@ from ._base import (
     check_structure,
     init_empty_state,
     map_with_params,
+    require_params,
     zeros_like_params,
+)
+from ._tree_math import (
+    tree_bias_correction,
+    tree_cast,
+    tree_cast_like,
+    tree_update_moment,
+    tree_update_moment_per_elem_norm,
 )
 
 
@@ -169,23 +177,23 @@ class ScaleByAdamState(NamedTuple):
     nu: Any
 
 
-def _bias_correction(moment, decay, count):
-    correction = 1 - decay ** count
-    return tree_map(lambda t: t / correction.astype(t.dtype), moment)
-
-
 def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
-                  eps_root: float = 0.0) -> GradientTransformation:
+                  eps_root: float = 0.0, mu_dtype=None, *,
+                  nesterov: bool = False) -> GradientTransformation:
     """Rescale the updates by Adam's rule: bias-corrected ``mu / (sqrt(nu + eps_root) + eps)``.
 
     ``mu = (1 - b1) g + b1 mu`` and ``nu = (1 - b2) g**2 + b2 nu`` are divided by
-    ``1 - b1**t`` and ``1 - b2**t`` at step ``t = 1, 2, ...``.
+    ``1 - b1**t`` and ``1 - b2**t`` at step ``t = 1, 2, ...``. With ``nesterov`` (NAdam)
+    the numerator is ``b1 * mu_hat' + (1 - b1) * g_hat``, ``mu_hat'`` corrected with
+    ``t + 1`` and ``g_hat`` with ``t``.
 
     Arguments:
         b1: the decay of the first moment (the mean of the gradients).
         b2: the decay of the second moment (the mean of their squares).
         eps: added to the denominator, outside the square root.
         eps_root: added inside the square root.
+        mu_dtype: the dtype of the first moment in the state (None: the parameters').
+        nesterov: use Nesterov's momentum (NAdam).
 
     Returns:
         A ``GradientTransformation`` whose state is a ``ScaleByAdamState``.
@@ -200,7 +208,8 @@ def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
 
     def init_fn(params):
         return ScaleByAdamState(count=_zero_count(),
-                                mu=zeros_like_params("scale_by_adam.init", params),
+                                mu=zeros_like_params("scale_by_adam.init", params,
+                                                     dtype=mu_dtype),
                                 nu=zeros_like_params("scale_by_adam.init", params))
 
     def update_fn(updates, state, params=None):
@@ -208,13 +217,19 @@ def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
         check_state("scale_by_adam.update", state, ScaleByAdamState)
         check_structure("scale_by_adam.update", updates, state.mu, "the state's mu")
         check_structure("scale_by_adam.update", updates, state.nu, "the state's nu")
-        mu = tree_map(lambda g, t: (1 - b1) * g + b1 * t, updates, state.mu)
-        nu = tree_map(lambda g, t: (1 - b2) * (g ** 2) + b2 * t, updates, state.nu)
+        mu = tree_update_moment(updates, state.mu, b1, 1)
+        nu = tree_update_moment_per_elem_norm(updates, state.nu, b2, 2)
         count = safe_increment(state.count)
-        mu_hat = _bias_correction(mu, b1, count)
-        nu_hat = _bias_correction(nu, b2, count)
+        if nesterov:
+            mu_hat = tree_map(lambda m, g: b1 * m + (1 - b1) * g,
+                              tree_bias_correction(mu, b1, safe_increment(count)),
+                              tree_bias_correction(updates, b1, count))
+        else:
+            mu_hat = tree_bias_correction(mu, b1, count)
+        nu_hat = tree_bias_correction(nu, b2, count)
         updates = tree_map(lambda m, v: m / (jnp.sqrt(v + eps_root) + eps), mu_hat, nu_hat)
-        return updates, ScaleByAdamState(count=count, mu=mu, nu=nu)
+        return updates, ScaleByAdamState(count=count, mu=tree_cast(mu, mu_dtype),
+                                         nu=tree_cast_like(nu, state.nu))
 
     return GradientTransformation(init_fn, update_fn)
 
@@ -284,11 +299,7 @@ def add_decayed_weights(weight_decay: float = 0.0, mask=None) -> GradientTransfo
     check_nonnegative("add_decayed_weights", "weight_decay", weight_decay)
 
     def update_fn(updates, state, params=None):
-        if params is None:
-            raise ValueError(
-                "add_decayed_weights: the update needs the parameters: call "
-                "opt.update(grads, state, params)"
-            )
+        require_params("add_decayed_weights", params)
         return map_with_params("add_decayed_weights.update", lambda g, p: g + weight_decay * p,
                                updates, params), state
 
