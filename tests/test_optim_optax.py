@@ -106,6 +106,21 @@ CASES = {
     "exponential_decay": lambda o: o.sgd(o.exponential_decay(0.1, 2, 0.5, transition_begin=1,
                                                              end_value=0.03)),
     "piecewise": lambda o: o.sgd(o.piecewise_constant_schedule(0.1, {2: 0.5, 4: 0.1})),
+    "inject_adam": lambda o: o.inject_hyperparams(o.adam)(learning_rate=0.01, b1=0.8),
+    "inject_schedule": lambda o: o.inject_hyperparams(o.sgd)(
+        learning_rate=o.linear_schedule(0.1, 0.01, 4), momentum=0.9),
+    "inject_static": lambda o: o.inject_hyperparams(o.rmsprop, static_args="decay")(
+        0.01, decay=0.8, centered=True),
+    "partition": lambda o: o.partition({"a": o.adam(0.01), "z": o.set_to_zero()},
+                                       {"w": "a", "b": "z"}),
+    "multi_transform": lambda o: o.multi_transform(
+        {"a": o.sgd(0.05, momentum=0.9), "b": o.lion(0.01)},
+        lambda p: {k: "a" if k == "w" else "b" for k in p}),
+    "flatten": lambda o: o.flatten(o.adam(0.01)),
+    "multisteps": lambda o: o.MultiSteps(o.adam(0.01), 3).gradient_transformation(),
+    "multisteps_sum": lambda o: o.MultiSteps(o.sgd(0.01, 0.9), lambda step: 2,
+                                             use_grad_mean=False).gradient_transformation(),
+    "apply_if_finite": lambda o: o.apply_if_finite(o.adam(0.01), 2),
 }
 
 
@@ -161,3 +176,34 @@ def test_apply_updates_keeps_dtypes_as_optax():
     for k in params:
         assert ours[k].dtype == theirs[k].dtype
         np.testing.assert_array_equal(ours[k], theirs[k])
+
+
+def _nonfinite_run(lib, to_array, make):
+    opt = make(lib)
+    params = tree_map(to_array, _tree(0))
+    state = opt.init(params)
+    out = []
+    for i in range(7):
+        grads = _tree(1 + 10 * i)
+        if i in (1, 3, 4, 5):  # one skipped step, then three in a row (the third is taken)
+            grads["w"][0, i % 4] = np.inf if i % 2 else np.nan
+        updates, state = opt.update(tree_map(to_array, grads), state, params)
+        params = lib.apply_updates(params, updates)
+        out.append((params, state))
+    return out
+
+
+@pytest.mark.parametrize("make", [
+    lambda o: o.apply_if_finite(o.adam(0.01), max_consecutive_errors=2),
+    lambda o: o.MultiSteps(
+        o.sgd(0.1), 2,
+        should_skip_update_fn=lambda u, s, p: (
+            jax.numpy.logical_not(jax.numpy.all(jax.numpy.isfinite(u["w"])))
+            if o is optax else jnp.logical_not(jnp.all(jnp.isfinite(u["w"]))), ()),
+    ).gradient_transformation(),
+])
+def test_nonfinite_steps_as_optax(make):
+    ours = _nonfinite_run(optim, jnp.asarray, make)
+    theirs = _nonfinite_run(optax, jax.numpy.asarray, make)
+    for a, b in zip(ours, theirs, strict=True):
+        _assert_close(a, b)

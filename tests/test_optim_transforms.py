@@ -21,6 +21,13 @@ OPTIMIZERS = {
     "adafactor": lambda: optim.adafactor(0.01, min_dim_size_to_factor=3, momentum=0.9),
     "clip": lambda: optim.chain(optim.clip(0.1), optim.clip_by_block_rms(0.05),
                                 optim.sgd(optim.piecewise_constant_schedule(0.1, {2: 0.5}))),
+    "inject": lambda: optim.inject_hyperparams(optim.adamw)(
+        optim.cosine_decay_schedule(0.01, 3), weight_decay=0.1),
+    "partition": lambda: optim.partition({"a": optim.adam(0.01), "b": optim.sgd(0.1, 0.9)},
+                                         {"w": "a", "b": "b"}),
+    "flatten": lambda: optim.flatten(optim.lamb(0.01)),
+    "multisteps": lambda: optim.MultiSteps(optim.adam(0.01), 2).gradient_transformation(),
+    "apply_if_finite": lambda: optim.apply_if_finite(optim.adam(0.01), 1),
 }
 STEPS = 4
 
@@ -62,7 +69,8 @@ def test_jit_step_is_bitwise_the_eager_step(name):
             assert_bitwise(a, b)
 
 
-@pytest.mark.parametrize("name", ["adafactor", "lamb", "rmsprop_centered"])
+@pytest.mark.parametrize("name", ["adafactor", "lamb", "rmsprop_centered", "multisteps",
+                                  "apply_if_finite", "inject"])
 def test_vmap_over_an_ensemble_is_bitwise_each_member(name):
     opt = OPTIMIZERS[name]()
     step = _step(opt)
@@ -211,3 +219,62 @@ def test_bad_hyperparameters_are_rejected():
                                         r"ScaleByRmsState"):
         optim.scale_by_rms(bias_correction=True).update(
             jnp.ones(2), optim.scale_by_rms().init(jnp.ones(2)))
+
+
+# ---------------------------------------------------------------------------------------
+# The wrappers.
+
+def test_inject_hyperparams_reads_an_edited_learning_rate_under_jit():
+    opt = optim.inject_hyperparams(optim.adam)(learning_rate=0.1)
+    params = jnp.ones(2)
+    state = opt.init(params)
+    assert sorted(state.hyperparams) == ["b1", "b2", "eps", "eps_root", "learning_rate"]
+    state.hyperparams["learning_rate"] = jnp.asarray(0.0)
+    updates, state = invarax.jit(opt.update)(jnp.ones(2), state, params)
+    assert_bitwise(updates, jnp.array([-0.0, -0.0]))
+    assert_bitwise(state.count, np.int32(1))
+    with pytest.raises(ValueError, match=r"inject_hyperparams: static_args \['lr'\] must name "
+                                         r"parameters of adam"):
+        optim.inject_hyperparams(optim.adam, static_args="lr")
+
+
+def test_apply_if_finite_skips_then_gives_up():
+    opt = optim.apply_if_finite(optim.sgd(1.0), max_consecutive_errors=1)
+    state = opt.init(jnp.zeros(1))
+    bad = jnp.array([np.nan])
+    u1, state = opt.update(bad, state)
+    assert_bitwise(u1, jnp.zeros(1))
+    u2, state = opt.update(bad, state)  # the second in a row: taken
+    assert np.isnan(np.asarray(u2)).all() and int(state.total_notfinite) == 2
+    u3, state = opt.update(jnp.array([2.0]), state)
+    assert_bitwise(u3, jnp.array([-2.0]))
+    assert int(state.notfinite_count) == 0 and bool(state.last_finite)
+
+
+def test_multisteps_emits_the_mean_every_k_steps():
+    opt = optim.MultiSteps(optim.sgd(1.0), every_k_schedule=3)
+    state = opt.init(jnp.zeros(1))
+    outs = []
+    for g in [1.0, 2.0, 6.0, 4.0]:
+        u, state = opt.update(jnp.array([g]), state)
+        outs.append(float(u[0]))
+        assert bool(opt.has_updated(state)) == (len(outs) == 3)
+    assert outs == [0.0, 0.0, -3.0, 0.0]
+    assert int(state.gradient_step) == 1 and int(state.mini_step) == 1
+
+
+def test_partition_names_a_label_without_a_transformation():
+    opt = optim.partition({"a": optim.sgd(0.1)}, {"w": "a", "b": "frozen"})
+    with pytest.raises(ValueError, match=r"partition: the labels \['frozen'\] have no "
+                                         r"transformation; the transformations are labelled "
+                                         r"\['a'\]"):
+        opt.init({"w": jnp.ones(1), "b": jnp.ones(1)})
+
+
+def test_flatten_keeps_one_flat_state_and_returns_the_params_structure():
+    opt = optim.flatten(optim.sgd(0.1, momentum=0.9))
+    params = {"a": jnp.ones((2, 2)), "b": jnp.ones(3)}
+    state = opt.init(params)
+    assert state[0].trace.shape == (7,)
+    updates, _ = opt.update(params, state)
+    assert updates["a"].shape == (2, 2) and updates["b"].shape == (3,)

@@ -33,6 +33,7 @@ from ._alias import (
 from ._base import (
     EmptyState,
     GradientTransformation,
+    GradientTransformationExtraArgs,
     OptState,
     Params,
     ScalarOrSchedule,
@@ -41,6 +42,7 @@ from ._base import (
     chain,
     identity,
     set_to_zero,
+    with_extra_args_support,
 )
 from ._clipping import clip, clip_by_block_rms, clip_by_global_norm, global_norm
 from ._factorized import FactoredState, scale_by_factored_rms
@@ -69,20 +71,38 @@ from ._transform import (
     trace,
 )
 from ._update import apply_updates
+from ._wrappers import (
+    ApplyIfFiniteState,
+    InjectHyperparamsState,
+    InjectStatefulHyperparamsState,
+    MultiSteps,
+    MultiStepsState,
+    MultiTransformState,
+    PartitionState,
+    WrappedScheduleState,
+    apply_if_finite,
+    flatten,
+    inject_hyperparams,
+    multi_transform,
+    partition,
+)
 
 __all__ = [
-    "EmaState", "EmptyState", "FactoredState", "GradientTransformation", "MaskedState", "OptState",
-    "Params", "ScalarOrSchedule", "ScaleByAdamState", "ScaleByLionState",
+    "ApplyIfFiniteState", "EmaState", "EmptyState", "FactoredState", "GradientTransformation",
+    "GradientTransformationExtraArgs", "InjectHyperparamsState", "InjectStatefulHyperparamsState",
+    "MaskedState", "MultiSteps", "MultiStepsState", "MultiTransformState", "OptState", "Params",
+    "PartitionState", "ScalarOrSchedule", "ScaleByAdamState", "ScaleByLionState",
     "ScaleByOptimisticGradientState", "ScaleByRStdDevState", "ScaleByRStdDevWithCountState",
     "ScaleByRmsState", "ScaleByRmsWithCountState", "ScaleByRssState", "ScaleByScheduleState",
-    "Schedule", "TraceState", "Updates", "adafactor", "adagrad", "adam", "adamw",
-    "add_decayed_weights", "apply_updates", "chain", "clip", "clip_by_block_rms",
-    "clip_by_global_norm", "constant_schedule", "cosine_decay_schedule", "ema",
-    "exponential_decay", "global_norm", "identity", "join_schedules", "lamb", "linear_schedule",
-    "lion", "masked", "optimistic_gradient_descent", "piecewise_constant_schedule",
+    "Schedule", "TraceState", "Updates", "WrappedScheduleState", "adafactor", "adagrad", "adam",
+    "adamw", "add_decayed_weights", "apply_if_finite", "apply_updates", "chain", "clip",
+    "clip_by_block_rms", "clip_by_global_norm", "constant_schedule", "cosine_decay_schedule",
+    "ema", "exponential_decay", "flatten", "global_norm", "identity", "inject_hyperparams",
+    "join_schedules", "lamb", "linear_schedule", "lion", "masked", "multi_transform",
+    "optimistic_gradient_descent", "partition", "piecewise_constant_schedule",
     "polynomial_schedule", "rmsprop", "safe_increment", "scale", "scale_by_adam",
     "scale_by_factored_rms", "scale_by_learning_rate", "scale_by_lion",
     "scale_by_optimistic_gradient", "scale_by_param_block_rms", "scale_by_rms", "scale_by_rss",
     "scale_by_schedule", "scale_by_stddev", "scale_by_trust_ratio", "set_to_zero", "sgd", "trace",
-    "tree", "tree_utils", "warmup_cosine_decay_schedule",
+    "tree", "tree_utils", "warmup_cosine_decay_schedule", "with_extra_args_support",
 ]

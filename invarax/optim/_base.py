@@ -57,6 +57,40 @@ class GradientTransformation(NamedTuple):
     update: Callable[..., tuple[Any, Any]]
 
 
+class GradientTransformationExtraArgs(GradientTransformation):
+    """A ``GradientTransformation`` whose update takes keyword arguments beyond the params.
+
+    ``update(updates, state, params=None, **extra_args)``: a line search reads ``value``,
+    ``grad`` and ``value_fn`` there. ``chain`` passes the extra arguments to the links that
+    take them (this class) and leaves them out for the others.
+
+    Example:
+        >>> t = GradientTransformationExtraArgs(lambda p: EmptyState(),
+        ...                                     lambda u, s, p=None, **kw: (kw["k"] * u, s))
+        >>> chain(t, scale(2.0)).update(jnp.ones(1), ((), ()), k=3.0)[0]
+        Array([6.], dtype=float32)
+    """
+
+
+def with_extra_args_support(tx: GradientTransformation) -> GradientTransformationExtraArgs:
+    """``tx`` as a ``GradientTransformationExtraArgs``: its update then ignores extra arguments.
+
+    Arguments:
+        tx: a ``GradientTransformation``.
+
+    Returns:
+        ``tx`` itself if it takes extra arguments, else a wrapper dropping them.
+    """
+    if isinstance(tx, GradientTransformationExtraArgs):
+        return tx
+
+    def update_fn(updates, state, params=None, **extra_args):
+        del extra_args
+        return tx.update(updates, state, params)
+
+    return GradientTransformationExtraArgs(tx.init, update_fn)
+
+
 class EmptyState(NamedTuple):
     """The state of a stateless transformation: a pytree with no leaves."""
 
@@ -231,7 +265,8 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
         *transforms: ``GradientTransformation``s, applied left to right.
 
     Returns:
-        A ``GradientTransformation`` whose update feeds each one's output to the next.
+        A ``GradientTransformationExtraArgs`` whose update feeds each one's output to the next
+        (extra keyword arguments go to the links that take them).
 
     Example:
         >>> opt = chain(clip_by_global_norm(1.0), scale(-0.1))
@@ -245,10 +280,12 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
                 f"chain: argument {i} is a {type(t).__name__}, not a GradientTransformation"
             )
 
+    transforms = [with_extra_args_support(t) for t in transforms]
+
     def init_fn(params):
         return tuple(t.init(params) for t in transforms)
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
         if not isinstance(state, tuple) or len(state) != len(transforms):
             raise ValueError(
                 f"chain: expected a tuple of {len(transforms)} states (one per "
@@ -258,8 +295,8 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
             )
         new_state = []
         for t, s in zip(transforms, state, strict=True):
-            updates, s = t.update(updates, s, params)
+            updates, s = t.update(updates, s, params, **extra_args)
             new_state.append(s)
         return updates, tuple(new_state)
 
-    return GradientTransformation(init_fn, update_fn)
+    return GradientTransformationExtraArgs(init_fn, update_fn)

@@ -9,6 +9,7 @@ from .. import numpy as jnp
 from ..core.pytree import tree_map
 from ._base import (
     GradientTransformation,
+    GradientTransformationExtraArgs,
     check_nonnegative,
     check_params,
     check_state,
@@ -16,6 +17,7 @@ from ._base import (
     init_empty_state,
     map_with_params,
     require_params,
+    with_extra_args_support,
     zeros_like_params,
 )
 from ._tree_math import (
@@ -265,19 +267,21 @@ def masked(inner: GradientTransformation, mask) -> GradientTransformation:
         >>> opt.update(params, opt.init(params))[0]
         {'b': Array([1.], dtype=float32), 'w': Array([10.], dtype=float32)}
     """
+    inner = with_extra_args_support(inner)
+
     def init_fn(params):
         return MaskedState(inner_state=inner.init(_select(_mask_tree(mask, params), params)))
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
         check_state("masked.update", state, MaskedState)
         mask_tree = _mask_tree(mask, updates)
         new, inner_state = inner.update(
             _select(mask_tree, updates), state.inner_state,
-            None if params is None else _select(mask_tree, params))
+            None if params is None else _select(mask_tree, params), **extra_args)
         updates = tree_map(lambda m, n, u: n if m else u, mask_tree, new, updates)
         return updates, MaskedState(inner_state=inner_state)
 
-    return GradientTransformation(init_fn, update_fn)
+    return GradientTransformationExtraArgs(init_fn, update_fn)
 
 
 def add_decayed_weights(weight_decay: float = 0.0, mask=None) -> GradientTransformation:
