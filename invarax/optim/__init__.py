@@ -1,6 +1,6 @@
 """Optimizers, optax-style: gradient transformations, their building blocks and schedules."""
 
-from . import tree, tree_utils
+from . import losses, tree, tree_utils
 from ._adaptive import (
     EmaState,
     ScaleByLionState,
@@ -46,6 +46,24 @@ from ._base import (
 )
 from ._clipping import clip, clip_by_block_rms, clip_by_global_norm, global_norm
 from ._factorized import FactoredState, scale_by_factored_rms
+from ._losses import (
+    convex_kl_divergence,
+    cosine_distance,
+    cosine_similarity,
+    generalized_kl_divergence,
+    hinge_loss,
+    huber_loss,
+    kl_divergence,
+    l2_loss,
+    log_cosh,
+    safe_softmax_cross_entropy,
+    sigmoid_binary_cross_entropy,
+    sigmoid_focal_loss,
+    smooth_labels,
+    softmax_cross_entropy,
+    softmax_cross_entropy_with_integer_labels,
+    squared_error,
+)
 from ._schedule import (
     constant_schedule,
     cosine_decay_schedule,
@@ -96,13 +114,17 @@ __all__ = [
     "ScaleByRmsState", "ScaleByRmsWithCountState", "ScaleByRssState", "ScaleByScheduleState",
     "Schedule", "TraceState", "Updates", "WrappedScheduleState", "adafactor", "adagrad", "adam",
     "adamw", "add_decayed_weights", "apply_if_finite", "apply_updates", "chain", "clip",
-    "clip_by_block_rms", "clip_by_global_norm", "constant_schedule", "cosine_decay_schedule",
-    "ema", "exponential_decay", "flatten", "global_norm", "identity", "inject_hyperparams",
-    "join_schedules", "lamb", "linear_schedule", "lion", "masked", "multi_transform",
-    "optimistic_gradient_descent", "partition", "piecewise_constant_schedule",
-    "polynomial_schedule", "rmsprop", "safe_increment", "scale", "scale_by_adam",
-    "scale_by_factored_rms", "scale_by_learning_rate", "scale_by_lion",
-    "scale_by_optimistic_gradient", "scale_by_param_block_rms", "scale_by_rms", "scale_by_rss",
-    "scale_by_schedule", "scale_by_stddev", "scale_by_trust_ratio", "set_to_zero", "sgd", "trace",
-    "tree", "tree_utils", "warmup_cosine_decay_schedule", "with_extra_args_support",
+    "clip_by_block_rms", "clip_by_global_norm", "constant_schedule", "convex_kl_divergence",
+    "cosine_decay_schedule", "cosine_distance", "cosine_similarity", "ema", "exponential_decay",
+    "flatten", "generalized_kl_divergence", "global_norm", "hinge_loss", "huber_loss", "identity",
+    "inject_hyperparams", "join_schedules", "kl_divergence", "l2_loss", "lamb", "linear_schedule",
+    "lion", "log_cosh", "losses", "masked", "multi_transform", "optimistic_gradient_descent",
+    "partition", "piecewise_constant_schedule", "polynomial_schedule", "rmsprop", "safe_increment",
+    "safe_softmax_cross_entropy", "scale", "scale_by_adam", "scale_by_factored_rms",
+    "scale_by_learning_rate", "scale_by_lion", "scale_by_optimistic_gradient",
+    "scale_by_param_block_rms", "scale_by_rms", "scale_by_rss", "scale_by_schedule",
+    "scale_by_stddev", "scale_by_trust_ratio", "set_to_zero", "sgd",
+    "sigmoid_binary_cross_entropy", "sigmoid_focal_loss", "smooth_labels", "softmax_cross_entropy",
+    "softmax_cross_entropy_with_integer_labels", "squared_error", "trace", "tree", "tree_utils",
+    "warmup_cosine_decay_schedule", "with_extra_args_support",
 ]
