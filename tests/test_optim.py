@@ -517,7 +517,7 @@ def test_optim_tutorial():
 
 
 @pytest.mark.parametrize("module", ["_adaptive", "_alias", "_base", "_clipping", "_factorized",
-                                    "_losses",
+                                    "_lbfgs", "_linesearch", "_losses",
                                     "_schedule", "_transform", "_tree_math", "_update",
                                     "_wrappers"])
 def test_docstring_examples(module):

@@ -46,6 +46,17 @@ from ._base import (
 )
 from ._clipping import clip, clip_by_block_rms, clip_by_global_norm, global_norm
 from ._factorized import FactoredState, scale_by_factored_rms
+from ._lbfgs import ScaleByLBFGSState, lbfgs, scale_by_lbfgs
+from ._linesearch import (
+    BacktrackingLinesearchInfo,
+    ScaleByBacktrackingLinesearchState,
+    ScaleByZoomLinesearchState,
+    ZoomLinesearchInfo,
+    ZoomLinesearchState,
+    scale_by_backtracking_linesearch,
+    scale_by_zoom_linesearch,
+    value_and_grad_from_state,
+)
 from ._losses import (
     convex_kl_divergence,
     cosine_distance,
@@ -106,25 +117,29 @@ from ._wrappers import (
 )
 
 __all__ = [
-    "ApplyIfFiniteState", "EmaState", "EmptyState", "FactoredState", "GradientTransformation",
-    "GradientTransformationExtraArgs", "InjectHyperparamsState", "InjectStatefulHyperparamsState",
-    "MaskedState", "MultiSteps", "MultiStepsState", "MultiTransformState", "OptState", "Params",
-    "PartitionState", "ScalarOrSchedule", "ScaleByAdamState", "ScaleByLionState",
-    "ScaleByOptimisticGradientState", "ScaleByRStdDevState", "ScaleByRStdDevWithCountState",
-    "ScaleByRmsState", "ScaleByRmsWithCountState", "ScaleByRssState", "ScaleByScheduleState",
-    "Schedule", "TraceState", "Updates", "WrappedScheduleState", "adafactor", "adagrad", "adam",
-    "adamw", "add_decayed_weights", "apply_if_finite", "apply_updates", "chain", "clip",
-    "clip_by_block_rms", "clip_by_global_norm", "constant_schedule", "convex_kl_divergence",
-    "cosine_decay_schedule", "cosine_distance", "cosine_similarity", "ema", "exponential_decay",
-    "flatten", "generalized_kl_divergence", "global_norm", "hinge_loss", "huber_loss", "identity",
-    "inject_hyperparams", "join_schedules", "kl_divergence", "l2_loss", "lamb", "linear_schedule",
-    "lion", "log_cosh", "losses", "masked", "multi_transform", "optimistic_gradient_descent",
-    "partition", "piecewise_constant_schedule", "polynomial_schedule", "rmsprop", "safe_increment",
-    "safe_softmax_cross_entropy", "scale", "scale_by_adam", "scale_by_factored_rms",
-    "scale_by_learning_rate", "scale_by_lion", "scale_by_optimistic_gradient",
-    "scale_by_param_block_rms", "scale_by_rms", "scale_by_rss", "scale_by_schedule",
-    "scale_by_stddev", "scale_by_trust_ratio", "set_to_zero", "sgd",
-    "sigmoid_binary_cross_entropy", "sigmoid_focal_loss", "smooth_labels", "softmax_cross_entropy",
-    "softmax_cross_entropy_with_integer_labels", "squared_error", "trace", "tree", "tree_utils",
-    "warmup_cosine_decay_schedule", "with_extra_args_support",
+    "ApplyIfFiniteState", "BacktrackingLinesearchInfo", "EmaState", "EmptyState", "FactoredState",
+    "GradientTransformation", "GradientTransformationExtraArgs", "InjectHyperparamsState",
+    "InjectStatefulHyperparamsState", "MaskedState", "MultiSteps", "MultiStepsState",
+    "MultiTransformState", "OptState", "Params", "PartitionState", "ScalarOrSchedule",
+    "ScaleByAdamState", "ScaleByBacktrackingLinesearchState", "ScaleByLBFGSState",
+    "ScaleByLionState", "ScaleByOptimisticGradientState", "ScaleByRStdDevState",
+    "ScaleByRStdDevWithCountState", "ScaleByRmsState", "ScaleByRmsWithCountState",
+    "ScaleByRssState", "ScaleByScheduleState", "ScaleByZoomLinesearchState", "Schedule",
+    "TraceState", "Updates", "WrappedScheduleState", "ZoomLinesearchInfo", "ZoomLinesearchState",
+    "adafactor", "adagrad", "adam", "adamw", "add_decayed_weights", "apply_if_finite",
+    "apply_updates", "chain", "clip", "clip_by_block_rms", "clip_by_global_norm",
+    "constant_schedule", "convex_kl_divergence", "cosine_decay_schedule", "cosine_distance",
+    "cosine_similarity", "ema", "exponential_decay", "flatten", "generalized_kl_divergence",
+    "global_norm", "hinge_loss", "huber_loss", "identity", "inject_hyperparams", "join_schedules",
+    "kl_divergence", "l2_loss", "lamb", "lbfgs", "linear_schedule", "lion", "log_cosh", "losses",
+    "masked", "multi_transform", "optimistic_gradient_descent", "partition",
+    "piecewise_constant_schedule", "polynomial_schedule", "rmsprop", "safe_increment",
+    "safe_softmax_cross_entropy", "scale", "scale_by_adam", "scale_by_backtracking_linesearch",
+    "scale_by_factored_rms", "scale_by_lbfgs", "scale_by_learning_rate", "scale_by_lion",
+    "scale_by_optimistic_gradient", "scale_by_param_block_rms", "scale_by_rms", "scale_by_rss",
+    "scale_by_schedule", "scale_by_stddev", "scale_by_trust_ratio", "scale_by_zoom_linesearch",
+    "set_to_zero", "sgd", "sigmoid_binary_cross_entropy", "sigmoid_focal_loss", "smooth_labels",
+    "softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels", "squared_error", "trace",
+    "tree", "tree_utils", "value_and_grad_from_state", "warmup_cosine_decay_schedule",
+    "with_extra_args_support",
 ]
