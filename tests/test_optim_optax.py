@@ -121,6 +121,33 @@ CASES = {
     "multisteps_sum": lambda o: o.MultiSteps(o.sgd(0.01, 0.9), lambda step: 2,
                                              use_grad_mean=False).gradient_transformation(),
     "apply_if_finite": lambda o: o.apply_if_finite(o.adam(0.01), 2),
+    "nadam": lambda o: o.nadam(0.01),
+    "nadamw": lambda o: o.nadamw(0.01, weight_decay=0.1),
+    "adamax": lambda o: o.adamax(0.01, b1=0.8),
+    "adamaxw": lambda o: o.adamaxw(0.01, weight_decay=0.1, mask={"w": True, "b": False}),
+    "amsgrad": lambda o: o.amsgrad(0.01),
+    "amsgrad_no_bc": lambda o: o.amsgrad(0.01, bias_correction_mu=False,
+                                         bias_correction_nu=False, mu_dtype=np.float16),
+    "adabelief": lambda o: o.adabelief(0.01),
+    "adabelief_nesterov": lambda o: o.adabelief(0.01, nesterov=True),
+    "sign_sgd": lambda o: o.sign_sgd(0.01),
+    "radam": lambda o: o.radam(0.01, b2=0.9),
+    "radam_nesterov": lambda o: o.radam(0.01, threshold=2.0, nesterov=True),
+    "yogi": lambda o: o.yogi(0.01),
+    "novograd": lambda o: o.novograd(0.01, weight_decay=0.1),
+    "adadelta": lambda o: o.adadelta(1.0, weight_decay=0.1),
+    "adadelta_no_rate": lambda o: o.adadelta(),
+    "fromage": lambda o: o.fromage(0.01),
+    "fromage_schedule": lambda o: o.fromage(o.linear_schedule(0.1, 0.01, 4)),
+    "lars": lambda o: o.lars(0.01, weight_decay=0.1, nesterov=True),
+    "lars_masks": lambda o: o.lars(0.01, weight_decay=0.1, weight_decay_mask={"w": True,
+                                                                             "b": False},
+                                   trust_ratio_mask={"w": False, "b": True}),
+    "rprop": lambda o: o.rprop(0.01),
+    "centralize": lambda o: o.chain(o.centralize(), o.sgd(0.05)),
+    "param_block_norm": lambda o: o.chain(o.scale_by_param_block_norm(), o.sgd(0.05)),
+    "decay_schedule": lambda o: o.chain(o.add_decayed_weights(o.linear_schedule(0.1, 0.0, 4)),
+                                        o.sgd(0.05)),
 }
 
 
@@ -207,3 +234,20 @@ def test_nonfinite_steps_as_optax(make):
     theirs = _nonfinite_run(optax, jax.numpy.asarray, make)
     for a, b in zip(ours, theirs, strict=True):
         _assert_close(a, b)
+
+
+@pytest.mark.parametrize("variant", ["sps", "sps+"])
+def test_polyak_sgd_matches_optax(variant):
+    def run(lib, to_array):
+        opt = lib.polyak_sgd(max_learning_rate=0.5, f_min=0.5, variant=variant)
+        params = tree_map(to_array, _tree(0))
+        state = opt.init(params)
+        out = []
+        for i in range(STEPS):
+            grads = tree_map(to_array, _tree(1 + 10 * i))
+            updates, state = opt.update(grads, state, params, value=0.1 * i)
+            params = lib.apply_updates(params, updates)
+            out.append(params)
+        return out
+
+    _assert_close(run(optim, jnp.asarray), run(optax, jax.numpy.asarray))

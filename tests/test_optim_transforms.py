@@ -28,6 +28,12 @@ OPTIMIZERS = {
     "flatten": lambda: optim.flatten(optim.lamb(0.01)),
     "multisteps": lambda: optim.MultiSteps(optim.adam(0.01), 2).gradient_transformation(),
     "apply_if_finite": lambda: optim.apply_if_finite(optim.adam(0.01), 1),
+    "more": lambda: optim.chain(optim.centralize(), optim.scale_by_belief(),
+                                optim.scale_by_yogi(), optim.scale_by_radam(threshold=1.0),
+                                optim.scale_by_amsgrad(), optim.scale_by_adamax(),
+                                optim.scale_by_rprop(0.1), optim.scale_by_adadelta(),
+                                optim.scale_by_novograd(), optim.sgd(0.01)),
+    "fromage_lars": lambda: optim.chain(optim.fromage(0.01), optim.lars(0.1)),
 }
 STEPS = 4
 

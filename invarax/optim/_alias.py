@@ -31,6 +31,11 @@ def _check_learning_rate(who: str, learning_rate) -> None:
         check_nonnegative(who, "learning_rate", learning_rate)
 
 
+def _check_weight_decay(who: str, weight_decay) -> None:
+    if not callable(weight_decay):
+        check_nonnegative(who, "weight_decay", weight_decay)
+
+
 def sgd(learning_rate, momentum: float | None = None,
         nesterov: bool = False) -> GradientTransformation:
     """Stochastic gradient descent, with optional (Nesterov) momentum.
@@ -121,6 +126,7 @@ def adamw(learning_rate, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
         Array([0.8500007, 1.9999993], dtype=float32)
     """
     _check_learning_rate("adamw", learning_rate)
+    _check_weight_decay("adamw", weight_decay)
     return chain(
         scale_by_adam(b1=b1, b2=b2, eps=eps, eps_root=eps_root, mu_dtype=mu_dtype,
                       nesterov=nesterov),
@@ -212,6 +218,7 @@ def lion(learning_rate, b1: float = 0.9, b2: float = 0.99, mu_dtype=None,
         Array([-0.1,  0.1], dtype=float32)
     """
     _check_learning_rate("lion", learning_rate)
+    _check_weight_decay("lion", weight_decay)
     return chain(scale_by_lion(b1=b1, b2=b2, mu_dtype=mu_dtype),
                  add_decayed_weights(weight_decay, mask),
                  scale_by_learning_rate(learning_rate))
@@ -241,6 +248,7 @@ def lamb(learning_rate, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-6,
         Array([-0.35355338, -0.35355338], dtype=float32)
     """
     _check_learning_rate("lamb", learning_rate)
+    _check_weight_decay("lamb", weight_decay)
     return chain(scale_by_adam(b1=b1, b2=b2, eps=eps, eps_root=eps_root),
                  add_decayed_weights(weight_decay=weight_decay, mask=mask),
                  scale_by_trust_ratio(),

@@ -211,14 +211,23 @@ def require_params(who: str, params) -> None:
                          "opt.update(grads, state, params)")
 
 
-def check_nonnegative(who: str, name: str, value, *, positive: bool = False) -> None:
-    """Raise if a concrete hyperparameter is negative (or not positive); tracers pass."""
+def check_real(who: str, name: str, value):
+    """Raise a TypeError unless a concrete hyperparameter is a real number; return it as a
+    float (a tracer is returned as it is)."""
     if isinstance(value, Tracer):
-        return
+        return value
     if isinstance(value, (Array, np.ndarray, np.generic)) and np.ndim(value) == 0:
         value = float(value)
     if not isinstance(value, numbers.Real) or isinstance(value, bool):
         raise TypeError(f"{who}: {name} must be a real number, got {value!r:.60}")
+    return value
+
+
+def check_nonnegative(who: str, name: str, value, *, positive: bool = False) -> None:
+    """Raise if a concrete hyperparameter is negative (or not positive); tracers pass."""
+    value = check_real(who, name, value)
+    if isinstance(value, Tracer):
+        return
     if value < 0 or (positive and value == 0):
         kind = "positive" if positive else "non-negative"
         raise ValueError(f"{who}: {name} must be {kind}, got {value}")

@@ -8,12 +8,15 @@ from typing import Any, NamedTuple
 from .. import numpy as jnp
 from ..core.pytree import tree_map
 from ._base import (
+    EmptyState,
     GradientTransformation,
     GradientTransformationExtraArgs,
     check_nonnegative,
     check_params,
+    check_real,
     check_state,
     check_structure,
+    identity,
     init_empty_state,
     map_with_params,
     require_params,
@@ -112,7 +115,8 @@ def scale_by_learning_rate(learning_rate, *, flip_sign: bool = True) -> Gradient
     """Multiply the updates by ``-learning_rate`` (a float or a schedule of the step count).
 
     Arguments:
-        learning_rate: a non-negative float, or a schedule (a function of the step count).
+        learning_rate: a non-negative float, a schedule (a function of the step count), or
+            None (no scaling: ``identity()``).
         flip_sign: negate the rate, so that gradients become descent steps (default True).
 
     Returns:
@@ -123,6 +127,8 @@ def scale_by_learning_rate(learning_rate, *, flip_sign: bool = True) -> Gradient
         >>> opt.update(jnp.array([1.0, -2.0]), opt.init(jnp.zeros(2)))[0]
         Array([-0.1,  0.2], dtype=float32)
     """
+    if learning_rate is None:
+        return identity()
     sign = -1 if flip_sign else 1
     if callable(learning_rate):
         return scale_by_schedule(lambda count: sign * learning_rate(count))
@@ -284,29 +290,46 @@ def masked(inner: GradientTransformation, mask) -> GradientTransformation:
     return GradientTransformationExtraArgs(init_fn, update_fn)
 
 
-def add_decayed_weights(weight_decay: float = 0.0, mask=None) -> GradientTransformation:
+class WeightDecaySchedule(NamedTuple):
+    """The state of ``add_decayed_weights`` with a schedule: the step count (int32)."""
+
+    count: Any
+
+
+def add_decayed_weights(weight_decay=0.0, mask=None) -> GradientTransformation:
     """Add ``weight_decay * params`` to the updates (decoupled weight decay, as in AdamW).
 
     Arguments:
-        weight_decay: the coefficient.
+        weight_decay: the coefficient, or a schedule (a function of the step count).
         mask: which parameters to decay: a pytree of bools (or a prefix of one) or a function
             of the parameters returning one; None decays all.
 
     Returns:
-        A stateless ``GradientTransformation``; its update needs ``params``.
+        A ``GradientTransformation`` (stateless, or counting steps for a schedule: a
+        ``WeightDecaySchedule``); its update needs ``params``. A coefficient of 0 leaves the
+        updates as they are.
 
     Example:
         >>> opt = add_decayed_weights(0.1)
         >>> opt.update(jnp.zeros(2), opt.init(jnp.ones(2)), jnp.array([1.0, 2.0]))[0]
         Array([0.1, 0.2], dtype=float32)
     """
-    check_nonnegative("add_decayed_weights", "weight_decay", weight_decay)
+    scheduled = callable(weight_decay)
+    if not scheduled:
+        check_real("add_decayed_weights", "weight_decay", weight_decay)
+
+    def init_fn(params):
+        check_params("add_decayed_weights.init", params)
+        return WeightDecaySchedule(_zero_count()) if scheduled else EmptyState()
 
     def update_fn(updates, state, params=None):
         require_params("add_decayed_weights", params)
-        return map_with_params("add_decayed_weights.update", lambda g, p: g + weight_decay * p,
-                               updates, params), state
+        new_state = WeightDecaySchedule(safe_increment(state.count)) if scheduled else state
+        if isinstance(weight_decay, (int, float)) and weight_decay == 0.0:
+            return updates, new_state
+        rate = weight_decay(state.count) if scheduled else weight_decay
+        return map_with_params("add_decayed_weights.update", lambda g, p: g + rate * p,
+                               updates, params), new_state
 
-    transform = GradientTransformation(init_empty_state, update_fn)
+    transform = GradientTransformation(init_fn, update_fn)
     return transform if mask is None else masked(transform, mask)
-
