@@ -516,10 +516,10 @@ def test_optim_tutorial():
     assert result.attempted > 0 and result.failed == 0
 
 
-@pytest.mark.parametrize("module", ["_adaptive", "_alias", "_alias_more", "_base", "_clipping",
-                                    "_factorized", "_lbfgs", "_linesearch", "_losses", "_moments",
-                                    "_schedule", "_transform", "_tree_math", "_update",
-                                    "_wrappers"])
+@pytest.mark.parametrize("module", [
+    "_adaptive", "_alias", "_alias_more", "_base", "_clipping", "_extras", "_factorized",
+    "_lbfgs", "_linesearch", "_losses", "_moments", "_schedule", "_transform", "_tree_math",
+    "_update", "_wrappers"])
 def test_docstring_examples(module):
     import importlib
 

@@ -5,6 +5,8 @@ an operation differently from NumPy (``b2 ** count`` through XLA's pow, for one:
 ulp), so the bound is a few float32 ulps of the parameters (|p| < 4) after six steps.
 """
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -148,6 +150,27 @@ CASES = {
     "param_block_norm": lambda o: o.chain(o.scale_by_param_block_norm(), o.sgd(0.05)),
     "decay_schedule": lambda o: o.chain(o.add_decayed_weights(o.linear_schedule(0.1, 0.0, 4)),
                                         o.sgd(0.05)),
+    "zero_nans": lambda o: o.chain(o.zero_nans(), o.sgd(0.05)),
+    "nonnegative": lambda o: o.chain(o.sgd(0.5), o.keep_params_nonnegative()),
+    "normalize": lambda o: o.chain(o.normalize_by_update_norm(2.0), o.sgd(0.05)),
+    "adaptive_clip": lambda o: o.chain(o.adaptive_grad_clip(0.1), o.sgd(0.05)),
+    "adaptive_clip_axis": lambda o: o.chain(o.adaptive_grad_clip(0.2, axis=-1), o.sgd(0.05)),
+    "apply_every": lambda o: o.chain(o.apply_every(3), o.adam(0.01)),
+    "conditionally_transform": lambda o: o.conditionally_transform(
+        o.adam(0.01), lambda step: step % 2 == 0),
+    "conditionally_mask": lambda o: o.conditionally_mask(o.adam(0.01), lambda step: step > 2),
+    "freeze": lambda o: o.chain(o.freeze({"w": True, "b": False}), o.sgd(0.05)),
+    "selective_transform": lambda o: o.selective_transform(o.adam(0.01),
+                                                           freeze_mask={"w": False, "b": True}),
+    "named_chain": lambda o: o.named_chain(("clip", o.clip(0.5)), ("adam", o.adam(0.01))),
+    "stateless": lambda o: o.chain(o.stateless(lambda u, p: o.tree.scale(-0.01, u))),
+    "stateless_tree_map": lambda o: o.stateless_with_tree_map(lambda u, p: -0.01 * u + 0.1 * p),
+    "multisteps_skip": lambda o: o.MultiSteps(
+        o.adam(0.01), 2, should_skip_update_fn=functools.partial(o.skip_large_updates,
+                                                                 max_squared_norm=20.0)
+    ).gradient_transformation(),
+    "multisteps_skip_nonfinite": lambda o: o.MultiSteps(
+        o.adam(0.01), 2, should_skip_update_fn=o.skip_not_finite).gradient_transformation(),
 }
 
 
@@ -183,6 +206,17 @@ def test_building_blocks_match_optax():
     lambda o: o.exponential_decay(0.5, 0, 0.7),
     lambda o: o.piecewise_constant_schedule(0.5, {4: 0.5, 2: 2.0, 10: 0.1}),
     lambda o: o.piecewise_constant_schedule(0.5),
+    lambda o: o.piecewise_interpolate_schedule("linear", 0.5, {3: 2.0, 10: 0.1, 11: 0.5}),
+    lambda o: o.piecewise_interpolate_schedule("cosine", 0.5, {4: 0.5, 20: 0.0}),
+    lambda o: o.linear_onecycle_schedule(20, 0.5),
+    lambda o: o.cosine_onecycle_schedule(20, 0.5, pct_start=0.2, div_factor=10.0),
+    lambda o: o.warmup_constant_schedule(0.1, 0.5, 5),
+    lambda o: o.warmup_exponential_decay_schedule(0.0, 0.5, 3, 4, 0.5, transition_begin=2,
+                                                  staircase=True, end_value=0.1),
+    lambda o: o.sgdr_schedule([dict(init_value=0.0, peak_value=0.5, warmup_steps=2,
+                                    decay_steps=6),
+                               dict(init_value=0.1, peak_value=0.3, warmup_steps=1,
+                                    decay_steps=10, end_value=0.05)]),
 ])
 def test_schedules_match_optax(make):
     ours, theirs = make(optim), make(optax)

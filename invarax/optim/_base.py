@@ -31,6 +31,12 @@ ScalarOrSchedule = Any
 """A float, a scalar array or a ``Schedule``."""
 
 
+TransformInitFn = Callable[[Any], Any]
+"""The type of ``init``: ``params -> state``."""
+TransformUpdateFn = Callable[..., tuple[Any, Any]]
+"""The type of ``update``: ``(updates, state, params=None) -> (updates, state)``."""
+
+
 class GradientTransformation(NamedTuple):
     """An optimizer, or a piece of one: a pair of pure functions ``(init, update)``.
 
@@ -93,6 +99,10 @@ def with_extra_args_support(tx: GradientTransformation) -> GradientTransformatio
 
 class EmptyState(NamedTuple):
     """The state of a stateless transformation: a pytree with no leaves."""
+
+
+ClipState = ClipByGlobalNormState = ScaleState = EmptyState
+ScaleByTrustRatioState = AddDecayedWeightsState = EmptyState
 
 
 def _describe(leaf) -> str:

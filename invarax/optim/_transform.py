@@ -50,6 +50,9 @@ def safe_increment(count):
     return jnp.where(count < top, count + jnp.asarray(1, dtype=count.dtype), top)
 
 
+safe_int32_increment = safe_increment
+
+
 def _zero_count():
     return jnp.zeros([], jnp.int32)
 
