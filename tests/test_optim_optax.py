@@ -5,6 +5,8 @@ an operation differently from NumPy (``b2 ** count`` through XLA's pow, for one:
 ulp), so the bound is a few float32 ulps of the parameters (|p| < 4) after six steps.
 """
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -69,6 +71,106 @@ CASES = {
     "adam_cosine": lambda o: o.adam(o.cosine_decay_schedule(0.05, 4, alpha=0.1)),
     "adamw_warmup": lambda o: o.adamw(o.warmup_cosine_decay_schedule(0.0, 0.05, 2, 5, 1e-3),
                                       weight_decay=0.1),
+    "adam_nesterov": lambda o: o.adam(0.01, nesterov=True),
+    "adam_mu_dtype": lambda o: o.adam(0.01, mu_dtype=np.float16),
+    "adamw_nesterov": lambda o: o.adamw(0.01, nesterov=True, weight_decay=0.1),
+    "rmsprop": lambda o: o.rmsprop(0.01),
+    "rmsprop_kwargs": lambda o: o.rmsprop(0.01, decay=0.8, eps=1e-4, initial_scale=0.1,
+                                          eps_in_sqrt=False, momentum=0.9, nesterov=True,
+                                          bias_correction=True),
+    "rmsprop_centered": lambda o: o.rmsprop(0.01, centered=True, initial_scale=1.0),
+    "rmsprop_centered_bc": lambda o: o.rmsprop(0.01, centered=True, bias_correction=True,
+                                               eps=1e-3, eps_in_sqrt=False),
+    "adagrad": lambda o: o.adagrad(0.05),
+    "adagrad_zero": lambda o: o.adagrad(0.05, initial_accumulator_value=0.0, eps=1e-4),
+    "lion": lambda o: o.lion(0.01),
+    "lion_kwargs": lambda o: o.lion(0.01, b1=0.5, b2=0.9, weight_decay=0.1,
+                                    mask={"w": True, "b": False}),
+    "lion_modes": lambda o: o.chain(o.scale_by_lion(mode="smooth", smooth_beta=2.0),
+                                    o.scale_by_lion(mode="refined"), o.scale(-0.01)),
+    "lamb": lambda o: o.lamb(0.01),
+    "lamb_kwargs": lambda o: o.lamb(0.01, b1=0.8, eps=1e-4, weight_decay=0.1),
+    "trust_ratio": lambda o: o.chain(o.scale_by_trust_ratio(min_norm=3.0,
+                                                            trust_coefficient=0.5, eps=0.1),
+                                     o.scale(-0.01)),
+    "optimistic": lambda o: o.optimistic_gradient_descent(0.05),
+    "optimistic_kwargs": lambda o: o.optimistic_gradient_descent(0.05, alpha=0.5, beta=2.0),
+    "adafactor": lambda o: o.adafactor(0.01),
+    "adafactor_factored": lambda o: o.adafactor(0.01, min_dim_size_to_factor=2, momentum=0.9,
+                                                weight_decay_rate=0.1, decay_offset=1),
+    "adafactor_no_rate": lambda o: o.adafactor(min_dim_size_to_factor=3,
+                                               multiply_by_parameter_scale=False,
+                                               clipping_threshold=None),
+    "clip": lambda o: o.chain(o.clip(0.5), o.sgd(0.05)),
+    "clip_block_rms": lambda o: o.chain(o.clip_by_block_rms(0.5), o.sgd(0.05)),
+    "set_to_zero": lambda o: o.chain(o.set_to_zero(), o.sgd(0.05)),
+    "ema": lambda o: o.chain(o.ema(0.8), o.ema(0.5, debias=False), o.scale(-0.05)),
+    "exponential_decay": lambda o: o.sgd(o.exponential_decay(0.1, 2, 0.5, transition_begin=1,
+                                                             end_value=0.03)),
+    "piecewise": lambda o: o.sgd(o.piecewise_constant_schedule(0.1, {2: 0.5, 4: 0.1})),
+    "inject_adam": lambda o: o.inject_hyperparams(o.adam)(learning_rate=0.01, b1=0.8),
+    "inject_schedule": lambda o: o.inject_hyperparams(o.sgd)(
+        learning_rate=o.linear_schedule(0.1, 0.01, 4), momentum=0.9),
+    "inject_static": lambda o: o.inject_hyperparams(o.rmsprop, static_args="decay")(
+        0.01, decay=0.8, centered=True),
+    "partition": lambda o: o.partition({"a": o.adam(0.01), "z": o.set_to_zero()},
+                                       {"w": "a", "b": "z"}),
+    "multi_transform": lambda o: o.multi_transform(
+        {"a": o.sgd(0.05, momentum=0.9), "b": o.lion(0.01)},
+        lambda p: {k: "a" if k == "w" else "b" for k in p}),
+    "flatten": lambda o: o.flatten(o.adam(0.01)),
+    "multisteps": lambda o: o.MultiSteps(o.adam(0.01), 3).gradient_transformation(),
+    "multisteps_sum": lambda o: o.MultiSteps(o.sgd(0.01, 0.9), lambda step: 2,
+                                             use_grad_mean=False).gradient_transformation(),
+    "apply_if_finite": lambda o: o.apply_if_finite(o.adam(0.01), 2),
+    "nadam": lambda o: o.nadam(0.01),
+    "nadamw": lambda o: o.nadamw(0.01, weight_decay=0.1),
+    "adamax": lambda o: o.adamax(0.01, b1=0.8),
+    "adamaxw": lambda o: o.adamaxw(0.01, weight_decay=0.1, mask={"w": True, "b": False}),
+    "amsgrad": lambda o: o.amsgrad(0.01),
+    "amsgrad_no_bc": lambda o: o.amsgrad(0.01, bias_correction_mu=False,
+                                         bias_correction_nu=False, mu_dtype=np.float16),
+    "adabelief": lambda o: o.adabelief(0.01),
+    "adabelief_nesterov": lambda o: o.adabelief(0.01, nesterov=True),
+    "sign_sgd": lambda o: o.sign_sgd(0.01),
+    "radam": lambda o: o.radam(0.01, b2=0.9),
+    "radam_nesterov": lambda o: o.radam(0.01, threshold=2.0, nesterov=True),
+    "yogi": lambda o: o.yogi(0.01),
+    "novograd": lambda o: o.novograd(0.01, weight_decay=0.1),
+    "adadelta": lambda o: o.adadelta(1.0, weight_decay=0.1),
+    "adadelta_no_rate": lambda o: o.adadelta(),
+    "fromage": lambda o: o.fromage(0.01),
+    "fromage_schedule": lambda o: o.fromage(o.linear_schedule(0.1, 0.01, 4)),
+    "lars": lambda o: o.lars(0.01, weight_decay=0.1, nesterov=True),
+    "lars_masks": lambda o: o.lars(0.01, weight_decay=0.1, weight_decay_mask={"w": True,
+                                                                             "b": False},
+                                   trust_ratio_mask={"w": False, "b": True}),
+    "rprop": lambda o: o.rprop(0.01),
+    "centralize": lambda o: o.chain(o.centralize(), o.sgd(0.05)),
+    "param_block_norm": lambda o: o.chain(o.scale_by_param_block_norm(), o.sgd(0.05)),
+    "decay_schedule": lambda o: o.chain(o.add_decayed_weights(o.linear_schedule(0.1, 0.0, 4)),
+                                        o.sgd(0.05)),
+    "zero_nans": lambda o: o.chain(o.zero_nans(), o.sgd(0.05)),
+    "nonnegative": lambda o: o.chain(o.sgd(0.5), o.keep_params_nonnegative()),
+    "normalize": lambda o: o.chain(o.normalize_by_update_norm(2.0), o.sgd(0.05)),
+    "adaptive_clip": lambda o: o.chain(o.adaptive_grad_clip(0.1), o.sgd(0.05)),
+    "adaptive_clip_axis": lambda o: o.chain(o.adaptive_grad_clip(0.2, axis=-1), o.sgd(0.05)),
+    "apply_every": lambda o: o.chain(o.apply_every(3), o.adam(0.01)),
+    "conditionally_transform": lambda o: o.conditionally_transform(
+        o.adam(0.01), lambda step: step % 2 == 0),
+    "conditionally_mask": lambda o: o.conditionally_mask(o.adam(0.01), lambda step: step > 2),
+    "freeze": lambda o: o.chain(o.freeze({"w": True, "b": False}), o.sgd(0.05)),
+    "selective_transform": lambda o: o.selective_transform(o.adam(0.01),
+                                                           freeze_mask={"w": False, "b": True}),
+    "named_chain": lambda o: o.named_chain(("clip", o.clip(0.5)), ("adam", o.adam(0.01))),
+    "stateless": lambda o: o.chain(o.stateless(lambda u, p: o.tree.scale(-0.01, u))),
+    "stateless_tree_map": lambda o: o.stateless_with_tree_map(lambda u, p: -0.01 * u + 0.1 * p),
+    "multisteps_skip": lambda o: o.MultiSteps(
+        o.adam(0.01), 2, should_skip_update_fn=functools.partial(o.skip_large_updates,
+                                                                 max_squared_norm=20.0)
+    ).gradient_transformation(),
+    "multisteps_skip_nonfinite": lambda o: o.MultiSteps(
+        o.adam(0.01), 2, should_skip_update_fn=o.skip_not_finite).gradient_transformation(),
 }
 
 
@@ -97,6 +199,24 @@ def test_building_blocks_match_optax():
     lambda o: o.warmup_cosine_decay_schedule(0.01, 0.5, 4, 20, end_value=0.05),
     lambda o: o.join_schedules([o.constant_schedule(1.0), o.linear_schedule(1.0, 0.0, 4)],
                                [2]),
+    lambda o: o.exponential_decay(0.5, transition_steps=3, decay_rate=0.7),
+    lambda o: o.exponential_decay(0.5, 3, 0.7, transition_begin=2, staircase=True,
+                                  end_value=0.2),
+    lambda o: o.exponential_decay(0.5, 3, 1.5, end_value=0.9),
+    lambda o: o.exponential_decay(0.5, 0, 0.7),
+    lambda o: o.piecewise_constant_schedule(0.5, {4: 0.5, 2: 2.0, 10: 0.1}),
+    lambda o: o.piecewise_constant_schedule(0.5),
+    lambda o: o.piecewise_interpolate_schedule("linear", 0.5, {3: 2.0, 10: 0.1, 11: 0.5}),
+    lambda o: o.piecewise_interpolate_schedule("cosine", 0.5, {4: 0.5, 20: 0.0}),
+    lambda o: o.linear_onecycle_schedule(20, 0.5),
+    lambda o: o.cosine_onecycle_schedule(20, 0.5, pct_start=0.2, div_factor=10.0),
+    lambda o: o.warmup_constant_schedule(0.1, 0.5, 5),
+    lambda o: o.warmup_exponential_decay_schedule(0.0, 0.5, 3, 4, 0.5, transition_begin=2,
+                                                  staircase=True, end_value=0.1),
+    lambda o: o.sgdr_schedule([dict(init_value=0.0, peak_value=0.5, warmup_steps=2,
+                                    decay_steps=6),
+                               dict(init_value=0.1, peak_value=0.3, warmup_steps=1,
+                                    decay_steps=10, end_value=0.05)]),
 ])
 def test_schedules_match_optax(make):
     ours, theirs = make(optim), make(optax)
@@ -117,3 +237,51 @@ def test_apply_updates_keeps_dtypes_as_optax():
     for k in params:
         assert ours[k].dtype == theirs[k].dtype
         np.testing.assert_array_equal(ours[k], theirs[k])
+
+
+def _nonfinite_run(lib, to_array, make):
+    opt = make(lib)
+    params = tree_map(to_array, _tree(0))
+    state = opt.init(params)
+    out = []
+    for i in range(7):
+        grads = _tree(1 + 10 * i)
+        if i in (1, 3, 4, 5):  # one skipped step, then three in a row (the third is taken)
+            grads["w"][0, i % 4] = np.inf if i % 2 else np.nan
+        updates, state = opt.update(tree_map(to_array, grads), state, params)
+        params = lib.apply_updates(params, updates)
+        out.append((params, state))
+    return out
+
+
+@pytest.mark.parametrize("make", [
+    lambda o: o.apply_if_finite(o.adam(0.01), max_consecutive_errors=2),
+    lambda o: o.MultiSteps(
+        o.sgd(0.1), 2,
+        should_skip_update_fn=lambda u, s, p: (
+            jax.numpy.logical_not(jax.numpy.all(jax.numpy.isfinite(u["w"])))
+            if o is optax else jnp.logical_not(jnp.all(jnp.isfinite(u["w"]))), ()),
+    ).gradient_transformation(),
+])
+def test_nonfinite_steps_as_optax(make):
+    ours = _nonfinite_run(optim, jnp.asarray, make)
+    theirs = _nonfinite_run(optax, jax.numpy.asarray, make)
+    for a, b in zip(ours, theirs, strict=True):
+        _assert_close(a, b)
+
+
+@pytest.mark.parametrize("variant", ["sps", "sps+"])
+def test_polyak_sgd_matches_optax(variant):
+    def run(lib, to_array):
+        opt = lib.polyak_sgd(max_learning_rate=0.5, f_min=0.5, variant=variant)
+        params = tree_map(to_array, _tree(0))
+        state = opt.init(params)
+        out = []
+        for i in range(STEPS):
+            grads = tree_map(to_array, _tree(1 + 10 * i))
+            updates, state = opt.update(grads, state, params, value=0.1 * i)
+            params = lib.apply_updates(params, updates)
+            out.append(params)
+        return out
+
+    _assert_close(run(optim, jnp.asarray), run(optax, jax.numpy.asarray))

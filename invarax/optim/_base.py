@@ -10,8 +10,31 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..core.array import Array
-from ..core.pytree import keystr, tree_flatten_with_path, tree_map_with_path, tree_structure
+from ..core.pytree import (
+    keystr,
+    tree_flatten_with_path,
+    tree_map,
+    tree_map_with_path,
+    tree_structure,
+)
 from ..core.trace import Tracer
+
+Params = Any
+"""Parameters: a pytree of arrays (optax's ``Params``)."""
+Updates = Any
+"""Updates (gradients, or what a transformation made of them): a pytree like the params."""
+OptState = Any
+"""An optimizer state: a pytree of arrays (optax's ``OptState``)."""
+Schedule = Callable[[Any], Any]
+"""A schedule: a function of the int32 step count returning a scalar."""
+ScalarOrSchedule = Any
+"""A float, a scalar array or a ``Schedule``."""
+
+
+TransformInitFn = Callable[[Any], Any]
+"""The type of ``init``: ``params -> state``."""
+TransformUpdateFn = Callable[..., tuple[Any, Any]]
+"""The type of ``update``: ``(updates, state, params=None) -> (updates, state)``."""
 
 
 class GradientTransformation(NamedTuple):
@@ -40,8 +63,46 @@ class GradientTransformation(NamedTuple):
     update: Callable[..., tuple[Any, Any]]
 
 
+class GradientTransformationExtraArgs(GradientTransformation):
+    """A ``GradientTransformation`` whose update takes keyword arguments beyond the params.
+
+    ``update(updates, state, params=None, **extra_args)``: a line search reads ``value``,
+    ``grad`` and ``value_fn`` there. ``chain`` passes the extra arguments to the links that
+    take them (this class) and leaves them out for the others.
+
+    Example:
+        >>> t = GradientTransformationExtraArgs(lambda p: EmptyState(),
+        ...                                     lambda u, s, p=None, **kw: (kw["k"] * u, s))
+        >>> chain(t, scale(2.0)).update(jnp.ones(1), ((), ()), k=3.0)[0]
+        Array([6.], dtype=float32)
+    """
+
+
+def with_extra_args_support(tx: GradientTransformation) -> GradientTransformationExtraArgs:
+    """``tx`` as a ``GradientTransformationExtraArgs``: its update then ignores extra arguments.
+
+    Arguments:
+        tx: a ``GradientTransformation``.
+
+    Returns:
+        ``tx`` itself if it takes extra arguments, else a wrapper dropping them.
+    """
+    if isinstance(tx, GradientTransformationExtraArgs):
+        return tx
+
+    def update_fn(updates, state, params=None, **extra_args):
+        del extra_args
+        return tx.update(updates, state, params)
+
+    return GradientTransformationExtraArgs(tx.init, update_fn)
+
+
 class EmptyState(NamedTuple):
     """The state of a stateless transformation: a pytree with no leaves."""
+
+
+ClipState = ClipByGlobalNormState = ScaleState = EmptyState
+ScaleByTrustRatioState = AddDecayedWeightsState = EmptyState
 
 
 def _describe(leaf) -> str:
@@ -50,11 +111,14 @@ def _describe(leaf) -> str:
     return f"{leaf!r:.40} (of type {type(leaf).__name__})"
 
 
-def check_param(who: str, where: str, leaf) -> None:
-    """Raise a TypeError unless ``leaf`` (the parameter at ``where``) is a float array or float."""
-    if isinstance(leaf, float) or (
+def check_param(who: str, where: str, leaf, integers: bool = False) -> None:
+    """Raise a TypeError unless ``leaf`` (the parameter at ``where``) is a float array or float
+    (or, with ``integers``, an integer array or int too)."""
+    kinds = (np.floating, np.integer) if integers else (np.floating,)
+    if isinstance(leaf, float) or (integers and isinstance(leaf, int)
+                                   and not isinstance(leaf, bool)) or (
             isinstance(leaf, (Array, np.ndarray, np.generic))
-            and np.issubdtype(leaf.dtype, np.floating)):
+            and any(np.issubdtype(leaf.dtype, kind) for kind in kinds)):
         return
     raise TypeError(
         f"{who}: the parameter at {where or 'the root'} is {_describe(leaf)}; optimizers "
@@ -72,10 +136,11 @@ def check_params(who: str, params) -> None:
     tree_map_with_path(lambda path, leaf: check_param(who, keystr(path), leaf), params)
 
 
-def zeros_like_params(who: str, params):
-    """Zeros with the structure, shapes and dtypes of ``params`` (checked by ``check_params``)."""
+def zeros_like_params(who: str, params, fill_value=0, dtype=None):
+    """``fill_value`` (zeros) shaped like ``params`` (checked by ``check_params``), of their
+    dtypes or ``dtype``."""
     check_params(who, params)
-    return tree_map_with_path(lambda _, p: jnp.zeros_like(p), params)
+    return tree_map_with_path(lambda _, p: jnp.full_like(p, fill_value, dtype=dtype), params)
 
 
 def init_empty_state(params) -> EmptyState:
@@ -117,13 +182,15 @@ def _is_none(x) -> bool:
     return x is None
 
 
-def map_with_params(who: str, f, updates, params, keep_params: bool = False):
+def map_with_params(who: str, f, updates, params, keep_params: bool = False,
+                    integers: bool = False):
     """``f(update, param)`` at each update that is not None; elsewhere None (or the param).
 
     ``params`` may hold anything (a Module's functions, say) where the updates are None, as
     the updates of a filtered model do; elsewhere each param must be a float array of its
-    update's shape. With ``keep_params`` the result holds the param where the update is
-    None, and has the params' structure.
+    update's shape (with ``integers``, an integer array is accepted too). With
+    ``keep_params`` the result holds the param where the update is None, and has the params'
+    structure.
     """
     with_paths, treedef = tree_flatten_with_path(updates, is_leaf=_is_none)
     try:
@@ -136,7 +203,7 @@ def map_with_params(who: str, f, updates, params, keep_params: bool = False):
     for (path, u), p in zip(with_paths, param_leaves, strict=True):
         if u is not None:
             where = keystr(path)
-            check_param(who, where, p)
+            check_param(who, where, p, integers)
             if np.shape(p) != np.shape(u):
                 raise ValueError(
                     f"{who}: the update at {where or 'the root'} has shape {np.shape(u)}, "
@@ -147,14 +214,30 @@ def map_with_params(who: str, f, updates, params, keep_params: bool = False):
     return treedef.unflatten(out)
 
 
-def check_nonnegative(who: str, name: str, value, *, positive: bool = False) -> None:
-    """Raise if a concrete hyperparameter is negative (or not positive); tracers pass."""
+def require_params(who: str, params) -> None:
+    """Raise a ValueError saying that ``who``'s update needs the parameters."""
+    if params is None:
+        raise ValueError(f"{who}: the update needs the parameters: call "
+                         "opt.update(grads, state, params)")
+
+
+def check_real(who: str, name: str, value):
+    """Raise a TypeError unless a concrete hyperparameter is a real number; return it as a
+    float (a tracer is returned as it is)."""
     if isinstance(value, Tracer):
-        return
+        return value
     if isinstance(value, (Array, np.ndarray, np.generic)) and np.ndim(value) == 0:
         value = float(value)
     if not isinstance(value, numbers.Real) or isinstance(value, bool):
         raise TypeError(f"{who}: {name} must be a real number, got {value!r:.60}")
+    return value
+
+
+def check_nonnegative(who: str, name: str, value, *, positive: bool = False) -> None:
+    """Raise if a concrete hyperparameter is negative (or not positive); tracers pass."""
+    value = check_real(who, name, value)
+    if isinstance(value, Tracer):
+        return
     if value < 0 or (positive and value == 0):
         kind = "positive" if positive else "non-negative"
         raise ValueError(f"{who}: {name} must be {kind}, got {value}")
@@ -177,6 +260,23 @@ def identity() -> GradientTransformation:
     return GradientTransformation(init_empty_state, update_fn)
 
 
+def set_to_zero() -> GradientTransformation:
+    """The transformation that replaces every update by zeros (freezes the parameters).
+
+    Returns:
+        A stateless ``GradientTransformation``.
+
+    Example:
+        >>> set_to_zero().update(jnp.ones(2), EmptyState())
+        (Array([0., 0.], dtype=float32), EmptyState())
+    """
+    def update_fn(updates, state, params=None):
+        del params
+        return tree_map(jnp.zeros_like, updates), state
+
+    return GradientTransformation(init_empty_state, update_fn)
+
+
 def chain(*transforms: GradientTransformation) -> GradientTransformation:
     """Apply transformations one after another; the state is the tuple of their states.
 
@@ -184,7 +284,8 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
         *transforms: ``GradientTransformation``s, applied left to right.
 
     Returns:
-        A ``GradientTransformation`` whose update feeds each one's output to the next.
+        A ``GradientTransformationExtraArgs`` whose update feeds each one's output to the next
+        (extra keyword arguments go to the links that take them).
 
     Example:
         >>> opt = chain(clip_by_global_norm(1.0), scale(-0.1))
@@ -198,10 +299,12 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
                 f"chain: argument {i} is a {type(t).__name__}, not a GradientTransformation"
             )
 
+    transforms = [with_extra_args_support(t) for t in transforms]
+
     def init_fn(params):
         return tuple(t.init(params) for t in transforms)
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
         if not isinstance(state, tuple) or len(state) != len(transforms):
             raise ValueError(
                 f"chain: expected a tuple of {len(transforms)} states (one per "
@@ -211,8 +314,8 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
             )
         new_state = []
         for t, s in zip(transforms, state, strict=True):
-            updates, s = t.update(updates, s, params)
+            updates, s = t.update(updates, s, params, **extra_args)
             new_state.append(s)
         return updates, tuple(new_state)
 
-    return GradientTransformation(init_fn, update_fn)
+    return GradientTransformationExtraArgs(init_fn, update_fn)

@@ -1,4 +1,4 @@
-"""Clipping by the global norm of the updates."""
+"""Clipping: by the global norm of the updates, elementwise (``clip``), by each leaf's RMS."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from .. import lax
 from .. import numpy as jnp
 from ..core.pytree import tree_leaves, tree_map
 from ._base import GradientTransformation, check_nonnegative, init_empty_state
+from ._tree_math import _abs_sq
 
 
 def global_norm(updates):
@@ -50,5 +51,52 @@ def clip_by_global_norm(max_norm: float) -> GradientTransformation:
         updates = tree_map(
             lambda t: lax.select(keep, t, (t / norm.astype(t.dtype)) * max_norm), updates)
         return updates, state
+
+    return GradientTransformation(init_empty_state, update_fn)
+
+
+def clip(max_delta) -> GradientTransformation:
+    """Clip every element of the updates to ``[-max_delta, max_delta]``.
+
+    Arguments:
+        max_delta: the largest magnitude an element may have.
+
+    Returns:
+        A stateless ``GradientTransformation``.
+
+    Example:
+        >>> clip(1.0).update(jnp.array([-3.0, 0.5, 2.0]), EmptyState())[0]
+        Array([-1. ,  0.5,  1. ], dtype=float32)
+    """
+    check_nonnegative("clip", "max_delta", max_delta)
+
+    def update_fn(updates, state, params=None):
+        del params
+        return tree_map(lambda g: jnp.clip(g, -max_delta, max_delta), updates), state
+
+    return GradientTransformation(init_empty_state, update_fn)
+
+
+def clip_by_block_rms(threshold) -> GradientTransformation:
+    """Divide each update by ``max(1, rms(update) / threshold)`` (its root mean square).
+
+    Arguments:
+        threshold: the largest root mean square an update leaf may have.
+
+    Returns:
+        A stateless ``GradientTransformation``.
+
+    Example:
+        >>> clip_by_block_rms(1.0).update(jnp.array([3.0, 4.0]), EmptyState())[0]
+        Array([0.84852815, 1.1313709 ], dtype=float32)
+    """
+    check_nonnegative("clip_by_block_rms", "threshold", threshold, positive=True)
+
+    def clip_one(u):
+        return u / jnp.maximum(1.0, jnp.sqrt(jnp.mean(_abs_sq(u))) / threshold)
+
+    def update_fn(updates, state, params=None):
+        del params
+        return tree_map(clip_one, updates), state
 
     return GradientTransformation(init_empty_state, update_fn)

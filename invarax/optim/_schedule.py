@@ -173,3 +173,219 @@ def warmup_cosine_decay_schedule(init_value, peak_value, warmup_steps: int, deca
          cosine_decay_schedule(peak_value, decay_steps - warmup_steps, alpha, exponent)],
         [warmup_steps],
     )
+
+
+def exponential_decay(init_value, transition_steps: int, decay_rate: float,
+                      transition_begin: int = 0, staircase: bool = False,
+                      end_value=None) -> Callable[[Any], Any]:
+    """``init_value * decay_rate ** ((t - transition_begin) / transition_steps)`` from
+    ``transition_begin`` on (``init_value`` before), optionally bounded by ``end_value``.
+
+    Arguments:
+        init_value: the value before and at ``transition_begin``.
+        transition_steps: the number of steps over which the value is multiplied by
+            ``decay_rate`` (if not positive: constant).
+        decay_rate: the factor per ``transition_steps`` steps (0: constant).
+        transition_begin: the step at which the decay starts (negative counts as 0).
+        staircase: decay in whole steps of ``transition_steps`` (the exponent floored).
+        end_value: a bound the value never passes (a floor if ``decay_rate < 1``).
+
+    Returns:
+        A function of the step count.
+
+    Example:
+        >>> s = exponential_decay(1.0, transition_steps=2, decay_rate=0.5)
+        >>> s(0), s(4)
+        (Array(1., dtype=float32, weak_type=True), Array(0.25, dtype=float32, weak_type=True))
+    """
+    if transition_steps <= 0 or decay_rate == 0:
+        return lambda count: init_value
+    transition_begin = max(transition_begin, 0)
+    bound = jnp.maximum if decay_rate < 1.0 else jnp.minimum
+
+    def schedule(count):
+        steps = count - transition_begin
+        p = steps / transition_steps
+        if staircase:
+            p = jnp.floor(p)
+        value = jnp.where(steps <= 0, init_value, init_value * jnp.power(decay_rate, p))
+        return value if end_value is None else bound(value, end_value)
+
+    return schedule
+
+
+def piecewise_constant_schedule(init_value, boundaries_and_scales: dict | None = None
+                                ) -> Callable[[Any], Any]:
+    """``init_value``, multiplied by ``scale`` at each ``boundary`` of a dict of them.
+
+    Arguments:
+        init_value: the value before the first boundary.
+        boundaries_and_scales: ``{step: scale}``; from each step on, the value is multiplied
+            by its (non-negative) scale.
+
+    Returns:
+        A function of the step count.
+
+    Example:
+        >>> s = piecewise_constant_schedule(1.0, {2: 0.5, 4: 0.1})
+        >>> [float(s(t)) for t in (0, 2, 3, 4)]
+        [1.0, 0.5, 0.5, 0.05000000074505806]
+    """
+    items = sorted((boundaries_and_scales or {}).items())
+    if any(scale < 0.0 for _, scale in items):
+        raise ValueError("piecewise_constant_schedule: the scales must be non-negative, got "
+                         f"{dict(items)}")
+
+    def schedule(count):
+        value = init_value
+        for threshold, scale in items:
+            indicator = jnp.maximum(0.0, jnp.sign(threshold - count))
+            value = value * indicator + (1 - indicator) * scale * value
+        return value
+
+    return schedule
+
+
+def _linear_interpolate(start, end, pct):
+    return (end - start) * pct + start
+
+
+def _cosine_interpolate(start, end, pct):
+    return end + (start - end) / 2.0 * (jnp.cos(jnp.pi * pct) + 1)
+
+
+def piecewise_interpolate_schedule(interpolate_type: str, init_value,
+                                   boundaries_and_scales: dict | None = None
+                                   ) -> Callable[[Any], Any]:
+    """Like ``piecewise_constant_schedule``, but moving from each value to the next
+    linearly or along a half cosine between the boundaries.
+
+    Arguments:
+        interpolate_type: ``"linear"`` or ``"cosine"``.
+        init_value: the value at step 0.
+        boundaries_and_scales: ``{step: scale}``; the value reaches ``scale`` times the
+            previous one at ``step``.
+
+    Returns:
+        A function of the step count.
+
+    Example:
+        >>> s = piecewise_interpolate_schedule("linear", 1.0, {4: 0.5})
+        >>> [float(s(t)) for t in (0, 2, 4, 9)]
+        [1.0, 0.75, 0.5, 0.5]
+    """
+    interpolate = {"linear": _linear_interpolate, "cosine": _cosine_interpolate}.get(
+        interpolate_type)
+    if interpolate is None:
+        raise ValueError("piecewise_interpolate_schedule: interpolate_type must be 'linear' or "
+                         f"'cosine', got {interpolate_type!r}")
+    items = sorted((boundaries_and_scales or {}).items())
+    if any(scale < 0.0 for _, scale in items):
+        raise ValueError("piecewise_interpolate_schedule: the scales must be non-negative, "
+                         f"got {dict(items)}")
+    boundaries = tuple(b for b, _ in items)
+    scales = tuple(s for _, s in items)
+
+    def schedule(count):
+        bounds = jnp.stack((0,) + boundaries)
+        values = jnp.cumprod(jnp.stack((init_value,) + scales))
+        sizes = jnp.maximum(bounds[1:] - bounds[:-1], 1)
+        inside = jnp.logical_and(bounds[:-1] <= count, count < bounds[1:])
+        pct = (count - bounds[:-1]) / sizes
+        values_between = interpolate(values[:-1], values[1:], pct)
+        return (jnp.sum(jnp.where(inside, values_between, 0.0))
+                + (bounds[-1] <= count) * values[-1])
+
+    return schedule
+
+
+def _check_transition_steps(who: str, transition_steps: int) -> None:
+    if transition_steps <= 0:
+        raise ValueError(f"{who}: transition_steps must be positive, got {transition_steps}")
+
+
+def linear_onecycle_schedule(transition_steps: int, peak_value, pct_start: float = 0.3,
+                             pct_final: float = 0.85, div_factor: float = 25.0,
+                             final_div_factor: float = 1e4) -> Callable[[Any], Any]:
+    """The one-cycle schedule, linear: from ``peak / div_factor`` up to ``peak`` at
+    ``pct_start``, back down at ``pct_final``, then to ``peak / final_div_factor`` (of the
+    initial value) at ``transition_steps``.
+
+    Example:
+        >>> s = linear_onecycle_schedule(10, 1.0)
+        >>> round(float(s(3)), 6), round(float(s(8)), 6)
+        (1.0, 0.04)
+    """
+    _check_transition_steps("linear_onecycle_schedule", transition_steps)
+    return piecewise_interpolate_schedule(
+        "linear", peak_value / div_factor,
+        {int(pct_start * transition_steps): div_factor,
+         int(pct_final * transition_steps): 1.0 / div_factor,
+         transition_steps: 1.0 / final_div_factor})
+
+
+def cosine_onecycle_schedule(transition_steps: int, peak_value, pct_start: float = 0.3,
+                             div_factor: float = 25.0,
+                             final_div_factor: float = 1e4) -> Callable[[Any], Any]:
+    """The one-cycle schedule along half cosines: up to ``peak_value`` at ``pct_start``,
+    then down to ``peak_value / (div_factor * final_div_factor)`` at ``transition_steps``.
+
+    Example:
+        >>> s = cosine_onecycle_schedule(10, 1.0)
+        >>> round(float(s(3)), 6)
+        1.0
+    """
+    _check_transition_steps("cosine_onecycle_schedule", transition_steps)
+    return piecewise_interpolate_schedule(
+        "cosine", peak_value / div_factor,
+        {int(pct_start * transition_steps): div_factor,
+         int(transition_steps): 1.0 / (div_factor * final_div_factor)})
+
+
+def warmup_constant_schedule(init_value, peak_value, warmup_steps: int
+                             ) -> Callable[[Any], Any]:
+    """A linear warmup from ``init_value`` to ``peak_value``, then constant.
+
+    Example:
+        >>> float(warmup_constant_schedule(0.0, 1.0, 4)(2))
+        0.5
+    """
+    return linear_schedule(init_value, peak_value, warmup_steps)
+
+
+def warmup_exponential_decay_schedule(init_value, peak_value, warmup_steps: int,
+                                      transition_steps: int, decay_rate,
+                                      transition_begin: int = 0, staircase: bool = False,
+                                      end_value=None) -> Callable[[Any], Any]:
+    """A linear warmup to ``peak_value``, then ``exponential_decay`` from it.
+
+    Example:
+        >>> s = warmup_exponential_decay_schedule(0.0, 1.0, 2, 2, 0.5)
+        >>> float(s(1)), float(s(6))
+        (0.5, 0.25)
+    """
+    return join_schedules(
+        [linear_schedule(init_value, peak_value, warmup_steps),
+         exponential_decay(peak_value, transition_steps, decay_rate, transition_begin,
+                           staircase, end_value)],
+        [warmup_steps])
+
+
+def sgdr_schedule(cosine_kwargs) -> Callable[[Any], Any]:
+    """Warm restarts: ``warmup_cosine_decay_schedule``s one after another.
+
+    Arguments:
+        cosine_kwargs: the keyword arguments of each ``warmup_cosine_decay_schedule``.
+
+    Example:
+        >>> s = sgdr_schedule([dict(init_value=0.0, peak_value=1.0, warmup_steps=1,
+        ...                         decay_steps=4)] * 2)
+        >>> float(s(1)), float(s(5))
+        (1.0, 1.0)
+    """
+    boundaries, schedules, step = [], [], 0
+    for kwargs in cosine_kwargs:
+        schedules.append(warmup_cosine_decay_schedule(**kwargs))
+        step += kwargs["decay_steps"]
+        boundaries.append(step)
+    return join_schedules(schedules, boundaries[:-1])

@@ -8,14 +8,27 @@ from typing import Any, NamedTuple
 from .. import numpy as jnp
 from ..core.pytree import tree_map
 from ._base import (
+    EmptyState,
     GradientTransformation,
+    GradientTransformationExtraArgs,
     check_nonnegative,
     check_params,
+    check_real,
     check_state,
     check_structure,
+    identity,
     init_empty_state,
     map_with_params,
+    require_params,
+    with_extra_args_support,
     zeros_like_params,
+)
+from ._tree_math import (
+    tree_bias_correction,
+    tree_cast,
+    tree_cast_like,
+    tree_update_moment,
+    tree_update_moment_per_elem_norm,
 )
 
 
@@ -35,6 +48,9 @@ def safe_increment(count):
     count = jnp.asarray(count)
     top = jnp.asarray(jnp.iinfo(count.dtype).max, dtype=count.dtype)
     return jnp.where(count < top, count + jnp.asarray(1, dtype=count.dtype), top)
+
+
+safe_int32_increment = safe_increment
 
 
 def _zero_count():
@@ -102,7 +118,8 @@ def scale_by_learning_rate(learning_rate, *, flip_sign: bool = True) -> Gradient
     """Multiply the updates by ``-learning_rate`` (a float or a schedule of the step count).
 
     Arguments:
-        learning_rate: a non-negative float, or a schedule (a function of the step count).
+        learning_rate: a non-negative float, a schedule (a function of the step count), or
+            None (no scaling: ``identity()``).
         flip_sign: negate the rate, so that gradients become descent steps (default True).
 
     Returns:
@@ -113,6 +130,8 @@ def scale_by_learning_rate(learning_rate, *, flip_sign: bool = True) -> Gradient
         >>> opt.update(jnp.array([1.0, -2.0]), opt.init(jnp.zeros(2)))[0]
         Array([-0.1,  0.2], dtype=float32)
     """
+    if learning_rate is None:
+        return identity()
     sign = -1 if flip_sign else 1
     if callable(learning_rate):
         return scale_by_schedule(lambda count: sign * learning_rate(count))
@@ -169,23 +188,23 @@ class ScaleByAdamState(NamedTuple):
     nu: Any
 
 
-def _bias_correction(moment, decay, count):
-    correction = 1 - decay ** count
-    return tree_map(lambda t: t / correction.astype(t.dtype), moment)
-
-
 def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
-                  eps_root: float = 0.0) -> GradientTransformation:
+                  eps_root: float = 0.0, mu_dtype=None, *,
+                  nesterov: bool = False) -> GradientTransformation:
     """Rescale the updates by Adam's rule: bias-corrected ``mu / (sqrt(nu + eps_root) + eps)``.
 
     ``mu = (1 - b1) g + b1 mu`` and ``nu = (1 - b2) g**2 + b2 nu`` are divided by
-    ``1 - b1**t`` and ``1 - b2**t`` at step ``t = 1, 2, ...``.
+    ``1 - b1**t`` and ``1 - b2**t`` at step ``t = 1, 2, ...``. With ``nesterov`` (NAdam)
+    the numerator is ``b1 * mu_hat' + (1 - b1) * g_hat``, ``mu_hat'`` corrected with
+    ``t + 1`` and ``g_hat`` with ``t``.
 
     Arguments:
         b1: the decay of the first moment (the mean of the gradients).
         b2: the decay of the second moment (the mean of their squares).
         eps: added to the denominator, outside the square root.
         eps_root: added inside the square root.
+        mu_dtype: the dtype of the first moment in the state (None: the parameters').
+        nesterov: use Nesterov's momentum (NAdam).
 
     Returns:
         A ``GradientTransformation`` whose state is a ``ScaleByAdamState``.
@@ -200,7 +219,8 @@ def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
 
     def init_fn(params):
         return ScaleByAdamState(count=_zero_count(),
-                                mu=zeros_like_params("scale_by_adam.init", params),
+                                mu=zeros_like_params("scale_by_adam.init", params,
+                                                     dtype=mu_dtype),
                                 nu=zeros_like_params("scale_by_adam.init", params))
 
     def update_fn(updates, state, params=None):
@@ -208,13 +228,19 @@ def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
         check_state("scale_by_adam.update", state, ScaleByAdamState)
         check_structure("scale_by_adam.update", updates, state.mu, "the state's mu")
         check_structure("scale_by_adam.update", updates, state.nu, "the state's nu")
-        mu = tree_map(lambda g, t: (1 - b1) * g + b1 * t, updates, state.mu)
-        nu = tree_map(lambda g, t: (1 - b2) * (g ** 2) + b2 * t, updates, state.nu)
+        mu = tree_update_moment(updates, state.mu, b1, 1)
+        nu = tree_update_moment_per_elem_norm(updates, state.nu, b2, 2)
         count = safe_increment(state.count)
-        mu_hat = _bias_correction(mu, b1, count)
-        nu_hat = _bias_correction(nu, b2, count)
+        if nesterov:
+            mu_hat = tree_map(lambda m, g: b1 * m + (1 - b1) * g,
+                              tree_bias_correction(mu, b1, safe_increment(count)),
+                              tree_bias_correction(updates, b1, count))
+        else:
+            mu_hat = tree_bias_correction(mu, b1, count)
+        nu_hat = tree_bias_correction(nu, b2, count)
         updates = tree_map(lambda m, v: m / (jnp.sqrt(v + eps_root) + eps), mu_hat, nu_hat)
-        return updates, ScaleByAdamState(count=count, mu=mu, nu=nu)
+        return updates, ScaleByAdamState(count=count, mu=tree_cast(mu, mu_dtype),
+                                         nu=tree_cast_like(nu, state.nu))
 
     return GradientTransformation(init_fn, update_fn)
 
@@ -250,48 +276,63 @@ def masked(inner: GradientTransformation, mask) -> GradientTransformation:
         >>> opt.update(params, opt.init(params))[0]
         {'b': Array([1.], dtype=float32), 'w': Array([10.], dtype=float32)}
     """
+    inner = with_extra_args_support(inner)
+
     def init_fn(params):
         return MaskedState(inner_state=inner.init(_select(_mask_tree(mask, params), params)))
 
-    def update_fn(updates, state, params=None):
+    def update_fn(updates, state, params=None, **extra_args):
         check_state("masked.update", state, MaskedState)
         mask_tree = _mask_tree(mask, updates)
         new, inner_state = inner.update(
             _select(mask_tree, updates), state.inner_state,
-            None if params is None else _select(mask_tree, params))
+            None if params is None else _select(mask_tree, params), **extra_args)
         updates = tree_map(lambda m, n, u: n if m else u, mask_tree, new, updates)
         return updates, MaskedState(inner_state=inner_state)
 
-    return GradientTransformation(init_fn, update_fn)
+    return GradientTransformationExtraArgs(init_fn, update_fn)
 
 
-def add_decayed_weights(weight_decay: float = 0.0, mask=None) -> GradientTransformation:
+class WeightDecaySchedule(NamedTuple):
+    """The state of ``add_decayed_weights`` with a schedule: the step count (int32)."""
+
+    count: Any
+
+
+def add_decayed_weights(weight_decay=0.0, mask=None) -> GradientTransformation:
     """Add ``weight_decay * params`` to the updates (decoupled weight decay, as in AdamW).
 
     Arguments:
-        weight_decay: the coefficient.
+        weight_decay: the coefficient, or a schedule (a function of the step count).
         mask: which parameters to decay: a pytree of bools (or a prefix of one) or a function
             of the parameters returning one; None decays all.
 
     Returns:
-        A stateless ``GradientTransformation``; its update needs ``params``.
+        A ``GradientTransformation`` (stateless, or counting steps for a schedule: a
+        ``WeightDecaySchedule``); its update needs ``params``. A coefficient of 0 leaves the
+        updates as they are.
 
     Example:
         >>> opt = add_decayed_weights(0.1)
         >>> opt.update(jnp.zeros(2), opt.init(jnp.ones(2)), jnp.array([1.0, 2.0]))[0]
         Array([0.1, 0.2], dtype=float32)
     """
-    check_nonnegative("add_decayed_weights", "weight_decay", weight_decay)
+    scheduled = callable(weight_decay)
+    if not scheduled:
+        check_real("add_decayed_weights", "weight_decay", weight_decay)
+
+    def init_fn(params):
+        check_params("add_decayed_weights.init", params)
+        return WeightDecaySchedule(_zero_count()) if scheduled else EmptyState()
 
     def update_fn(updates, state, params=None):
-        if params is None:
-            raise ValueError(
-                "add_decayed_weights: the update needs the parameters: call "
-                "opt.update(grads, state, params)"
-            )
-        return map_with_params("add_decayed_weights.update", lambda g, p: g + weight_decay * p,
-                               updates, params), state
+        require_params("add_decayed_weights", params)
+        new_state = WeightDecaySchedule(safe_increment(state.count)) if scheduled else state
+        if isinstance(weight_decay, (int, float)) and weight_decay == 0.0:
+            return updates, new_state
+        rate = weight_decay(state.count) if scheduled else weight_decay
+        return map_with_params("add_decayed_weights.update", lambda g, p: g + rate * p,
+                               updates, params), new_state
 
-    transform = GradientTransformation(init_empty_state, update_fn)
+    transform = GradientTransformation(init_fn, update_fn)
     return transform if mask is None else masked(transform, mask)
-

@@ -19,7 +19,8 @@ def apply_updates(params, updates):
 
     Returns:
         A pytree with the structure of ``params``; each updated leaf keeps its parameter's
-        dtype (a float32 parameter stays float32 even given float64 updates).
+        dtype (a float32 parameter stays float32 even given float64 updates; an integer
+        parameter gets ``p + u`` cast back to its dtype, as in optax).
 
     Example:
         >>> apply_updates({"w": jnp.ones(2), "act": "relu"}, {"w": jnp.ones(2), "act": None})
@@ -27,4 +28,4 @@ def apply_updates(params, updates):
     """
     return map_with_params("apply_updates",
                            lambda u, p: jnp.asarray(p + u).astype(jnp.asarray(p).dtype),
-                           updates, params, keep_params=True)
+                           updates, params, keep_params=True, integers=True)
