@@ -39,6 +39,7 @@ from .module import (
     partition,
     tree_at,
 )
+from .module import is_inexact_array_like, tree_check, tree_flatten_one_level, tree_pformat
 from . import nn, optim  # noqa: E402  (they build on the module layer above)
 from .optim import apply_updates
 
@@ -70,4 +71,5 @@ __all__ = [
     "filter_value_and_grad", "filter_vmap", "if_array", "is_array",
     "is_array_like", "is_inexact_array", "partition", "tree_at",
     "apply_updates", "nn", "optim", "RetraceWarning",
+    "is_inexact_array_like", "tree_check", "tree_flatten_one_level", "tree_pformat",
 ]

@@ -7,11 +7,13 @@ from ._filters import (
     is_array,
     is_array_like,
     is_inexact_array,
+    is_inexact_array_like,
     partition,
 )
 from ._grad import filter_grad, filter_value_and_grad
 from ._jit import filter_jit
 from ._module import BoundMethod, Module, field
+from ._tree import tree_check, tree_flatten_one_level, tree_pformat
 from ._tree_at import tree_at
 from ._vmap import filter_vmap
 
@@ -19,4 +21,5 @@ __all__ = [
     "BoundMethod", "Module", "combine", "field", "filter", "filter_grad", "filter_jit",
     "filter_value_and_grad", "filter_vmap", "if_array", "is_array", "is_array_like",
     "is_inexact_array", "partition", "tree_at",
+    "is_inexact_array_like", "tree_check", "tree_flatten_one_level", "tree_pformat",
 ]
