@@ -40,6 +40,8 @@ from .module import (
     tree_at,
 )
 from .module import is_inexact_array_like, tree_check, tree_flatten_one_level, tree_pformat
+from .module import (filter_checkpoint, filter_custom_jvp, filter_custom_vjp, filter_hessian,
+                     filter_jacfwd, filter_jacrev, filter_jvp, filter_vjp)
 from . import nn, optim  # noqa: E402  (they build on the module layer above)
 from .optim import apply_updates
 
@@ -72,4 +74,6 @@ __all__ = [
     "is_array_like", "is_inexact_array", "partition", "tree_at",
     "apply_updates", "nn", "optim", "RetraceWarning",
     "is_inexact_array_like", "tree_check", "tree_flatten_one_level", "tree_pformat",
+    "filter_checkpoint", "filter_custom_jvp", "filter_custom_vjp", "filter_hessian",
+    "filter_jacfwd", "filter_jacrev", "filter_jvp", "filter_vjp",
 ]

@@ -1,5 +1,14 @@
 """Equinox's module layer: ``Module``, ``field``, filters, ``tree_at`` and filtered transforms."""
 
+from ._ad import (
+    filter_checkpoint,
+    filter_hessian,
+    filter_jacfwd,
+    filter_jacrev,
+    filter_jvp,
+    filter_vjp,
+)
+from ._custom import filter_custom_jvp, filter_custom_vjp
 from ._filters import (
     combine,
     filter,
@@ -22,4 +31,6 @@ __all__ = [
     "filter_value_and_grad", "filter_vmap", "if_array", "is_array", "is_array_like",
     "is_inexact_array", "partition", "tree_at",
     "is_inexact_array_like", "tree_check", "tree_flatten_one_level", "tree_pformat",
+    "filter_checkpoint", "filter_custom_jvp", "filter_custom_vjp", "filter_hessian",
+    "filter_jacfwd", "filter_jacrev", "filter_jvp", "filter_vjp",
 ]
