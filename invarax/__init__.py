@@ -42,6 +42,8 @@ from .module import (
 from .module import is_inexact_array_like, tree_check, tree_flatten_one_level, tree_pformat
 from .module import (filter_checkpoint, filter_custom_jvp, filter_custom_vjp, filter_hessian,
                      filter_jacfwd, filter_jacrev, filter_jvp, filter_vjp)
+from .module import (Enumeration, EquinoxRuntimeError, EquinoxTracetimeError, branched_error_if,
+                     error_if)
 from . import nn, optim  # noqa: E402  (they build on the module layer above)
 from .optim import apply_updates
 
@@ -76,4 +78,6 @@ __all__ = [
     "is_inexact_array_like", "tree_check", "tree_flatten_one_level", "tree_pformat",
     "filter_checkpoint", "filter_custom_jvp", "filter_custom_vjp", "filter_hessian",
     "filter_jacfwd", "filter_jacrev", "filter_jvp", "filter_vjp",
+    "Enumeration", "EquinoxRuntimeError", "EquinoxTracetimeError", "branched_error_if",
+    "error_if",
 ]

@@ -9,6 +9,8 @@ from ._ad import (
     filter_vjp,
 )
 from ._custom import filter_custom_jvp, filter_custom_vjp
+from ._enum import Enumeration, EnumerationItem
+from ._errors import EquinoxRuntimeError, EquinoxTracetimeError, branched_error_if, error_if
 from ._filters import (
     combine,
     filter,
@@ -33,4 +35,6 @@ __all__ = [
     "is_inexact_array_like", "tree_check", "tree_flatten_one_level", "tree_pformat",
     "filter_checkpoint", "filter_custom_jvp", "filter_custom_vjp", "filter_hessian",
     "filter_jacfwd", "filter_jacrev", "filter_jvp", "filter_vjp",
+    "Enumeration", "EnumerationItem", "EquinoxRuntimeError", "EquinoxTracetimeError",
+    "branched_error_if", "error_if",
 ]
