@@ -23,6 +23,7 @@ from ._filters import (
 )
 from ._grad import filter_grad, filter_value_and_grad
 from ._jit import filter_jit
+from ._make_jaxpr import filter_closure_convert, filter_eval_shape, filter_make_jaxpr
 from ._module import BoundMethod, Module, field
 from ._tree import tree_check, tree_flatten_one_level, tree_pformat
 from ._tree_at import tree_at
@@ -37,4 +38,5 @@ __all__ = [
     "filter_jacfwd", "filter_jacrev", "filter_jvp", "filter_vjp",
     "Enumeration", "EnumerationItem", "EquinoxRuntimeError", "EquinoxTracetimeError",
     "branched_error_if", "error_if",
+    "filter_closure_convert", "filter_eval_shape", "filter_make_jaxpr",
 ]
