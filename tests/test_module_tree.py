@@ -163,3 +163,23 @@ def test_docstring_examples():
         result = doctest.testmod(module, extraglobs={"jnp": jnp},
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_tree_inference_and_tree_pprint(capsys):
+    model = nn.Sequential([nn.Dropout(0.5),
+                           nn.MultiheadAttention(1, 2, dropout_p=0.1, key=invarax.random.key(0))])
+    flags = lambda m: [m.layers[0].inference, m.layers[1].dropout.inference]  # noqa: E731
+    assert flags(invarax.tree_inference(model, True)) == [True, True]
+    assert flags(invarax.tree_inference(invarax.tree_inference(model, True), False)) == \
+        [False, False]
+    assert flags(model) == [False, False]
+    invarax.tree_pprint({"w": jnp.ones(2)})
+    assert capsys.readouterr().out == "{'w': f32[2]}\n"
+
+
+def test_tree_inference_as_equinox():
+    eqx, jax = _equinox()
+    ours = invarax.tree_inference([nn.Dropout(0.5), {"d": nn.Dropout(0.1)}], True)
+    theirs = eqx.tree_inference([eqx.nn.Dropout(0.5), {"d": eqx.nn.Dropout(0.1)}], True)
+    assert [ours[0].inference, ours[1]["d"].inference] == \
+        [theirs[0].inference, theirs[1]["d"].inference]

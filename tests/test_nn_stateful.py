@@ -337,3 +337,22 @@ def test_docstring_examples():
         result = doctest.testmod(module, extraglobs=globs,
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_the_coverage_table_in_docs_is_true():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "nn.md").read_text()
+    rows = re.findall(r"^\| `([^`]+)` \| (yes|no) \|", text, re.M)
+    assert len(rows) == 101
+
+    def lookup(module, name):
+        for part in name.split("."):
+            module = getattr(module, part, None)
+        return module
+
+    for name, here in rows:
+        assert lookup(eqx, name) is not None, f"{name} is not Equinox's"
+        if here == "yes":
+            assert lookup(invarax, name) is not None, f"{name} is listed as covered"

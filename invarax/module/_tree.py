@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..core.pytree import tree_flatten, tree_structure
 from ._pretty import _fmt, _Style
+from ._tree_at import tree_at
 
 
 def tree_pformat(pytree, *, width: int = 80, indent: int = 2, short_arrays: bool = True,
@@ -32,6 +33,25 @@ def tree_pformat(pytree, *, width: int = 80, indent: int = 2, short_arrays: bool
 
         pytree = tree_map(lambda x: _Truncated(x) if truncate_leaf(x) else x, pytree)
     return _fmt(pytree, 0, _Style(width, indent, short_arrays))
+
+
+def tree_pprint(pytree, *, width: int = 80, indent: int = 2, short_arrays: bool = True,
+                struct_as_array: bool = False, truncate_leaf=None) -> None:
+    """Print ``tree_pformat(pytree, ...)``.
+
+    Arguments:
+        pytree, width, indent, short_arrays, struct_as_array, truncate_leaf: as for
+            ``tree_pformat``.
+
+    Returns:
+        None.
+
+    Example:
+        >>> tree_pprint((jnp.ones(3), "relu"))
+        (f32[3], 'relu')
+    """
+    print(tree_pformat(pytree, width=width, indent=indent, short_arrays=short_arrays,
+                       struct_as_array=struct_as_array, truncate_leaf=truncate_leaf))
 
 
 class _Truncated:
@@ -129,3 +149,35 @@ def _check(node, seen: dict) -> None:
     for child in children:
         _check(child, seen)
     seen[id(node)] = (False, type(node).__name__)
+
+
+def _inference_flags(tree):
+    """The ``inference`` flags of ``tree`` and of every node inside it."""
+    def has(x):
+        return hasattr(x, "inference") and x is not tree
+
+    out = [tree.inference] if hasattr(tree, "inference") else []
+    for x in tree_flatten(tree, is_leaf=has)[0]:
+        if has(x):
+            out.extend(_inference_flags(x))
+    return out
+
+
+def tree_inference(pytree, value: bool):
+    """A copy of ``pytree`` with every ``inference`` attribute set to ``value``, as Equinox's.
+
+    ``nn.inference_mode(model, value)`` is the same (Equinox's newer name).
+
+    Arguments:
+        pytree: any pytree of layers.
+        value: the new flag.
+
+    Returns:
+        The changed copy.
+
+    Example:
+        >>> import invarax.nn as nn
+        >>> tree_inference(nn.Dropout(0.5), True).inference
+        True
+    """
+    return tree_at(_inference_flags, pytree, replace_fn=lambda _: value)

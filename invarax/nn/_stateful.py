@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from ..core.pytree import (
     keystr,
-    tree_flatten,
     tree_flatten_with_path,
     tree_leaves,
     tree_map,
@@ -20,6 +19,7 @@ from ..core.pytree import (
 )
 from ..core.pytree_registry import register_pytree_node
 from ..module import Module, field, tree_at
+from ..module._tree import tree_inference
 
 NO_STATE = object()  # the default of a stateless layer's ``state`` argument
 
@@ -265,23 +265,12 @@ def make_with_state(make_model):
     return make
 
 
-def _inference_nodes(tree):
-    """The ``inference`` flags of ``tree`` and of every node inside it."""
-    def has(x):
-        return hasattr(x, "inference") and x is not tree
-
-    out = [tree.inference] if hasattr(tree, "inference") else []
-    for x in tree_flatten(tree, is_leaf=has)[0]:
-        if has(x):
-            out.extend(_inference_nodes(x))
-    return out
-
-
 def inference_mode(model, value: bool = True):
     """A copy of ``model`` with every layer's ``inference`` flag set to ``value``.
 
     ``Dropout``, ``BatchNorm``, ``SpectralNorm`` and ``MultiheadAttention`` read the flag:
     in inference mode dropout is off and running statistics are used, not updated.
+    (``invarax.tree_inference``, Equinox's older name, is the same function.)
 
     Arguments:
         model: any pytree of layers.
@@ -295,4 +284,4 @@ def inference_mode(model, value: bool = True):
         >>> [layer.inference for layer in nn.inference_mode(model).layers]
         [True, True]
     """
-    return tree_at(_inference_nodes, model, replace_fn=lambda _: value)
+    return tree_inference(model, value)
