@@ -356,3 +356,54 @@ def test_the_coverage_table_in_docs_is_true():
         assert lookup(eqx, name) is not None, f"{name} is not Equinox's"
         if here == "yes":
             assert lookup(invarax, name) is not None, f"{name} is listed as covered"
+
+
+def test_batch_norm_over_two_named_axes_as_equinox():
+    x = data((2, 3, 4))
+    ours, state = nn.make_with_state(nn.BatchNorm)(4, ("a", "b"), mode="batch")
+    theirs, estate = eqx.nn.make_with_state(eqx.nn.BatchNorm)(4, ("a", "b"), mode="batch")
+
+    def nest(lib, layer):
+        inner = lib.vmap(layer, in_axes=(0, None), out_axes=(0, None), axis_name="b")
+        return lib.vmap(inner, in_axes=(0, None), out_axes=(0, None), axis_name="a")
+
+    y, state = nest(invarax, ours)(jnp.asarray(x), state)
+    ey, estate = nest(jax, theirs)(x, estate)
+    close(y, ey, atol=2e-6)
+    close(state, estate)
+
+
+@pytest.mark.parametrize("options", [{"use_bias": False}, {"use_final_bias": False},
+                                     {"use_bias": False, "use_final_bias": False}, {}],
+                         ids=str)
+def test_mlp_signature_as_equinox(options):
+    ours = nn.MLP(3, 2, 5, 2, final_activation=nn.sigmoid, key=invarax.random.key(0),
+                  **options)
+    theirs = eqx.nn.MLP(3, 2, 5, 2, final_activation=jax.nn.sigmoid,
+                        key=jax.random.key(0), **options)
+    a = invarax.tree_leaves(invarax.filter(ours, invarax.is_array))
+    b = [x for x in jax.tree_util.tree_leaves(theirs) if isinstance(x, jax.Array)]
+    assert len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        assert_bitwise(x, np.asarray(y))
+    x = data(3)
+    close(ours(jnp.asarray(x)), theirs(x))
+
+
+def test_rotary_embedding_in_multihead_attention_as_equinox():
+    """Equinox's documented recipe: RoPE applied to the heads through process_heads."""
+    def run(lib, lib_nn, key):
+        mha = lib_nn.MultiheadAttention(2, 8, key=key)
+        rope = lib_nn.RotaryPositionalEmbedding(4)
+
+        def process_heads(q, k, v):
+            q = lib.vmap(rope, in_axes=1, out_axes=1)(q)
+            k = lib.vmap(rope, in_axes=1, out_axes=1)(k)
+            return q, k, v
+
+        x = lib.numpy.asarray(data((5, 8)))
+        return mha(x, x, x, process_heads=process_heads)
+
+    eqx.nn._embedding.internal_rope_embedding_cache.clear()
+    close(run(invarax, nn, invarax.random.key(0)), run(jax, eqx.nn, jax.random.key(0)),
+          atol=1e-5)

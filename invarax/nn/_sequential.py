@@ -73,7 +73,7 @@ class Sequential(StatefulLayer):
         keys = [None] * len(self.layers) if key is None else random.split(key, len(self.layers))
         for layer, layer_key in zip(self.layers, keys, strict=True):
             if state is not NO_STATE and _stateful(layer):
-                x, state = layer(x, state, key=layer_key)
+                x, state = layer(x, state=state, key=layer_key)
             else:
                 x = layer(x, key=layer_key)
         return x if state is NO_STATE else (x, state)
