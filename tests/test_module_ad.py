@@ -241,3 +241,26 @@ def test_docstring_examples():
                                                      "filter_grad": invarax.filter_grad},
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+@pytest.mark.parametrize("batch", [1, 3, 8])
+def test_filter_custom_rules_jit_and_vmap_are_bitwise(batch):
+    call, _ = _custom_jvp(jnp, invarax)
+    y = {"n": 3, "s": jnp.asarray(1.5)}
+
+    def fn(a, b):
+        return jnp.sin(a) * b["n"] * b["s"]
+
+    def jvp_grad(x):
+        return invarax.filter_grad(lambda x: call(x, y, fn=fn).sum())(x)
+
+    def vjp_grad(x):
+        return _run_custom_vjp(jnp, invarax, x)["x"]
+
+    xs = jnp.asarray(_data((batch, 3), 11))
+    for g in (jvp_grad, vjp_grad):
+        batched = invarax.vmap(g)(xs)
+        assert np.array_equal(np.asarray(invarax.filter_jit(invarax.vmap(g))(xs)),
+                              np.asarray(batched))
+        for i in range(batch):
+            assert np.asarray(batched[i]).tobytes() == np.asarray(g(xs[i])).tobytes()

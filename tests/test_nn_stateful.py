@@ -407,3 +407,36 @@ def test_rotary_embedding_in_multihead_attention_as_equinox():
     eqx.nn._embedding.internal_rope_embedding_cache.clear()
     close(run(invarax, nn, invarax.random.key(0)), run(jax, eqx.nn, jax.random.key(0)),
           atol=1e-5)
+
+
+def _layers():
+    key = invarax.random.key(3)
+    return {
+        "PReLU": (nn.PReLU(np.array([0.1, 0.2, 0.3], np.float32)), (3,)),
+        "GroupNorm": (nn.GroupNorm(2, 4), (4, 5)),
+        "WeightNorm": (nn.WeightNorm(nn.Linear(3, 4, key=key)), (3,)),
+        "RotaryPositionalEmbedding": (nn.RotaryPositionalEmbedding(6), (5, 6)),
+        "SpectralNorm": (nn.make_with_state(nn.SpectralNorm)(nn.Linear(3, 4, key=key),
+                                                              "weight", key=key), (3,)),
+    }
+
+
+@pytest.mark.parametrize("name", list(_layers()))
+@pytest.mark.parametrize("batch", [1, 3, 8])
+def test_new_layers_vmap_rows_and_jit_are_bitwise(name, batch):
+    layer, shape = _layers()[name]
+    if isinstance(layer, tuple):  # a stateful layer and its state, in inference mode
+        model, state = layer
+        layer = lambda x: model(x, state, inference=True)[0]  # noqa: E731
+    xs = jnp.asarray(data((batch, *shape), seed=batch))
+    batched = invarax.vmap(layer)(xs)
+    jitted = invarax.filter_jit(invarax.vmap(layer))(xs)
+    assert_bitwise(jitted, batched)
+    for i in range(batch):
+        assert_bitwise(batched[i], layer(xs[i]))
+    if name != "SpectralNorm":  # the gradient w.r.t. the layer's parameters, jit == eager
+        grad = invarax.filter_grad(lambda m, x: m(x).sum())
+        for a, b in zip(invarax.tree_leaves(grad(layer, xs[0])),
+                        invarax.tree_leaves(invarax.filter_jit(grad)(layer, xs[0])),
+                        strict=True):
+            assert_bitwise(a, b)
