@@ -39,6 +39,13 @@ from .module import (
     partition,
     tree_at,
 )
+from .module import is_inexact_array_like, tree_check, tree_flatten_one_level, tree_pformat
+from .module import (filter_checkpoint, filter_custom_jvp, filter_custom_vjp, filter_hessian,
+                     filter_jacfwd, filter_jacrev, filter_jvp, filter_vjp)
+from .module import (Enumeration, EquinoxRuntimeError, EquinoxTracetimeError, branched_error_if,
+                     error_if)
+from .module import filter_closure_convert, filter_eval_shape, filter_make_jaxpr
+from .module import tree_inference, tree_pprint
 from . import nn, optim  # noqa: E402  (they build on the module layer above)
 from . import serialise
 from .serialise import (
@@ -85,6 +92,12 @@ __all__ = [
     "tree_deserialise_leaves", "tree_serialise_leaves",
     "tree", "typing", "ShapeDtypeStruct", "default_backend", "eval_shape", "typeof",
     "debug", "pure_callback",
+    "is_inexact_array_like", "tree_check", "tree_flatten_one_level", "tree_pformat",
+    "filter_checkpoint", "filter_custom_jvp", "filter_custom_vjp", "filter_hessian",
+    "filter_jacfwd", "filter_jacrev", "filter_jvp", "filter_vjp",
+    "Enumeration", "EquinoxRuntimeError", "EquinoxTracetimeError", "branched_error_if",
+    "error_if", "filter_closure_convert", "filter_eval_shape", "filter_make_jaxpr",
+    "tree_inference", "tree_pprint",
 ]
 
 from ._autodiff import jacrev as jacobian  # noqa: E402  (JAX's alias of jacrev)

@@ -58,6 +58,25 @@ def is_array_like(element) -> bool:
     return is_array(element) or isinstance(element, (bool, int, float, complex))
 
 
+def is_inexact_array_like(element) -> bool:
+    """Whether ``element`` is a float or complex array, or a Python float or complex.
+
+    Arguments:
+        element: any Python value.
+
+    Returns:
+        True for inexact arrays and Python floats/complexes; False for ints, bools and
+        everything else.
+
+    Example:
+        >>> is_inexact_array_like(1.0), is_inexact_array_like(1), is_inexact_array_like(jnp.ones(2))
+        (True, False, True)
+    """
+    if hasattr(element, "__jax_array__"):
+        element = element.__jax_array__()
+    return is_inexact_array(element) or isinstance(element, (float, complex))
+
+
 class if_array:  # noqa: N801  (Equinox's name)
     """An ``in_axes``/``out_axes`` entry for ``filter_vmap``: ``axis`` for arrays, None otherwise.
 
@@ -102,8 +121,9 @@ def _mask_subtree(spec, subtree, is_leaf):
 
 def _mask(tree, filter_spec, is_leaf):
     """A pytree of bools with the structure of ``tree`` (``filter_spec`` is a prefix of it)."""
-    return tree_map(lambda s, sub: _mask_subtree(s, sub, is_leaf), filter_spec, tree,
-                    is_leaf=lambda x: isinstance(x, bool) or callable(x))
+    # As Equinox: the spec's own leaves are its bools and callables. A Module spec (built
+    # by tree_map(lambda _: False, model)) is a node even though it is callable.
+    return tree_map(lambda s, sub: _mask_subtree(s, sub, is_leaf), filter_spec, tree)
 
 
 def filter(pytree, filter_spec, inverse: bool = False, replace=None, is_leaf=None):  # noqa: A001

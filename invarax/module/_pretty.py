@@ -21,30 +21,44 @@ def _short(x) -> str | None:
     return f"{kind}{bits}[{','.join(map(str, x.shape))}]"
 
 
-def _fmt(x, indent: int) -> str:
+class _Style:
+    """How to print: the line width, the indent step, and arrays as ``f32[3]`` or in full."""
+
+    __slots__ = ("width", "step", "short_arrays")
+
+    def __init__(self, width: int = _WIDTH, step: int = 2, short_arrays: bool = True):
+        self.width, self.step, self.short_arrays = width, step, short_arrays
+
+
+_DEFAULT = _Style()
+
+
+def _fmt(x, indent: int, style: _Style = _DEFAULT) -> str:
     short = _short(x)
     if short is not None:
-        return short
+        return short if style.short_arrays else repr(x).replace("\n", "\n" + " " * indent)
+    inner = indent + style.step
     if _is_module(x):
-        return module_repr(x, indent)
+        return module_repr(x, indent, style)
     if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
-        parts = [_fmt(v, indent + 2) for v in x]
+        parts = [_fmt(v, inner, style) for v in x]
         open_, close = ("[", "]") if isinstance(x, list) else ("(", ")")
         trailing = "," if isinstance(x, tuple) and len(x) == 1 else ""
-        return _join(open_, parts, close, indent, trailing)
+        return _join(open_, parts, close, indent, style, trailing)
     if isinstance(x, dict):
-        parts = [f"{k!r}: {_fmt(v, indent + 2)}" for k, v in x.items()]
-        return _join("{", parts, "}", indent)
+        parts = [f"{k!r}: {_fmt(v, inner, style)}" for k, v in x.items()]
+        return _join("{", parts, "}", indent, style)
     if callable(x) and hasattr(x, "__qualname__"):
         return f"<function {x.__qualname__}>"
     return repr(x)
 
 
-def _join(open_: str, parts: list[str], close: str, indent: int, trailing: str = "") -> str:
+def _join(open_: str, parts: list[str], close: str, indent: int, style: _Style = _DEFAULT,
+          trailing: str = "") -> str:
     flat = open_ + ", ".join(parts) + trailing + close
-    if len(flat) + indent <= _WIDTH and "\n" not in flat:
+    if len(flat) + indent <= style.width and "\n" not in flat:
         return flat
-    pad = " " * (indent + 2)
+    pad = " " * (indent + style.step)
     return open_ + "\n" + ",\n".join(pad + p for p in parts) + ",\n" + " " * indent + close
 
 
@@ -54,10 +68,10 @@ def _is_module(x) -> bool:
     return isinstance(x, Module)
 
 
-def module_repr(module, indent: int = 0) -> str:
+def module_repr(module, indent: int = 0, style: _Style = _DEFAULT) -> str:
     """The repr of a module: ``Name(field=value, ...)``, wrapped one field per line if long."""
     parts = [
-        f"{f.name}={_fmt(getattr(module, f.name, '<unset>'), indent + 2)}"
+        f"{f.name}={_fmt(getattr(module, f.name, '<unset>'), indent + style.step, style)}"
         for f in dataclasses.fields(module) if f.repr
     ]
-    return _join(f"{type(module).__name__}(", parts, ")", indent)
+    return _join(f"{type(module).__name__}(", parts, ")", indent, style)

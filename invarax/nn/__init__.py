@@ -9,6 +9,7 @@ initialisation (the same key gives Equinox's initial parameters). Beyond Equinox
 from ..numpy import tanh  # jax.nn.tanh is jnp.tanh
 from ..scipy.special import logsumexp
 from ._activations import (
+    PReLU,
     gelu,
     identity,
     log_softmax,
@@ -19,15 +20,26 @@ from ._activations import (
     softmax,
     softplus,
 )
-from ._attention import MultiheadAttention
+from ._attention import MultiheadAttention, dot_product_attention, dot_product_attention_weights
+from ._batch_norm import BatchNorm
 from ._conv import Conv, Conv1d, Conv2d, Conv3d
 from ._dropout import Dropout
-from ._embedding import Embedding
+from ._embedding import Embedding, RotaryPositionalEmbedding
 from ._linear import Identity, Linear
 from ._mlp import MLP
-from ._normalisation import LayerNorm, RMSNorm
+from ._normalisation import GroupNorm, LayerNorm, RMSNorm
 from ._rnn import GRUCell, LSTMCell
 from ._sequential import Lambda, Sequential
+from ._shared import Shared, SharedNode
+from ._stateful import (
+    State,
+    StatefulLayer,
+    StateIndex,
+    delete_init_state,
+    inference_mode,
+    make_with_state,
+)
+from ._weight_norm import SpectralNorm, WeightNorm
 
 __all__ = [
     "Conv", "Conv1d", "Conv2d", "Conv3d", "Dropout", "Embedding", "Identity", "Lambda",
@@ -35,4 +47,10 @@ __all__ = [
     "gelu", "identity", "log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "silu",
     "softmax", "softplus", "tanh",
     "GRUCell", "LSTMCell",
+    "softmax", "softplus",
+    "BatchNorm", "State", "StateIndex", "StatefulLayer", "delete_init_state",
+    "dot_product_attention", "dot_product_attention_weights", "inference_mode",
+    "make_with_state",
+    "GroupNorm", "PReLU", "RotaryPositionalEmbedding", "Shared", "SharedNode", "SpectralNorm",
+    "WeightNorm",
 ]

@@ -8,6 +8,7 @@ from .. import lax
 from .. import numpy as jnp
 from .._custom_derivatives import custom_jvp
 from ..core import dtypes
+from ..module import Module
 from ..numpy._promote import promote_args
 from ..ops.special import erfc
 
@@ -230,3 +231,30 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1):
 
 def _axis(axis):
     return tuple(axis) if isinstance(axis, (list, tuple)) else axis
+
+
+class PReLU(Module):
+    """A parametric ReLU, as ``equinox.nn.PReLU``: ``x`` where ``x >= 0``, else ``alpha * x``.
+
+    Arguments:
+        init_alpha: the initial negative slope: a float, or an array broadcastable to the
+            input (one slope per channel, say).
+
+    Returns:
+        The layer; its learnt slope is the field ``negative_slope``.
+
+    Example:
+        >>> PReLU()(jnp.array([-2.0, 3.0]))
+        Array([-0.5,  3. ], dtype=float32)
+    """
+
+    negative_slope: object
+
+    def __init__(self, init_alpha=0.25):
+        self.negative_slope = jnp.asarray(init_alpha)
+
+    def __call__(self, x, *, key=None):
+        """``where(x >= 0, x, negative_slope * x)`` (``key`` is ignored, for ``Sequential``)."""
+        del key
+        x = jnp.asarray(x)
+        return jnp.where(x >= 0, x, self.negative_slope * x)

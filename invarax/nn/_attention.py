@@ -1,4 +1,4 @@
-"""``MultiheadAttention``."""
+"""``MultiheadAttention``, ``dot_product_attention`` and ``dot_product_attention_weights``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..module import Module, field
 from ._activations import softmax
 from ._dropout import Dropout
 from ._linear import Linear
-from ._misc import check_key, float_dtype
+from ._misc import check_key, deterministic_alias, float_dtype
 
 
 class MultiheadAttention(Module):
@@ -104,7 +104,7 @@ class MultiheadAttention(Module):
         self.use_output_bias = use_output_bias
 
     def __call__(self, query, key_, value, mask=None, *, key=None, inference=None,
-                 process_heads=None):
+                 deterministic=None, process_heads=None):
         """Attend from each query to the keys and values.
 
         Arguments:
@@ -116,6 +116,7 @@ class MultiheadAttention(Module):
                 may attend to a key.
             key: a PRNG key for dropout (split into one key per head, as Equinox).
             inference: overrides the dropout layer's ``inference`` flag when not None.
+            deterministic: Equinox's deprecated name for ``inference`` (warns).
             process_heads: None, or a function of the projected heads
                 ``(query_heads, key_heads, value_heads)``, each ``(seq, num_heads, size)``,
                 returning them changed but of the same shapes (e.g. rotary embeddings).
@@ -129,6 +130,8 @@ class MultiheadAttention(Module):
             >>> attention(jnp.ones((1, 2)), jnp.ones((2, 2)), jnp.ones((2, 2)), mask).shape
             (1, 2)
         """
+        inference = deterministic_alias("MultiheadAttention()(deterministic=...)", inference,
+                                        deterministic)
         query, key_, value = jnp.asarray(query), jnp.asarray(key_), jnp.asarray(value)
         for name, x, size in (("query", query, self.query_size),
                               ("key_", key_, self.key_size), ("value", value, self.value_size)):
@@ -177,6 +180,70 @@ class MultiheadAttention(Module):
                     f"kv_seq_length) = {seqs} or (num_heads, query_seq_length, "
                     f"kv_seq_length) = {tuple(logits.shape)}; got {tuple(mask.shape)}"
                 )
-            logits = jnp.where(mask, logits, jnp.finfo(logits.dtype).min)
-        dtype = jnp.result_type(logits.dtype, jnp.float32)
-        return softmax(logits.astype(dtype)).astype(logits.dtype)
+        return _masked_softmax(logits, mask)
+
+
+def _masked_softmax(logits, mask):
+    """Softmax over the last axis (in float32 at least); masked-out logits get the lowest value."""
+    if mask is not None:
+        logits = jnp.where(mask, logits, jnp.finfo(logits.dtype).min)
+    dtype = jnp.result_type(logits.dtype, jnp.float32)
+    return softmax(logits.astype(dtype)).astype(logits.dtype)
+
+
+def dot_product_attention_weights(query, key, mask=None):
+    """The attention weights ``softmax(query key^T / sqrt(qk_size))`` of one head.
+
+    As ``equinox.nn._attention.dot_product_attention_weights``.
+
+    Arguments:
+        query: an array of shape ``(q_seq, qk_size)``.
+        key: an array of shape ``(kv_seq, qk_size)``.
+        mask: None, or a boolean array ``(q_seq, kv_seq)``: True where a query may attend.
+
+    Returns:
+        The weights, ``(q_seq, kv_seq)``; each row sums to one.
+
+    Example:
+        >>> dot_product_attention_weights(jnp.ones((1, 2)), jnp.ones((3, 2)))
+        Array([[0.33333334, 0.33333334, 0.33333334]], dtype=float32)
+    """
+    query, key = jnp.asarray(query), jnp.asarray(key)
+    if query.ndim != 2 or key.ndim != 2 or query.shape[1] != key.shape[1]:
+        raise ValueError(
+            f"dot_product_attention_weights: query (q_seq, qk_size) and key (kv_seq, "
+            f"qk_size) must be 2-d with the same qk_size, got {tuple(query.shape)} and "
+            f"{tuple(key.shape)}")
+    logits = jnp.einsum("sd,Sd->sS", query / math.sqrt(query.shape[-1]), key)
+    mask = None if mask is None else jnp.asarray(mask)
+    if mask is not None and tuple(mask.shape) != tuple(logits.shape):
+        raise ValueError(
+            f"dot_product_attention_weights: mask must have shape (query_seq_length, "
+            f"kv_seq_length) = {tuple(logits.shape)}, got {tuple(mask.shape)}")
+    return _masked_softmax(logits, mask)
+
+
+def dot_product_attention(query, key_, value, mask=None, dropout=None, *, key=None,
+                          inference=None):
+    """Scaled dot-product attention of one head, ``weights @ value``, as Equinox's.
+
+    Arguments:
+        query: an array ``(q_seq, qk_size)``.
+        key_: an array ``(kv_seq, qk_size)``.
+        value: an array ``(kv_seq, v_size)``.
+        mask: None, or a boolean array ``(q_seq, kv_seq)``.
+        dropout: None, or a ``Dropout`` applied to the weights.
+        key: the PRNG key for the dropout.
+        inference: passed to the dropout.
+
+    Returns:
+        An array ``(q_seq, v_size)``.
+
+    Example:
+        >>> dot_product_attention(jnp.ones((1, 2)), jnp.ones((3, 2)), jnp.arange(3.0)[:, None])
+        Array([[1.]], dtype=float32)
+    """
+    weights = dot_product_attention_weights(query, key_, mask)
+    if dropout is not None:
+        weights = dropout(weights, key=key, inference=inference)
+    return jnp.einsum("sS,Sd->sd", weights, jnp.asarray(value))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import lax, random
 from .. import numpy as jnp
 from ..module import Module
+from ._misc import deterministic_alias
 
 
 class Dropout(Module):
@@ -18,6 +19,7 @@ class Dropout(Module):
     Arguments:
         p: the probability of zeroing an element.
         inference: the default mode: True for inference (no dropout), False for training.
+        deterministic: Equinox's deprecated name for ``inference`` (warns).
 
     Returns:
         The layer; call it as ``dropout(x, key=key)`` in training mode.
@@ -33,19 +35,21 @@ class Dropout(Module):
     p: float
     inference: bool
 
-    def __init__(self, p=0.5, inference=False):
+    def __init__(self, p=0.5, inference=False, *, deterministic=None):
+        inference = deterministic_alias("Dropout(deterministic=...)", inference, deterministic)
         if isinstance(p, (int, float)) and not 0 <= p <= 1:
             raise ValueError(f"Dropout: p is a probability in [0, 1], got {p}")
         self.p = p
         self.inference = inference
 
-    def __call__(self, x, *, key=None, inference=None):
+    def __call__(self, x, *, key=None, inference=None, deterministic=None):
         """Apply dropout.
 
         Arguments:
             x: an array of any shape.
             key: a PRNG key; required in training mode.
             inference: overrides the layer's ``inference`` flag when not None.
+            deterministic: Equinox's deprecated name for ``inference`` (warns).
 
         Returns:
             An array of ``x``'s shape.
@@ -54,6 +58,8 @@ class Dropout(Module):
             >>> Dropout(0.0)(jnp.ones(2))
             Array([1., 1.], dtype=float32)
         """
+        inference = deterministic_alias("Dropout()(deterministic=...)", inference,
+                                        deterministic)
         if inference is None:
             inference = self.inference
         if isinstance(self.p, (int, float)) and self.p == 0:

@@ -1,4 +1,4 @@
-"""``Embedding``."""
+"""``Embedding`` and ``RotaryPositionalEmbedding``."""
 
 from __future__ import annotations
 
@@ -88,3 +88,66 @@ class Embedding(Module):
                 "convert them with x.astype(jnp.int32)"
             )
         return self.weight[x]
+
+
+class RotaryPositionalEmbedding(Module):
+    """Rotary positional embedding (RoPE), as ``equinox.nn.RotaryPositionalEmbedding``.
+
+    Position ``t``'s vector is rotated pairwise, its halves ``(x1, x2)`` becoming
+    ``(x1 cos - x2 sin, x2 cos + x1 sin)`` at the angles ``t * theta ** (-2i / size)``;
+    the angles are computed in float32 (float64 with x64 on) and cast to ``dtype``.
+
+    Arguments:
+        embedding_size: the vectors' size; even.
+        theta: the base of the angles' frequencies.
+        dtype: the dtype of the cosines and sines (default float32, float64 with x64 on).
+
+    Returns:
+        The layer; call it on one sequence ``(seq_length, embedding_size)`` (in
+        ``MultiheadAttention``, from ``process_heads``).
+
+    Example:
+        >>> rope = RotaryPositionalEmbedding(2)
+        >>> rope(jnp.array([[1.0, 0.0], [1.0, 0.0]]))
+        Array([[1.       , 0.       ],
+               [0.5403023, 0.841471 ]], dtype=float32)
+    """
+
+    embedding_size: int = field(static=True)
+    theta: float = field(static=True)
+    dtype: object = field(static=True)
+
+    def __init__(self, embedding_size, theta=10_000.0, dtype=None):
+        if embedding_size < 0 or embedding_size % 2:
+            raise ValueError(f"RotaryPositionalEmbedding: embedding_size must be even and "
+                             f"non-negative, got {embedding_size}")
+        self.embedding_size = embedding_size
+        self.theta = theta
+        self.dtype = float_dtype(dtype)
+
+    @staticmethod
+    def rotate_half(x):
+        """``concatenate([-x2, x1])`` of the halves ``x1, x2`` of the last axis."""
+        half = x.shape[-1] // 2
+        return jnp.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+
+    @staticmethod
+    def precompute_freqs_cis(embedding_size, end, theta, dtype):
+        """The cosines and sines ``(end, embedding_size // 2)`` of the rotation angles."""
+        freqs = 1.0 / (theta ** (jnp.arange(0.0, embedding_size, 2)[None, :]
+                                 / embedding_size))
+        angles = jnp.outer(jnp.arange(float(end)), freqs)
+        return jnp.cos(angles).astype(dtype), jnp.sin(angles).astype(dtype)
+
+    def __call__(self, x, *, key=None):
+        """Rotate each position of ``x`` (``(seq_length, embedding_size)``) by its angles."""
+        del key
+        x = jnp.asarray(x)
+        if x.ndim != 2 or x.shape[1] != self.embedding_size:
+            raise ValueError(
+                f"RotaryPositionalEmbedding({self.embedding_size}) needs x of shape "
+                f"(seq_length, {self.embedding_size}), got {tuple(x.shape)}")
+        cos, sin = self.precompute_freqs_cis(self.embedding_size, x.shape[0], self.theta,
+                                             self.dtype)
+        cos, sin = jnp.tile(cos, (1, 2)), jnp.tile(sin, (1, 2))
+        return (x * cos + self.rotate_half(x) * sin).astype(x.dtype)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import random
@@ -41,3 +43,12 @@ def _describe(x) -> str:
     if shape is not None and dtype is not None:
         return f"{np.dtype(dtype).name}{list(shape)}"
     return f"{type(x).__name__} {x!r}"
+
+
+def deterministic_alias(where: str, inference, deterministic):
+    """``inference``, or ``deterministic`` (Equinox's deprecated alias, with its warning)."""
+    if deterministic is None:
+        return inference
+    warnings.warn(f"{where} is deprecated in favour of inference=... (as in Equinox)",
+                  UserWarning, stacklevel=3)
+    return deterministic

@@ -6,14 +6,21 @@ import inspect
 
 from .. import random
 from ..module import Module
+from ._stateful import NO_STATE, StatefulLayer
 
 
-class Sequential(Module):
+def _stateful(layer) -> bool:
+    return isinstance(layer, StatefulLayer) and layer.is_stateful()
+
+
+class Sequential(StatefulLayer):
     """Layers applied one after the other, as ``equinox.nn.Sequential``.
 
     Each layer is called as ``layer(x, key=k)``. Given a key, it is split with
     ``random.split(key, len(layers))`` and layer ``i`` gets key ``i`` (as Equinox does);
-    otherwise every layer gets ``key=None``. Wrap a plain function in ``Lambda``.
+    otherwise every layer gets ``key=None``. Wrap a plain function in ``Lambda``. Given a
+    ``State``, stateful layers (``BatchNorm``, ...) are called as
+    ``x, state = layer(x, state, key=k)`` and the final state is returned too.
 
     Arguments:
         layers: a sequence of layers (modules whose ``__call__`` takes ``key=``).
@@ -44,15 +51,20 @@ class Sequential(Module):
                 )
         self.layers = layers
 
-    def __call__(self, x, *, key=None):
+    def is_stateful(self) -> bool:
+        """Whether any layer is stateful (then the call takes and returns a state)."""
+        return any(_stateful(layer) for layer in self.layers)
+
+    def __call__(self, x, state=NO_STATE, *, key=None):
         """Apply the layers in order.
 
         Arguments:
             x: the input of the first layer.
+            state: a ``State``, threaded through the stateful layers (optional).
             key: a PRNG key split across the layers, or None.
 
         Returns:
-            The output of the last layer.
+            The output of the last layer; ``(output, state)`` if a state was given.
 
         Example:
             >>> Sequential([Lambda(nn.relu)])(jnp.array([-1.0, 1.0]))
@@ -60,8 +72,11 @@ class Sequential(Module):
         """
         keys = [None] * len(self.layers) if key is None else random.split(key, len(self.layers))
         for layer, layer_key in zip(self.layers, keys, strict=True):
-            x = layer(x, key=layer_key)
-        return x
+            if state is not NO_STATE and _stateful(layer):
+                x, state = layer(x, state=state, key=layer_key)
+            else:
+                x = layer(x, key=layer_key)
+        return x if state is NO_STATE else (x, state)
 
     def __getitem__(self, i):
         if isinstance(i, int):

@@ -70,7 +70,7 @@ from ._logic import (  # noqa: E402
 )
 from ._math import (  # noqa: E402
     acos, acosh, angle, asin, asinh, atan, atan2, atanh, bitwise_invert, bitwise_left_shift,
-    bitwise_right_shift, copysign, deg2rad, degrees, divmod, fabs, float_power, fmax, fmin,
+    bitwise_right_shift, copysign, deg2rad, degrees, fabs, float_power, fmax, fmin,
     frexp, gcd, heaviside, hypot, lcm, ldexp, left_shift, logaddexp2, modf, rad2deg, radians,
     right_shift, signbit, sinc, spacing,
 )

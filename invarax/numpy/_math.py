@@ -1,6 +1,6 @@
 """More elementwise ``invarax.numpy`` functions, compositions of lax ops: the array-API
 aliases (``acos``, ``atan2``, ...), angles, ``copysign``, ``signbit``, ``hypot``,
-``logaddexp2``, ``fmax``/``fmin``, ``sinc``, ``divmod``, ``modf``, ``ldexp``, ``gcd``/
+``logaddexp2``, ``fmax``/``fmin``, ``sinc``, ``modf``, ``ldexp``, ``gcd``/
 ``lcm``, shifts, ``spacing``, ``angle``, ``heaviside``, ``float_power``."""
 
 from __future__ import annotations
@@ -169,16 +169,6 @@ def sinc(x, /):
     pi_x = lax.mul(_const(x, math.pi), x)
     safe = uf.where(at_zero, _const(x, 1.0), pi_x)
     return uf.where(at_zero, _const(x, 1.0), lax.div(lax.sin(safe), safe))
-
-
-def divmod(x1, x2, /):  # noqa: A001
-    """``(floor_divide(x1, x2), remainder(x1, x2))``.
-
-    Example:
-        >>> jnp.divmod(jnp.array([7, -7]), 3)
-        (Array([ 2, -3], dtype=int32), Array([1, 2], dtype=int32))
-    """
-    return uf.floor_divide(x1, x2), uf.remainder(x1, x2)
 
 
 def modf(x, /, out=None):

@@ -128,19 +128,28 @@ def check_param(who: str, where: str, leaf, integers: bool = False) -> None:
     )
 
 
+def is_static_leaf(leaf) -> bool:
+    """Whether ``leaf`` is a function (``custom_jvp`` ones too): static, never a parameter."""
+    return callable(leaf) and not isinstance(leaf, (Array, np.ndarray, np.generic))
+
+
 def check_params(who: str, params) -> None:
     """Raise a TypeError naming the first leaf of ``params`` that is not a float array.
 
-    Python floats pass (they become float arrays); None marks a leaf that is not optimised.
+    Python floats pass (they become float arrays); None marks a leaf that is not optimised;
+    functions (a Module's activation, say) are static leaves and pass too.
     """
-    tree_map_with_path(lambda path, leaf: check_param(who, keystr(path), leaf), params)
+    tree_map_with_path(lambda path, leaf: None if is_static_leaf(leaf)
+                       else check_param(who, keystr(path), leaf), params)
 
 
 def zeros_like_params(who: str, params, fill_value=0, dtype=None):
     """``fill_value`` (zeros) shaped like ``params`` (checked by ``check_params``), of their
-    dtypes or ``dtype``."""
+    dtypes or ``dtype``; None at its functions."""
     check_params(who, params)
-    return tree_map_with_path(lambda _, p: jnp.full_like(p, fill_value, dtype=dtype), params)
+    return tree_map_with_path(
+        lambda _, p: None if is_static_leaf(p) else jnp.full_like(p, fill_value, dtype=dtype),
+        params)
 
 
 def init_empty_state(params) -> EmptyState:

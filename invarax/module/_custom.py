@@ -1,0 +1,196 @@
+"""``filter_custom_jvp`` and ``filter_custom_vjp``: custom derivative rules for functions of
+any pytrees, with Equinox's interface.
+
+Both are thin layers over ``custom_jvp``/``custom_vjp``: the non-array part of the
+arguments travels as one non-differentiable ``Static`` argument, the arrays as the
+differentiable ones. invarax's rules see no symbolic zeros: a float array that is not
+differentiated gets a zero tangent (``filter_custom_jvp``), counts as perturbed and
+receives a zero cotangent (``filter_custom_vjp``). None stands for everything that is not
+a float array, as in Equinox.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .._custom_derivatives import custom_jvp, custom_vjp
+from ..core.pytree import tree_map, tree_structure
+from ._filters import combine, is_array, is_inexact_array, partition
+from ._static import Static
+
+
+def _is_none(x) -> bool:
+    return x is None
+
+
+def _zeros_for_none(grads, like):
+    """``grads`` with each None at a leaf of ``like`` replaced by zeros of that leaf."""
+    from .. import numpy as jnp
+
+    return tree_map(lambda g, x: jnp.zeros_like(x) if g is None and x is not None else g,
+                    grads, like, is_leaf=_is_none)
+
+
+class filter_custom_jvp:  # noqa: N801  (Equinox's name)
+    """A function of any pytrees with a custom JVP rule, as Equinox's ``filter_custom_jvp``.
+
+    Positional arguments are split automatically: float arrays are differentiable, all
+    other leaves are not (their tangents are None). Keyword arguments are never
+    differentiated. Outputs must be pytrees of arrays.
+
+    Arguments:
+        fn: the function.
+
+    Returns:
+        The decorated function; define its rule with ``def_jvp``:
+        ``rule(primals, tangents, **kwargs) -> (out, tangent_out)``, ``primals`` the tuple
+        of positional arguments, ``tangents`` alike with None at the leaves that are not
+        float arrays. A None in ``tangent_out`` is a zero tangent.
+
+    Example:
+        >>> @filter_custom_jvp
+        ... def call(x, y, *, fn):
+        ...     return fn(x, y)
+        >>> @call.def_jvp
+        ... def call_jvp(primals, tangents, *, fn):
+        ...     (x, y), (tx, ty) = primals, tangents
+        ...     return call(x, y, fn=fn), 2 * tx
+        >>> filter_grad(lambda x: call(x, 3, fn=lambda a, b: a * b))(jnp.array(2.0))
+        Array(2., dtype=float32, weak_type=True)
+    """
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+
+        def fn_wrapper(static, dynamic):
+            args, kwargs = combine(dynamic, static.value)
+            return fn(*args, **kwargs)
+
+        self.fn = custom_jvp(fn_wrapper, nondiff_argnums=(0,))
+
+    def def_jvp(self, fn_jvp):
+        """Define the JVP rule (see the class); returns ``fn_jvp``, for use as a decorator."""
+        def rule(static, primals, tangents):
+            (dynamic,), (t_dynamic,) = primals, tangents
+            t_args, _ = tree_map(lambda t, x: t if is_inexact_array(x) else None,
+                                 t_dynamic, dynamic)
+            args, kwargs = combine(dynamic, static.value)
+            out, t_out = fn_jvp(args, t_args, **kwargs)
+            return out, _zeros_for_none(t_out, out)
+
+        self.fn.defjvp(rule)
+        return fn_jvp
+
+    defjvp = def_jvp
+
+    def __call__(self, *args, **kwargs):
+        dynamic, static = partition((args, kwargs), is_array)
+        return self.fn(Static(static), dynamic)
+
+
+class filter_custom_vjp:  # noqa: N801  (Equinox's name)
+    """A function with a custom VJP w.r.t. its first argument, as Equinox's ``filter_custom_vjp``.
+
+    ``fn(vjp_arg, *args, **kwargs)``: only the float arrays of ``vjp_arg`` are
+    differentiated; every other input gets a zero cotangent. Define the rules with
+    ``def_fwd`` and ``def_bwd``:
+
+    - ``fwd(perturbed, vjp_arg, *args, **kwargs) -> (out, residuals)``, ``perturbed`` a
+      pytree of bools with ``vjp_arg``'s structure (True at its float arrays);
+    - ``bwd(residuals, grad_obj, perturbed, vjp_arg, *args, **kwargs) -> grad_vjp_arg``,
+      ``grad_obj`` the cotangent of ``out``, ``grad_vjp_arg`` ``vjp_arg``'s structure with
+      None at leaves that are not float arrays (None at a float array: zero).
+
+    Arguments:
+        fn: the function.
+
+    Returns:
+        The decorated function.
+
+    Example:
+        >>> @filter_custom_vjp
+        ... def clip_grad(x, bound):
+        ...     return x
+        >>> @clip_grad.def_fwd
+        ... def clip_fwd(perturbed, x, bound):
+        ...     return x, None
+        >>> @clip_grad.def_bwd
+        ... def clip_bwd(residuals, g, perturbed, x, bound):
+        ...     return jnp.clip(g, -bound, bound)
+        >>> filter_grad(lambda x: (3.0 * clip_grad(x, 1.0)).sum())(jnp.ones(2))
+        Array([1., 1.], dtype=float32)
+    """
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.fn_fwd = self.fn_bwd = None
+        self.fn_wrapped = None
+
+    def def_fwd(self, fn_fwd):
+        """Define the forward rule (see the class); returns ``fn_fwd``."""
+        self.fn_fwd = fn_fwd
+        self._define()
+        return fn_fwd
+
+    def def_bwd(self, fn_bwd):
+        """Define the backward rule (see the class); returns ``fn_bwd``."""
+        self.fn_bwd = fn_bwd
+        self._define()
+        return fn_bwd
+
+    def _define(self):
+        if self.fn_fwd is None or self.fn_bwd is None:
+            return
+
+        def inputs(static, diff, nondiff, arrays):
+            nonarray_vjp, nonarray_rest = static.value
+            args, kwargs = combine(arrays, nonarray_rest)
+            return combine(diff, nondiff, nonarray_vjp), args, kwargs
+
+        def split_out(out):
+            array_out, rest = partition(out, is_array)
+            return array_out, Static(rest)
+
+        def wrapped(static, diff, nondiff, arrays):
+            vjp_arg, args, kwargs = inputs(static, diff, nondiff, arrays)
+            return split_out(self.fn(vjp_arg, *args, **kwargs))
+
+        def fwd(static, diff, nondiff, arrays):
+            vjp_arg, args, kwargs = inputs(static, diff, nondiff, arrays)
+            perturbed = tree_map(is_inexact_array, vjp_arg)
+            out, residuals = self.fn_fwd(perturbed, vjp_arg, *args, **kwargs)
+            res_arrays, res_rest = partition(residuals, is_array)
+            return split_out(out), (res_arrays, Static(res_rest), diff, nondiff, arrays)
+
+        def bwd(static, residuals, ct):
+            res_arrays, res_rest, diff, nondiff, arrays = residuals
+            vjp_arg, args, kwargs = inputs(static, diff, nondiff, arrays)
+            perturbed = tree_map(is_inexact_array, vjp_arg)
+            grads = self.fn_bwd(combine(res_arrays, res_rest.value), ct[0], perturbed,
+                                vjp_arg, *args, **kwargs)
+            if grads is None:
+                grads = tree_map(lambda _: None, diff, is_leaf=_is_none)
+            if tree_structure(grads, is_leaf=_is_none) != tree_structure(diff,
+                                                                         is_leaf=_is_none):
+                raise ValueError(
+                    f"filter_custom_vjp: the bwd rule of {self.__name__} must return the "
+                    "structure of filter(vjp_arg, is_inexact_array) (None at the leaves "
+                    f"that are not float arrays): expected {tree_structure(diff)}, got "
+                    f"{tree_structure(grads, is_leaf=_is_none)}")
+            return _zeros_for_none(grads, diff), None, None
+
+        self.fn_wrapped = custom_vjp(wrapped, nondiff_argnums=(0,))
+        self.fn_wrapped.defvjp(fwd, bwd)
+
+    def __call__(self, vjp_arg, /, *args, **kwargs):
+        if self.fn_wrapped is None:
+            raise RuntimeError(
+                f"filter_custom_vjp {self.__name__}: define both rules, with @fn.def_fwd "
+                "and @fn.def_bwd, before calling it")
+        arrays_vjp, nonarray_vjp = partition(vjp_arg, is_array)
+        diff, nondiff = partition(arrays_vjp, is_inexact_array)
+        arrays, nonarray_rest = partition((args, kwargs), is_array)
+        out_arrays, out_rest = self.fn_wrapped(Static((nonarray_vjp, nonarray_rest)), diff,
+                                               nondiff, arrays)
+        return combine(out_arrays, out_rest.value)
