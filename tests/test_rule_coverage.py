@@ -94,6 +94,7 @@ LINEAR = {
     "custom_lin": "the linear part of a custom_vjp",
     "psum": "a sum over a named axis",
     "all_gather": "a concatenation over a named axis",
+    "triangular_solve": "in b, not in the triangular matrix a",
 }
 
 # Call-like primitives: linear when their body is; a transpose rule is allowed, not required.

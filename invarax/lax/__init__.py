@@ -29,3 +29,4 @@ from ..ops.scan import associative_scan
 from ..ops.elementwise import stop_gradient
 from ..ops.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ..ops.special import erf, erf_inv, erfc
+from . import linalg  # noqa: E402
