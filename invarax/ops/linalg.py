@@ -25,7 +25,6 @@ from ..kernels import linalg as klinalg
 from . import elementwise as el
 from . import shape as sh
 from .contractions import dot_general
-from .reductions import reduce_sum
 
 # ---------------------------------------------------------------------------------------
 # Shared checks and lax-level helpers of the rules.
@@ -100,9 +99,11 @@ def _eye(shape, dtype):
     return el.convert_element_type(on, dtype)
 
 
-def _diagonal(x):
-    """The diagonal of each square matrix: a row sum of ``x`` times the identity (exact)."""
-    return reduce_sum(el.mul(x, _eye(x.shape, x.dtype)), (x.ndim - 1,))
+def matrix_diagonal(x):
+    """The diagonal of each square matrix of ``x``: every (n+1)-th element, a strided slice."""
+    n = x.shape[-1]
+    flat = sh.reshape(x, (*x.shape[:-2], n * n))
+    return sh.slice_in_dim(flat, 0, n * n, n + 1, axis=x.ndim - 2)
 
 
 def _rows(v, n):
@@ -325,7 +326,7 @@ def _eigh_jvp(primals, tangents, *, lower):
     fmat = el.sub(el.div(_full(1, a.shape, a.dtype), el.add(eye, diffs)), eye)
     vt_adot_v = _mm(_mm(_T(v), a_dot), v)
     dv = _mm(v, el.mul(fmat, vt_adot_v))
-    return [v, w], [dv, _diagonal(vt_adot_v)]
+    return [v, w], [dv, matrix_diagonal(vt_adot_v)]
 
 
 jvp_rules[eigh_p] = _eigh_jvp
@@ -372,7 +373,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     k = min(m, n)
     v = _T(vt)
     ds_mat = _mm(_mm(_T(u), da), v)
-    ds = _diagonal(ds_mat)
+    ds = matrix_diagonal(ds_mat)
     if not compute_uv:
         return outs, [ds]
     kk = (*batch, k, k)
