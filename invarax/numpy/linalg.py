@@ -5,10 +5,6 @@ at a time in a fixed order (docs/numerics.md, "Factorisations"; docs/linalg.md).
 """
 
 from ._linalg_decomp import (
-    EighResult,
-    QRResult,
-    SlogdetResult,
-    SVDResult,
     cholesky,
     det,
     eigh,
@@ -41,7 +37,7 @@ from ._linalg_derived import (
 from ._linalg_norms import matrix_norm, norm, vector_norm
 
 __all__ = [
-    "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond", "cross",
+    "cholesky", "cond", "cross",
     "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm",
     "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer", "pinv",
     "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve",
