@@ -82,7 +82,7 @@ def _mask(shape, keep):
     return keep(rows, cols)
 
 
-def _tri(x, lower: bool, k: int = 0):
+def triangle(x, lower: bool, k: int = 0):
     """``x`` with the entries outside its lower (``j <= i + k``) or upper (``j >= i + k``)
     triangle set to zero: jnp.tril/triu with lax ops."""
     offset = _full(k, x.shape, np.int32)
@@ -140,7 +140,7 @@ def _cholesky_jvp(primals, tangents):
     inner = triangular_solve(L, tmp, left_side=True, lower=True)
     half = el.sub(_full(1, x.shape, x.dtype), el.mul(_eye(x.shape, x.dtype),
                                                      _full(0.5, x.shape, x.dtype)))
-    return L, _mm(L, el.mul(_tri(inner, lower=True), half))
+    return L, _mm(L, el.mul(triangle(inner, lower=True), half))
 
 
 jvp_rules[cholesky_p] = _cholesky_jvp
@@ -179,7 +179,7 @@ triangular_solve_p.def_abstract_eval(_triangular_solve_abstract_eval)
 
 def _triangular_solve_jvp_a(g_a, ans, a, b, **params):
     k = 1 if params["unit_diagonal"] else 0
-    g_a = el.neg(_tri(g_a, params["lower"], -k if params["lower"] else k))
+    g_a = el.neg(triangle(g_a, params["lower"], -k if params["lower"] else k))
     g_a = _T(g_a) if params["transpose_a"] else g_a
     m, n = b.shape[-2:]
     if params["left_side"]:
@@ -241,17 +241,17 @@ def _lu_jvp(primals, tangents):
     zero = ArrayImpl(np.zeros((), dtype))
     nobatch = [(0, 0, 0)] * len(batch)
     lcols = sh.slice(lu, (0,) * a.ndim, (*batch, m, k))
-    l_mat = sh.pad(_tri(lcols, lower=True, k=-1), zero, [*nobatch, (0, 0, 0), (0, m - k, 0)])
+    l_mat = sh.pad(triangle(lcols, lower=True, k=-1), zero, [*nobatch, (0, 0, 0), (0, m - k, 0)])
     l_mat = el.add(l_mat, _eye(l_mat.shape, dtype))
     urows = sh.slice(lu, (0,) * a.ndim, (*batch, k, n))
-    u_mat = sh.pad(_tri(urows, lower=False), zero, [*nobatch, (0, n - k, 0), (0, 0, 0)])
+    u_mat = sh.pad(triangle(urows, lower=False), zero, [*nobatch, (0, n - k, 0), (0, 0, 0)])
     if n > k:
         u_eye = sh.pad(_eye((n - k, n - k), dtype), zero, [(k, 0, 0), (k, 0, 0)])
         u_mat = el.add(u_mat, sh.broadcast_in_dim(u_eye, u_mat.shape, (a.ndim - 2, a.ndim - 1)))
     la = triangular_solve(l_mat, x, left_side=True, lower=True, unit_diagonal=True)
     lau = triangular_solve(u_mat, la, left_side=False, lower=False)
-    l_dot = _mm(l_mat, _tri(lau, lower=True, k=-1))
-    u_dot = _mm(_tri(lau, lower=False), u_mat)
+    l_dot = _mm(l_mat, triangle(lau, lower=True, k=-1))
+    u_dot = _mm(triangle(lau, lower=False), u_mat)
     return [lu, pivots, perm], [el.add(l_dot, u_dot), *zeros]
 
 
@@ -289,7 +289,7 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     # Townsend's rule: dx_rinv = da r^-1, do = the skew part of tril(q^T dx_rinv, -1).
     dx_rinv = triangular_solve(r, da, left_side=False, lower=False)
     qt_dx_rinv = _mm(_T(q), dx_rinv)
-    lower = _tri(qt_dx_rinv, lower=True, k=-1)
+    lower = triangle(qt_dx_rinv, lower=True, k=-1)
     do = el.sub(lower, _T(lower))
     dq = el.add(_mm(q, el.sub(do, qt_dx_rinv)), dx_rinv)
     dr = _mm(el.sub(qt_dx_rinv, do), r)
