@@ -95,6 +95,7 @@ LINEAR = {
     "psum": "a sum over a named axis",
     "all_gather": "a concatenation over a named axis",
     "triangular_solve": "in b, not in the triangular matrix a",
+    "fft": "",
 }
 
 # Call-like primitives: linear when their body is; a transpose rule is allowed, not required.

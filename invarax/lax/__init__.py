@@ -30,3 +30,4 @@ from ..ops.elementwise import stop_gradient
 from ..ops.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ..ops.special import erf, erf_inv, erfc
 from . import linalg  # noqa: E402
+from ..ops.fft import FftType, fft  # noqa: E402
