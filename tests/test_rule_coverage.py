@@ -46,6 +46,7 @@ def test_primitive_names_are_unique():
 NO_JVP = {
     "iota": "no operands: nothing to differentiate",
     "axis_index": "no operands: the position along a named axis",
+    "eig": "forward only (issue 16 scopes jnp.linalg.eig as JAX's CPU eig, undifferentiated)",
 }
 
 # Primitives whose JVP rule gives a zero tangent whatever the input (ad.defjvp_zero):

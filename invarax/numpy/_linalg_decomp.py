@@ -14,6 +14,7 @@ import numpy as np
 from ..core.array import Array
 from ..ops import linalg as lax_linalg
 from ..ops import shape as sh
+from ..ops.linalg_eig import eig as lax_eig
 from . import _ufuncs as ufuncs
 from ._creation import eye
 from ._indexing import take_along_axis
@@ -179,6 +180,36 @@ def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):  # noqa: N803
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
+def eig(a):
+    """Eigenvalues and right eigenvectors of general square matrices (forward only).
+
+    Arguments:
+        a: a (..., n, n) real array.
+
+    Returns:
+        ``(w, v)``, complex (complex64 for float32 input), LAPACK's order and normalisation
+        (unit eigenvectors, largest component real). Not differentiable.
+
+    Example:
+        >>> jnp.linalg.eig(jnp.array([[2.0, 0.0], [0.0, 3.0]]))[0]
+        Array([2.+0.j, 3.+0.j], dtype=complex64)
+    """
+    a = matrices(a, "eig", square=True)
+    w, v = lax_eig(a)
+    return w, v
+
+
+def eigvals(a):
+    """The eigenvalues of general square matrices, complex (forward only).
+
+    Example:
+        >>> jnp.linalg.eigvals(jnp.array([[0.0, 1.0], [-1.0, 0.0]]))
+        Array([0.+1.j, 0.-1.j], dtype=complex64)
+    """
+    a = matrices(a, "eigvals", square=True)
+    return lax_eig(a, compute_right_eigenvectors=False)[0]
+
+
 # ---------------------------------------------------------------------------------------
 # LU-based: solve, inv, det, slogdet.
 
@@ -273,8 +304,8 @@ def det(a):
     """The determinant of each square matrix: the product of ``U``'s diagonal, signed.
 
     Example:
-        >>> jnp.linalg.det(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
-        Array(-2., dtype=float32)
+        >>> jnp.linalg.det(jnp.array([[0.0, 2.0], [3.0, 1.0]]))
+        Array(-6., dtype=float32)
     """
     a = matrices(a, "det", square=True)
     lu, _, parity = _lu_factor(a)

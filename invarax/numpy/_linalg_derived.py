@@ -117,7 +117,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
         per column, the effective rank and the singular values of ``a``.
 
     Example:
-        >>> x, resid, rank, s = jnp.linalg.lstsq(jnp.array([[1.0], [1.0]]), jnp.array([1.0, 3.0]))
+        >>> x, resid, rank, s = jnp.linalg.lstsq(jnp.array([[2.0], [0.0]]), jnp.array([4.0, 1.0]))
         >>> x, int(rank)
         (Array([2.], dtype=float32), 1)
     """

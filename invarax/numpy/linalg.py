@@ -7,7 +7,9 @@ at a time in a fixed order (docs/numerics.md, "Factorisations"; docs/linalg.md).
 from ._linalg_decomp import (
     cholesky,
     det,
+    eig,
     eigh,
+    eigvals,
     eigvalsh,
     inv,
     qr,
@@ -37,9 +39,8 @@ from ._linalg_derived import (
 from ._linalg_norms import matrix_norm, norm, vector_norm
 
 __all__ = [
-    "cholesky", "cond", "cross",
-    "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm",
-    "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer", "pinv",
-    "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve",
-    "trace", "vecdot", "vector_norm",
+    "cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
+    "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
+    "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+    "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot", "vector_norm",
 ]

@@ -279,8 +279,8 @@ def det(a, overwrite_a: bool = False, check_finite: bool = True):
     """The determinant of each square matrix (``jnp.linalg.det``).
 
     Example:
-        >>> invarax.scipy.linalg.det(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
-        Array(-2., dtype=float32)
+        >>> invarax.scipy.linalg.det(jnp.array([[0.0, 2.0], [3.0, 1.0]]))
+        Array(-6., dtype=float32)
     """
     return _det(a)
 
