@@ -67,8 +67,8 @@ def triangular_solve(a, b, *, left_side, lower, transpose_a, unit_diagonal) -> n
     """``x`` with ``op(a) @ x = b`` (left side) or ``x @ op(a) = b``, ``op(a) = a.T`` if
     ``transpose_a``; only ``a``'s ``lower`` (or upper) triangle is read.
 
-    Every case becomes a forward substitution with a lower-triangular matrix: a right-side
-    solve is transposed, an upper-triangular matrix has its rows and columns reversed.
+    Every case becomes a substitution with ``op(a)`` itself on the left: a right-side solve
+    is transposed (``x op(a) = b`` is ``op(a)^T x^T = b^T``).
 
     Example:
         >>> triangular_solve(np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([[2.0], [3.0]]),
@@ -76,29 +76,17 @@ def triangular_solve(a, b, *, left_side, lower, transpose_a, unit_diagonal) -> n
         array([[1.],
                [2.]])
     """
-    # op(a) is lower-triangular iff lower != transpose_a; a right-side solve is the left
-    # solve with op(a).T (the other triangle) of b.T.
-    mat_lower = lower != transpose_a
-    mat_transposed = transpose_a != (not left_side)
-    if not left_side:
-        mat_lower = not mat_lower
-    m, rhs = np.swapaxes(a, -1, -2) if mat_transposed else a, b
-    if not left_side:
-        rhs = np.swapaxes(rhs, -1, -2)
-    if not mat_lower:
-        m, rhs = m[..., ::-1, ::-1], rhs[..., ::-1, :]
-    shape = np.broadcast_shapes(m.shape[:-2], rhs.shape[:-2])
-    m = np.broadcast_to(m, (*shape, *m.shape[-2:]))
-    rhs = np.broadcast_to(rhs, (*shape, *rhs.shape[-2:]))
-    mat, _ = _batch(m)
-    x, _ = _batch(rhs)
-    _call(TRSM, mat, x, unit=unit_diagonal)
-    x = x.reshape(rhs.shape)
-    if not mat_lower:
-        x = x[..., ::-1, :]
-    if not left_side:
-        x = np.swapaxes(x, -1, -2)
-    return np.ascontiguousarray(x)
+    # The matrix on the left: a, a^T (transpose_a) or, for a right-side solve, op(a)^T;
+    # it is lower-triangular iff lower, flipped by each transposition.
+    transposed = transpose_a != (not left_side)
+    mat = np.swapaxes(a, -1, -2) if transposed else a
+    rhs = b if left_side else np.swapaxes(b, -1, -2)
+    shape = np.broadcast_shapes(mat.shape[:-2], rhs.shape[:-2])
+    mat, _ = _batch(np.broadcast_to(mat, (*shape, *mat.shape[-2:])))
+    x, _ = _batch(np.broadcast_to(rhs, (*shape, *rhs.shape[-2:])))
+    _call(TRSM, mat, x, unit=int(unit_diagonal) | (int(lower == transposed) << 1))
+    x = x.reshape(*shape, *rhs.shape[-2:])
+    return x if left_side else np.ascontiguousarray(np.swapaxes(x, -1, -2))
 
 
 def qr(a: np.ndarray, full_matrices: bool) -> tuple:

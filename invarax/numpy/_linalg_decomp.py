@@ -224,7 +224,7 @@ def _lu_factor(a):
 
 def permuted_lu_solve(lu, perm, b):
     """``x`` with ``A x = b`` for ``A[perm] = L U`` (b (..., m, k), batch shapes equal)."""
-    pb = take_along_axis(b, expand_dims(perm, -1), axis=-2)
+    pb = take_along_axis(b, expand_dims(perm, -1), axis=-2, mode="promise_in_bounds")
     y = lax_linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
     return lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
 

@@ -32,7 +32,7 @@ enum { OP_CHOLESKY, OP_LU, OP_TRSM, OP_QR, OP_QR_Q, OP_EIGH, OP_SVD };
 
 /* One call: the operation, its dtype, the batch, sizes and the operands' base pointers. */
 typedef struct {
-    int op, dbl, unit;
+    int op, dbl, unit; /* unit: bit 0 unit diagonal, bit 1 upper (OP_TRSM) */
     ptrdiff_t nb, m, n, k;  /* k: qc for OP_QR_Q, uc for OP_SVD */
     void *p[4];
     int nthreads, tid;
@@ -61,10 +61,10 @@ static void run_one(job *j, ptrdiff_t b, void *work) {
     case OP_TRSM:
         if (j->dbl)
             trsm1_f64((double *)AT(p[0], m * m, b, e), (double *)AT(p[1], m * n, b, e), m, n,
-                      j->unit);
+                      j->unit & 1, j->unit >> 1);
         else
             trsm1_f32((float *)AT(p[0], m * m, b, e), (float *)AT(p[1], m * n, b, e), m, n,
-                      j->unit);
+                      j->unit & 1, j->unit >> 1);
         break;
     case OP_QR:
         if (j->dbl) qr1_f64((double *)AT(p[0], m * n, b, e), (double *)AT(p[1], mn, b, e), m, n);
@@ -113,8 +113,14 @@ static void *run_share(void *arg) {
     return NULL;
 }
 
+/* Threads only pay off for enough work: about 2^21 multiply-adds per thread at least. */
+#define WORK_PER_THREAD 2097152.0
+
 static int run_job(job *j) {
     int nt = j->nthreads;
+    double big = j->m > j->n ? j->m : j->n, work = (double)j->nb * big * big * big;
+    if (j->op == OP_EIGH || j->op == OP_SVD) work *= 10; /* several sweeps */
+    if (nt > 1 + work / WORK_PER_THREAD) nt = (int)(1 + work / WORK_PER_THREAD);
     if (nt > j->nb) nt = (int)j->nb;
     if (nt <= 1) {
         j->nthreads = 1;

@@ -89,14 +89,20 @@ static void F(lu1)(T *a, int32_t *piv, int32_t *perm, ptrdiff_t m, ptrdiff_t n) 
     }
 }
 
-/* Solve L X = B for the m x m lower-triangular L (diagonal 1 if unit) and the m x n B (X
- * overwrites B): row i of X is (b_i - sum_{k<i} l_ik x_k, subtracted in ascending k) / l_ii. */
-static void F(trsm1)(const T *l, T *b, ptrdiff_t m, ptrdiff_t n, int unit) {
-    for (ptrdiff_t i = 0; i < m; i++) {
+/* Solve T X = B for the m x m triangular T (lower, or upper if `upper`; diagonal 1 if
+ * `unit`) and the m x n B (X overwrites B). Lower: row i of X is (b_i - sum_{k<i} t_ik x_k,
+ * subtracted in ascending k) / t_ii; upper: rows from the last, (b_i - sum_{k>i} t_ik x_k,
+ * subtracted in descending k) / t_ii. */
+static void F(trsm1)(const T *t, T *b, ptrdiff_t m, ptrdiff_t n, int unit, int upper) {
+    for (ptrdiff_t r = 0; r < m; r++) {
+        ptrdiff_t i = upper ? m - 1 - r : r;
         T *bi = b + i * n;
-        for (ptrdiff_t k = 0; k < i; k++) F(axpy_sub)(bi, l[i * m + k], b + k * n, n);
+        if (upper)
+            for (ptrdiff_t k = m - 1; k > i; k--) F(axpy_sub)(bi, t[i * m + k], b + k * n, n);
+        else
+            for (ptrdiff_t k = 0; k < i; k++) F(axpy_sub)(bi, t[i * m + k], b + k * n, n);
         if (!unit) {
-            T d = l[i * m + i];
+            T d = t[i * m + i];
             for (ptrdiff_t j = 0; j < n; j++) bi[j] = bi[j] / d;
         }
     }
