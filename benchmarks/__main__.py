@@ -4,7 +4,8 @@ Runs every workload in invarax and in each installed peer, prints the table and 
 it, with the machine's details, to ``benchmarks/results.md`` (``--out`` another folder),
 with a bar chart of the invarax/JAX ratios (``ratios.png``, when matplotlib is installed).
 ``--quick`` (about 2 minutes on 2 cores) times fewer repeats of the same sizes; ``--tiny``
-shrinks every size, to check that the harness works.
+shrinks every size, to check that the harness works. ``--linalg`` runs the linear algebra
+and FFT table of ``benchmarks/linalg.py`` instead.
 """
 
 from __future__ import annotations
@@ -138,7 +139,12 @@ def main(argv=None) -> None:
     size.add_argument("--quick", action="store_true", help="fewer repeats (about 2 minutes)")
     size.add_argument("--tiny", action="store_true", help="tiny sizes: a check of the harness")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent, help="results folder")
+    parser.add_argument("--linalg", action="store_true", help="the linalg/FFT table instead")
     args = parser.parse_args(argv)
+    if args.linalg:
+        from . import linalg
+
+        return linalg.main(["--quick"] if args.quick else ["--tiny"] if args.tiny else [])
     cfg = problems.CONFIGS["tiny" if args.tiny else "quick" if args.quick else "full"]
     flags = " --quick" if args.quick else " --tiny" if args.tiny else ""
     print(run(cfg, args.out, f"python -m benchmarks{flags}"))

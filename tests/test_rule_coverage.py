@@ -47,6 +47,7 @@ NO_JVP = {
     "iota": "no operands: nothing to differentiate",
     "axis_index": "no operands: the position along a named axis",
     "while_grad": "the backward pass of checkpointed_while_loop (reverse over reverse: not yet)",
+    "eig": "forward only (issue 16 scopes jnp.linalg.eig as JAX's CPU eig, undifferentiated)",
 }
 
 # Primitives whose JVP rule gives a zero tangent whatever the input (ad.defjvp_zero):
@@ -95,6 +96,8 @@ LINEAR = {
     "custom_lin": "the linear part of a custom_vjp",
     "psum": "a sum over a named axis",
     "all_gather": "a concatenation over a named axis",
+    "triangular_solve": "in b, not in the triangular matrix a",
+    "fft": "",
 }
 
 # Call-like primitives: linear when their body is; a transpose rule is allowed, not required.

@@ -31,3 +31,5 @@ from ..ops.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ..ops.special import erf, erf_inv, erfc
 from ._control_flow import cond, fori_loop, map, scan, switch, while_loop
 from ._checkpointed import checkpointed_while_loop
+from . import linalg  # noqa: E402
+from ..ops.fft import FftType, fft  # noqa: E402

@@ -33,6 +33,7 @@ from ._contractions import (
     dot, einsum, inner, matmul, outer, tensordot, trace, vdot,
 )
 from . import linalg
+from . import fft  # noqa: E402
 from ._scalar_types import (
     _ScalarMeta, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32,
     int64, uint8, uint16, uint32, uint64,

@@ -207,12 +207,19 @@ static PyObject *py_set_isa(PyObject *self, PyObject *args) {
     return NULL;
 }
 
+/* linalg.c */
+PyObject *py_linalg(PyObject *self, PyObject *args);
+PyDoc_STRVAR(linalg_doc,
+             "linalg(op, nthreads, unit, k, *operands)\n\n"
+             "Factorise a batch of matrices in place (invarax/kernels/linalg.py calls it).");
+
 static PyMethodDef methods[] = {
     {"gemm", py_gemm, METH_VARARGS, gemm_doc},
     {"reduce", py_reduce, METH_VARARGS, reduce_doc},
     {"fma", py_fma, METH_VARARGS, fma_doc},
     {"isas", py_isas, METH_NOARGS, isas_doc},
     {"set_isa", py_set_isa, METH_VARARGS, set_isa_doc},
+    {"linalg", py_linalg, METH_VARARGS, linalg_doc},
     {NULL, NULL, 0, NULL},
 };
 

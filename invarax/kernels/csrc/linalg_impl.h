@@ -1,0 +1,337 @@
+/* linalg_impl.h - the factorisations for one float type T (suffix SFX); included by linalg.c.
+ *
+ * Every routine works on one matrix at a time, in place, in a C-contiguous buffer, and
+ * performs for each output element a sequence of IEEE operations (+, -, *, /, sqrt; no FMA:
+ * the build switches contraction off) that depends only on the matrix's size and values,
+ * never on the batch, the thread count or the CPU. docs/numerics.md ("Factorisations")
+ * writes each order down.
+ */
+#define CAT2(a, b) a##_##b
+#define CAT(a, b) CAT2(a, b)
+#define F(name) CAT(name, SFX)
+
+/* The canonical dot product of x and y (n terms): 8 running sums, term i into sum i % 8, in
+ * ascending i, combined as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)). */
+static T F(dot)(const T *x, const T *y, ptrdiff_t n) {
+    T s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    ptrdiff_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++) s[l] = s[l] + x[i + l] * y[i + l];
+    for (int l = 0; i < n; i++, l++) s[l] = s[l] + x[i] * y[i];
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/* y[i] = y[i] - a * x[i]: one rounded product, one rounded difference per element. */
+static void F(axpy_sub)(T *y, T a, const T *x, ptrdiff_t n) {
+    for (ptrdiff_t i = 0; i < n; i++) y[i] = y[i] - a * x[i];
+}
+
+static void F(fill_nan)(T *a, ptrdiff_t n) {
+    for (ptrdiff_t i = 0; i < n; i++) a[i] = (T)NAN;
+}
+
+/* Cholesky of the n x n matrix a (its lower triangle is read): a becomes L (upper part
+ * zero) with A = L L^T, or all NaN if A is not positive definite. Right-looking on the
+ * upper triangle U = L^T, each element updated in ascending k. */
+static void F(cholesky1)(T *a, ptrdiff_t n) {
+    for (ptrdiff_t i = 0; i < n; i++)
+        for (ptrdiff_t j = i + 1; j < n; j++) a[i * n + j] = a[j * n + i];
+    for (ptrdiff_t k = 0; k < n; k++) {
+        T *rk = a + k * n;
+        T d = rk[k];
+        if (!(d > 0)) {
+            F(fill_nan)(a, n * n);
+            return;
+        }
+        T l = sqrt(d);
+        rk[k] = l;
+        for (ptrdiff_t j = k + 1; j < n; j++) rk[j] = rk[j] / l;
+        for (ptrdiff_t i = k + 1; i < n; i++) F(axpy_sub)(a + i * n + i, rk[i], rk + i, n - i);
+    }
+    for (ptrdiff_t i = 0; i < n; i++)
+        for (ptrdiff_t j = i + 1; j < n; j++) {
+            a[j * n + i] = a[i * n + j];
+            a[i * n + j] = 0;
+        }
+}
+
+/* LU with partial pivoting of the m x n matrix a (LAPACK getf2's order): a becomes L\U,
+ * piv[k] the row swapped with row k at step k, perm the resulting row permutation. The
+ * pivot is the first row of largest |a[i][k]|; a zero pivot leaves its column unscaled. */
+static void F(lu1)(T *a, int32_t *piv, int32_t *perm, ptrdiff_t m, ptrdiff_t n) {
+    ptrdiff_t kmax = m < n ? m : n;
+    for (ptrdiff_t i = 0; i < m; i++) perm[i] = (int32_t)i;
+    for (ptrdiff_t k = 0; k < kmax; k++) {
+        ptrdiff_t p = k;
+        T best = fabs(a[k * n + k]);
+        for (ptrdiff_t i = k + 1; i < m; i++) {
+            T v = fabs(a[i * n + k]);
+            if (v > best || (best != best && v == v)) best = v, p = i;
+        }
+        piv[k] = (int32_t)p;
+        if (p != k) {
+            for (ptrdiff_t j = 0; j < n; j++) {
+                T t = a[k * n + j];
+                a[k * n + j] = a[p * n + j];
+                a[p * n + j] = t;
+            }
+            int32_t t = perm[k];
+            perm[k] = perm[p];
+            perm[p] = t;
+        }
+        const T *rk = a + k * n;
+        T pivot = rk[k];
+        for (ptrdiff_t i = k + 1; i < m; i++) {
+            T *ri = a + i * n;
+            if (pivot != 0) ri[k] = ri[k] / pivot;
+            F(axpy_sub)(ri + k + 1, ri[k], rk + k + 1, n - k - 1);
+        }
+    }
+}
+
+/* Solve T X = B for the m x m triangular T (lower, or upper if `upper`; diagonal 1 if
+ * `unit`) and the m x n B (X overwrites B). Lower: row i of X is (b_i - sum_{k<i} t_ik x_k,
+ * subtracted in ascending k) / t_ii; upper: rows from the last, (b_i - sum_{k>i} t_ik x_k,
+ * subtracted in descending k) / t_ii. */
+static void F(trsm1)(const T *t, T *b, ptrdiff_t m, ptrdiff_t n, int unit, int upper) {
+    for (ptrdiff_t r = 0; r < m; r++) {
+        ptrdiff_t i = upper ? m - 1 - r : r;
+        T *bi = b + i * n;
+        if (upper)
+            for (ptrdiff_t k = m - 1; k > i; k--) F(axpy_sub)(bi, t[i * m + k], b + k * n, n);
+        else
+            for (ptrdiff_t k = 0; k < i; k++) F(axpy_sub)(bi, t[i * m + k], b + k * n, n);
+        if (!unit) {
+            T d = t[i * m + i];
+            for (ptrdiff_t j = 0; j < n; j++) bi[j] = bi[j] / d;
+        }
+    }
+}
+
+/* Householder QR (LAPACK geqr2's reflectors) of the m x n matrix stored by columns: a[j*m + i]
+ * is A[i][j]. R ends in the upper triangle, the reflectors' vectors below it (v_k has an
+ * implicit 1 at row k), tau[k] their scales: H_k = I - tau_k v_k v_k^T. */
+static void F(qr1)(T *a, T *tau, ptrdiff_t m, ptrdiff_t n) {
+    ptrdiff_t kmax = m < n ? m : n;
+    for (ptrdiff_t k = 0; k < kmax; k++) {
+        T *x = a + k * m + k;
+        ptrdiff_t len = m - k;
+        T alpha = x[0];
+        T xnorm2 = F(dot)(x + 1, x + 1, len - 1);
+        if (xnorm2 == 0) {
+            tau[k] = 0;
+            continue;
+        }
+        T beta = sqrt(alpha * alpha + xnorm2);
+        if (alpha >= 0) beta = -beta;
+        tau[k] = (beta - alpha) / beta;
+        T scale = alpha - beta;
+        for (ptrdiff_t i = 1; i < len; i++) x[i] = x[i] / scale;
+        x[0] = 1;
+        for (ptrdiff_t j = k + 1; j < n; j++) {
+            T *c = a + j * m + k;
+            T w = tau[k] * F(dot)(x, c, len);
+            F(axpy_sub)(c, w, x, len);
+        }
+        x[0] = beta;
+    }
+}
+
+/* Q's first qc columns (stored by columns, q[j*m + i]) from qr1's reflectors:
+ * Q = H_0 H_1 ... H_{kmax-1} applied to the identity's columns, last reflector first. */
+static void F(qr_q1)(T *a, const T *tau, T *q, ptrdiff_t m, ptrdiff_t n, ptrdiff_t qc) {
+    ptrdiff_t kmax = m < n ? m : n;
+    memset(q, 0, sizeof(T) * (size_t)(qc * m));
+    for (ptrdiff_t j = 0; j < qc; j++) q[j * m + j] = 1;
+    for (ptrdiff_t k = kmax - 1; k >= 0; k--) {
+        T *v = a + k * m + k;
+        ptrdiff_t len = m - k;
+        T saved = v[0];
+        v[0] = 1;
+        for (ptrdiff_t j = 0; j < qc; j++) {
+            T *c = q + j * m + k;
+            T w = tau[k] * F(dot)(v, c, len);
+            F(axpy_sub)(c, w, v, len);
+        }
+        v[0] = saved;
+    }
+}
+
+/* The Jacobi rotation (c, s) that zeroes the off-diagonal g of [[p, g], [g, q]]
+ * (Rutishauser's formulas); t = s / c. */
+static void F(rotation)(T p, T q, T g, T *c, T *s, T *t) {
+    T theta = (q - p) / (2 * g);
+    T tt;
+    if (fabs(theta) > (T)1e15) tt = 1 / (2 * theta);
+    else {
+        tt = 1 / (fabs(theta) + sqrt(theta * theta + 1));
+        if (theta < 0) tt = -tt;
+    }
+    *t = tt;
+    *c = 1 / sqrt(tt * tt + 1);
+    *s = tt * *c;
+}
+
+/* Stable sort of the indices order[0..n) by key ascending (descending if desc), NaNs last. */
+static void F(sort_order)(const T *key, ptrdiff_t *order, ptrdiff_t n, int desc) {
+    for (ptrdiff_t i = 0; i < n; i++) order[i] = i;
+    for (ptrdiff_t i = 1; i < n; i++) {
+        ptrdiff_t o = order[i], j = i;
+        T v = key[o];
+        while (j > 0) {
+            T u = key[order[j - 1]];
+            int after = v == v && (u != u || (desc ? u < v : u > v));
+            if (!after) break;
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = o;
+    }
+}
+
+/* The eigenvalues w (ascending) and eigenvectors (rows of vt) of the symmetric n x n a
+ * (both triangles read), by cyclic Jacobi: sweeps over (p, q), p < q, in row order,
+ * skipping a pair when |a_pq| <= eps sqrt(|a_pp| |a_qq|), until a sweep rotates nothing
+ * (at most 60 sweeps). a is destroyed; work holds n ptrdiff_t and n T. */
+static void F(eigh1)(T *a, T *vt, T *w, ptrdiff_t n, void *work, T eps) {
+    memset(vt, 0, sizeof(T) * (size_t)(n * n));
+    for (ptrdiff_t i = 0; i < n; i++) vt[i * n + i] = 1;
+    for (int sweep = 0; sweep < 60; sweep++) {
+        int rotated = 0;
+        for (ptrdiff_t p = 0; p < n; p++)
+            for (ptrdiff_t q = p + 1; q < n; q++) {
+                T *rp = a + p * n, *rq = a + q * n;
+                T g = rp[q], app = rp[p], aqq = rq[q];
+                if (g == 0 || fabs(g) <= eps * sqrt(fabs(app)) * sqrt(fabs(aqq))) continue;
+                if (g != g) {
+                    F(fill_nan)(w, n);
+                    F(fill_nan)(vt, n * n);
+                    return;
+                }
+                rotated = 1;
+                T c, s, t;
+                F(rotation)(app, aqq, g, &c, &s, &t);
+                for (ptrdiff_t k = 0; k < n; k++) {
+                    T x = rp[k], y = rq[k];
+                    rp[k] = c * x - s * y;
+                    rq[k] = s * x + c * y;
+                }
+                for (ptrdiff_t k = 0; k < n; k++) {
+                    a[k * n + p] = rp[k];
+                    a[k * n + q] = rq[k];
+                }
+                rp[p] = app - t * g;
+                rq[q] = aqq + t * g;
+                rp[q] = rq[p] = 0;
+                T *vp = vt + p * n, *vq = vt + q * n;
+                for (ptrdiff_t k = 0; k < n; k++) {
+                    T x = vp[k], y = vq[k];
+                    vp[k] = c * x - s * y;
+                    vq[k] = s * x + c * y;
+                }
+            }
+        if (!rotated) break;
+    }
+    ptrdiff_t *order = work;
+    T *diag = (T *)(order + n);
+    for (ptrdiff_t i = 0; i < n; i++) diag[i] = a[i * n + i];
+    F(sort_order)(diag, order, n, 0);
+    for (ptrdiff_t i = 0; i < n; i++) {
+        w[i] = diag[order[i]];
+        memcpy(a + i * n, vt + order[i] * n, sizeof(T) * (size_t)n);
+    }
+    memcpy(vt, a, sizeof(T) * (size_t)(n * n));
+}
+
+/* Columns valid[j] == 0 of the m-row column-major u (columns j < uc) become unit vectors
+ * orthogonal to all valid columns: the first e_i, i ascending, whose remainder after two
+ * Gram-Schmidt passes has norm > 1/2, normalised. */
+static void F(complete1)(T *u, unsigned char *valid, ptrdiff_t m, ptrdiff_t uc) {
+    ptrdiff_t next = 0;
+    for (ptrdiff_t j = 0; j < uc; j++) {
+        if (valid[j]) continue;
+        T *x = u + j * m;
+        for (; next < m; next++) {
+            memset(x, 0, sizeof(T) * (size_t)m);
+            x[next] = 1;
+            for (int pass = 0; pass < 2; pass++)
+                for (ptrdiff_t c = 0; c < uc; c++)
+                    if (valid[c]) F(axpy_sub)(x, F(dot)(u + c * m, x, m), u + c * m, m);
+            T norm = sqrt(F(dot)(x, x, m));
+            if (norm > (T)0.5) {
+                for (ptrdiff_t i = 0; i < m; i++) x[i] = x[i] / norm;
+                break;
+            }
+        }
+        valid[j] = 1;
+        next++;
+    }
+}
+
+/* The SVD of the m x n matrix (m >= n) stored by columns in a, by one-sided Jacobi
+ * (Hestenes): sweeps over column pairs (p, q), p < q, rotating both when
+ * |a_p . a_q| > eps sqrt(|a_p|^2 |a_q|^2), until a sweep rotates nothing (at most 60).
+ * s (descending), vt (n x n, row j = column j of V), u (uc columns of m, column-major;
+ * columns beyond n, and those of zero singular values, complete an orthonormal set).
+ * work holds n ptrdiff_t, n T and uc bytes. */
+static void F(svd1)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t uc,
+                    void *work, T eps) {
+    ptrdiff_t *order = work;
+    T *norms = (T *)(order + n);
+    unsigned char *valid = (unsigned char *)(norms + n);
+    T *vbuf = vt;
+    memset(vbuf, 0, sizeof(T) * (size_t)(n * n));
+    for (ptrdiff_t i = 0; i < n; i++) vbuf[i * n + i] = 1;
+    for (int sweep = 0; sweep < 60; sweep++) {
+        int rotated = 0;
+        for (ptrdiff_t p = 0; p < n; p++)
+            for (ptrdiff_t q = p + 1; q < n; q++) {
+                T *xp = a + p * m, *xq = a + q * m;
+                T alpha = F(dot)(xp, xp, m), beta = F(dot)(xq, xq, m);
+                T g = F(dot)(xp, xq, m);
+                if (g == 0 || fabs(g) <= eps * sqrt(alpha) * sqrt(beta)) continue;
+                if (g != g) {
+                    F(fill_nan)(s, n);
+                    F(fill_nan)(vt, n * n);
+                    F(fill_nan)(u, uc * m);
+                    return;
+                }
+                rotated = 1;
+                T c, sn, t;
+                F(rotation)(alpha, beta, g, &c, &sn, &t);
+                for (ptrdiff_t k = 0; k < m; k++) {
+                    T x = xp[k], y = xq[k];
+                    xp[k] = c * x - sn * y;
+                    xq[k] = sn * x + c * y;
+                }
+                T *vp = vbuf + p * n, *vq = vbuf + q * n;
+                for (ptrdiff_t k = 0; k < n; k++) {
+                    T x = vp[k], y = vq[k];
+                    vp[k] = c * x - sn * y;
+                    vq[k] = sn * x + c * y;
+                }
+            }
+        if (!rotated) break;
+    }
+    for (ptrdiff_t j = 0; j < n; j++) norms[j] = sqrt(F(dot)(a + j * m, a + j * m, m));
+    F(sort_order)(norms, order, n, 1);
+    memset(valid, 0, (size_t)uc);
+    for (ptrdiff_t j = 0; j < n; j++) {
+        ptrdiff_t o = order[j];
+        T sj = norms[o];
+        s[j] = sj;
+        if (j < uc && sj > 0) {
+            for (ptrdiff_t i = 0; i < m; i++) u[j * m + i] = a[o * m + i] / sj;
+            valid[j] = 1;
+        }
+    }
+    /* vt's rows in the new order, through a (no longer needed; m >= n) as scratch. */
+    memcpy(a, vbuf, sizeof(T) * (size_t)(n * n));
+    for (ptrdiff_t j = 0; j < n; j++)
+        memcpy(vt + j * n, a + order[j] * n, sizeof(T) * (size_t)n);
+    F(complete1)(u, valid, m, uc);
+}
+
+#undef F
+#undef CAT
+#undef CAT2

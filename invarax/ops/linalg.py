@@ -1,0 +1,561 @@
+"""The factorisation primitives of ``lax.linalg``: cholesky, triangular_solve, lu, qr, eigh, svd.
+
+Operands are ``(..., m, n)`` float32/float64 arrays whose leading axes are a batch; the
+impls call ``invarax.kernels.linalg``, which factorises each matrix on its own in a fixed
+order (docs/numerics.md), so batching (leading axes or ``vmap``: the batch axis is moved
+to the front) never changes a matrix's bits (N1, N2), and ``jit`` calls the same impl (N3).
+
+Derivatives are JAX's rules, written with lax ops: Cholesky (Murray, arXiv:1602.07527),
+LU, QR (Townsend's note), eigh and SVD. At repeated eigenvalues (singular values) the
+eigenvector (singular vector) derivatives divide by zero and are inf/NaN, as in JAX; the
+eigenvalue (singular value) derivatives stay finite. Only ``triangular_solve`` is linear
+(in ``b``) and has a transpose rule.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.array import ArrayImpl, to_array
+from ..core.aval import ShapedArray
+from ..core.trace import Primitive
+from ..interpreters.ad import UndefinedPrimal, Zero, defjvp, jvp_rules, transpose_rules
+from ..interpreters.batching import batching_rules, move_batch_axis, not_mapped
+from ..kernels import linalg as klinalg
+from . import elementwise as el
+from . import shape as sh
+from .contractions import dot_general
+
+# ---------------------------------------------------------------------------------------
+# Shared checks and lax-level helpers of the rules.
+
+
+def _check_matrix(name: str, x: ShapedArray, square: bool = False) -> None:
+    if x.dtype not in (np.float32, np.float64):
+        raise TypeError(
+            f"lax.linalg.{name} takes float32 or float64 matrices, got {x.dtype.name} "
+            "(convert with .astype(jnp.float32); complex matrices are not supported yet)"
+        )
+    if x.ndim < 2 or (square and x.shape[-1] != x.shape[-2]):
+        kind = "square matrices" if square else "matrices"
+        raise ValueError(
+            f"lax.linalg.{name} takes {kind} of shape (..., m, {'m' if square else 'n'}), "
+            f"got an array of shape {x.shape}"
+        )
+
+
+def _batch_leading(vals, dims):
+    """Every value with its batch axis first (unbatched ones broadcast there)."""
+    size = next(v.shape[d] for v, d in zip(vals, dims, strict=True) if d is not not_mapped)
+    return [move_batch_axis(v, d, 0, size) for v, d in zip(vals, dims, strict=True)]
+
+
+def _leading_batch_rule(prim):
+    """The batching rule of a primitive over leading batch axes: batch axis to the front."""
+
+    def rule(vals, dims, **params):
+        outs = prim.bind(*_batch_leading(vals, dims), **params)
+        return outs, ([0] * len(outs) if prim.multiple_results else 0)
+
+    batching_rules[prim] = rule
+
+
+def _T(x):
+    perm = (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2)
+    return sh.transpose(x, perm)
+
+
+def _mm(a, b):
+    """``a @ b`` over leading batch axes (equal on both sides)."""
+    batch = tuple(range(a.ndim - 2))
+    return dot_general(a, b, (((a.ndim - 1,), (b.ndim - 2,)), (batch, batch)))
+
+
+def _full(value, shape, dtype):
+    return sh.broadcast_in_dim(ArrayImpl(np.asarray(value, dtype)), shape, ())
+
+
+def _mask(shape, keep):
+    """A bool array of ``shape`` true where ``keep(row_iota, col_iota)`` holds."""
+    rows = sh.broadcasted_iota(np.int32, shape, len(shape) - 2)
+    cols = sh.broadcasted_iota(np.int32, shape, len(shape) - 1)
+    return keep(rows, cols)
+
+
+def triangle(x, lower: bool, k: int = 0):
+    """``x`` with the entries outside its lower (``j <= i + k``) or upper (``j >= i + k``)
+    triangle set to zero: jnp.tril/triu with lax ops."""
+    offset = _full(k, x.shape, np.int32)
+    if lower:
+        keep = _mask(x.shape, lambda r, c: el.le(c, el.add(r, offset)))
+    else:
+        keep = _mask(x.shape, lambda r, c: el.ge(c, el.add(r, offset)))
+    return el.select_n(keep, _full(0, x.shape, x.dtype), x)
+
+
+def _eye(shape, dtype):
+    """Identity matrices of ``shape`` (..., m, n)."""
+    on = _mask(shape, lambda r, c: el.eq(r, c))
+    return el.convert_element_type(on, dtype)
+
+
+def matrix_diagonal(x):
+    """The diagonal of each square matrix of ``x``: every (n+1)-th element, a strided slice."""
+    n = x.shape[-1]
+    flat = sh.reshape(x, (*x.shape[:-2], n * n))
+    return sh.slice_in_dim(flat, 0, n * n, n + 1, axis=x.ndim - 2)
+
+
+def _rows(v, n):
+    """``v[..., None, :]`` broadcast to (..., n, k)."""
+    return sh.broadcast_in_dim(v, (*v.shape[:-1], n, v.shape[-1]), (*range(v.ndim - 1), v.ndim))
+
+
+def _cols(v, n):
+    """``v[..., :, None]`` broadcast to (..., k, n)."""
+    return sh.broadcast_in_dim(v, (*v.shape, n), tuple(range(v.ndim)))
+
+
+# ---------------------------------------------------------------------------------------
+# cholesky: x (..., n, n) symmetric positive definite (lower triangle read) -> L lower.
+
+
+def _cholesky_abstract_eval(x):
+    _check_matrix("cholesky", x, square=True)
+    return ShapedArray(x.shape, x.dtype)
+
+
+cholesky_p = Primitive("cholesky")
+cholesky_p.def_impl(klinalg.cholesky)
+cholesky_p.def_abstract_eval(_cholesky_abstract_eval)
+
+
+def _cholesky_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    L = cholesky_p.bind(x)
+    if isinstance(t, Zero):
+        return L, t
+    # L_dot = L phi(L^-1 t L^-T), phi: the lower triangle with the diagonal halved.
+    tmp = triangular_solve(L, t, left_side=False, lower=True, transpose_a=True)
+    inner = triangular_solve(L, tmp, left_side=True, lower=True)
+    half = el.sub(_full(1, x.shape, x.dtype), el.mul(_eye(x.shape, x.dtype),
+                                                     _full(0.5, x.shape, x.dtype)))
+    return L, _mm(L, el.mul(triangle(inner, lower=True), half))
+
+
+jvp_rules[cholesky_p] = _cholesky_jvp
+_leading_batch_rule(cholesky_p)
+
+
+# ---------------------------------------------------------------------------------------
+# triangular_solve: x with op(a) x = b (left_side) or x op(a) = b; linear in b.
+
+
+def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a,
+                           unit_diagonal):
+    return klinalg.triangular_solve(a, b, left_side=left_side, lower=lower,
+                                    transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+
+
+def _triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, conjugate_a,
+                                    unit_diagonal):
+    _check_matrix("triangular_solve", a, square=True)
+    _check_matrix("triangular_solve", b)
+    side = b.shape[-2] if left_side else b.shape[-1]
+    if a.dtype != b.dtype or a.shape[:-2] != b.shape[:-2] or side != a.shape[-1]:
+        what = "rows" if left_side else "columns"
+        raise TypeError(
+            f"lax.linalg.triangular_solve: a of shape {a.shape} ({a.dtype.name}) and b of shape "
+            f"{b.shape} ({b.dtype.name}) must share dtype and batch dimensions, and b's {what} "
+            f"must number a's size {a.shape[-1]} (left_side={left_side})"
+        )
+    return ShapedArray(b.shape, b.dtype)
+
+
+triangular_solve_p = Primitive("triangular_solve")
+triangular_solve_p.def_impl(_triangular_solve_impl)
+triangular_solve_p.def_abstract_eval(_triangular_solve_abstract_eval)
+
+
+def _triangular_solve_jvp_a(g_a, ans, a, b, **params):
+    k = 1 if params["unit_diagonal"] else 0
+    g_a = el.neg(triangle(g_a, params["lower"], -k if params["lower"] else k))
+    g_a = _T(g_a) if params["transpose_a"] else g_a
+    m, n = b.shape[-2:]
+    if params["left_side"]:
+        if m > n:
+            return triangular_solve_p.bind(a, _mm(g_a, ans), **params)
+        return _mm(triangular_solve_p.bind(a, g_a, **params), ans)
+    if m < n:
+        return triangular_solve_p.bind(a, _mm(ans, g_a), **params)
+    return _mm(ans, triangular_solve_p.bind(a, g_a, **params))
+
+
+defjvp(triangular_solve_p, _triangular_solve_jvp_a,
+       lambda g_b, ans, a, b, **params: triangular_solve_p.bind(a, g_b, **params))
+
+
+def _triangular_solve_transpose(ct, a, b, **params):
+    if isinstance(a, UndefinedPrimal):
+        raise ValueError("triangular_solve is linear in b only")
+    if isinstance(ct, Zero):
+        return [None, None]
+    params = {**params, "transpose_a": not params["transpose_a"]}
+    return [None, triangular_solve_p.bind(a, ct, **params)]
+
+
+transpose_rules[triangular_solve_p] = _triangular_solve_transpose
+_leading_batch_rule(triangular_solve_p)
+
+
+# ---------------------------------------------------------------------------------------
+# lu: a (..., m, n) -> (lu, pivots int32 (..., min(m, n)), permutation int32 (..., m)).
+
+
+def _lu_abstract_eval(a):
+    _check_matrix("lu", a)
+    m, n = a.shape[-2:]
+    batch = a.shape[:-2]
+    return [ShapedArray(a.shape, a.dtype), ShapedArray((*batch, min(m, n)), np.dtype(np.int32)),
+            ShapedArray((*batch, m), np.dtype(np.int32))]
+
+
+lu_p = Primitive("lu", multiple_results=True)
+lu_p.def_impl(klinalg.lu)
+lu_p.def_abstract_eval(_lu_abstract_eval)
+
+
+def _lu_jvp(primals, tangents):
+    (a,), (a_dot,) = primals, tangents
+    lu, pivots, perm = lu_p.bind(a)
+    zeros = [Zero(pivots.aval), Zero(perm.aval)]
+    if isinstance(a_dot, Zero):
+        return [lu, pivots, perm], [Zero(lu.aval), *zeros]
+    *batch, m, n = a.shape
+    k = min(m, n)
+    dtype = a.dtype
+    # x = P a_dot, P the permutation matrix (one 1 per row, so the product is exact).
+    onehot = el.eq(sh.broadcasted_iota(np.int32, (*batch, m, m), a.ndim - 1),
+                   sh.broadcast_in_dim(perm, (*batch, m, m), tuple(range(a.ndim - 1))))
+    x = _mm(el.convert_element_type(onehot, dtype), a_dot)
+    zero = ArrayImpl(np.zeros((), dtype))
+    nobatch = [(0, 0, 0)] * len(batch)
+    lcols = sh.slice(lu, (0,) * a.ndim, (*batch, m, k))
+    l_mat = sh.pad(triangle(lcols, lower=True, k=-1), zero, [*nobatch, (0, 0, 0), (0, m - k, 0)])
+    l_mat = el.add(l_mat, _eye(l_mat.shape, dtype))
+    urows = sh.slice(lu, (0,) * a.ndim, (*batch, k, n))
+    u_mat = sh.pad(triangle(urows, lower=False), zero, [*nobatch, (0, n - k, 0), (0, 0, 0)])
+    if n > k:
+        u_eye = sh.pad(_eye((n - k, n - k), dtype), zero, [(k, 0, 0), (k, 0, 0)])
+        u_mat = el.add(u_mat, sh.broadcast_in_dim(u_eye, u_mat.shape, (a.ndim - 2, a.ndim - 1)))
+    la = triangular_solve(l_mat, x, left_side=True, lower=True, unit_diagonal=True)
+    lau = triangular_solve(u_mat, la, left_side=False, lower=False)
+    l_dot = _mm(l_mat, triangle(lau, lower=True, k=-1))
+    u_dot = _mm(triangle(lau, lower=False), u_mat)
+    return [lu, pivots, perm], [el.add(l_dot, u_dot), *zeros]
+
+
+jvp_rules[lu_p] = _lu_jvp
+_leading_batch_rule(lu_p)
+
+
+# ---------------------------------------------------------------------------------------
+# qr: a (..., m, n) -> (q, r); q (m, m) and r (m, n) if full_matrices, else (m, k), (k, n).
+
+
+def _qr_abstract_eval(a, *, full_matrices):
+    _check_matrix("qr", a)
+    *batch, m, n = a.shape
+    cols = m if full_matrices else min(m, n)
+    return [ShapedArray((*batch, m, cols), a.dtype), ShapedArray((*batch, cols, n), a.dtype)]
+
+
+qr_p = Primitive("qr", multiple_results=True)
+qr_p.def_impl(lambda a, *, full_matrices: list(klinalg.qr(a, full_matrices)))
+qr_p.def_abstract_eval(_qr_abstract_eval)
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    (a,), (da,) = primals, tangents
+    q, r = qr_p.bind(a, full_matrices=full_matrices)
+    if isinstance(da, Zero):
+        return [q, r], [Zero(q.aval), Zero(r.aval)]
+    m, n = a.shape[-2:]
+    if m < n or (full_matrices and m != n):
+        raise NotImplementedError(
+            f"the derivative of qr is defined for m >= n (and full_matrices=False unless m == "
+            f"n), as in JAX; got a matrix of shape {a.shape} with full_matrices={full_matrices}"
+        )
+    # Townsend's rule: dx_rinv = da r^-1, do = the skew part of tril(q^T dx_rinv, -1).
+    dx_rinv = triangular_solve(r, da, left_side=False, lower=False)
+    qt_dx_rinv = _mm(_T(q), dx_rinv)
+    lower = triangle(qt_dx_rinv, lower=True, k=-1)
+    do = el.sub(lower, _T(lower))
+    dq = el.add(_mm(q, el.sub(do, qt_dx_rinv)), dx_rinv)
+    dr = _mm(el.sub(qt_dx_rinv, do), r)
+    return [q, r], [dq, dr]
+
+
+jvp_rules[qr_p] = _qr_jvp
+_leading_batch_rule(qr_p)
+
+
+# ---------------------------------------------------------------------------------------
+# eigh: a (..., n, n) symmetric (its lower or upper triangle read) -> (v, w), w ascending.
+
+
+def _eigh_abstract_eval(a, *, lower):
+    _check_matrix("eigh", a, square=True)
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
+
+
+eigh_p = Primitive("eigh", multiple_results=True)
+eigh_p.def_impl(lambda a, *, lower: list(klinalg.eigh(a, lower)))
+eigh_p.def_abstract_eval(_eigh_abstract_eval)
+
+
+def _eigh_jvp(primals, tangents, *, lower):
+    (a,), (a_dot,) = primals, tangents
+    v, w = eigh_p.bind(a, lower=lower)
+    if isinstance(a_dot, Zero):
+        return [v, w], [Zero(v.aval), Zero(w.aval)]
+    n = a.shape[-1]
+    # F[i, j] = 1 / (w_j - w_i) off the diagonal, 0 on it (inf where w_i == w_j, i != j).
+    eye = _eye(a.shape, a.dtype)
+    diffs = el.sub(_rows(w, n), _cols(w, n))
+    fmat = el.sub(el.div(_full(1, a.shape, a.dtype), el.add(eye, diffs)), eye)
+    vt_adot_v = _mm(_mm(_T(v), a_dot), v)
+    dv = _mm(v, el.mul(fmat, vt_adot_v))
+    return [v, w], [dv, matrix_diagonal(vt_adot_v)]
+
+
+jvp_rules[eigh_p] = _eigh_jvp
+_leading_batch_rule(eigh_p)
+
+
+# ---------------------------------------------------------------------------------------
+# svd: a (..., m, n) -> [s] or [s, u, vt]; s descending.
+
+
+def _svd_abstract_eval(a, *, full_matrices, compute_uv):
+    _check_matrix("svd", a)
+    *batch, m, n = a.shape
+    k = min(m, n)
+    s = ShapedArray((*batch, k), a.dtype)
+    if not compute_uv:
+        return [s]
+    uc, vr = (m, n) if full_matrices else (k, k)
+    return [s, ShapedArray((*batch, m, uc), a.dtype), ShapedArray((*batch, vr, n), a.dtype)]
+
+
+def _svd_impl(a, *, full_matrices, compute_uv):
+    s, u, vt = klinalg.svd(a, full_matrices, compute_uv)
+    return [s, u, vt] if compute_uv else [s]
+
+
+svd_p = Primitive("svd", multiple_results=True)
+svd_p.def_impl(_svd_impl)
+svd_p.def_abstract_eval(_svd_abstract_eval)
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    (a,), (da,) = primals, tangents
+    outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    if isinstance(da, Zero):
+        return outs, [Zero(o.aval) for o in outs]
+    if compute_uv and full_matrices:
+        raise NotImplementedError(
+            "the derivative of svd with full_matrices=True is not defined (as in JAX): pass "
+            "full_matrices=False"
+        )
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    *batch, m, n = a.shape
+    k = min(m, n)
+    v = _T(vt)
+    ds_mat = _mm(_mm(_T(u), da), v)
+    ds = matrix_diagonal(ds_mat)
+    if not compute_uv:
+        return outs, [ds]
+    kk = (*batch, k, k)
+    s_row, s_col = _rows(s, k), _cols(s, k)
+    eye = _eye(kk, a.dtype)
+    one = _full(1, kk, a.dtype)
+    s_diffs = el.mul(el.add(s_row, s_col), el.sub(s_row, s_col))
+    fmat = el.sub(el.div(one, el.add(s_diffs, eye)), eye)
+    dss = el.mul(s_row, ds_mat)
+    sds = el.mul(s_col, ds_mat)
+    zero_s = el.convert_element_type(el.eq(s, _full(0, s.shape, s.dtype)), s.dtype)
+    s_inv = el.sub(el.div(_full(1, s.shape, s.dtype), el.add(s, zero_s)), zero_s)
+    s_inv_mat = el.mul(eye, _rows(s_inv, k))
+    half = _full(0.5, kk, a.dtype)
+    dudv_diag = el.mul(el.mul(half, el.sub(ds_mat, _T(ds_mat))), s_inv_mat)
+    du = _mm(u, el.add(el.mul(fmat, el.add(dss, _T(dss))), dudv_diag))
+    dv = _mm(v, el.mul(fmat, el.add(sds, _T(sds))))
+    if m > n:
+        dav = _mm(da, v)
+        resid = el.sub(dav, _mm(u, _mm(_T(u), dav)))
+        du = el.add(du, el.div(resid, _rows(s, m)))
+    if n > m:
+        dahu = _mm(_T(da), u)
+        resid = el.sub(dahu, _mm(v, _mm(vt, dahu)))
+        dv = el.add(dv, el.div(resid, _rows(s, n)))
+    return [s, u, vt], [ds, du, _T(dv)]
+
+
+jvp_rules[svd_p] = _svd_jvp
+_leading_batch_rule(svd_p)
+
+
+# ---------------------------------------------------------------------------------------
+# lax.linalg wrappers.
+
+
+def _operand(x, name):
+    return to_array(x, f"lax.linalg.{name} operand")
+
+
+def _symmetrize(x):
+    """``(x + x^T) / 2``, the symmetric part that JAX factorises by default."""
+    return el.div(el.add(x, _T(x)), _full(2, x.shape, x.dtype))
+
+
+def cholesky(x, *, symmetrize_input: bool = True):
+    """The lower Cholesky factor ``L`` of each symmetric positive definite matrix (``x = L L^T``).
+
+    Arguments:
+        x: a float array of shape (..., n, n); only its lower triangle is read unless
+            ``symmetrize_input``, which factorises ``(x + x^T) / 2`` (JAX's default).
+        symmetrize_input: symmetrise first (so derivatives are symmetric too).
+
+    Returns:
+        ``L``, lower-triangular, of ``x``'s shape; all NaN for a matrix that is not
+        positive definite (as JAX).
+
+    Example:
+        >>> lax.linalg.cholesky(jnp.array([[4.0, 2.0], [2.0, 2.0]]))
+        Array([[2., 0.],
+               [1., 1.]], dtype=float32)
+    """
+    x = _operand(x, "cholesky")
+    _check_matrix("cholesky", x.aval, square=True)
+    return cholesky_p.bind(_symmetrize(x) if symmetrize_input else x)
+
+
+def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
+                     transpose_a: bool = False, conjugate_a: bool = False,
+                     unit_diagonal: bool = False):
+    """Solve a triangular system: ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b``.
+
+    Arguments:
+        a: (..., m, m) float; only its ``lower`` (else upper) triangle is read, and its
+            diagonal is taken as ones if ``unit_diagonal``.
+        b: (..., m, n) if ``left_side`` else (..., n, m), of ``a``'s dtype and batch shape.
+        transpose_a: ``op(a) = a^T`` (else ``a``); ``conjugate_a`` is a no-op for real ``a``.
+
+    Returns:
+        ``x``, of ``b``'s shape. A zero on ``a``'s diagonal gives inf/NaN, as JAX.
+
+    Example:
+        >>> lax.linalg.triangular_solve(jnp.array([[2.0, 0.0], [1.0, 1.0]]),
+        ...                             jnp.array([[2.0], [3.0]]), left_side=True, lower=True)
+        Array([[1.],
+               [2.]], dtype=float32)
+    """
+    a, b = _operand(a, "triangular_solve"), _operand(b, "triangular_solve")
+    return triangular_solve_p.bind(
+        a, b, left_side=bool(left_side), lower=bool(lower), transpose_a=bool(transpose_a),
+        conjugate_a=bool(conjugate_a), unit_diagonal=bool(unit_diagonal))
+
+
+def lu(x):
+    """LU decomposition with partial pivoting: ``x[..., perm, :] = L @ U``.
+
+    Arguments:
+        x: a float array of shape (..., m, n).
+
+    Returns:
+        ``(lu, pivots, permutation)``: ``L`` (unit diagonal, below it) and ``U`` (on and
+        above it) packed in one (..., m, n) array; ``pivots`` (..., min(m, n)) int32, the row
+        swapped with row ``i`` at step ``i``; ``permutation`` (..., m) int32.
+
+    Example:
+        >>> lu_, pivots, perm = lax.linalg.lu(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
+        >>> perm
+        Array([1, 0], dtype=int32)
+    """
+    return tuple(lu_p.bind(_operand(x, "lu")))
+
+
+def qr(x, *, full_matrices: bool = True):
+    """QR decomposition by Householder reflections (LAPACK's sign convention: ``r``'s
+    diagonal is ``-sign(pivot column's top) * norm``).
+
+    Arguments:
+        x: a float array of shape (..., m, n).
+        full_matrices: ``q`` (..., m, m) and ``r`` (..., m, n); else (..., m, k) and
+            (..., k, n) with ``k = min(m, n)``.
+
+    Returns:
+        ``(q, r)``, ``q`` with orthonormal columns and ``r`` upper-triangular.
+
+    Example:
+        >>> q, r = lax.linalg.qr(jnp.array([[3.0], [4.0]]), full_matrices=False)
+        >>> r
+        Array([[-5.]], dtype=float32)
+    """
+    return tuple(qr_p.bind(_operand(x, "qr"), full_matrices=bool(full_matrices)))
+
+
+def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
+         sort_eigenvalues: bool = True, subset_by_index=None):
+    """Eigenvectors and eigenvalues of symmetric matrices, by cyclic Jacobi.
+
+    Arguments:
+        x: a float array of shape (..., n, n).
+        lower: read the lower (else upper) triangle when not ``symmetrize_input``.
+        symmetrize_input: factorise ``(x + x^T) / 2`` (JAX's default).
+        sort_eigenvalues: accepted for JAX compatibility: eigenvalues are always ascending.
+        subset_by_index: not supported (None only).
+
+    Returns:
+        ``(v, w)``: ``v[..., :, i]`` the unit eigenvector of eigenvalue ``w[..., i]``.
+
+    Example:
+        >>> v, w = lax.linalg.eigh(jnp.array([[2.0, 1.0], [1.0, 2.0]]))
+        >>> w
+        Array([1., 3.], dtype=float32)
+    """
+    if subset_by_index is not None:
+        raise NotImplementedError("lax.linalg.eigh: subset_by_index is not supported; "
+                                  "slice the eigenvalues instead")
+    x = _operand(x, "eigh")
+    _check_matrix("eigh", x.aval, square=True)
+    x = _symmetrize(x) if symmetrize_input else x
+    return tuple(eigh_p.bind(x, lower=bool(lower)))
+
+
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None):
+    """Singular value decomposition ``x = u @ diag(s) @ vh``, by one-sided Jacobi.
+
+    Arguments:
+        x: a float array of shape (..., m, n).
+        full_matrices: ``u`` (..., m, m) and ``vh`` (..., n, n); else (..., m, k) and
+            (..., k, n), ``k = min(m, n)``.
+        compute_uv: return ``(u, s, vh)``; else only ``s``.
+        subset_by_index: not supported (None only).
+
+    Returns:
+        ``(u, s, vh)`` or ``s``; ``s`` (..., k) descending.
+
+    Example:
+        >>> lax.linalg.svd(jnp.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
+        Array([4., 3.], dtype=float32)
+    """
+    if subset_by_index is not None:
+        raise NotImplementedError("lax.linalg.svd: subset_by_index is not supported")
+    outs = svd_p.bind(_operand(x, "svd"), full_matrices=bool(full_matrices),
+                      compute_uv=bool(compute_uv))
+    if not compute_uv:
+        return outs[0]
+    s, u, vt = outs
+    return u, s, vt
