@@ -91,6 +91,7 @@ LINEAR = {
     "reduce_sum": "",
     "cumsum": "",
     "dot_general": "bilinear",
+    "conv_general_dilated": "bilinear",
     "custom_lin": "the linear part of a custom_vjp",
     "psum": "a sum over a named axis",
     "all_gather": "a concatenation over a named axis",

@@ -234,6 +234,12 @@ CASES = {
                                  F(4), F(4, 3)),
     "dot_general_int": binary("dot_general", lambda a, b: lax.dot_general(a, b, DN),
                               I(-9, 9, 3, 4), I(-9, 9, 4, 2), diff=False),
+    "conv": binary("conv_general_dilated", lambda x, w: lax.conv_general_dilated(
+        x, w, (2, 1), ((1, 0), (1, 1)), rhs_dilation=(1, 2)), F(2, 4, 6, 5), F(3, 4, 3, 2)),
+    "conv_groups": binary("conv_general_dilated", lambda x, w: lax.conv_general_dilated(
+        x, w, (1,), "SAME", feature_group_count=2), F(2, 4, 7), F(6, 2, 3)),
+    "conv_batch_groups": binary("conv_general_dilated", lambda x, w: lax.conv_general_dilated(
+        x, w, (1,), ((0, 1),), lhs_dilation=(2,), batch_group_count=2), F(4, 3, 5), F(4, 3, 2)),
     # shape
     "broadcast_in_dim": unary("broadcast_in_dim",
                               lambda x: lax.broadcast_in_dim(x, (2, 3, 4), (1, 2)), F(3, 1)),

@@ -29,3 +29,7 @@ from ..ops.scan import associative_scan
 from ..ops.elementwise import stop_gradient
 from ..ops.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ..ops.special import erf, erf_inv, erfc
+from ..ops.convolution import (
+    ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated, conv_transpose,
+    conv_with_general_padding, padtype_to_pads,
+)

@@ -37,6 +37,13 @@ typedef struct {
 int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
          ptrdiff_t n, ptrdiff_t k, int nthreads);
 
+/* A convolution as an implicit product (docs/numerics.md, "Convolutions"): gemm with
+ * A[g, i, p] = x[g*gstride + rowoff[i] + coloff[p]] (i < m, p < k), never built whole;
+ * each element of C gets exactly the operations gemm gives it. */
+int conv_gemm(int dbl, const void *x, ptrdiff_t gstride, const ptrdiff_t *rowoff,
+              const ptrdiff_t *coloff, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
+              ptrdiff_t n, ptrdiff_t k, int nthreads);
+
 /* Reductions of an (m, k) operand whose element (i, j) is at p + i*sm + j*sk
  * (strides in elements) into out[i], i < m (contiguous). */
 enum { RED_SUM = 0, RED_PROD, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN, RED_COUNT };
