@@ -2,6 +2,7 @@
 patches), batch and row invariance (N1/N2), threads (N5), jit (N3), accuracy against a
 float64 reference, gradients, and differential tests against JAX."""
 
+import doctest
 import math
 
 import numpy as np
@@ -11,7 +12,7 @@ from helpers import assert_bitwise, data, eager_and_jit
 
 import invarax
 import invarax.numpy as jnp
-from invarax import lax
+from invarax import lax, nn
 from invarax.kernels import _native
 
 
@@ -311,3 +312,74 @@ def test_errors_name_both_shapes():
                                  dimension_numbers=("NHWN", "OIHW", "NCHW"))
     with pytest.raises(TypeError, match="same dtype"):
         lax.conv(x, jnp.ones((4, 3, 3, 3), jnp.int32), (1, 1), "SAME")
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("lengths", [(7, 3), (3, 7), (5, 5), (6, 1)])
+def test_convolve_and_correlate_match_jax(mode, lengths):
+    jax = pytest.importorskip("jax")
+    a, v = data(lengths[:1], seed=30), data(lengths[1:], seed=31)
+    for name in ("convolve", "correlate"):
+        got = getattr(jnp, name)(a, v, mode)
+        want = getattr(jax.numpy, name)(a, v, mode, precision="highest")
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(got, getattr(np, name)(a, v, mode), rtol=1e-5, atol=1e-5)
+    z = (data((6,), seed=32) + 1j * data((6,), seed=33)).astype(np.complex64)
+    np.testing.assert_allclose(jnp.correlate(z, z[:3], mode), np.correlate(z, z[:3], mode),
+                               rtol=1e-5, atol=1e-5)
+    assert jnp.convolve(np.arange(3), np.arange(2)).dtype == np.float32
+    with pytest.raises(ValueError, match=r"1-d arrays, got shapes \(2, 2\) and \(3,\)"):
+        jnp.convolve(np.ones((2, 2)), np.ones(3))
+
+
+CONV_TRANSPOSE = [
+    (nn.ConvTranspose1d, (3, 4, 3), {"stride": 2, "padding": 1, "output_padding": 1}, (3, 9)),
+    (nn.ConvTranspose2d, (4, 6, (3, 2)), {"padding": "SAME", "dilation": (1, 2),
+                                          "groups": 2}, (4, 7, 6)),
+    (nn.ConvTranspose2d, (2, 3, 3), {"stride": 2, "padding": "SAME_LOWER"}, (2, 5, 4)),
+    (nn.ConvTranspose2d, (2, 2, 3), {"padding": ((1, 0), (2, 1)), "stride": (2, 1),
+                                     "use_bias": False}, (2, 6, 6)),
+    (nn.ConvTranspose2d, (2, 2, 3), {"stride": 2, "padding": "SAME",
+                                     "padding_mode": "CIRCULAR"}, (2, 5, 5)),
+    (nn.ConvTranspose3d, (2, 3, 2), {"padding": "VALID", "stride": 2}, (2, 3, 4, 3)),
+]
+
+
+@pytest.mark.parametrize("case", CONV_TRANSPOSE, ids=str)
+def test_conv_transpose_layers_match_equinox(case):
+    eqx = pytest.importorskip("equinox")
+    jax = pytest.importorskip("jax")
+    cls, args, options, shape = case
+    ours = cls(*args, **options, key=invarax.random.key(4))
+    theirs = getattr(eqx.nn, cls.__name__)(*args, **options, key=jax.random.key(4))
+    assert_bitwise(ours.weight, np.asarray(theirs.weight))
+    if theirs.bias is not None:
+        assert_bitwise(ours.bias, np.asarray(theirs.bias))
+    x = data(shape, seed=34)
+    want = theirs(x)
+    got = ours(x)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    xs = data((3, *shape), seed=35)
+    assert_bitwise(ours(xs), invarax.vmap(ours)(xs))
+    assert_bitwise(ours(xs)[1], ours(xs[1]))
+
+
+def test_conv_layers_call_the_primitive():
+    conv = nn.Conv2d(3, 4, 3, padding=1, key=invarax.random.key(0))
+    jaxpr = str(invarax.make_jaxpr(conv)(jnp.ones((3, 8, 8))))
+    assert "conv_general_dilated" in jaxpr and "gather" not in jaxpr
+
+
+def test_docstring_examples():
+    from invarax.kernels import convolution as kernel
+    from invarax.nn import _conv
+    from invarax.numpy import _convolve
+    from invarax.ops import convolution
+
+    globs = {"invarax": invarax, "jnp": jnp, "nn": nn, "lax": lax, "np": np}
+    for module in (_conv, _convolve, convolution, kernel):
+        result = doctest.testmod(module, extraglobs=globs,
+                                 optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0, module.__name__

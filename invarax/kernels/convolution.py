@@ -28,33 +28,7 @@ import numpy as np
 from . import _native
 from ._support import num_threads
 from .contraction import _FLOATS, _bmm
-
-
-def _dilate_pad(x: np.ndarray, padding, lhs_dilation) -> np.ndarray:
-    """``x`` (N, C, *S) with ``d - 1`` zeros between elements and ``padding`` around them.
-
-    Negative padding crops. The result is C-contiguous (``x`` itself when nothing changes).
-
-    Example:
-        >>> _dilate_pad(np.ones((1, 1, 2)), [(1, 0)], [2])[0, 0].tolist()
-        [0.0, 1.0, 0.0, 1.0]
-    """
-    spatial = x.shape[2:]
-    if all(p == (0, 0) for p in padding) and all(d == 1 for d in lhs_dilation):
-        return np.ascontiguousarray(x)
-    full, src, dst = [], [], []
-    for size, (lo, hi), d in zip(spatial, padding, lhs_dilation, strict=True):
-        dilated = (size - 1) * d + 1 if size else 0
-        n = max(lo + dilated + hi, 0)
-        first = max(0, -(lo // d)) if lo < 0 else 0  # the first element that lands inside
-        last = min(size, (n - 1 - lo) // d + 1) if n else 0
-        full.append(n)
-        src.append(slice(first, max(first, last)))
-        dst.append(slice(lo + first * d, lo + first * d + max(last - first, 0) * d, d))
-    out = np.zeros(x.shape[:2] + tuple(full), x.dtype)
-    if all(s.stop > s.start for s in src):
-        out[(slice(None), slice(None), *dst)] = x[(slice(None), slice(None), *src)]
-    return out
+from .windows import dilate_pad, out_shape
 
 
 def conv(lhs: np.ndarray, rhs: np.ndarray, window_strides, padding, lhs_dilation,
@@ -81,18 +55,15 @@ def conv(lhs: np.ndarray, rhs: np.ndarray, window_strides, padding, lhs_dilation
     """
     out_dtype = np.dtype(out_dtype)
     compute = np.dtype(np.float32) if out_dtype == np.float16 else out_dtype
-    xp = _dilate_pad(lhs.astype(compute, copy=False), padding, lhs_dilation)
+    xp = dilate_pad(lhs.astype(compute, copy=False), [(0, 0), (0, 0), *padding],
+                    [1, 1, *lhs_dilation])
     rhs = rhs.astype(compute, copy=False)
     n, c = xp.shape[:2]
     o, window = rhs.shape[0], rhs.shape[2:]
     groups = feature_group_count * batch_group_count
     cg, ng, og = c // feature_group_count, n // batch_group_count, o // groups
     strides = np.array(xp.strides[1:]) // xp.itemsize  # of C, then each spatial axis
-    out_spatial = []
-    for size, w, s, d in zip(xp.shape[2:], window, window_strides, rhs_dilation,
-                             strict=True):
-        span = (w - 1) * d + 1 if w else 0
-        out_spatial.append(max(0, (size - span) // s + 1) if size >= span else 0)
+    out_spatial = out_shape(xp.shape[2:], window, window_strides, rhs_dilation)
     # rowoff over (n, *y), coloff over (c, *w), both row-major.
     rowoff = np.arange(ng, dtype=np.int64) * (c * math.prod(xp.shape[2:]))
     coloff = np.arange(cg, dtype=np.int64) * strides[0]

@@ -33,3 +33,4 @@ from ..ops.convolution import (
     ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated, conv_transpose,
     conv_with_general_padding, padtype_to_pads,
 )
+from ..ops.windowed import reduce_window

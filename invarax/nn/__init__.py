@@ -19,12 +19,37 @@ from ._activations import (
     softplus,
 )
 from ._attention import MultiheadAttention
-from ._conv import Conv, Conv1d, Conv2d, Conv3d
+from ._conv import (
+    Conv,
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+)
 from ._dropout import Dropout
 from ._embedding import Embedding
 from ._linear import Identity, Linear
 from ._mlp import MLP
 from ._normalisation import LayerNorm, RMSNorm
+from ._pool import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
+    AdaptivePool,
+    AvgPool1d,
+    AvgPool2d,
+    AvgPool3d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+    Pool,
+)
 from ._sequential import Lambda, Sequential
 
 __all__ = [
@@ -32,4 +57,8 @@ __all__ = [
     "LayerNorm", "Linear", "MLP", "MultiheadAttention", "RMSNorm", "Sequential",
     "gelu", "identity", "log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "silu",
     "softmax", "softplus",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AdaptivePool", "AvgPool1d", "AvgPool2d",
+    "AvgPool3d", "ConvTranspose", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+    "MaxPool1d", "MaxPool2d", "MaxPool3d", "Pool",
 ]

@@ -31,6 +31,7 @@ from ._shape import array_split, atleast_1d, atleast_2d, atleast_3d, column_stac
 from ._contractions import (
     dot, einsum, inner, matmul, outer, tensordot, trace, vdot,
 )
+from ._convolve import convolve, correlate
 from . import linalg
 from ._scalar_types import (
     _ScalarMeta, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32,
