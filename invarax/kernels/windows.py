@@ -14,8 +14,9 @@ and the canonical order is applied to these views elementwise, for all outputs a
 
 The gradient of a max (min) window picks, for every output, the window position that
 won (``window_argselect``); ``window_gather`` reads a tangent there and
-``window_scatter_add`` adds cotangents there, window position by window position in
-increasing order, each into the input element it came from.
+``window_scatter_add`` adds cotangents there, in increasing output position, each into
+the input element it came from. Selection, gather and scatter of floats run in the
+compiled ``_native.window``; sums are NumPy additions of the strided views, in order.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+
+from . import _native
 
 
 def pad_index(shape, padding, dilation):
@@ -127,28 +130,52 @@ def identity(op: str, dtype) -> object:
     return np.iinfo(dtype).min if op == "max" else np.iinfo(dtype).max
 
 
-def _select(op, views):
+def _geometry(padded_shape, window, strides, window_dilation):
+    """``(outshape, step, woff)`` of the compiled window kernels for a C-contiguous padded
+    operand: output ``o``'s window position ``j`` is at ``sum(o * step) + woff[j]``."""
+    elems = np.cumprod((1, *padded_shape[:0:-1]))[::-1]  # C strides in elements
+    outshape = out_shape(padded_shape, window, strides, window_dilation)
+    step = np.array([s * e for s, e in zip(strides, elems, strict=True)], np.int64)
+    woff = np.zeros(1, np.int64)
+    for w, d, e in zip(window, window_dilation, elems, strict=True):
+        woff = (woff[:, None] + np.arange(w, dtype=np.int64) * (d * e)).ravel()
+    return np.array(outshape, np.int64), step, woff
+
+
+def _compute_dtype(dtype):
+    """The dtype of the compiled kernels for ``dtype`` (float16 runs in float32, exactly
+    for selection), or None (integers: NumPy)."""
+    if dtype.kind != "f":
+        return None
+    return np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
+
+
+def _select(op, x, window, strides, padding, base_dilation, window_dilation):
     """The first maximum (``op="max"``) or minimum of each window, or its first NaN, and
-    its window position, from the window's views in order."""
-    better = np.greater if op == "max" else np.less
-    best = views[0].copy()
-    idx = np.zeros(best.shape, np.int32)
-    nan = np.isnan(best) if best.dtype.kind in "fc" else None
-    for k, v in enumerate(views[1:], start=1):
-        take = better(v, best)
-        if nan is not None:
-            vnan = np.isnan(v)
-            take |= vnan & ~nan
-            nan |= vnan
-        np.copyto(best, v, where=take)
-        np.copyto(idx, k, where=take)
-    return best, idx
+    its window position."""
+    compute = _compute_dtype(x.dtype)
+    if compute is None:  # integers and bools: NumPy, window position by window position
+        xp = dilate_pad(x, padding, base_dilation, identity(op, x.dtype))
+        views = [xp[v] for v in _views(xp, window, strides, window_dilation)]
+        better = np.greater if op == "max" else np.less
+        best, idx = views[0].copy(), np.zeros(views[0].shape, np.int32)
+        for k, v in enumerate(views[1:], start=1):
+            take = better(v, best)
+            np.copyto(best, v, where=take)
+            np.copyto(idx, k, where=take)
+        return best, idx
+    xp = dilate_pad(x.astype(compute, copy=False), padding, base_dilation, identity(op, compute))
+    outshape, step, woff = _geometry(xp.shape, window, strides, window_dilation)
+    best = np.empty(tuple(outshape), compute)
+    idx = np.empty(tuple(outshape), np.int32)
+    _native.window(0 if op == "max" else 1, xp, idx, best, outshape, step, woff)
+    return best.astype(x.dtype, copy=False), idx
 
 
-def _window_views(op, x, window, strides, padding, base_dilation, window_dilation):
-    xp = dilate_pad(x, padding, base_dilation, identity(op, x.dtype))
-    views = [xp[v] for v in _views(xp, window, strides, window_dilation)]
-    return views, out_shape(xp.shape, window, strides, window_dilation)
+def _empty(op, x, window, strides, padding, base_dilation, window_dilation):
+    """The output shape, and whether the windows are empty."""
+    padded = pad_index(x.shape, padding, base_dilation)[0]
+    return out_shape(padded, window, strides, window_dilation), 0 in window
 
 
 def window_reduce(op: str, x: np.ndarray, window, strides, padding, base_dilation,
@@ -168,18 +195,20 @@ def window_reduce(op: str, x: np.ndarray, window, strides, padding, base_dilatio
         >>> window_reduce("sum", np.arange(5.0), (2,), (2,), [(0, 1)], (1,), (1,)).tolist()
         [1.0, 5.0, 4.0]
     """
-    views, shape = _window_views(op, x, window, strides, padding, base_dilation,
-                                 window_dilation)
-    if not views:
+    args = (window, strides, padding, base_dilation, window_dilation)
+    shape, empty = _empty(op, x, *args)
+    if empty or 0 in shape:
         return np.full(shape, identity(op, x.dtype), x.dtype)
-    if op == "sum":
-        if x.dtype.kind == "b":
-            r = views[0].copy()
-            for v in views[1:]:
-                r |= v
-            return r
-        return np.zeros((), x.dtype) + _pairwise(views)
-    return _select(op, views)[0]
+    if op != "sum":
+        return _select(op, x, *args)[0]
+    xp = dilate_pad(x, padding, base_dilation, 0)
+    views = [xp[v] for v in _views(xp, window, strides, window_dilation)]
+    if x.dtype.kind == "b":
+        r = views[0].copy()
+        for v in views[1:]:
+            r |= v
+        return r
+    return np.zeros((), x.dtype) + _pairwise(views)
 
 
 def window_argselect(op: str, x: np.ndarray, window, strides, padding, base_dilation,
@@ -192,9 +221,11 @@ def window_argselect(op: str, x: np.ndarray, window, strides, padding, base_dila
         ...                  (1,), (1,)).tolist()
         [1, 0]
     """
-    views, shape = _window_views(op, x, window, strides, padding, base_dilation,
-                                 window_dilation)
-    return _select(op, views)[1] if views else np.zeros(shape, np.int32)
+    args = (window, strides, padding, base_dilation, window_dilation)
+    shape, empty = _empty(op, x, *args)
+    if empty or 0 in shape:
+        return np.zeros(shape, np.int32)
+    return _select(op, x, *args)[1]
 
 
 def window_gather(t: np.ndarray, idx: np.ndarray, window, strides, padding, base_dilation,
@@ -206,18 +237,22 @@ def window_gather(t: np.ndarray, idx: np.ndarray, window, strides, padding, base
         ...               (1,)).tolist()
         [1.0, 2.0]
     """
-    tp = dilate_pad(t, padding, base_dilation, 0)
-    out = np.zeros(idx.shape, t.dtype)
-    for k, view in enumerate(_views(tp, window, strides, window_dilation)):
-        np.copyto(out, tp[view], where=idx == k)
-    return out
+    if idx.size == 0 or 0 in window:
+        return np.zeros(idx.shape, t.dtype)
+    compute = _compute_dtype(t.dtype)
+    tp = dilate_pad(t.astype(compute, copy=False), padding, base_dilation, 0)
+    outshape, step, woff = _geometry(tp.shape, window, strides, window_dilation)
+    out = np.empty(idx.shape, compute)
+    _native.window(2, tp, np.ascontiguousarray(idx, np.int32), out, outshape, step, woff)
+    return out.astype(t.dtype, copy=False)
 
 
 def window_scatter_add(src: np.ndarray, idx: np.ndarray, shape, window, strides, padding,
                        base_dilation, window_dilation) -> np.ndarray:
     """The transpose of ``window_gather``: each ``src`` value added into the element of an
     operand of ``shape`` at its window position ``idx``; an element receiving several gets
-    ``((0 + s_a) + s_b) + ...`` in increasing window position (then output position).
+    ``((0 + s_a) + s_b) + ...`` in increasing (row-major) output position. float16 adds in
+    float32 and rounds once.
 
     Example:
         >>> window_scatter_add(np.array([5.0, 7.0]), np.array([1, 0]), (4,), (2,), (2,),
@@ -225,10 +260,12 @@ def window_scatter_add(src: np.ndarray, idx: np.ndarray, shape, window, strides,
         [0.0, 5.0, 7.0, 0.0]
     """
     full, inner, outer = pad_index(shape, padding, base_dilation)
-    acc = np.zeros(full, src.dtype)
-    for k, view in enumerate(_views(acc, window, strides, window_dilation)):
-        target = acc[view]
-        np.add(target, src, out=target, where=idx == k)
+    compute = _compute_dtype(src.dtype)
+    acc = np.zeros(full, compute)
+    if idx.size and 0 not in window:
+        outshape, step, woff = _geometry(full, window, strides, window_dilation)
+        _native.window(3, np.ascontiguousarray(src, compute),
+                       np.ascontiguousarray(idx, np.int32), acc, outshape, step, woff)
     out = np.zeros(shape, src.dtype)
     if all(s.stop > s.start for s in inner):
         out[inner] = acc[outer]

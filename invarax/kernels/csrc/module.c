@@ -158,6 +158,69 @@ release_x:
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(window_doc,
+             "window(op, a, arg, out, outshape, step, woff)\n\n"
+             "Window selection and its gradient (native.h): op 0 selects maxima, 1 minima of\n"
+             "the padded a into out and arg (int32); 2 gathers a at arg into out; 3 adds a\n"
+             "into the padded out at arg. Arrays are C-contiguous float32/float64 of one\n"
+             "dtype; outshape, step, woff are contiguous int64.");
+
+static PyObject *py_window(PyObject *self, PyObject *args) {
+    PyObject *oa, *oarg, *oout, *oshape, *ostep, *owoff;
+    int op, ok = 0, got = 0;
+    Py_buffer v[6];
+    if (!PyArg_ParseTuple(args, "iOOOOOO", &op, &oa, &oarg, &oout, &oshape, &ostep, &owoff))
+        return NULL;
+    PyObject *objs[6] = {oa, oarg, oout, oshape, ostep, owoff};
+    for (; got < 6; got++) {
+        int writable = got == 2 || (got == 1 && op < 2);
+        int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objs[got], &v[got], flags) < 0) goto release;
+    }
+    int dbl = float_kind(&v[0]);
+    if (dbl < 0) goto release;
+    if (float_kind(&v[2]) != dbl || v[1].itemsize != 4 || v[3].itemsize != 8 ||
+        v[4].itemsize != 8 || v[5].itemsize != 8 || op < 0 || op > 3 ||
+        v[3].len != v[4].len || v[3].len / 8 > WINDOW_MAX_DIMS) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "window: bad arguments");
+        goto release;
+    }
+    int nd = (int)(v[3].len / 8);
+    const ptrdiff_t *outshape = v[3].buf, *step = v[4].buf, *woff = v[5].buf;
+    ptrdiff_t k = v[5].len / 8, total = 1, reach = 0, wmax = 0;
+    for (int d = 0; d < nd; d++) {
+        total *= outshape[d];
+        if (outshape[d] > 0) reach += (outshape[d] - 1) * step[d];
+    }
+    for (ptrdiff_t j = 0; j < k; j++) wmax = woff[j] > wmax ? woff[j] : wmax;
+    ptrdiff_t padded = (op == 3 ? v[2].len : v[0].len) / v[0].itemsize;
+    ptrdiff_t small = (op == 3 ? v[0].len : v[2].len) / v[0].itemsize;
+    int bad = small != total || v[1].len / 4 != total || (total && (k == 0 || reach + wmax >= padded));
+    if (op >= 2)
+        for (ptrdiff_t o = 0; !bad && o < total; o++) bad = ((int *)v[1].buf)[o] < 0 || ((int *)v[1].buf)[o] >= k;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "window: shapes or window positions out of range");
+        goto release;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (op < 2) {
+        if (dbl) window_select_f64(op == 0, v[0].buf, nd, outshape, step, woff, k, v[2].buf, v[1].buf);
+        else window_select_f32(op == 0, v[0].buf, nd, outshape, step, woff, k, v[2].buf, v[1].buf);
+    } else if (op == 2) {
+        if (dbl) window_gather_f64(v[0].buf, v[1].buf, nd, outshape, step, woff, v[2].buf);
+        else window_gather_f32(v[0].buf, v[1].buf, nd, outshape, step, woff, v[2].buf);
+    } else {
+        if (dbl) window_scatter_f64(v[0].buf, v[1].buf, nd, outshape, step, woff, v[2].buf);
+        else window_scatter_f32(v[0].buf, v[1].buf, nd, outshape, step, woff, v[2].buf);
+    }
+    Py_END_ALLOW_THREADS
+    ok = 1;
+release:
+    while (got > 0) PyBuffer_Release(&v[--got]);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(reduce_doc,
              "reduce(op, x, out)\n\n"
              "Reduce each row of the (M, K) float array x (any strides) into out[i]: op is\n"
@@ -257,6 +320,7 @@ static PyObject *py_set_isa(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"gemm", py_gemm, METH_VARARGS, gemm_doc},
     {"conv_gemm", py_conv_gemm, METH_VARARGS, conv_gemm_doc},
+    {"window", py_window, METH_VARARGS, window_doc},
     {"reduce", py_reduce, METH_VARARGS, reduce_doc},
     {"fma", py_fma, METH_VARARGS, fma_doc},
     {"isas", py_isas, METH_NOARGS, isas_doc},
