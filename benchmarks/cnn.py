@@ -16,6 +16,7 @@ whose parameters are bitwise equal in the two libraries).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from functools import partial
 
 import numpy as np
@@ -99,7 +100,9 @@ def data(cfg):
 def workloads(jax, jnp, cfg) -> dict:
     """Workload name -> builder of the timed call (see ``jaxlike.workloads``)."""
     lax = jax.lax
-    eqx = jax if jax.__name__ == "invarax" else importlib.import_module("equinox")
+    eqx = jax
+    if jax.__name__ != "invarax":
+        eqx = importlib.import_module("equinox") if importlib.util.find_spec("equinox") else None
 
     def put(tree):
         return jax.tree_util.tree_map(jnp.asarray, tree)
@@ -136,7 +139,7 @@ def workloads(jax, jnp, cfg) -> dict:
         return timed(step, params, x, y)
 
     return {
-        "cnn_eqx": cnn_eqx,
+        **({"cnn_eqx": cnn_eqx} if eqx is not None else {}),
         "cnn_lax": cnn_lax,
         "resnet": lambda: timed(
             jax.jit(jax.value_and_grad(partial(_resnet_loss, lax, jnp), argnums=(0, 1, 2))),

@@ -6,7 +6,7 @@ from functools import partial
 
 import numpy as np
 
-from . import problems
+from . import cnn, problems
 
 
 def workloads(jax, jnp, cfg: problems.Config) -> dict:
@@ -62,6 +62,7 @@ def workloads(jax, jnp, cfg: problems.Config) -> dict:
                                               finish=jax.block_until_ready),
         "matmul": lambda: timed(jnp.matmul, *problems.matmul_data(cfg)),
         "train_loop": train_loop,
+        **cnn.workloads(jax, jnp, cfg),
     }
 
 
