@@ -8,7 +8,7 @@ kernels is written out, as part of the documented order (docs/numerics.md).
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c", "linalg.c"]
+SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c", "linalg.c", "window.c"]
 HEADERS = ["native.h", "gemm_impl.h", "reduce_impl.h", "linalg_impl.h"]
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import memory, peers, problems, report
+from . import cnn, memory, peers, problems, report
 from .timing import medians
 
 
@@ -49,6 +49,20 @@ def _labels(cfg: problems.Config) -> dict:
         "rnn": ("11. LSTM by scan, hidden {}, batch {}, {} steps: value_and_grad (ms)".format(
             *cfg.rnn[:3]), 1e-3),
         "newton": (f"12. vmap(while_loop): Newton sqrt of {cfg.newton} scalars (ms)", 1e-3),
+        **_cnn_labels(cfg),
+    }
+
+
+def _cnn_labels(cfg: problems.Config) -> dict:
+    """The rows of the convolution workloads (``cnn.py``)."""
+    batch, side, (rn, rc, rs), pool = cnn.sizes(cfg)
+    return {
+        "cnn_eqx": (f"13a. CNN train step, Equinox style, batch {batch} of {side}x{side}x3 "
+                    "(ms)", 1e-3),
+        "cnn_lax": ("13b. the same CNN written with lax.conv_general_dilated (ms)", 1e-3),
+        "resnet": (f"14. ResNet block (3x3, {rc} ch, {rs}x{rs}, batch {rn}) fwd+bwd (ms)",
+                   1e-3),
+        "maxpool": (f"15. max-pool 2x2 fwd+bwd, {'x'.join(map(str, pool))} (ms)", 1e-3),
     }
 
 
@@ -89,6 +103,7 @@ def measure(cfg: problems.Config, names: list) -> list[dict]:
         rows.append(_row(label, {name: t / unit for name, t in times.items()}))
         print(f"  {label}: done", flush=True)
     rows.append(_matmul(cfg, loaded))
+    rows.append(_conv(cfg, loaded))
     rows.append(_memory(cfg, names))
     return rows
 
@@ -100,6 +115,25 @@ def _matmul(cfg: problems.Config, loaded: dict) -> dict:
     gflops = {name: 2.0 * cfg.matmul**3 / t / 1e9 for name, t in times.items()}
     n = cfg.matmul
     label = f"8. matmul {n}x{n}x{n} float32, GFLOP/s (NumPy/OpenBLAS: {gflops.pop('numpy'):.3g})"
+    return _row(label, gflops, invert=True)
+
+
+def _conv(cfg: problems.Config, loaded: dict) -> dict:
+    """GFLOP/s of the ResNet block's 3x3 convolution, beside invarax's gemm of its size."""
+    runs = {name: w["conv"]() for name, (w, _) in loaded.items() if "conv" in w}
+    _check("conv", runs, {name: conv for name, (_, conv) in loaded.items()})
+    n, c, side = cnn.sizes(cfg)[2]
+    a = np.ones((n * side * side, 9 * c), np.float32)
+    b = np.ones((9 * c, c), np.float32)
+    import invarax.numpy as inp
+
+    ai, bi = inp.asarray(a), inp.asarray(b)
+    runs["gemm"] = lambda: (ai @ bi).block_until_ready()
+    times = medians(runs, cfg.rounds * cfg.calls, cfg.calls, cfg.pause)
+    flops = cnn.conv_flops(cfg)
+    gflops = {name: flops / t / 1e9 for name, t in times.items()}
+    label = (f"13. conv 3x3 {c}->{c} ch, {side}x{side}, batch {n}, GFLOP/s (invarax gemm "
+             f"{n * side * side}x{9 * c}x{c}: {gflops.pop('gemm'):.3g})")
     return _row(label, gflops, invert=True)
 
 

@@ -6,7 +6,7 @@ from functools import partial
 
 import numpy as np
 
-from . import problems
+from . import cnn, problems
 
 
 def workloads(jax, jnp, cfg: problems.Config) -> dict:
@@ -69,6 +69,7 @@ def workloads(jax, jnp, cfg: problems.Config) -> dict:
             *problems.rnn_data(cfg)),
         "newton": lambda: timed(jax.jit(jax.vmap(partial(problems.newton_sqrt, jnp, jax.lax))),
                                 problems.newton_data(cfg)),
+        **cnn.workloads(jax, jnp, cfg),
     }
 
 

@@ -21,7 +21,7 @@ def test_tiny_run_writes_table_results_and_chart(tmp_path, capsys):
     assert "Command: `python -m benchmarks --tiny`" in results
     header, _, *rows = table.splitlines()
     assert header.split(" | ")[1:5] == list(peers.TITLES.values())
-    assert len(rows) == 13  # 1-9, and control flow 10-12
+    assert len(rows) == 18  # 1-9, control flow 10-12, convolution 13-15
     installed = peers.installed()
     for row in rows:
         cells = [cell.strip() for cell in row.strip("|").split("|")]

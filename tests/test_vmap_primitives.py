@@ -32,6 +32,7 @@ from invarax.core.trace import PRIMITIVES, Primitive
 from invarax.interpreters.batching import batching_rules
 from invarax.ops.fused import fma
 from invarax.ops.special import erf, erfc
+from invarax.ops.windowed import select_and_gather_add_p, select_and_scatter_add_p
 
 BATCHES = (1, 2, 3, 7, 16, 17)
 
@@ -122,6 +123,9 @@ def _sum_rows(x):
 DN = (((1,), (0,)), ((), ()))  # a plain matrix product
 DN_BATCH = (((2,), (1,)), ((0,), (0,)))  # a batched one
 DN_VEC = (((0,), (0,)), ((), ()))  # a vector-matrix product
+
+WINDOW = dict(window_dimensions=(2, 2), window_strides=(1, 1), padding=((0, 0), (0, 0)),
+              base_dilation=(1, 1), window_dilation=(1, 1))
 
 CASES = {
     # elementwise, unary
@@ -234,6 +238,22 @@ CASES = {
                                  F(4), F(4, 3)),
     "dot_general_int": binary("dot_general", lambda a, b: lax.dot_general(a, b, DN),
                               I(-9, 9, 3, 4), I(-9, 9, 4, 2), diff=False),
+    "conv": binary("conv_general_dilated", lambda x, w: lax.conv_general_dilated(
+        x, w, (2, 1), ((1, 0), (1, 1)), rhs_dilation=(1, 2)), F(2, 4, 6, 5), F(3, 4, 3, 2)),
+    "conv_groups": binary("conv_general_dilated", lambda x, w: lax.conv_general_dilated(
+        x, w, (1,), "SAME", feature_group_count=2), F(2, 4, 7), F(6, 2, 3)),
+    "reduce_window_sum": unary("reduce_window_sum", lambda x: lax.reduce_window(
+        x, 0.0, lax.add, (2, 3), (1, 2), ((1, 0), (0, 1))), F(4, 6)),
+    "reduce_window_max": unary("reduce_window_max", lambda x: lax.reduce_window(
+        x, -np.inf, lax.max, (2, 2), (2, 1), "SAME"), F(4, 6)),
+    "reduce_window_min": unary("reduce_window_min", lambda x: lax.reduce_window(
+        x, np.inf, lax.min, (1, 3), (1, 1), "VALID", None, (1, 2)), F(3, 7)),
+    "select_and_gather_add": binary("select_and_gather_add", lambda t, x: (
+        select_and_gather_add_p.bind(t, x, op="max", **WINDOW)), F(4, 6), F(4, 6)),
+    "select_and_scatter_add": binary("select_and_scatter_add", lambda s, x: (
+        select_and_scatter_add_p.bind(s, x, op="min", **WINDOW)), F(3, 5), F(4, 6)),
+    "conv_batch_groups": binary("conv_general_dilated", lambda x, w: lax.conv_general_dilated(
+        x, w, (1,), ((0, 1),), lhs_dilation=(2,), batch_group_count=2), F(4, 3, 5), F(4, 3, 2)),
     # shape
     "broadcast_in_dim": unary("broadcast_in_dim",
                               lambda x: lax.broadcast_in_dim(x, (2, 3, 4), (1, 2)), F(3, 1)),

@@ -5,7 +5,9 @@ Nothing outside this package may call a NumPy reduction (``np.sum``, ``np.matmul
 is written down in ``docs/numerics.md``.
 """
 
+from . import windows
 from .contraction import dot_general
+from .convolution import conv
 from .reductions import (
     argmax,
     argmin,
@@ -20,6 +22,6 @@ from .reductions import (
 from .scatter import scatter_rows
 
 __all__ = [
-    "argmax", "argmin", "cumulative", "dot_general", "reduce_and", "reduce_max",
-    "reduce_min", "reduce_or", "reduce_prod", "reduce_sum", "scatter_rows",
+    "argmax", "argmin", "conv", "cumulative", "dot_general", "reduce_and", "reduce_max",
+    "reduce_min", "reduce_or", "reduce_prod", "reduce_sum", "scatter_rows", "windows",
 ]

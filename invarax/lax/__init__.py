@@ -33,3 +33,8 @@ from ._control_flow import cond, fori_loop, map, scan, switch, while_loop
 from ._checkpointed import checkpointed_while_loop
 from . import linalg  # noqa: E402
 from ..ops.fft import FftType, fft  # noqa: E402
+from ..ops.convolution import (
+    ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated, conv_transpose,
+    conv_with_general_padding, padtype_to_pads,
+)
+from ..ops.windowed import reduce_window

@@ -22,13 +22,38 @@ from ._activations import (
 )
 from ._attention import MultiheadAttention, dot_product_attention, dot_product_attention_weights
 from ._batch_norm import BatchNorm
-from ._conv import Conv, Conv1d, Conv2d, Conv3d
+from ._conv import (
+    Conv,
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+)
 from ._dropout import Dropout
 from ._embedding import Embedding, RotaryPositionalEmbedding
 from ._linear import Identity, Linear
 from ._mlp import MLP
 from ._normalisation import GroupNorm, LayerNorm, RMSNorm
 from ._rnn import GRUCell, LSTMCell
+from ._pool import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
+    AdaptivePool,
+    AvgPool1d,
+    AvgPool2d,
+    AvgPool3d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+    Pool,
+)
 from ._sequential import Lambda, Sequential
 from ._shared import Shared, SharedNode
 from ._stateful import (
@@ -47,10 +72,13 @@ __all__ = [
     "gelu", "identity", "log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "silu",
     "softmax", "softplus", "tanh",
     "GRUCell", "LSTMCell",
-    "softmax", "softplus",
     "BatchNorm", "State", "StateIndex", "StatefulLayer", "delete_init_state",
     "dot_product_attention", "dot_product_attention_weights", "inference_mode",
     "make_with_state",
     "GroupNorm", "PReLU", "RotaryPositionalEmbedding", "Shared", "SharedNode", "SpectralNorm",
     "WeightNorm",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AdaptivePool", "AvgPool1d", "AvgPool2d",
+    "AvgPool3d", "ConvTranspose", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+    "MaxPool1d", "MaxPool2d", "MaxPool3d", "Pool",
 ]

@@ -32,6 +32,7 @@ from ._ufuncs import divmod
 from ._contractions import (
     dot, einsum, inner, matmul, outer, tensordot, trace, vdot,
 )
+from ._convolve import convolve, correlate
 from . import linalg
 from . import fft  # noqa: E402
 from ._scalar_types import (

@@ -63,6 +63,8 @@ typedef struct {
     operand3 a, b;
     void *c;
     const void *bpack; /* B packed once for every unit (pack_b_all), or NULL */
+    /* An implicit A (conv_gemm): A[b, i, p] = a.p[b*a.s0 + rowoff[i] + coloff[p]], or NULL */
+    const ptrdiff_t *rowoff, *coloff;
     ptrdiff_t m, n, k, units, chunks, next;
     int dbl, split_m, direct, nthreads;
     void *bufs[MAX_THREADS];
@@ -344,12 +346,12 @@ EXPAND(UKR_NARROW_AVX2, ukr_narrow_avx2_f64, AVX2_F64, part_f64)
 #undef TL
 
 /* The microkernel for products of m rows and n columns. */
-static kernel_desc select_kernel(int dbl, ptrdiff_t m, ptrdiff_t n) {
+static kernel_desc select_kernel(int dbl, ptrdiff_t m, ptrdiff_t n, int gather) {
     kernel_desc d = {SCALAR_MR, SCALAR_NR, 0,
                      dbl ? (void (*)(void))ukr_scalar_f64 : (void (*)(void))ukr_scalar_f32};
 #ifdef HAVE_AVX2
     int w = dbl ? 4 : 8;
-    if (isa_current() == ISA_AVX2 && n <= 2 * w) {
+    if (isa_current() == ISA_AVX2 && n <= 2 * w && !gather) {
         d.mr = NARROW_MR;
         d.nr = n <= w ? w : 2 * w;
         d.narrow = 1;
@@ -558,15 +560,17 @@ static void run_parallel(gemm_job *job) { run_units(job, 0); }
 #endif
 #define UNIT_COLS 64
 
-int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, ptrdiff_t n,
-         ptrdiff_t k, int nthreads) {
+/* gemm, or conv_gemm when rowoff is not NULL (A implicit, see gemm_job). */
+static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_t *coloff,
+                    operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k,
+                    int nthreads) {
     size_t esize = dbl ? sizeof(double) : sizeof(float);
     if (nb == 0 || m == 0 || n == 0) return 0;
     if (k == 0) {
         memset(c, 0, (size_t)(nb * m * n) * esize);
         return 0;
     }
-    if (n == 1 && m > 1) { /* a matrix-vector product: C.T = B.T @ A.T, the same order */
+    if (n == 1 && m > 1 && !rowoff) { /* matrix-vector: C.T = B.T @ A.T, the same order */
         operand3 t = {a.p, a.s0, a.s2, a.s1};
         a = (operand3){b.p, b.s0, b.s2, b.s1};
         b = t;
@@ -575,7 +579,9 @@ int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, pt
     }
     gemm_job job;
     memset(&job, 0, sizeof job);
-    job.desc = select_kernel(dbl, m, n);
+    job.rowoff = rowoff;
+    job.coloff = coloff;
+    job.desc = select_kernel(dbl, m, n, rowoff != NULL);
     job.dbl = dbl;
     job.a = a;
     job.b = b;
@@ -583,7 +589,7 @@ int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, pt
     job.m = m;
     job.n = n;
     job.k = k;
-    job.direct = b.s2 == 1 && m <= DIRECT_M;
+    job.direct = b.s2 == 1 && m <= DIRECT_M && !rowoff;
     double fmas = (double)nb * m * n * k;
     if (nthreads > MAX_THREADS) nthreads = MAX_THREADS;
     if (nthreads > fmas / MIN_FMAS_PER_THREAD) nthreads = (int)(fmas / MIN_FMAS_PER_THREAD);
@@ -627,4 +633,16 @@ int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, pt
     for (int t = 0; t < nthreads; t++) buf_release(job.bufs[t]);
     bpack_release(bpack, bpack_bytes);
     return status;
+}
+
+int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, ptrdiff_t n,
+         ptrdiff_t k, int nthreads) {
+    return gemm_run(dbl, a, NULL, NULL, b, c, nb, m, n, k, nthreads);
+}
+
+int conv_gemm(int dbl, const void *x, ptrdiff_t gstride, const ptrdiff_t *rowoff,
+              const ptrdiff_t *coloff, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
+              ptrdiff_t n, ptrdiff_t k, int nthreads) {
+    operand3 a = {x, gstride, 0, 0};
+    return gemm_run(dbl, a, rowoff, coloff, b, c, nb, m, n, k, nthreads);
 }

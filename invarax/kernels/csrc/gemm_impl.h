@@ -54,6 +54,32 @@ static void F(pack_a)(const T *a, ptrdiff_t sm, ptrdiff_t sk, ptrdiff_t mc, ptrd
     }
 }
 
+/* Pack an implicit A (a convolution's patches, never built whole) like pack_a: element
+ * (i, p) of the block is x[rows[i] + cols[p]]; zero past the last row. */
+static void F(pack_a_gather)(const T *x, const ptrdiff_t *rows, const ptrdiff_t *cols,
+                             ptrdiff_t mc, ptrdiff_t kb, int mr, T *dst) {
+    for (ptrdiff_t q = 0; q < mc; q += mr, dst += mr * kb) {
+        int n = mc - q < mr ? (int)(mc - q) : mr;
+        const ptrdiff_t *r = rows + q;
+        int evenly = 1; /* rows evenly spaced (a run of one output row of the image) */
+        for (int i = 2; i < n; i++) evenly &= r[i] - r[i - 1] == r[1] - r[0];
+        if (evenly && n == mr && mr > 1) {
+            ptrdiff_t step = r[1] - r[0];
+            const T *base = x + r[0];
+            for (ptrdiff_t p = 0; p < kb; p++) {
+                const T *xp = base + cols[p];
+                for (int i = 0; i < mr; i++) dst[p * mr + i] = xp[i * step];
+            }
+            continue;
+        }
+        for (ptrdiff_t p = 0; p < kb; p++) {
+            const T *xp = x + cols[p];
+            for (int i = 0; i < n; i++) dst[p * mr + i] = xp[r[i]];
+            for (int i = n; i < mr; i++) dst[p * mr + i] = 0;
+        }
+    }
+}
+
 /* Pack rows [0, kb) x columns [0, nc) of B (strides sk, sn) into micro-panels of nr columns:
  * dst[q*nr*kb + p*nr + j] = B[p, q*nr + j], zero past the last column. */
 static void F(pack_b)(const T *b, ptrdiff_t sk, ptrdiff_t sn, ptrdiff_t kb, ptrdiff_t nc,
@@ -122,7 +148,7 @@ static void F(pack_b_all)(const T *b, ptrdiff_t sbk, ptrdiff_t sbn, ptrdiff_t k,
 static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdiff_t sak,
                           const T *b, ptrdiff_t sbk, ptrdiff_t sbn, const T *bpack, int direct,
                           T *c, ptrdiff_t ldc, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, T *abuf,
-                          T *bbuf) {
+                          T *bbuf, const ptrdiff_t *rowoff, const ptrdiff_t *coloff) {
     const int mr = d->mr, nr = d->nr;
     void (*ukr)(ptrdiff_t, const T *, const T *, ptrdiff_t, T *, ptrdiff_t, int) =
         (void (*)(ptrdiff_t, const T *, const T *, ptrdiff_t, T *, ptrdiff_t, int))d->ukr;
@@ -141,7 +167,10 @@ static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdi
                 F(pack_b)(bblk, sbk, sbn, kb, nc, nr, bbuf);
             for (ptrdiff_t ic = 0; ic < m; ic += MC) {
                 ptrdiff_t mc = m - ic < MC ? m - ic : MC;
-                F(pack_a)(a + ic * sam + pc * sak, sam, sak, mc, kb, mr, abuf);
+                if (rowoff)
+                    F(pack_a_gather)(a, rowoff + ic, coloff + pc, mc, kb, mr, abuf);
+                else
+                    F(pack_a)(a + ic * sam + pc * sak, sam, sak, mc, kb, mr, abuf);
                 for (ptrdiff_t jr = 0; jr < nc; jr += nr) {
                     int cols = nc - jr < nr ? (int)(nc - jr) : nr;
                     const T *bp = direct && jr < full ? bblk + jr : bpk + jr * kb;
@@ -201,7 +230,7 @@ static void F(gemm_units)(gemm_job *job, int t) {
             n1 = chunk_bound(job->n, d->nr, job->chunks, ch + 1);
         }
         if (m1 <= m0 || n1 <= n0) continue;
-        const T *ai = a + bi * job->a.s0 + m0 * job->a.s1, *bi_ = b + bi * job->b.s0 + n0 * job->b.s2;
+        const T *ai = a + bi * job->a.s0 + (job->rowoff ? 0 : m0 * job->a.s1), *bi_ = b + bi * job->b.s0 + n0 * job->b.s2;
         T *ci = (T *)job->c + (bi * job->m + m0) * job->n + n0;
 #ifdef HAVE_AVX2
         if (d->narrow) {
@@ -212,7 +241,7 @@ static void F(gemm_units)(gemm_job *job, int t) {
 #endif
         F(gemm_block)(d, ai, job->a.s1, job->a.s2, bi_, job->b.s1, job->b.s2,
                       (const T *)job->bpack, job->direct, ci, job->n, m1 - m0, n1 - n0, job->k,
-                      abuf, bbuf);
+                      abuf, bbuf, job->rowoff ? job->rowoff + m0 : NULL, job->coloff);
     }
 }
 

@@ -111,6 +111,139 @@ release_a:
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(conv_gemm_doc,
+             "conv_gemm(x, gstride, rowoff, coloff, b, c, nthreads)\n\n"
+             "c[g] = A[g] @ b[g] in the canonical order (as gemm), where A[g, i, p] is\n"
+             "x.flat[g*gstride + rowoff[i] + coloff[p]] for a C-contiguous float array x, int64\n"
+             "offsets rowoff (M,) and coloff (K,), b (G, K, N) of x's dtype, c (G, M, N).");
+
+/* The smallest and largest of n offsets. */
+static void offset_range(const long long *v, ptrdiff_t n, long long *lo, long long *hi) {
+    *lo = n ? v[0] : 0;
+    *hi = *lo;
+    for (ptrdiff_t i = 1; i < n; i++) {
+        if (v[i] < *lo) *lo = v[i];
+        if (v[i] > *hi) *hi = v[i];
+    }
+}
+
+static PyObject *py_conv_gemm(PyObject *self, PyObject *args) {
+    PyObject *ox, *orow, *ocol, *ob, *oc;
+    Py_ssize_t gstride;
+    int nthreads, status = -1;
+    Py_buffer x, r, q, b, c;
+    ptrdiff_t sb[3];
+    if (!PyArg_ParseTuple(args, "OnOOOOi", &ox, &gstride, &orow, &ocol, &ob, &oc, &nthreads))
+        return NULL;
+    if (PyObject_GetBuffer(ox, &x, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (get_buffer(orow, &r, 1, 0) < 0) goto release_x;
+    if (get_buffer(ocol, &q, 1, 0) < 0) goto release_r;
+    if (get_buffer(ob, &b, 3, 0) < 0) goto release_q;
+    if (get_buffer(oc, &c, 3, 1) < 0) goto release_b;
+    int dbl = float_kind(&x);
+    if (dbl < 0 || element_strides(&b, sb) < 0) goto release_c;
+    if (float_kind(&b) != dbl || float_kind(&c) != dbl) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "conv_gemm operands differ in dtype");
+        goto release_c;
+    }
+    ptrdiff_t nb = b.shape[0], m = r.shape[0], k = q.shape[0], n = b.shape[2];
+    if (r.itemsize != 8 || q.itemsize != 8 || r.strides[0] != 8 || q.strides[0] != 8 ||
+        b.shape[1] != k || c.shape[0] != nb || c.shape[1] != m || c.shape[2] != n) {
+        PyErr_SetString(PyExc_ValueError,
+                        "conv_gemm: offsets must be contiguous int64 (M,) and (K,); b (G, K, N); "
+                        "c (G, M, N)");
+        goto release_c;
+    }
+    long long rlo, rhi, qlo, qhi, size = (long long)(x.len / x.itemsize);
+    offset_range(r.buf, m, &rlo, &rhi);
+    offset_range(q.buf, k, &qlo, &qhi);
+    if (m && k && nb && (rlo + qlo < 0 || gstride < 0 ||
+                         rhi + qhi + (long long)(nb - 1) * gstride >= size)) {
+        PyErr_SetString(PyExc_IndexError, "conv_gemm: an offset falls outside x");
+        goto release_c;
+    }
+    operand3 pb = {b.buf, sb[0], sb[1], sb[2]};
+    Py_BEGIN_ALLOW_THREADS
+    status = conv_gemm(dbl, x.buf, gstride, r.buf, q.buf, pb, c.buf, nb, m, n, k, nthreads);
+    Py_END_ALLOW_THREADS
+    if (status < 0) PyErr_NoMemory();
+release_c:
+    PyBuffer_Release(&c);
+release_b:
+    PyBuffer_Release(&b);
+release_q:
+    PyBuffer_Release(&q);
+release_r:
+    PyBuffer_Release(&r);
+release_x:
+    PyBuffer_Release(&x);
+    if (status < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(window_doc,
+             "window(op, a, arg, out, outshape, step, woff)\n\n"
+             "Window selection and its gradient (native.h): op 0 selects maxima, 1 minima of\n"
+             "the padded a into out and arg (int32); 2 gathers a at arg into out; 3 adds a\n"
+             "into the padded out at arg. Arrays are C-contiguous float32/float64 of one\n"
+             "dtype; outshape, step, woff are contiguous int64.");
+
+static PyObject *py_window(PyObject *self, PyObject *args) {
+    PyObject *oa, *oarg, *oout, *oshape, *ostep, *owoff;
+    int op, ok = 0, got = 0;
+    Py_buffer v[6];
+    if (!PyArg_ParseTuple(args, "iOOOOOO", &op, &oa, &oarg, &oout, &oshape, &ostep, &owoff))
+        return NULL;
+    PyObject *objs[6] = {oa, oarg, oout, oshape, ostep, owoff};
+    for (; got < 6; got++) {
+        int writable = got == 2 || (got == 1 && op < 2);
+        int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objs[got], &v[got], flags) < 0) goto release;
+    }
+    int dbl = float_kind(&v[0]);
+    if (dbl < 0) goto release;
+    if (float_kind(&v[2]) != dbl || v[1].itemsize != 4 || v[3].itemsize != 8 ||
+        v[4].itemsize != 8 || v[5].itemsize != 8 || op < 0 || op > 3 ||
+        v[3].len != v[4].len || v[3].len / 8 > WINDOW_MAX_DIMS) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "window: bad arguments");
+        goto release;
+    }
+    int nd = (int)(v[3].len / 8);
+    const ptrdiff_t *outshape = v[3].buf, *step = v[4].buf, *woff = v[5].buf;
+    ptrdiff_t k = v[5].len / 8, total = 1, reach = 0, wmax = 0;
+    for (int d = 0; d < nd; d++) {
+        total *= outshape[d];
+        if (outshape[d] > 0) reach += (outshape[d] - 1) * step[d];
+    }
+    for (ptrdiff_t j = 0; j < k; j++) wmax = woff[j] > wmax ? woff[j] : wmax;
+    ptrdiff_t padded = (op == 3 ? v[2].len : v[0].len) / v[0].itemsize;
+    ptrdiff_t small = (op == 3 ? v[0].len : v[2].len) / v[0].itemsize;
+    int bad = small != total || v[1].len / 4 != total || (total && (k == 0 || reach + wmax >= padded));
+    if (op >= 2)
+        for (ptrdiff_t o = 0; !bad && o < total; o++) bad = ((int *)v[1].buf)[o] < 0 || ((int *)v[1].buf)[o] >= k;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "window: shapes or window positions out of range");
+        goto release;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (op < 2) {
+        if (dbl) window_select_f64(op == 0, v[0].buf, nd, outshape, step, woff, k, v[2].buf, v[1].buf);
+        else window_select_f32(op == 0, v[0].buf, nd, outshape, step, woff, k, v[2].buf, v[1].buf);
+    } else if (op == 2) {
+        if (dbl) window_gather_f64(v[0].buf, v[1].buf, nd, outshape, step, woff, v[2].buf);
+        else window_gather_f32(v[0].buf, v[1].buf, nd, outshape, step, woff, v[2].buf);
+    } else {
+        if (dbl) window_scatter_f64(v[0].buf, v[1].buf, nd, outshape, step, woff, v[2].buf);
+        else window_scatter_f32(v[0].buf, v[1].buf, nd, outshape, step, woff, v[2].buf);
+    }
+    Py_END_ALLOW_THREADS
+    ok = 1;
+release:
+    while (got > 0) PyBuffer_Release(&v[--got]);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(reduce_doc,
              "reduce(op, x, out)\n\n"
              "Reduce each row of the (M, K) float array x (any strides) into out[i]: op is\n"
@@ -215,6 +348,8 @@ PyDoc_STRVAR(linalg_doc,
 
 static PyMethodDef methods[] = {
     {"gemm", py_gemm, METH_VARARGS, gemm_doc},
+    {"conv_gemm", py_conv_gemm, METH_VARARGS, conv_gemm_doc},
+    {"window", py_window, METH_VARARGS, window_doc},
     {"reduce", py_reduce, METH_VARARGS, reduce_doc},
     {"fma", py_fma, METH_VARARGS, fma_doc},
     {"isas", py_isas, METH_NOARGS, isas_doc},

@@ -37,6 +37,35 @@ typedef struct {
 int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
          ptrdiff_t n, ptrdiff_t k, int nthreads);
 
+/* A convolution as an implicit product (docs/numerics.md, "Convolutions"): gemm with
+ * A[g, i, p] = x[g*gstride + rowoff[i] + coloff[p]] (i < m, p < k), never built whole;
+ * each element of C gets exactly the operations gemm gives it. */
+int conv_gemm(int dbl, const void *x, ptrdiff_t gstride, const ptrdiff_t *rowoff,
+              const ptrdiff_t *coloff, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
+              ptrdiff_t n, ptrdiff_t k, int nthreads);
+
+/* Window selection (docs/numerics.md, "Window reductions"): output o of the row-major
+ * grid `outshape` (nd <= WINDOW_MAX_DIMS axes) has its window at x[base(o) + woff[j]],
+ * j < k, base(o) = sum_i o_i * step[i] (elements of the C-contiguous padded operand).
+ * select: val[o], arg[o] = the first maximum (is_max) or minimum, or the first NaN, and j;
+ * gather: out[o] = t[base(o) + woff[arg[o]]];
+ * scatter: acc[base(o) + woff[arg[o]]] += src[o], for o in increasing order. */
+#define WINDOW_MAX_DIMS 32
+void window_select_f32(int is_max, const float *x, int nd, const ptrdiff_t *outshape,
+                       const ptrdiff_t *step, const ptrdiff_t *woff, ptrdiff_t k, float *val,
+                       int *arg);
+void window_select_f64(int is_max, const double *x, int nd, const ptrdiff_t *outshape,
+                       const ptrdiff_t *step, const ptrdiff_t *woff, ptrdiff_t k, double *val,
+                       int *arg);
+void window_gather_f32(const float *t, const int *arg, int nd, const ptrdiff_t *outshape,
+                       const ptrdiff_t *step, const ptrdiff_t *woff, float *out);
+void window_gather_f64(const double *t, const int *arg, int nd, const ptrdiff_t *outshape,
+                       const ptrdiff_t *step, const ptrdiff_t *woff, double *out);
+void window_scatter_f32(const float *src, const int *arg, int nd, const ptrdiff_t *outshape,
+                        const ptrdiff_t *step, const ptrdiff_t *woff, float *acc);
+void window_scatter_f64(const double *src, const int *arg, int nd, const ptrdiff_t *outshape,
+                        const ptrdiff_t *step, const ptrdiff_t *woff, double *acc);
+
 /* Reductions of an (m, k) operand whose element (i, j) is at p + i*sm + j*sk
  * (strides in elements) into out[i], i < m (contiguous). */
 enum { RED_SUM = 0, RED_PROD, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN, RED_COUNT };
