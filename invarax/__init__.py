@@ -9,6 +9,20 @@ from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_
 from ._checkpoint import checkpoint, remat
 from ._custom_derivatives import custom_jvp, custom_vjp
 from ._vmap import vmap
+from ._devices import (
+    default_device,
+    device_count,
+    device_put,
+    device_put_replicated,
+    device_put_sharded,
+    devices,
+    local_device_count,
+    local_devices,
+    process_count,
+    process_index,
+)
+from ._pmap import pmap
+from . import distributed  # noqa: F401
 from .compiler.jit import RetraceWarning, jit
 from .core.array import Array
 from .core.config import config
@@ -30,6 +44,7 @@ from .module import (
     filter,
     filter_grad,
     filter_jit,
+    filter_pmap,
     filter_value_and_grad,
     filter_vmap,
     if_array,
@@ -70,4 +85,7 @@ __all__ = [
     "filter_value_and_grad", "filter_vmap", "if_array", "is_array",
     "is_array_like", "is_inexact_array", "partition", "tree_at",
     "apply_updates", "nn", "optim", "RetraceWarning",
+    "default_device", "device_count", "device_put", "device_put_replicated",
+    "device_put_sharded", "devices", "distributed", "local_device_count", "local_devices",
+    "pmap", "process_count", "process_index", "filter_pmap",
 ]

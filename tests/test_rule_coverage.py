@@ -94,6 +94,9 @@ LINEAR = {
     "custom_lin": "the linear part of a custom_vjp",
     "psum": "a sum over a named axis",
     "all_gather": "a concatenation over a named axis",
+    "ppermute": "a movement between the members of a named axis",
+    "psum_scatter": "a sum over a named axis, then a block of it",
+    "all_to_all": "a movement between the members of a named axis",
 }
 
 # Call-like primitives: linear when their body is; a transpose rule is allowed, not required.
