@@ -185,8 +185,8 @@ class _Pmapped:
         first = _devices.process_index() * len(local)  # this process's first axis index
 
         def work(j, device):
-            with capped_threads(threads), bound(DeviceAxis(self.axis_name, total, first + j,
-                                                           exchange)):
+            axis = DeviceAxis(self.axis_name, total, first + j, exchange, j)
+            with capped_threads(threads), bound(axis):
                 return entry.call(slices[j])
 
         futures = [device._submit(work, j, device) for j, device in enumerate(local)]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import sys
 import time
 
 import numpy as np
@@ -106,6 +108,34 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
         )
     _devices._registry.widen(comm.rank, comm.size)
     _current = MpiTransport(comm, float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT)))
+    sys.excepthook = _aborting_hook(sys.excepthook, comm)
+    signal.signal(signal.SIGTERM, _terminated(comm.rank, comm.size))
+
+
+def _terminated(rank, size):
+    """What a process says when the launcher ends it (another process failed or died)."""
+
+    def handler(signum, frame):
+        sys.stderr.write(
+            f"invarax: process {rank} of {size} was terminated by the MPI launcher: another "
+            "process of the run failed or died (its error, if any, is printed above)\n")
+        sys.stderr.flush()
+        os._exit(128 + signum)
+
+    return handler
+
+
+def _aborting_hook(previous, comm):
+    """An uncaught error in one process ends every process of the run (MPI_Abort), after its
+    traceback is printed: the others would otherwise wait for it at their next collective
+    or at exit."""
+
+    def hook(kind, value, traceback):
+        previous(kind, value, traceback)
+        sys.stderr.flush()
+        comm.Abort(1)
+
+    return hook
 
 
 def is_initialized() -> bool:

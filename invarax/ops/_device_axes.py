@@ -15,13 +15,17 @@ _local = threading.local()
 
 
 class DeviceAxis:
-    """A named axis over ``size`` devices; ``index`` and ``exchange`` are set while running."""
+    """A named axis over ``size`` devices. While a device runs: ``index``, its position on the
+    axis (over every process); ``exchange`` and ``slot``, where it meets this process's
+    other devices and its place there."""
 
-    def __init__(self, name, size: int, index: int | None = None, exchange=None):
+    def __init__(self, name, size: int, index: int | None = None, exchange=None,
+                 slot: int | None = None):
         self.name = name
         self.size = size
         self.index = index
         self.exchange = exchange
+        self.slot = slot
 
 
 def _axes() -> dict:

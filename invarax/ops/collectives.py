@@ -70,7 +70,7 @@ def on_devices(name: str, compute, needs_values: bool = True):
                     "on devices; map the inner level with vmap"
                 )
             return fail(*args, axis_name=axis_name, **params)
-        values = axis.exchange.gather(axis.index, args[0]) if needs_values else None
+        values = axis.exchange.gather(axis.slot, args[0]) if needs_values else None
         return compute(values, axis.index, **params)
 
     return impl
