@@ -9,6 +9,20 @@ from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_
 from ._checkpoint import checkpoint, remat
 from ._custom_derivatives import custom_jvp, custom_vjp
 from ._vmap import vmap
+from ._devices import (
+    default_device,
+    device_count,
+    device_put,
+    device_put_replicated,
+    device_put_sharded,
+    devices,
+    local_device_count,
+    local_devices,
+    process_count,
+    process_index,
+)
+from ._pmap import pmap
+from . import distributed  # noqa: F401
 from .compiler.jit import RetraceWarning, jit
 from .core.array import Array
 from .core.config import config
@@ -30,6 +44,7 @@ from .module import (
     filter,
     filter_grad,
     filter_jit,
+    filter_pmap,
     filter_value_and_grad,
     filter_vmap,
     if_array,
@@ -98,6 +113,9 @@ __all__ = [
     "Enumeration", "EquinoxRuntimeError", "EquinoxTracetimeError", "branched_error_if",
     "error_if", "filter_closure_convert", "filter_eval_shape", "filter_make_jaxpr",
     "tree_inference", "tree_pprint",
+    "default_device", "device_count", "device_put", "device_put_replicated",
+    "device_put_sharded", "devices", "distributed", "local_device_count", "local_devices",
+    "pmap", "process_count", "process_index", "filter_pmap",
 ]
 
 from ._autodiff import jacrev as jacobian  # noqa: E402  (JAX's alias of jacrev)

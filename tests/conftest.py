@@ -5,6 +5,9 @@ import pytest
 
 import invarax
 
+# The pmap tests map over up to 8 devices; the count is fixed when devices are first used.
+invarax.config.update("jax_num_cpu_devices", 8)
+
 
 @pytest.fixture(autouse=True)
 def _reset_x64():

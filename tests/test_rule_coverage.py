@@ -102,6 +102,9 @@ LINEAR = {
     "all_gather": "a concatenation over a named axis",
     "triangular_solve": "in b, not in the triangular matrix a",
     "fft": "",
+    "ppermute": "a movement between the members of a named axis",
+    "psum_scatter": "a sum over a named axis, then a block of it",
+    "all_to_all": "a movement between the members of a named axis",
 }
 
 # Call-like primitives: linear when their body is; a transpose rule is allowed, not required.

@@ -315,6 +315,9 @@ NOT_IN_TABLE = {
         "a collective over a named axis: f(xs[i]) alone is an unbound-name error, so N1 "
         "takes another form there (tests/test_vmap.py)"),
     **dict.fromkeys(
+        ["ppermute", "psum_scatter", "all_to_all"],
+        "a collective over a named axis: N1 takes the form pmap == vmap (tests/test_pmap.py)"),
+    **dict.fromkeys(
         ["custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint"],
         "custom derivatives and remat: tests/test_vmap_custom.py"),
     **dict.fromkeys(["cond", "scan", "while", "while_grad"],

@@ -76,7 +76,7 @@ class ArrayImpl(Array):
         Array([0., 1., 2.], dtype=float32)
     """
 
-    __slots__ = ("_value", "_weak_type", "_aval")
+    __slots__ = ("_value", "_weak_type", "_aval", "_sharding")
 
     def __init__(self, value: np.ndarray, weak_type: bool = False):
         value = np.asarray(value)
@@ -175,7 +175,8 @@ class ArrayImpl(Array):
         return False
 
     def __getattr__(self, name):
-        # Only reached for an unset slot: ``_value`` after ``delete()``.
+        # Only reached for an unset slot: ``_value`` after ``delete()``, or ``_sharding`` of
+        # an array never placed on a device (``invarax.device_put``).
         if name == "_value":
             raise RuntimeError(
                 f"Array has been deleted with shape={self._aval.str_short()}: it was donated to "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 
 class Config:
     """The library's flags.
@@ -21,24 +23,34 @@ class Config:
         "jax_explain_cache_misses": False,
         # random: JAX's default threefry streams since JAX 0.5 (False: the older ones)
         "jax_threefry_partitionable": True,
+        # local CPU devices of this process (read once, when devices are first used)
+        "jax_num_cpu_devices": 1,
     }
 
     def __init__(self):
         self._values = dict(self._defaults)
         self._listeners = []
+        self._validators = {}
 
     def update(self, name: str, value) -> None:
         """Set flag ``name`` to ``value``."""
         if name not in self._values:
             known = ", ".join(sorted(self._values))
             raise AttributeError(f"unknown config flag {name!r}; known flags: {known}")
-        self._values[name] = bool(value)
+        value = _coerce(name, value, self._defaults[name])
+        if name in self._validators:
+            self._validators[name](value)
+        self._values[name] = value
         for listener in self._listeners:
             listener(name, self._values[name])
 
     def read(self, name: str):
         """Return the value of flag ``name``."""
         return self._values[name]
+
+    def def_validator(self, name: str, validator) -> None:
+        """Call ``validator(value)`` before flag ``name`` changes; it raises to refuse."""
+        self._validators[name] = validator
 
     def on_update(self, listener) -> None:
         """Call ``listener(name, value)`` after every update (used to drop caches)."""
@@ -49,6 +61,18 @@ class Config:
         if name in values:
             return values[name]
         raise AttributeError(f"unknown config flag {name!r}")
+
+
+def _coerce(name: str, value, default):
+    if isinstance(default, bool):
+        return bool(value)
+    try:
+        count = operator.index(value)
+    except TypeError:
+        raise TypeError(f"config flag {name!r} takes an int, got {value!r}") from None
+    if count < 1:
+        raise ValueError(f"config flag {name!r} must be at least 1, got {count}")
+    return count
 
 
 config = Config()

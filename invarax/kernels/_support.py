@@ -8,10 +8,13 @@ result either: the compiled kernels read any strides.
 from __future__ import annotations
 
 import os
+import threading
+from contextlib import contextmanager
 
 import numpy as np
 
 ENV = "INVARAX_NUM_THREADS"
+_local = threading.local()  # .cap: the threads one device's worker may use (see devices)
 
 
 def _available() -> int:
@@ -35,6 +38,23 @@ def num_threads() -> int:
         >>> num_threads() >= 1
         True
     """
+    count = _configured()
+    cap = getattr(_local, "cap", None)
+    return count if cap is None else min(count, cap)
+
+
+@contextmanager
+def capped_threads(cap: int):
+    """Let kernels called from this thread use at most ``cap`` threads (a device's share)."""
+    previous = getattr(_local, "cap", None)
+    _local.cap = cap
+    try:
+        yield
+    finally:
+        _local.cap = previous
+
+
+def _configured() -> int:
     value = os.environ.get(ENV)
     if not value:
         return _AVAILABLE

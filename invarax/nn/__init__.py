@@ -37,7 +37,6 @@ from ._embedding import Embedding, RotaryPositionalEmbedding
 from ._linear import Identity, Linear
 from ._mlp import MLP
 from ._normalisation import GroupNorm, LayerNorm, RMSNorm
-from ._rnn import GRUCell, LSTMCell
 from ._pool import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -54,6 +53,7 @@ from ._pool import (
     MaxPool3d,
     Pool,
 )
+from ._rnn import GRUCell, LSTMCell
 from ._sequential import Lambda, Sequential
 from ._shared import Shared, SharedNode
 from ._stateful import (

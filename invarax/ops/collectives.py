@@ -1,13 +1,18 @@
-"""Collectives over a named axis: psum, pmean, pmax, pmin, all_gather, axis_index.
+"""Collectives over a named axis: psum, pmean, pmax, pmin, all_gather, axis_index (and, in
+``collectives_more``, ppermute, psum_scatter, all_to_all).
 
-A collective names an axis bound by an enclosing ``vmap(..., axis_name=...)`` (later
-also ``pmap``). Under ``vmap`` it reduces over the batch axis with the canonical
-reduction kernels, so ``psum`` over ``n`` examples adds them in the order that
-``jnp.sum`` uses for a length-``n`` axis (docs/numerics.md), whatever the other
-dimensions. An axis name that no transformation binds is an error.
+A collective names an axis bound by an enclosing ``vmap(..., axis_name=...)`` or
+``pmap``. Under ``vmap`` it reduces over the batch axis with the canonical reduction
+kernels, so ``psum`` over ``n`` examples adds them in the order that ``jnp.sum`` uses for
+a length-``n`` axis (docs/numerics.md), whatever the other dimensions. On ``pmap``'s
+devices its impl gathers every device's value in device order (``_device_axes.Exchange``)
+and reduces the stack with the same kernel over its leading axis: the same bits as under
+``vmap`` (N7). An axis name that no transformation binds is an error.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from ..core import dtypes
 from ..core.array import to_array
@@ -19,6 +24,7 @@ from ..interpreters.batching import BatchTrace, batching_rules, moveaxis, not_ma
 from . import elementwise as ew
 from . import reductions as red
 from . import shape as sh
+from ._device_axes import lookup
 
 
 def _names(axis_name) -> tuple:
@@ -42,7 +48,32 @@ def axis_size(name: str, axis_name) -> int:
         if isinstance(trace, BatchTrace) and trace.axis_name == axis_name:
             return trace.axis_size
         trace = trace.parent
+    axis = lookup(axis_name)
+    if axis is not None:
+        return axis.size
     _unbound(name)(axis_name=axis_name)
+
+
+def on_devices(name: str, compute, needs_values: bool = True):
+    """The impl of collective ``name``: on ``pmap``'s devices, ``compute(values, index,
+    **params)`` from every device's operand (in device order) and this device's index;
+    anywhere else the unbound-axis error (vmap handles its own names by batching)."""
+    fail = _unbound(name)
+
+    def impl(*args, axis_name, **params):
+        names = _names(axis_name)
+        axis = lookup(names[0]) if len(names) == 1 else None
+        if axis is None or axis.exchange is None:
+            if len(names) > 1 and any(lookup(n) is not None for n in names):
+                raise NotImplementedError(
+                    f"lax.{name} over several pmap axes {names}: invarax runs one pmap level "
+                    "on devices; map the inner level with vmap"
+                )
+            return fail(*args, axis_name=axis_name, **params)
+        values = axis.exchange.gather(axis.slot, args[0]) if needs_values else None
+        return compute(values, axis.index, **params)
+
+    return impl
 
 
 def _same_aval(name):
@@ -54,15 +85,17 @@ def _same_aval(name):
     return abstract_eval
 
 
-def defcollective(name: str, reduce, combine_unbatched):
+def defcollective(name: str, reduce, combine_unbatched, reduce_p):
     """A collective that reduces over the named batch axis with ``reduce(x, axes)``.
 
     ``combine_unbatched(x, size)`` gives the result for a value that is the same in
     every example, with the bits that ``reduce`` gives for ``size`` copies of it
-    (``psum``: the copies summed; ``pmax``: ``x``).
+    (``psum``: the copies summed; ``pmax``: ``x``). On devices, ``reduce_p``'s impl
+    reduces the stacked values of every device over their leading axis.
     """
     prim = Primitive(name)
-    prim.def_impl(_unbound(name))
+    prim.def_impl(on_devices(name, lambda values, index: reduce_p.impl(np.stack(values),
+                                                                        axes=(0,))))
     prim.def_abstract_eval(_same_aval(name))
 
     def batch(vals, dims, *, trace, axis_name):
@@ -85,9 +118,9 @@ def _summed_copies(x, size):
     return red.reduce_sum(copies, (0,))
 
 
-psum_p = defcollective("psum", red.reduce_sum, _summed_copies)
-pmax_p = defcollective("pmax", red.reduce_max, lambda x, size: x)
-pmin_p = defcollective("pmin", red.reduce_min, lambda x, size: x)
+psum_p = defcollective("psum", red.reduce_sum, _summed_copies, red.reduce_sum_p)
+pmax_p = defcollective("pmax", red.reduce_max, lambda x, size: x, red.reduce_max_p)
+pmin_p = defcollective("pmin", red.reduce_min, lambda x, size: x, red.reduce_min_p)
 
 # psum is linear; each example's cotangent reaches every example's input.
 deflinear(psum_p, lambda ct, x, *, axis_name: [None if isinstance(ct, Zero)
@@ -136,7 +169,9 @@ def pmean(x, axis_name):
 
 # all_gather: every example sees the whole stack of examples along ``axis``.
 all_gather_p = Primitive("all_gather")
-all_gather_p.def_impl(_unbound("all_gather"))
+all_gather_p.def_impl(on_devices(
+    "all_gather", lambda values, index, axis, tiled: (np.concatenate if tiled else np.stack)(
+        values, axis)))
 
 
 def _all_gather_abstract_eval(x, *, axis_name, axis, tiled):
@@ -206,7 +241,8 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
 
 # axis_index: this example's position along the named axis.
 axis_index_p = Primitive("axis_index")
-axis_index_p.def_impl(_unbound("axis_index"))
+axis_index_p.def_impl(on_devices("axis_index", lambda values, index: np.int32(index),
+                                  needs_values=False))
 axis_index_p.def_abstract_eval(
     lambda *, axis_name: (axis_size("axis_index", axis_name), ShapedArray((), dtypes.int32))[1]
 )

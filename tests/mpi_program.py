@@ -1,0 +1,50 @@
+"""A program for tests/test_distributed.py, started by mpiexec: `python mpi_program.py MODE`.
+
+MODE ``layout``: psum, all_gather, ppermute and all_to_all over every device of the run,
+printing a digest of the results (the same for any split into processes). MODE ``die``:
+process 1 exits before the first collective. MODE ``hang``: process 1 sleeps instead.
+"""
+
+import hashlib
+import os
+import sys
+import time
+
+import numpy as np
+
+import invarax
+
+invarax.config.update("jax_num_cpu_devices", int(os.environ["DEVICES"]))
+invarax.distributed.initialize()
+import invarax.numpy as jnp  # noqa: E402
+from invarax import lax  # noqa: E402
+
+mode = sys.argv[1]
+n = invarax.device_count()
+L = invarax.local_device_count()
+first = invarax.process_index() * L
+xs = np.random.default_rng(0).standard_normal((n, n, 5)).astype(np.float32)
+local = jnp.asarray(xs[first:first + L])
+
+if mode == "die" and invarax.process_index() == 1:
+    os._exit(3)
+if mode == "hang" and invarax.process_index() == 1:
+    time.sleep(60)
+
+
+def body(v):
+    ring = [(i, (i + 1) % n) for i in range(n)]
+    return (lax.psum(jnp.sin(v), "d"), lax.all_gather(v, "d"), lax.ppermute(v, "d", ring),
+            lax.all_to_all(v, "d", 0, 1), lax.pmax(v, "d"), lax.axis_index("d"))
+
+
+outs = invarax.pmap(body, axis_name="d")(local)
+gathered = invarax.pmap(lambda o: tuple(lax.all_gather(x, "d") for x in o),
+                        axis_name="d")(outs)
+digest = hashlib.sha256(b"".join(np.asarray(g)[0].tobytes() for g in gathered)).hexdigest()
+if invarax.process_index() == 0:
+    print("digest", digest)
+    reference = invarax.vmap(body, axis_name="d")(jnp.asarray(xs))
+    same = all(np.array_equal(np.asarray(g)[0], np.asarray(r))
+               for g, r in zip(gathered, reference, strict=True))
+    print("equals vmap", same)
