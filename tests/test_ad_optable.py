@@ -518,6 +518,19 @@ NOT_IN_TABLE = {
         ["psum", "pmax", "pmin", "all_gather"],
         "batched away under grad(vmap(f)): test_collective_rules_inside_vmap checks it",
     ),
+    **dict.fromkeys(
+        ["ppermute", "psum_scatter", "all_to_all"],
+        "batched away under grad(vmap(f)); the transposes: tests/test_pmap.py"),
+    **dict.fromkeys(["cholesky", "triangular_solve", "lu", "qr", "svd", "eigh"],
+                    "factorisations: check_grads in tests/test_linalg_decomp.py"),
+    "fft": "check_grads in tests/test_fft.py",
+    "conv_general_dilated": "check_grads in tests/test_convolution.py",
+    **dict.fromkeys(["reduce_window_sum", "reduce_window_max", "reduce_window_min",
+                     "select_and_gather_add", "select_and_scatter_add"],
+                    "windows: check_grads in tests/test_reduce_window.py"),
+    **dict.fromkeys(["debug_callback", "pure_callback"],
+                    "callbacks into Python: tests/test_debug_callbacks.py"),
+    "error_if": "the identity on its operand, with a check: tests/test_module_errors.py",
 }
 
 
