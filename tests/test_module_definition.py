@@ -16,7 +16,7 @@ import pytest
 import invarax
 import invarax.numpy as jnp
 from invarax import nn
-from invarax.module import _abstract, _module, _tree_equal
+from invarax.module import _abstract, _grad, _jit, _module, _tree_at, _tree_equal, _vmap, _wrappers
 
 
 def _libs():
@@ -445,7 +445,8 @@ def test_abstract_method_still_blocks_instantiation(lib):
 # ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", [_abstract, _module, _tree_equal], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [_abstract, _grad, _jit, _module, _tree_at, _tree_equal,
+                                    _vmap, _wrappers], ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     globs = dict(vars(invarax), jnp=jnp)
     result = doctest.testmod(module, extraglobs=globs)
