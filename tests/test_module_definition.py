@@ -428,6 +428,25 @@ def test_abstract_definition_errors(lib):
             x: eqx.AbstractVar
 
 
+def test_is_abstract_and_strict_class_keywords(lib):
+    eqx, _ = lib
+
+    class A(eqx.Module, is_abstract=True):
+        x: int
+
+    class B(A):
+        pass
+
+    assert B(1).x == 1
+    with pytest.raises(TypeError, match="Cannot instantiate abstract `equinox.Module`"):
+        A(1)
+
+    class C(eqx.Module, strict=True):
+        x: int
+
+    assert C(2).x == 2
+
+
 def test_abstract_method_still_blocks_instantiation(lib):
     import abc
 
