@@ -30,13 +30,14 @@ import functools
 import inspect
 
 from ._autodiff import wraps
+from ._custom_direct import TRACE, direct_call, jvp_by_rule, vjp_by_rules
 from .compiler.jit import jit_p
 from .core.api_util import fun_name
 from .core.array import Array, to_array
 from .core.eval import eval_jaxpr
 from .core.ir import ClosedJaxpr, Jaxpr
 from .core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
-from .core.trace import EVAL_TRACE, Primitive, Tracer, current_trace, set_current_trace
+from .core.trace import EVAL_TRACE, Primitive, Tracer, current_trace
 from .interpreters import ad, batching
 from .interpreters.batching import move_batch_axis, not_mapped
 from .interpreters.staging import trace_fun, trace_to_jaxpr
@@ -333,8 +334,9 @@ class custom_jvp:
             return self._fun(*args)
         args = tuple(tree_map(lambda x: stop_gradient(x) if isinstance(x, Array) else x, a)
                      if i in nondiff else a for i, a in enumerate(args))
-        direct = _direct_jvp(self, args, nondiff)
-        if direct is not _TRACE:
+        direct = direct_call(self._fun, args, nondiff,
+                             lambda trace: jvp_by_rule(self, trace, args, nondiff))
+        if direct is not TRACE:
             return direct
         split = _Split(args, nondiff)
         jaxpr, consts, leaves, out_tree = split.trace(self._fun, f"custom_jvp of {name}")
@@ -355,74 +357,6 @@ class custom_jvp:
         outs = custom_jvp_call_p.bind(*consts, *leaves, name=name, call_jaxpr=jaxpr,
                                       jvp=flat_rule, num_consts=len(consts))
         return tree_unflatten(out_tree, outs)
-
-
-_TRACE = object()  # _direct_jvp's answer when the call must be traced and bound
-
-
-def _closes_over_tracer(fun) -> bool:
-    """Whether ``fun`` holds a tracer in its closure cells or defaults (then it is traced,
-    so that a closed-over value being differentiated is detected)."""
-    cells = [c.cell_contents for c in getattr(fun, "__closure__", None) or ()
-             if c.cell_contents is not fun]
-    held = [*cells, *(getattr(fun, "__defaults__", None) or ())]
-    try:
-        leaves = tree_flatten(held)[0]
-    except Exception:  # noqa: BLE001  (an odd object in a closure: trace to be safe)
-        return True
-    return any(isinstance(x, Tracer) for x in leaves)
-
-
-def _direct_jvp(f: custom_jvp, args, nondiff):
-    """``f(*args)`` without tracing its body where JAX does so too, else ``_TRACE``.
-
-    As JAX: under ``jvp``/``grad`` the rule is called on the primal values (in the
-    parent trace), and on concrete values the function runs eagerly, so a body with
-    Python control flow on its arguments works there. Under ``jit``, ``vmap`` and
-    ``make_jaxpr`` (or when the body closes over a tracer) the body is traced instead.
-    """
-    leaves = [x for i, a in enumerate(args) if i not in nondiff for x in tree_flatten(a)[0]]
-    if _closes_over_tracer(f._fun):
-        return _TRACE
-    trace = current_trace()
-    while trace is not EVAL_TRACE:
-        if not isinstance(trace, (ad.JVPTrace, ad.PartialEvalTrace)):
-            return _TRACE  # staging, batching: the body is traced
-        if isinstance(trace, ad.JVPTrace) and any(trace.owns(x) for x in leaves):
-            return _jvp_by_rule(f, trace, args, nondiff)
-        if any(isinstance(x, Tracer) and trace.owns(x) for x in leaves):
-            return _TRACE  # an unknown (tangent) value of a linearization
-        trace = trace.parent
-    return f._fun(*args)  # every argument concrete: run the body on its values
-
-
-def _jvp_by_rule(f: custom_jvp, trace, args, nondiff):
-    """The outputs of ``f(*args)`` as ``trace``'s tracers, from the rule of ``f`` called on
-    the primals and tangents of ``args`` in the parent trace (JAX's
-    ``process_custom_jvp_call`` of a JVP trace)."""
-    split = _Split(args, nondiff)
-    flat, tree = tree_flatten([args[i] for i in split.diff])
-    primals, tangents = [], []
-    for x in flat:
-        if trace.owns(x):
-            primals.append(x.primal)
-            tangents.append(ad.instantiate(x.tangent))
-        else:
-            x = to_array(x, f"an argument of {f.__name__}")
-            primals.append(x)
-            tangents.append(ad.zeros_like_aval(ad.tangent_aval(x.aval)))
-    rule, name = f._jvp, f.__name__
-    what = f"the custom JVP rule {fun_name(rule)} of {name}"
-    with set_current_trace(trace.parent):
-        res = rule(*split.nondiff, tuple(tree_unflatten(tree, primals)),
-                   tuple(tree_unflatten(tree, tangents)))
-    if not (isinstance(res, (tuple, list)) and len(res) == 2):
-        raise TypeError(f"{what} must return a pair (primal_out, tangent_out), got "
-                        f"{type(res).__name__}")
-    out_leaves, out_tree = tree_flatten(res[0])
-    outs = [to_array(x, f"the primal output of {what}") for x in out_leaves]
-    touts = _check_tangents(res[1], out_tree, outs, what)
-    return tree_unflatten(out_tree, [trace.pack(o, t) for o, t in zip(outs, touts, strict=True)])
 
 
 def _check_tangents(touts, out_tree, outs, what):
@@ -628,6 +562,10 @@ class custom_vjp:
                 )
         if current_trace() is EVAL_TRACE:
             return self._fun(*args)
+        direct = direct_call(self._fun, args, nondiff,
+                             lambda trace: vjp_by_rules(self, trace, args, nondiff))
+        if direct is not TRACE:
+            return direct
         split = _Split(args, nondiff)
         jaxpr, consts, leaves, out_tree = split.trace(self._fun, f"custom_vjp of {name}")
         fwd, bwd = self._fwd, self._bwd

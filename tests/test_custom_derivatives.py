@@ -462,8 +462,11 @@ def test_custom_vjp_fwd_errors():
         grad(f)(1.0)
     g = custom_vjp(lambda x: x * 2.0)
     g.defvjp(lambda x: ((x, x), None), lambda r, g: (g,))
-    with pytest.raises(TypeError, match="output structure"):
+    # under grad the function itself is not run (as JAX), so fwd's output is the output
+    with pytest.raises(TypeError, match="grad requires a function returning one scalar"):
         grad(g)(1.0)
+    with pytest.raises(TypeError, match="output structure"):  # traced under vmap
+        grad(lambda x: invarax.vmap(g)(x).sum())(jnp.ones(2))
     with pytest.raises(AttributeError, match="No VJP defined"):
         custom_vjp(jnp.sin)(1.0)
 
@@ -714,3 +717,34 @@ def test_custom_jvp_grad_jit_equals_eager_and_vmap_rows():
     for x, e in zip(xs, eager, strict=True):
         assert_bitwise(jit(g)(x), e)
     assert_bitwise(invarax.vmap(g)(xs), jnp.stack(eager))
+
+
+def _vjp_tutorial(lib):
+    @lib.custom_vjp
+    def f(x):
+        return lib.numpy.sin(x) if x > 0 else lib.numpy.cos(x)
+
+    def fwd(x):
+        return f(x), x
+
+    def bwd(x, g):
+        return ((2.0 if x > 0 else 3.0) * g,)
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
+@pytest.mark.parametrize("x", [1.0, -1.0])
+def test_custom_vjp_with_python_control_flow_under_grad(x):
+    # as custom_jvp: fwd and bwd run on values under grad/vjp (was TracerBoolConversionError)
+    f = _vjp_tutorial(invarax)
+    assert grad(f)(x) == (2.0 if x > 0 else 3.0)
+    out, pullback = invarax.vjp(f, x)
+    assert_bitwise(out, jnp.sin(x) if x > 0 else jnp.cos(x))
+    assert pullback(1.0)[0] == grad(f)(x)
+    with pytest.raises(TypeError, match="forward-mode"):
+        jvp(f, (x,), (1.0,))
+    with pytest.raises(invarax.TracerBoolConversionError):
+        jit(grad(f))(x)
+    jax = pytest.importorskip("jax")
+    assert float(grad(f)(x)) == float(jax.grad(_vjp_tutorial(jax))(x))

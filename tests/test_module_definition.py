@@ -16,7 +16,7 @@ import pytest
 import invarax
 import invarax.numpy as jnp
 from invarax import nn
-from invarax.module import _abstract, _module, _tree_equal
+from invarax.module import _abstract, _grad, _jit, _module, _tree_at, _tree_equal, _vmap, _wrappers
 
 
 def _libs():
@@ -428,6 +428,25 @@ def test_abstract_definition_errors(lib):
             x: eqx.AbstractVar
 
 
+def test_is_abstract_and_strict_class_keywords(lib):
+    eqx, _ = lib
+
+    class A(eqx.Module, is_abstract=True):
+        x: int
+
+    class B(A):
+        pass
+
+    assert B(1).x == 1
+    with pytest.raises(TypeError, match="Cannot instantiate abstract `equinox.Module`"):
+        A(1)
+
+    class C(eqx.Module, strict=True):
+        x: int
+
+    assert C(2).x == 2
+
+
 def test_abstract_method_still_blocks_instantiation(lib):
     import abc
 
@@ -445,7 +464,8 @@ def test_abstract_method_still_blocks_instantiation(lib):
 # ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", [_abstract, _module, _tree_equal], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [_abstract, _grad, _jit, _module, _tree_at, _tree_equal,
+                                    _vmap, _wrappers], ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     globs = dict(vars(invarax), jnp=jnp)
     result = doctest.testmod(module, extraglobs=globs)

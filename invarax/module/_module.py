@@ -170,7 +170,11 @@ _MSG_FIELD_INIT_FALSE = (
 
 
 class _ModuleMeta(abc.ABCMeta):
-    def __new__(mcs, name, bases, namespace, **kwargs):
+    def __new__(mcs, name, bases, namespace, *, is_abstract: bool = False, strict=False,
+                **kwargs):
+        # Equinox's class keywords: `is_abstract=True` marks a class never instantiated
+        # itself; `strict` is its legacy spelling (only `strict=None` meant abstract).
+        is_abstract = is_abstract or strict is None
         for key, value in list(namespace.items()):
             if _is_method(key, value):
                 namespace[key] = _Method(value)
@@ -182,6 +186,7 @@ class _ModuleMeta(abc.ABCMeta):
         if has_init and hasattr(cls, "__post_init__"):
             warnings.warn(_MSG_CUSTOM_INIT_AND_POST_INIT.format(cls), stacklevel=2)
         cls.__abstractvars__, cls.__abstractclassvars__ = abstract_names(cls)
+        cls._is_abstract_module = is_abstract
         init_doc = cls.__init__.__doc__
         cls = dataclass_without_abstract(cls, eq=False, repr=False, init=not has_init)
         fields = dataclasses.fields(cls)
@@ -199,6 +204,9 @@ class _ModuleMeta(abc.ABCMeta):
         return cls
 
     def __call__(cls, *args, **kwargs):
+        if cls.__dict__.get("_is_abstract_module"):
+            raise TypeError(f"Cannot instantiate abstract `equinox.Module` {cls.__name__} "
+                            "(declared with is_abstract=True): instantiate a subclass")
         check_not_abstract(cls, cls.__abstractclassvars__, "class attributes")
         module = cls.__new__(cls)
         _initialising.add(id(module))

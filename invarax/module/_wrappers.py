@@ -30,9 +30,9 @@ class Transformed(Module):
 
     Example:
         >>> from invarax.module._grad import _value_and_grad
-        >>> g = Transformed(lambda x: x ** 2, _value_and_grad, (("has_aux", False),))
-        >>> g(jnp.asarray(3.0))
-        (Array(9., dtype=float32), Array(6., dtype=float32))
+        >>> g = Transformed(lambda x: (x ** 2).sum(), _value_and_grad, (("has_aux", False),))
+        >>> g(jnp.ones(2))
+        (Array(2., dtype=float32), Array([2., 2.], dtype=float32))
     """
 
     fun: object
