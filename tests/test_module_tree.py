@@ -157,9 +157,9 @@ def test_a_custom_jvp_activation_is_a_static_leaf_not_a_parameter():
 def test_docstring_examples():
     import doctest
 
-    from invarax.module import _filters, _grad, _jit, _tree
+    from invarax.module import _filters, _grad, _jit, _options, _tree
 
-    for module in (_filters, _grad, _jit, _tree):
+    for module in (_filters, _grad, _jit, _options, _tree):
         result = doctest.testmod(module, extraglobs={"jnp": jnp},
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, module.__name__

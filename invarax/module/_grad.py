@@ -8,10 +8,8 @@ from .._autodiff import value_and_grad
 from ._filters import combine, is_array, is_inexact_array, partition
 from ._static import Static
 
-_NO_FUN = object()
 
-
-def filter_value_and_grad(fun=_NO_FUN, *, has_aux: bool = False):
+def filter_value_and_grad(fun, *, has_aux: bool = False):
     """Like ``value_and_grad``, w.r.t. the inexact-array leaves of the first argument.
 
     Arguments:
@@ -22,17 +20,13 @@ def filter_value_and_grad(fun=_NO_FUN, *, has_aux: bool = False):
 
     Returns:
         A function with ``fun``'s signature returning ``(value, grads)``; ``grads`` has
-        the structure of the first argument, with None at its other leaves. Called without
-        ``fun`` (``@filter_value_and_grad(has_aux=True)``), a decorator.
+        the structure of the first argument, with None at its other leaves.
 
     Example:
         >>> f = filter_value_and_grad(lambda p: (p["w"] ** 2).sum() * p["n"])
         >>> f({"w": jnp.ones(2), "n": 3})
         (Array(6., dtype=float32), {'n': None, 'w': Array([6., 6.], dtype=float32)})
     """
-    if fun is _NO_FUN:
-        return functools.partial(filter_value_and_grad, has_aux=has_aux)
-
     @functools.wraps(fun)
     def value_and_grad_fun(x, *args, **kwargs):
         diff, nondiff = partition(x, is_inexact_array)
@@ -54,7 +48,7 @@ def filter_value_and_grad(fun=_NO_FUN, *, has_aux: bool = False):
     return value_and_grad_fun
 
 
-def filter_grad(fun=_NO_FUN, *, has_aux: bool = False):
+def filter_grad(fun, *, has_aux: bool = False):
     """Like ``grad``, w.r.t. the inexact-array leaves of the first argument.
 
     Arguments:
@@ -65,14 +59,11 @@ def filter_grad(fun=_NO_FUN, *, has_aux: bool = False):
     Returns:
         A function returning the gradients: the structure of the first argument, None
         at its leaves that are not float arrays (ints, strings, integer arrays, ...).
-        Called without ``fun`` (``@filter_grad(has_aux=True)``), a decorator.
 
     Example:
         >>> filter_grad(lambda p: (p[0] ** 2).sum())((jnp.ones(2), "relu"))
         (Array([2., 2.], dtype=float32), None)
     """
-    if fun is _NO_FUN:
-        return functools.partial(filter_grad, has_aux=has_aux)
     value_and_grad_fun = filter_value_and_grad(fun, has_aux=has_aux)
 
     @functools.wraps(fun)

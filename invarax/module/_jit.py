@@ -16,10 +16,7 @@ def _run(dynamic, static: Static):
 
 
 
-_DONATE = ("all", "all-except-first", "warn", "warn-except-first", "none")
-
-
-def filter_jit(fun=None, *, donate: str = "none"):
+def filter_jit(fun):
     """Compile ``fun``, tracing the array leaves of its arguments; other leaves are static.
 
     Non-array leaves (ints, strings, functions, a Module's static fields) are hashed into
@@ -29,11 +26,7 @@ def filter_jit(fun=None, *, donate: str = "none"):
 
     Arguments:
         fun: any function of pytrees; it may itself be a pytree, such as a bound method
-            ``model.__call__`` whose module holds arrays. Without it
-            (``@filter_jit(donate="all")``), a decorator.
-        donate: Equinox's donation modes (``"all"``, ``"all-except-first"``, ``"warn"``,
-            ``"warn-except-first"``, ``"none"``). Accepted for porting; on the CPU backend a
-            donated input is never overwritten, so every mode gives the same results.
+            ``model.__call__`` whose module holds arrays.
 
     Returns:
         The compiled function; results are bitwise those of calling ``fun`` (N3).
@@ -43,10 +36,6 @@ def filter_jit(fun=None, *, donate: str = "none"):
         >>> f(jnp.ones(2), "done")
         (Array([2., 2.], dtype=float32), 'DONE')
     """
-    if donate not in _DONATE:
-        raise ValueError(f"filter_jit: donate must be one of {_DONATE}, got {donate!r}")
-    if fun is None:
-        return functools.partial(filter_jit, donate=donate)
     run = jit(_run)  # one cache per filter_jit, keyed on the static part and the avals
 
     @functools.wraps(fun)

@@ -71,7 +71,7 @@ def _is_module(x) -> bool:
 def module_repr(module, indent: int = 0, style: _Style = _DEFAULT) -> str:
     """The repr of a module: ``Name(field=value, ...)``, wrapped one field per line if long."""
     parts = [
-        f"{f.name}={_fmt(module.__dict__.get(f.name, '<unset>'), indent + style.step, style)}"
+        f"{f.name}={_fmt(getattr(module, f.name, '<unset>'), indent + style.step, style)}"
         for f in dataclasses.fields(module) if f.repr
     ]
     return _join(f"{type(module).__name__}(", parts, ")", indent, style)
