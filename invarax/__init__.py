@@ -45,7 +45,7 @@ from .module import (filter_checkpoint, filter_custom_jvp, filter_custom_vjp, fi
 from .module import (Enumeration, EquinoxRuntimeError, EquinoxTracetimeError, branched_error_if,
                      error_if)
 from .module import filter_closure_convert, filter_eval_shape, filter_make_jaxpr
-from .module import tree_inference, tree_pprint
+from .module import Partial, tree_inference, tree_pprint
 from . import nn, optim  # noqa: E402  (they build on the module layer above)
 from .optim import apply_updates
 
@@ -82,5 +82,5 @@ __all__ = [
     "filter_jacfwd", "filter_jacrev", "filter_jvp", "filter_vjp",
     "Enumeration", "EquinoxRuntimeError", "EquinoxTracetimeError", "branched_error_if",
     "error_if", "filter_closure_convert", "filter_eval_shape", "filter_make_jaxpr",
-    "tree_inference", "tree_pprint",
+    "tree_inference", "tree_pprint", "Partial",
 ]

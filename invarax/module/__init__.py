@@ -24,6 +24,7 @@ from ._filters import (
 from ._make_jaxpr import filter_closure_convert, filter_eval_shape, filter_make_jaxpr
 from ._module import BoundMethod, Module, field
 from ._options import filter_grad, filter_jit, filter_value_and_grad
+from ._partial import Partial
 from ._tree import tree_check, tree_flatten_one_level, tree_inference, tree_pformat, tree_pprint
 from ._tree_at import tree_at
 from ._vmap import filter_vmap
@@ -38,5 +39,5 @@ __all__ = [
     "Enumeration", "EnumerationItem", "EquinoxRuntimeError", "EquinoxTracetimeError",
     "branched_error_if", "error_if",
     "filter_closure_convert", "filter_eval_shape", "filter_make_jaxpr",
-    "tree_inference", "tree_pprint",
+    "tree_inference", "tree_pprint", "Partial",
 ]
