@@ -203,3 +203,9 @@ def test_partial_as_equinox():
     assert grads.func is None and grads.keywords == {"z": None} == egrads.keywords
     jitted = invarax.filter_jit(lambda p, x: p(x))(ours, jnp.ones(2))
     assert np.array_equal(jitted, ours(jnp.ones(2)))
+
+
+def test_tree_pformat_struct_as_array():
+    struct = invarax.filter_eval_shape(lambda x: (x.sum(axis=0), "s"), jnp.ones((4, 3)))
+    assert invarax.tree_pformat(struct, struct_as_array=True) == "(f32[3], 's')"
+    assert invarax.tree_pformat(struct) == "(ShapedArray(float32[3]), 's')"
