@@ -60,7 +60,7 @@ from .module import (filter_checkpoint, filter_custom_jvp, filter_custom_vjp, fi
 from .module import (Enumeration, EquinoxRuntimeError, EquinoxTracetimeError, branched_error_if,
                      error_if)
 from .module import filter_closure_convert, filter_eval_shape, filter_make_jaxpr
-from .module import tree_inference, tree_pprint
+from .module import Partial, tree_inference, tree_pprint
 from . import nn, optim  # noqa: E402  (they build on the module layer above)
 from . import serialise
 from .serialise import (
@@ -116,6 +116,7 @@ __all__ = [
     "default_device", "device_count", "device_put", "device_put_replicated",
     "device_put_sharded", "devices", "distributed", "local_device_count", "local_devices",
     "pmap", "process_count", "process_index", "filter_pmap",
+    "tree_inference", "tree_pprint", "Partial",
 ]
 
 from ._autodiff import jacrev as jacobian  # noqa: E402  (JAX's alias of jacrev)

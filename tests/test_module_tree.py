@@ -157,10 +157,11 @@ def test_a_custom_jvp_activation_is_a_static_leaf_not_a_parameter():
 def test_docstring_examples():
     import doctest
 
-    from invarax.module import _filters, _grad, _jit, _tree
+    from invarax.module import _filters, _grad, _jit, _options, _partial, _tree
 
-    for module in (_filters, _grad, _jit, _tree):
-        result = doctest.testmod(module, extraglobs={"jnp": jnp},
+    for module in (_filters, _grad, _jit, _options, _partial, _tree):
+        result = doctest.testmod(module, extraglobs={"jnp": jnp,
+                                                     "filter_grad": invarax.filter_grad},
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, module.__name__
 
@@ -183,3 +184,28 @@ def test_tree_inference_as_equinox():
     theirs = eqx.tree_inference([eqx.nn.Dropout(0.5), {"d": eqx.nn.Dropout(0.1)}], True)
     assert [ours[0].inference, ours[1]["d"].inference] == \
         [theirs[0].inference, theirs[1]["d"].inference]
+
+
+def test_partial_as_equinox():
+    eqx, jax = _equinox()
+
+    def f(w, x, z=1.0):
+        return w * x + z
+
+    ours = invarax.Partial(f, jnp.array([1.0, 2.0]), z=3.0)
+    theirs = eqx.Partial(f, jax.numpy.array([1.0, 2.0]), z=3.0)
+    np.testing.assert_array_equal(ours(jnp.ones(2)), theirs(jax.numpy.ones(2)))
+    assert [type(x).__name__ for x in invarax.tree_leaves(ours)][0] == "function"
+    assert len(invarax.tree_leaves(ours)) == len(jax.tree_util.tree_leaves(theirs)) == 3
+    grads = invarax.filter_grad(lambda p: p(jnp.ones(2)).sum())(ours)
+    egrads = eqx.filter_grad(lambda p: p(jax.numpy.ones(2)).sum())(theirs)
+    np.testing.assert_array_equal(grads.args[0], egrads.args[0])
+    assert grads.func is None and grads.keywords == {"z": None} == egrads.keywords
+    jitted = invarax.filter_jit(lambda p, x: p(x))(ours, jnp.ones(2))
+    assert np.array_equal(jitted, ours(jnp.ones(2)))
+
+
+def test_tree_pformat_struct_as_array():
+    struct = invarax.filter_eval_shape(lambda x: (x.sum(axis=0), "s"), jnp.ones((4, 3)))
+    assert invarax.tree_pformat(struct, struct_as_array=True) == "(f32[3], 's')"
+    assert invarax.tree_pformat(struct) == "(ShapedArray(float32[3]), 's')"

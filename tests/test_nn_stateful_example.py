@@ -65,8 +65,15 @@ def run_example(eqx, jax, jnp, jr, optax, steps):
         model, state, opt_state = make_step(model, state, opt_state, xs, ys)
         losses.append(float(compute_loss(model, state, xs, ys)[0]))
     inference_model = eqx.nn.inference_mode(model)
-    pred, _ = jax.vmap(inference_model, axis_name="batch", in_axes=(0, None),
-                       out_axes=(0, None))(xs, state)
+    inference_model = eqx.Partial(inference_model, state=state)
+
+    @eqx.filter_jit
+    def evaluate(model, xs):
+        # discard state
+        out, _ = jax.vmap(model, axis_name="batch")(xs)
+        return out
+
+    pred = evaluate(inference_model, xs)
     return losses, float(jnp.mean((pred - ys) ** 2))
 
 

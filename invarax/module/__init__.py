@@ -22,10 +22,10 @@ from ._filters import (
     is_inexact_array_like,
     partition,
 )
-from ._grad import filter_grad, filter_value_and_grad
-from ._jit import filter_jit
 from ._make_jaxpr import filter_closure_convert, filter_eval_shape, filter_make_jaxpr
 from ._module import BoundMethod, Module, field, static_field
+from ._options import filter_grad, filter_jit, filter_value_and_grad
+from ._partial import Partial
 from ._pmap import filter_pmap
 from ._tree import tree_check, tree_flatten_one_level, tree_inference, tree_pformat, tree_pprint
 from ._tree_at import tree_at
@@ -42,6 +42,6 @@ __all__ = [
     "Enumeration", "EnumerationItem", "EquinoxRuntimeError", "EquinoxTracetimeError",
     "branched_error_if", "error_if",
     "filter_closure_convert", "filter_eval_shape", "filter_make_jaxpr",
-    "tree_inference", "tree_pprint",
+    "tree_inference", "tree_pprint", "Partial",
 ]
 __all__ += ["AbstractClassVar", "AbstractVar", "static_field", "tree_equal"]

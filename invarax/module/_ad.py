@@ -15,7 +15,6 @@ from .._autodiff import jacfwd, jacrev, jvp, vjp
 from .._checkpoint import checkpoint
 from ..core.pytree import keystr, tree_flatten_with_path, tree_map, tree_structure
 from ._filters import combine, is_array, is_inexact_array, partition
-from ._jit import _run
 from ._static import Static
 
 
@@ -213,11 +212,16 @@ def filter_checkpoint(fun=None, *, prevent_cse: bool = True, policy=None):
     """
     if fun is None:
         return functools.partial(filter_checkpoint, prevent_cse=prevent_cse, policy=policy)
-    run = checkpoint(_run, prevent_cse=prevent_cse, policy=policy, static_argnums=(1,))
 
     @functools.wraps(fun)
     def checkpointed(*args, **kwargs):
         dynamic, static = partition((fun, args, kwargs), is_array)
-        return _join_out(*run(dynamic, Static(static)))
+
+        def dynamic_fun(dyn):
+            f, a, k = combine(dyn, static)
+            return _split_out(f(*a, **k))
+
+        run = checkpoint(dynamic_fun, prevent_cse=prevent_cse, policy=policy)
+        return _join_out(*run(dynamic))
 
     return checkpointed

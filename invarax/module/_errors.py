@@ -24,8 +24,10 @@ def _scalar(value, what: str, kind):
 
     x = jnp.asarray(value)
     if x.dtype.kind not in kind:
+        hint = ("; compare to make one, e.g. error_if(x, x < 0, msg)" if kind == "b"
+                else "; pass the position of the message in msgs")
         raise TypeError(f"{what} must be a {'bool' if kind == 'b' else 'integer'} array, got "
-                        f"dtype {x.dtype}")
+                        f"dtype {x.dtype}{hint}")
     if x.ndim:
         x = (red.reduce_or if kind == "b" else red.reduce_max)(x, tuple(range(x.ndim)))
     return x

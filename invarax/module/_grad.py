@@ -9,8 +9,6 @@ from ._filters import combine, is_array, is_inexact_array, partition
 from ._static import Static
 from ._wrappers import Transformed
 
-_NO_FUN = object()
-
 
 def _value_and_grad(fun, has_aux: bool):
     """``filter_value_and_grad(fun, has_aux=has_aux)`` as a plain closure."""
@@ -47,7 +45,7 @@ def _grad(fun, has_aux: bool):
     return grad_fun
 
 
-def filter_value_and_grad(fun=_NO_FUN, *, has_aux: bool = False):
+def filter_value_and_grad(fun, *, has_aux: bool = False):
     """Like ``value_and_grad``, w.r.t. the inexact-array leaves of the first argument.
 
     Arguments:
@@ -60,20 +58,17 @@ def filter_value_and_grad(fun=_NO_FUN, *, has_aux: bool = False):
         A function with ``fun``'s signature returning ``(value, grads)``; ``grads`` has
         the structure of the first argument, with None at its other leaves. It is a
         pytree holding ``fun`` (equal for equal ``fun`` and options, as Equinox's), so
-        ``filter_jit(filter_value_and_grad(f))`` re-created per call traces once. Called
-        without ``fun`` (``@filter_value_and_grad(has_aux=True)``), a decorator.
+        ``filter_jit(filter_value_and_grad(f))`` re-created per call traces once.
 
     Example:
         >>> f = filter_value_and_grad(lambda p: (p["w"] ** 2).sum() * p["n"])
         >>> f({"w": jnp.ones(2), "n": 3})
         (Array(6., dtype=float32), {'n': None, 'w': Array([6., 6.], dtype=float32)})
     """
-    if fun is _NO_FUN:
-        return functools.partial(filter_value_and_grad, has_aux=has_aux)
     return Transformed(fun, _value_and_grad, (("has_aux", has_aux),))
 
 
-def filter_grad(fun=_NO_FUN, *, has_aux: bool = False):
+def filter_grad(fun, *, has_aux: bool = False):
     """Like ``grad``, w.r.t. the inexact-array leaves of the first argument.
 
     Arguments:
@@ -84,12 +79,9 @@ def filter_grad(fun=_NO_FUN, *, has_aux: bool = False):
     Returns:
         A function returning the gradients: the structure of the first argument, None
         at its leaves that are not float arrays (ints, strings, integer arrays, ...).
-        Called without ``fun`` (``@filter_grad(has_aux=True)``), a decorator.
 
     Example:
         >>> filter_grad(lambda p: (p[0] ** 2).sum())((jnp.ones(2), "relu"))
         (Array([2., 2.], dtype=float32), None)
     """
-    if fun is _NO_FUN:
-        return functools.partial(filter_grad, has_aux=has_aux)
     return Transformed(fun, _grad, (("has_aux", has_aux),))

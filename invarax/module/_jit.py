@@ -10,18 +10,6 @@ from ._filters import combine, is_array, partition
 from ._static import Static
 
 
-def _call(fun, args, kwargs):
-    """``fun(*args, **kwargs)`` split into its array leaves and a ``Static`` of the rest."""
-    out_dynamic, out_static = partition(fun(*args, **kwargs), is_array)
-    return out_dynamic, Static(out_static)
-
-
-def _run(dynamic, static: Static):
-    """The call that the filtered transforms trace: the arguments recombined, then ``_call``."""
-    fun, args, kwargs = combine(dynamic, static.value)
-    return _call(fun, args, kwargs)
-
-
 class _Owner:
     """Stands for the wrapped function in cache keys, so that they do not keep it alive."""
 
@@ -47,10 +35,7 @@ def _innermost(fun):
     return fun
 
 
-_DONATE = ("all", "all-except-first", "warn", "warn-except-first", "none")
-
-
-def filter_jit(fun=None, *, donate: str = "none"):
+def filter_jit(fun):
     """Compile ``fun``, tracing the array leaves of its arguments; other leaves are static.
 
     Non-array leaves (ints, strings, functions, a Module's static fields) are hashed into
@@ -60,11 +45,7 @@ def filter_jit(fun=None, *, donate: str = "none"):
 
     Arguments:
         fun: any function of pytrees; it may itself be a pytree, such as a bound method
-            ``model.__call__`` whose module holds arrays. Without it
-            (``@filter_jit(donate="all")``), a decorator.
-        donate: Equinox's donation modes (``"all"``, ``"all-except-first"``, ``"warn"``,
-            ``"warn-except-first"``, ``"none"``). Accepted for porting; on the CPU backend a
-            donated input is never overwritten, so every mode gives the same results.
+            ``model.__call__`` whose module holds arrays.
 
     Returns:
         The compiled function; results are bitwise those of calling ``fun`` (N3).
@@ -74,10 +55,6 @@ def filter_jit(fun=None, *, donate: str = "none"):
         >>> f(jnp.ones(2), "done")
         (Array([2., 2.], dtype=float32), 'DONE')
     """
-    if donate not in _DONATE:
-        raise ValueError(f"filter_jit: donate must be one of {_DONATE}, got {donate!r}")
-    if fun is None:
-        return functools.partial(filter_jit, donate=donate)
     # One cache per wrapped function (shared by every filter_jit of it, as JAX's jit),
     # keyed on the static part (the transforms around the function included) and avals.
     owner = _innermost(fun)
@@ -85,7 +62,8 @@ def filter_jit(fun=None, *, donate: str = "none"):
     def run(dynamic, static: Static):
         f, args, kwargs = combine(dynamic, static.value)
         f = tree_map(lambda leaf: owner if leaf is _OWNER else leaf, f)
-        return _call(f, args, kwargs)
+        out_dynamic, out_static = partition(f(*args, **kwargs), is_array)
+        return out_dynamic, Static(out_static)
 
     run = Jitted(run, cache_owner=owner)
 

@@ -9,11 +9,12 @@ import numpy as np
 _WIDTH = 88
 
 
-def _short(x) -> str | None:
-    """``f32[3,2]`` for an array (or a tracer), None for anything else."""
+def _short(x, structs: bool = False) -> str | None:
+    """``f32[3,2]`` for an array (or a tracer; with ``structs``, anything with a shape and
+    a dtype, such as a ``ShapedArray``), None for anything else."""
     from ._filters import is_array
 
-    if not is_array(x):
+    if not (is_array(x) or (structs and hasattr(x, "shape") and hasattr(x, "dtype"))):
         return None
     dtype = np.dtype(x.dtype)
     kind = {"f": "f", "i": "i", "u": "u", "c": "c", "b": "bool"}.get(dtype.kind, dtype.name)
@@ -24,17 +25,19 @@ def _short(x) -> str | None:
 class _Style:
     """How to print: the line width, the indent step, and arrays as ``f32[3]`` or in full."""
 
-    __slots__ = ("width", "step", "short_arrays")
+    __slots__ = ("width", "step", "short_arrays", "structs")
 
-    def __init__(self, width: int = _WIDTH, step: int = 2, short_arrays: bool = True):
+    def __init__(self, width: int = _WIDTH, step: int = 2, short_arrays: bool = True,
+                 structs: bool = False):
         self.width, self.step, self.short_arrays = width, step, short_arrays
+        self.structs = structs
 
 
 _DEFAULT = _Style()
 
 
 def _fmt(x, indent: int, style: _Style = _DEFAULT) -> str:
-    short = _short(x)
+    short = _short(x, style.structs)
     if short is not None:
         return short if style.short_arrays else repr(x).replace("\n", "\n" + " " * indent)
     inner = indent + style.step

@@ -16,8 +16,8 @@ def tree_pformat(pytree, *, width: int = 80, indent: int = 2, short_arrays: bool
         width: the line width to wrap at.
         indent: the indent of each nesting level once wrapped.
         short_arrays: arrays as dtype and shape (``f32[3]``); False prints them in full.
-        struct_as_array: accepted for Equinox's signature (invarax has no
-            ``ShapeDtypeStruct`` leaves to print differently).
+        struct_as_array: print shape-and-dtype stand-ins (``ShapedArray``, as
+            ``filter_eval_shape`` returns) as arrays, ``f32[3]``.
         truncate_leaf: a predicate; the leaves it selects print as ``Type(...)``.
 
     Returns:
@@ -27,12 +27,11 @@ def tree_pformat(pytree, *, width: int = 80, indent: int = 2, short_arrays: bool
         >>> print(tree_pformat({"w": jnp.ones((2, 3)), "act": "relu"}))
         {'w': f32[2,3], 'act': 'relu'}
     """
-    del struct_as_array
     if truncate_leaf is not None:
         from ..core.pytree import tree_map
 
         pytree = tree_map(lambda x: _Truncated(x) if truncate_leaf(x) else x, pytree)
-    return _fmt(pytree, 0, _Style(width, indent, short_arrays))
+    return _fmt(pytree, 0, _Style(width, indent, short_arrays, struct_as_array))
 
 
 def tree_pprint(pytree, *, width: int = 80, indent: int = 2, short_arrays: bool = True,

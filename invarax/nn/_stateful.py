@@ -9,6 +9,8 @@ takes the state and returns the updated one.
 
 from __future__ import annotations
 
+import types
+
 from ..core.pytree import (
     keystr,
     tree_flatten_with_path,
@@ -59,7 +61,7 @@ class StateIndex(Module):
     init: object
 
     def __init__(self, init):
-        if callable(init) and not hasattr(init, "shape"):
+        if isinstance(init, types.FunctionType):
             raise ValueError(
                 "StateIndex takes the initial value itself (an array or a pytree of arrays), "
                 "not a function making it, as Equinox since 0.11: "
