@@ -283,3 +283,23 @@ def test_an_error_on_a_device_is_raised_by_pmap():
             g(jnp.ones((2, 2)))
     finally:
         entry.call = run
+
+
+def test_docstring_examples_and_the_docs_page():
+    import doctest
+    from pathlib import Path
+
+    from invarax import _devices, _pmap, vmap
+    from invarax.module import _pmap as module_pmap
+    from invarax.ops import redistribution
+
+    globs = {"invarax": invarax, "jnp": jnp, "lax": lax, "vmap": vmap,
+             "filter_pmap": invarax.filter_pmap}
+    for module in (_devices, _pmap, module_pmap, redistribution):
+        result = doctest.testmod(module, extraglobs=globs,
+                                 optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0 and result.attempted > 0, module.__name__
+    path = Path(__file__).resolve().parents[1] / "docs" / "distributed.md"
+    result = doctest.testfile(str(path), module_relative=False,
+                              optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted >= 6
