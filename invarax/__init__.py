@@ -45,6 +45,7 @@ from .module import (
     filter_grad,
     filter_jit,
     filter_pmap,
+    filter_shard,
     filter_value_and_grad,
     filter_vmap,
     if_array,
@@ -87,5 +88,5 @@ __all__ = [
     "apply_updates", "nn", "optim", "RetraceWarning",
     "default_device", "device_count", "device_put", "device_put_replicated",
     "device_put_sharded", "devices", "distributed", "local_device_count", "local_devices",
-    "pmap", "process_count", "process_index", "filter_pmap",
+    "pmap", "process_count", "process_index", "filter_pmap", "filter_shard",
 ]

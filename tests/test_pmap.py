@@ -198,6 +198,17 @@ def test_filter_pmap_builds_an_ensemble_with_its_activation():
     assert_bitwise(out, invarax.filter_vmap(lambda m, v: m(v))(ensemble, x))
 
 
+def test_filter_shard_places_the_arrays_only():
+    devs = invarax.devices()
+    model = nn.Linear(2, 3, key=random.key(0))
+    placed = invarax.filter_shard((model, "tag", 3), devs[1])
+    assert placed[1:] == ("tag", 3)
+    assert placed[0].weight.devices() == {devs[1]}
+    assert_bitwise(placed[0].weight, model.weight)
+    traced = invarax.jit(lambda x: invarax.filter_shard(x, devs[1]) * 2)(jnp.ones(2))
+    assert_bitwise(traced, np.full(2, 2.0, np.float32))
+
+
 def test_devices_and_placement():
     devs = invarax.devices()
     assert len(devs) == invarax.device_count() == invarax.local_device_count() == 8
@@ -294,7 +305,7 @@ def test_docstring_examples_and_the_docs_page():
     from invarax.ops import redistribution
 
     globs = {"invarax": invarax, "jnp": jnp, "lax": lax, "vmap": vmap,
-             "filter_pmap": invarax.filter_pmap}
+             "filter_pmap": invarax.filter_pmap, "filter_shard": invarax.filter_shard}
     for module in (_devices, _pmap, module_pmap, redistribution):
         result = doctest.testmod(module, extraglobs=globs,
                                  optionflags=doctest.NORMALIZE_WHITESPACE)

@@ -76,7 +76,8 @@ class Exchange:
         self._barrier = threading.Barrier(local_size, action=self._assemble, timeout=timeout)
 
     def _assemble(self):
-        local = np.stack(self._slots)
+        slots = self._slots  # one device: a view, no copy
+        local = slots[0][None] if len(slots) == 1 else np.stack(slots)
         self._gathered = local if self._transport is None else self._transport.allgather(local)
 
     def gather(self, local_index: int, value) -> np.ndarray:
