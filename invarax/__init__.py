@@ -45,6 +45,7 @@ from .module import (
     filter_grad,
     filter_jit,
     filter_pmap,
+    filter_shard,
     filter_value_and_grad,
     filter_vmap,
     if_array,
@@ -112,10 +113,9 @@ __all__ = [
     "filter_jacfwd", "filter_jacrev", "filter_jvp", "filter_vjp",
     "Enumeration", "EquinoxRuntimeError", "EquinoxTracetimeError", "branched_error_if",
     "error_if", "filter_closure_convert", "filter_eval_shape", "filter_make_jaxpr",
-    "tree_inference", "tree_pprint",
     "default_device", "device_count", "device_put", "device_put_replicated",
     "device_put_sharded", "devices", "distributed", "local_device_count", "local_devices",
-    "pmap", "process_count", "process_index", "filter_pmap",
+    "pmap", "process_count", "process_index", "filter_pmap", "filter_shard",
     "tree_inference", "tree_pprint", "Partial",
 ]
 

@@ -240,7 +240,7 @@ def device_put_replicated(x, devices_: list):
     """``x`` stacked once per device along a new leading axis, the copies placed on them.
 
     Example:
-        >>> invarax.device_put_replicated(jnp.ones(2), invarax.local_devices()).shape
+        >>> invarax.device_put_replicated(jnp.ones(2), invarax.local_devices()[:1]).shape
         (1, 2)
     """
     devices_ = [_device_arg(d, "device_put_replicated's devices") for d in devices_]
@@ -256,7 +256,7 @@ def device_put_sharded(shards: list, devices_: list):
     """The pytrees ``shards`` (one per device, same structure and shapes) stacked and placed.
 
     Example:
-        >>> invarax.device_put_sharded([jnp.zeros(2)], invarax.local_devices()).shape
+        >>> invarax.device_put_sharded([jnp.zeros(2)], invarax.local_devices()[:1]).shape
         (1, 2)
     """
     devices_ = [_device_arg(d, "device_put_sharded's devices") for d in devices_]

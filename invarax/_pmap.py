@@ -15,6 +15,7 @@ the same numbers, computed by the enclosing transformation in one process.
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 
 import numpy as np
@@ -27,7 +28,7 @@ from .core.array import ArrayImpl
 from .core.pytree import tree_flatten, tree_unflatten
 from .core.trace import Tracer
 from .kernels._support import capped_threads
-from .ops._device_axes import DeviceAxis, Exchange, bound
+from .ops._device_axes import DeviceAxis, DeviceFailure, Exchange, bound
 from .ops._util import canonicalize_axis
 
 
@@ -190,16 +191,14 @@ class _Pmapped:
                 return entry.call(slices[j])
 
         futures = [device._submit(work, j, device) for j, device in enumerate(local)]
-        outs, failure = [], None
-        for future in futures:
-            error = future.exception()
-            if error is not None and failure is None:
-                failure = error
-                exchange.abort()
-            outs.append(None if error else future.result())
-        if failure is not None:
-            raise failure
-        return outs
+        done, _ = concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_EXCEPTION)
+        if any(f.exception() is not None for f in done):
+            exchange.abort()  # release the devices waiting for the failed one at a collective
+            concurrent.futures.wait(futures)
+            errors = [f.exception() for f in futures if f.exception() is not None]
+            # The failure itself, not a device released from a collective because of it.
+            raise next((e for e in errors if not isinstance(e, DeviceFailure)), errors[0])
+        return [f.result() for f in futures]
 
     def _stack(self, outs, out_tree, local):
         per_device = [tree_flatten(o)[0] for o in outs]

@@ -34,14 +34,15 @@ class MpiTransport:
         self.comm = comm
         self.timeout = timeout
 
-    def allgather(self, slots: list) -> list:
-        local = np.ascontiguousarray(np.stack(slots))
+    def allgather(self, local: np.ndarray) -> np.ndarray:
+        """The processes' stacks of local values, concatenated in process order."""
+        local = np.ascontiguousarray(local)
         out = np.empty((self.comm.size, *local.shape), local.dtype)
         # Raw bytes: every dtype (bool, float16, complex) crosses unchanged.
         request = self.comm.Iallgather(local.reshape(-1).view(np.uint8),
                                        out.reshape(-1).view(np.uint8))
         self._wait(request)
-        return list(out.reshape((-1, *local.shape[1:])))
+        return out.reshape((-1, *local.shape[1:]))
 
     def _wait(self, request):
         deadline = time.monotonic() + self.timeout

@@ -26,7 +26,7 @@ from ._make_jaxpr import filter_closure_convert, filter_eval_shape, filter_make_
 from ._module import BoundMethod, Module, field, static_field
 from ._options import filter_grad, filter_jit, filter_value_and_grad
 from ._partial import Partial
-from ._pmap import filter_pmap
+from ._pmap import filter_pmap, filter_shard
 from ._tree import tree_check, tree_flatten_one_level, tree_inference, tree_pformat, tree_pprint
 from ._tree_at import tree_at
 from ._tree_equal import tree_equal
@@ -34,7 +34,8 @@ from ._vmap import filter_vmap
 
 __all__ = [
     "BoundMethod", "Module", "combine", "field", "filter", "filter_grad", "filter_jit",
-    "filter_pmap", "filter_value_and_grad", "filter_vmap", "if_array", "is_array", "is_array_like",
+    "filter_pmap", "filter_shard", "filter_value_and_grad", "filter_vmap", "if_array",
+    "is_array", "is_array_like",
     "is_inexact_array", "partition", "tree_at",
     "is_inexact_array_like", "tree_check", "tree_flatten_one_level", "tree_pformat",
     "filter_checkpoint", "filter_custom_jvp", "filter_custom_vjp", "filter_hessian",

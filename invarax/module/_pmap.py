@@ -1,4 +1,5 @@
-"""``filter_pmap``: ``pmap`` over pytrees with any leaves; non-array leaves are static.
+"""``filter_pmap`` (``pmap`` over pytrees with any leaves; non-array leaves are static) and
+``filter_shard`` (the array leaves of a pytree placed on devices).
 
 As ``filter_jit``, the arguments are partitioned into their array leaves (mapped over the
 devices or broadcast, by ``in_axes``) and the rest, which is hashed into ``pmap``'s cache
@@ -13,9 +14,11 @@ import functools
 
 import numpy as np
 
+from .._devices import device_put
 from .._pmap import pmap
 from ..core.array import ArrayImpl
 from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.trace import Tracer
 from ._filters import combine, if_array, is_array, partition
 from ._static import Static
 from ._vmap import _map_axes
@@ -90,4 +93,26 @@ def _place(out, out_axes):
             placed.append(ArrayImpl(np.asarray(leaf)[0], leaf.weak_type))
         else:
             placed.append(ArrayImpl(np.moveaxis(np.asarray(leaf), 0, target), leaf.weak_type))
+    return tree_unflatten(tree, placed)
+
+
+def filter_shard(x, device_or_shardings):
+    """``x`` with its array leaves placed on ``device_or_shardings``; other leaves unchanged.
+
+    Arguments:
+        x: any pytree.
+        device_or_shardings: a device (one of ``invarax.devices()``). Host memory is shared
+            by the CPU devices, so placing copies nothing; under a transformation (tracers)
+            the leaves are returned as they are.
+
+    Returns:
+        ``x``, its arrays recording the device (``leaf.devices()``).
+
+    Example:
+        >>> filter_shard((jnp.ones(2), "tag"), invarax.devices()[0])[1]
+        'tag'
+    """
+    leaves, tree = tree_flatten(x)
+    placed = [device_put(leaf, device_or_shardings)
+              if is_array(leaf) and not isinstance(leaf, Tracer) else leaf for leaf in leaves]
     return tree_unflatten(tree, placed)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
+import numpy as np
+
 _local = threading.local()
 
 
@@ -60,10 +62,11 @@ def lookup(name) -> DeviceAxis | None:
 class Exchange:
     """Where the local devices of one ``pmap`` call meet for each collective.
 
-    ``gather(i, value)`` returns every device's value in global device order: the local
-    devices' values, then (with a ``transport``, over MPI) those of every process, in
-    process order. One barrier per collective: its action, run by one thread once every
-    local device has arrived, assembles the values.
+    ``gather(i, value)`` returns every device's value stacked along a new leading axis in
+    global device order: the local devices' values, then (with a ``transport``, over MPI)
+    those of every process, in process order. One barrier per collective: its action, run
+    by one thread once every local device has arrived, stacks the values. The stack is
+    shared by the devices: read it, never write into it.
     """
 
     def __init__(self, local_size: int, transport=None, timeout: float | None = None):
@@ -73,10 +76,11 @@ class Exchange:
         self._barrier = threading.Barrier(local_size, action=self._assemble, timeout=timeout)
 
     def _assemble(self):
-        slots = list(self._slots)
-        self._gathered = slots if self._transport is None else self._transport.allgather(slots)
+        slots = self._slots  # one device: a view, no copy
+        local = slots[0][None] if len(slots) == 1 else np.stack(slots)
+        self._gathered = local if self._transport is None else self._transport.allgather(local)
 
-    def gather(self, local_index: int, value) -> list:
+    def gather(self, local_index: int, value) -> np.ndarray:
         self._slots[local_index] = value
         try:
             self._barrier.wait()

@@ -55,9 +55,10 @@ def axis_size(name: str, axis_name) -> int:
 
 
 def on_devices(name: str, compute, needs_values: bool = True):
-    """The impl of collective ``name``: on ``pmap``'s devices, ``compute(values, index,
-    **params)`` from every device's operand (in device order) and this device's index;
-    anywhere else the unbound-axis error (vmap handles its own names by batching)."""
+    """The impl of collective ``name``: on ``pmap``'s devices, ``compute(stack, index,
+    **params)`` from every device's operand stacked in device order (shared by the
+    devices: never written into) and this device's index; anywhere else the unbound-axis
+    error (vmap handles its own names by batching)."""
     fail = _unbound(name)
 
     def impl(*args, axis_name, **params):
@@ -94,8 +95,7 @@ def defcollective(name: str, reduce, combine_unbatched, reduce_p):
     reduces the stacked values of every device over their leading axis.
     """
     prim = Primitive(name)
-    prim.def_impl(on_devices(name, lambda values, index: reduce_p.impl(np.stack(values),
-                                                                        axes=(0,))))
+    prim.def_impl(on_devices(name, lambda stack, index: reduce_p.impl(stack, axes=(0,))))
     prim.def_abstract_eval(_same_aval(name))
 
     def batch(vals, dims, *, trace, axis_name):
@@ -169,9 +169,18 @@ def pmean(x, axis_name):
 
 # all_gather: every example sees the whole stack of examples along ``axis``.
 all_gather_p = Primitive("all_gather")
-all_gather_p.def_impl(on_devices(
-    "all_gather", lambda values, index, axis, tiled: (np.concatenate if tiled else np.stack)(
-        values, axis)))
+all_gather_p.def_impl(on_devices("all_gather", lambda stack, index, axis, tiled: _placed(
+    stack, axis, tiled)))
+
+
+def _placed(stack, axis: int, tiled: bool):
+    """The stacked values with their stacking axis at ``axis`` (``tiled``: merged into it)."""
+    moved = np.moveaxis(stack, 0, axis)
+    if tiled:
+        shape = list(moved.shape)
+        shape[axis:axis + 2] = [shape[axis] * shape[axis + 1]]
+        moved = moved.reshape(shape)
+    return np.array(moved)  # a copy: the stack is shared by the devices
 
 
 def _all_gather_abstract_eval(x, *, axis_name, axis, tiled):
@@ -241,7 +250,7 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
 
 # axis_index: this example's position along the named axis.
 axis_index_p = Primitive("axis_index")
-axis_index_p.def_impl(on_devices("axis_index", lambda values, index: np.int32(index),
+axis_index_p.def_impl(on_devices("axis_index", lambda stack, index: np.int32(index),
                                   needs_values=False))
 axis_index_p.def_abstract_eval(
     lambda *, axis_name: (axis_size("axis_index", axis_name), ShapedArray((), dtypes.int32))[1]

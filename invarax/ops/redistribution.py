@@ -84,9 +84,9 @@ def _ppermute_eval(x, size, *, perm):
     return x
 
 
-def _ppermute_device(values, index, *, perm):
-    src = _sources(perm, len(values)).get(index)
-    return np.zeros_like(values[index]) if src is None else np.array(values[src])
+def _ppermute_device(stack, index, *, perm):
+    src = _sources(perm, len(stack)).get(index)
+    return np.zeros_like(stack[index]) if src is None else np.array(stack[src])
 
 
 def _ppermute_own(x, size, *, perm):
@@ -158,9 +158,9 @@ def _block(x, index, axis, size, tiled):
     return np.take(x, np.arange(index * width, (index + 1) * width), axis)
 
 
-def _scatter_device(values, index, *, scatter_dimension, tiled):
-    total = red.reduce_sum_p.impl(np.stack(values), axes=(0,))
-    return _block(total, index, scatter_dimension, len(values), tiled)
+def _scatter_device(stack, index, *, scatter_dimension, tiled):
+    total = red.reduce_sum_p.impl(stack, axes=(0,))
+    return _block(total, index, scatter_dimension, len(stack), tiled)
 
 
 def _split_leading(x, axis, size):
@@ -234,8 +234,8 @@ def _a2a_eval(x, size, *, split_axis, concat_axis, tiled):
     return x.update(shape=tuple(shape))
 
 
-def _a2a_device(values, index, *, split_axis, concat_axis, tiled):
-    blocks = [_block(v, index, split_axis, len(values), tiled) for v in values]
+def _a2a_device(stack, index, *, split_axis, concat_axis, tiled):
+    blocks = [_block(v, index, split_axis, len(stack), tiled) for v in stack]
     return np.concatenate(blocks, concat_axis) if tiled else np.stack(blocks, concat_axis)
 
 

@@ -1,0 +1,220 @@
+"""``python -m benchmarks.distributed``: data parallelism on devices and over MPI, against JAX.
+
+Three figures (issue 14), each a median over repeated steps, measured in subprocesses
+(device counts are fixed per process):
+
+1. the data-parallel MLP 784-512-512-10 SGD step, global batch 1024, on 2 invarax devices
+   against the same step on 1 device (the speed-up from the second core);
+2. the same step on 2 MPI processes x 1 device against JAX's ``pmap`` on 2 CPU devices;
+3. ``psum`` of 10**6 float32 over 2 MPI processes against a raw mpi4py ``Allgather`` of
+   the same data followed by NumPy's sum.
+
+Writes the table to ``benchmarks/distributed.md`` (``--out`` another folder). Needs the
+``bench`` extra (JAX, mpi4py and MPICH).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import problems
+
+SIZES = (784, 512, 512, 10)
+BATCH = 1024
+STEPS = 15
+
+
+def _data(devices: int):
+    params, x, y = problems._classification(np.random.default_rng(1), SIZES, BATCH)
+    per = BATCH // devices
+    return params, x.reshape(devices, per, -1), y.reshape(devices, per, -1)
+
+
+def _median_step(run, steps=STEPS, barrier=lambda: None) -> float:
+    run()  # trace and compile
+    times = []
+    for _ in range(steps):
+        barrier()
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def _invarax_step(devices: int, mpi: bool) -> float:
+    import invarax
+
+    invarax.config.update("jax_num_cpu_devices", devices)
+    if mpi:
+        invarax.distributed.initialize()
+    import invarax.numpy as jnp
+    from invarax import lax
+
+    local = invarax.local_device_count()
+    total = invarax.device_count()
+    params, xs, ys = _data(total)
+    first = invarax.process_index() * local
+    xs, ys = jnp.asarray(xs[first:first + local]), jnp.asarray(ys[first:first + local])
+    grad = invarax.grad(lambda p, x, y: problems.loss(jnp, p, x, y))
+    step = invarax.pmap(
+        lambda p, x, y: problems.sgd_step(lambda *a: lax.pmean(grad(*a), "d"), p, x, y),
+        axis_name="d")
+    state = {"p": invarax.device_put_replicated(
+        [tuple(map(jnp.asarray, layer)) for layer in params], invarax.local_devices())}
+
+    def run():
+        state["p"] = invarax.block_until_ready(step(state["p"], xs, ys))
+
+    barrier = _mpi_barrier() if mpi else (lambda: None)
+    return _median_step(run, barrier=barrier)
+
+
+def _mpi_barrier():
+    from mpi4py import MPI
+
+    return MPI.COMM_WORLD.Barrier
+
+
+def _jax_step() -> float:
+    import jax
+    import jax.numpy as jnp
+
+    params, xs, ys = _data(2)
+    grad = jax.grad(lambda p, x, y: problems.loss(jnp, p, x, y))
+    step = jax.pmap(
+        lambda p, x, y: problems.sgd_step(lambda *a: jax.lax.pmean(grad(*a), "d"), p, x, y),
+        axis_name="d")
+    state = {"p": [tuple(np.stack([a, a]) for a in layer) for layer in params]}
+
+    def run():
+        state["p"] = jax.block_until_ready(step(state["p"], xs, ys))
+
+    return _median_step(run)
+
+
+def _psum_pair() -> tuple:
+    """(invarax psum, raw Allgather + sum) of 10**6 float32 per process, in seconds."""
+    import invarax
+
+    invarax.distributed.initialize()
+    from mpi4py import MPI
+
+    from invarax import lax
+
+    comm = MPI.COMM_WORLD
+    x = np.random.default_rng(comm.rank).standard_normal((1, 10**6)).astype(np.float32)
+    psum = invarax.pmap(lambda v: lax.psum(v, "d"), axis_name="d")
+    ours = _median_step(lambda: psum(x), steps=30, barrier=comm.Barrier)
+    buffer = np.empty((comm.size, 10**6), np.float32)
+
+    def raw():
+        comm.Allgather(x[0], buffer)
+        return buffer.sum(axis=0)
+
+    theirs = _median_step(raw, steps=30, barrier=comm.Barrier)
+    return ours, theirs
+
+
+def _role(role: str) -> dict:
+    if role == "one-device":
+        return {"one_device": _invarax_step(1, mpi=False)}
+    if role == "two-devices":
+        return {"two_devices": _invarax_step(2, mpi=False)}
+    if role == "jax":
+        return {"jax_pmap": _jax_step()}
+    if role == "mpi-step":
+        return {"mpi_step": _invarax_step(1, mpi=True)}
+    if role == "mpi-psum":
+        ours, theirs = _psum_pair()
+        return {"psum": ours, "allgather_sum": theirs}
+    raise ValueError(role)
+
+
+def _spawn(role: str, processes: int = 1) -> dict:
+    env = dict(os.environ)
+    if role == "jax":  # JAX's CPU device count (invarax reads this flag too)
+        env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+    command = [sys.executable, "-m", "benchmarks.distributed", "--role", role]
+    if processes > 1:
+        command = [shutil.which("mpiexec") or "mpiexec", "-n", str(processes), *command]
+    out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600,
+                         cwd=Path(__file__).resolve().parents[1])
+    if out.returncode:
+        raise RuntimeError(f"{role} failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--role", help=argparse.SUPPRESS)
+    parser.add_argument("--out", default=str(Path(__file__).parent))
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each measurement")
+    args = parser.parse_args(argv)
+    if args.role:
+        result = _role(args.role)
+        if args.role.startswith("mpi"):
+            from mpi4py import MPI
+
+            if MPI.COMM_WORLD.rank:
+                return
+        print(json.dumps(result))
+        return
+    runs = []
+    for _ in range(args.repeats):
+        r = {}
+        for role, processes in [("one-device", 1), ("two-devices", 1), ("jax", 1),
+                                ("mpi-step", 2), ("mpi-psum", 2)]:
+            r.update(_spawn(role, processes))
+        runs.append(r)
+    _report(runs, Path(args.out))
+
+
+def _report(runs: list, out: Path):
+    def med(key):
+        return float(np.median([r[key] for r in runs]))
+
+    def rng(f):
+        values = [f(r) for r in runs]
+        return f"{min(values):.2f}–{max(values):.2f}"
+
+    rows = [
+        ("data-parallel MLP step, 2 devices vs 1 (speed-up)",
+         f"{med('one_device') * 1e3:.1f} / {med('two_devices') * 1e3:.1f} ms",
+         f"{med('one_device') / med('two_devices'):.2f}×",
+         rng(lambda r: r["one_device"] / r["two_devices"]), "≥ 1.6×"),
+        ("the step, 2 MPI processes x 1 device vs JAX pmap on 2 devices",
+         f"{med('mpi_step') * 1e3:.1f} / {med('jax_pmap') * 1e3:.1f} ms",
+         f"{med('mpi_step') / med('jax_pmap'):.2f}",
+         rng(lambda r: r["mpi_step"] / r["jax_pmap"]), "≤ 1.0"),
+        ("psum of 1e6 float32 over 2 processes vs mpi4py Allgather + sum",
+         f"{med('psum') * 1e3:.2f} / {med('allgather_sum') * 1e3:.2f} ms",
+         f"{med('psum') / med('allgather_sum'):.2f}",
+         rng(lambda r: r["psum"] / r["allgather_sum"]), "≤ 2.0"),
+    ]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    lines = [
+        "# Distributed benchmarks", "",
+        f"Command: `python -m benchmarks.distributed`. Machine: {platform.processor() or 'CPU'}, "
+        f"{os.cpu_count()} cores, load average {load:.1f} at the end; medians of {STEPS} "
+        f"steps per run, {len(runs)} runs (the range is over runs).", "",
+        "| workload | times | ratio | range | target |", "|---|---|---:|---|---|",
+        *[f"| {a} | {b} | {c} | {d} | {e} |" for a, b, c, d, e in rows],
+    ]
+    text = "\n".join(lines) + "\n"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "distributed.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
