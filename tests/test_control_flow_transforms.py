@@ -400,3 +400,31 @@ def test_nested_scans_with_cond_grad_vmap_hessian():
         assert_bitwise(per_example[i], grad(f, argnums=1)(X[i], W))
     check_n3(grad(f), X[0], W)
     assert invarax.hessian(lambda x: f(x, W))(X[0]).shape == (3, 3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32])
+def test_scalar_operators_in_loops_are_bitwise_the_ufuncs(x64, dtype):
+    """A loop body's 0-d + - * / and comparisons run as Python operators on NumPy scalars:
+    bitwise the eager ufuncs, with int32 wrap-around, NaN, inf and signed zeros."""
+    def body(c, x):
+        a, b, k = c
+        a2 = a * x - lax.div(b, x + a) + (a - b)
+        b2 = lax.select_n(a2 < b, b * x, -a2) + lax.select_n(a2 == x, a, b) * (a >= x)
+        return (a2, b2, k * 3 + 7), (a2 != b2, a2 <= x, a2 > 0, lax.div(b2, a2))
+
+    values = [0.5, -0.0, 3.0, np.inf, 1e30, np.nan, 2.0, 1e-30]
+    if dtype == np.int32:
+        values = [3, -7, 2**31 - 1, 5, -2**31, 1, 0, 9]
+    with np.errstate(over="ignore"):  # 1e30 is inf in float16
+        xs = jnp.asarray(np.array(values, dtype))
+    init = (jnp.asarray(np.array(1.5).astype(dtype)), jnp.asarray(np.array(-0.25).astype(dtype)),
+            jnp.int32(2**30))
+    loop = lax.scan(body, init, xs)
+    c, ys = init, []
+    for t in range(xs.shape[0]):
+        c, y = body(c, xs[t])
+        ys.append(y)
+    stacked = [jnp.stack([y[k] for y in ys]) for k in range(4)]
+    for a, b in zip(invarax.tree_leaves(loop), [*c, *stacked], strict=True):
+        assert_bitwise(a, b)
+    check_n3(lambda init, xs: lax.scan(body, init, xs), init, xs)
