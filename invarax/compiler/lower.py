@@ -84,8 +84,8 @@ def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int):
     xs = [f"x{k}" for k in range(len(xs_in))]
     ys = [f"y{k}" for k in range(len(p.outs) - num_carry)]
     args = [*p.params[:n_const], *carry_in, *xs, *ys, "order"]
-    lines = [f"def run({', '.join(args)}):", "    with _errstate(all='ignore'):",
-             "        for _i in order:"]
+    lines = [f"def run({', '.join(args)}):", *_as_scalars(jaxpr, p.params[:n_const + num_carry]),
+             "    with _errstate(all='ignore'):", "        for _i in order:"]
     lines += [f"            {v} = {x}[_i]" for v, x in zip(xs_in, xs, strict=True)]
     lines += [f"            {line}" for line in p.body]
     lines += [f"            {y}[_i] = {o}" for y, o in zip(ys, p.outs[num_carry:], strict=True)]
@@ -117,25 +117,73 @@ def _scalar_operator(item):
     return _OPERATORS.get(ufunc)
 
 
+def compile_while(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int):
+    """Return ``loop(*cond_consts, *body_consts, *carry) -> carry``: a ``while`` of ``cond``
+    (cond consts, carry -> bool) and ``body`` (body consts, carry -> carry) in one generated
+    function.
+
+    Each iteration runs the statements ``compile_loop`` would generate for ``cond``, stops
+    if its result is False, else those for ``body``, and rebinds the carry. The jaxprs'
+    constvars come first among the consts (``cond``'s, then ``body``'s).
+
+    Example:
+        >>> c = make_jaxpr(lambda x: x < 10)(1).jaxpr
+        >>> b = make_jaxpr(lambda x: x * 2)(1).jaxpr
+        >>> compile_while(c, b, 0, 0)(np.int32(1))
+        [np.int32(16)]
+    """
+    nc = len(cond.constvars) + cond_nconsts
+    nb = len(body.constvars) + body_nconsts
+    c = _Program(cond, (False,) * len(cond.invars), kept=[*cond.constvars, *cond.invars],
+                 scalar_operators=True, prefix="c")
+    b = _Program(body, (False,) * len(body.invars),
+                 kept=[*body.constvars, *body.invars[:body_nconsts]], scalar_operators=True,
+                 prefix="b")
+    b.namespace.update(c.namespace)
+    carry, cond_carry = b.params[nb:], c.params[nc:]
+    lines = [f"def run({', '.join([*c.params[:nc], *b.params[:nb], *carry])}):",
+             *_as_scalars(cond, c.params[:nc]), *_as_scalars(body, b.params),
+             "    with _errstate(all='ignore'):", "        while True:"]
+    if carry:
+        lines.append(f"            {', '.join(cond_carry)}, = {', '.join(carry)},")
+    lines += [f"            {line}" for line in c.body]
+    lines.append(f"            if not {c.outs[0]}:")
+    lines.append("                break")
+    lines += [f"            {line}" for line in b.body]
+    if carry:
+        lines.append(f"            {', '.join(carry)}, = {', '.join(b.outs)},")
+    lines.append(f"    return [{', '.join(carry)}]")
+    b.groups += c.groups
+    b.reused += c.reused
+    return b.make("\n".join(lines))
+
+
+def _as_scalars(jaxpr: Jaxpr, names) -> list:
+    """Lines turning the 0-d inputs among ``names`` (the first of ``jaxpr``'s constvars and
+    invars) into NumPy scalars, which the scalar operators compute on fastest."""
+    avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)][:len(names)]
+    return [f"    {n} = {n}[()]" for n, a in zip(names, avals, strict=True) if a.shape == ()]
+
+
 class _Program:
     """The statements evaluating ``jaxpr`` (``params``: its inputs' names, ``body``: the
     lines, ``outs``: its outputs' names); ``kept`` values are never deleted. With
     ``scalar_operators``, 0-d arithmetic is written with Python operators (on NumPy
     scalars; literals become NumPy scalars)."""
 
-    def __init__(self, jaxpr: Jaxpr, donated, kept, scalar_operators=False):
+    def __init__(self, jaxpr: Jaxpr, donated, kept, scalar_operators=False, prefix=""):
         self.namespace = namespace = {"_errstate": np.errstate, "_donor": _donor}
         names = {}
 
         def name_of(v):
             if isinstance(v, Literal):
-                key = f"lit{len(namespace)}"
+                key = f"{prefix}lit{len(namespace)}"
                 namespace[key] = v.val._value
                 return key
             return names[id(v)]
 
         def bind_name(v):
-            names[id(v)] = f"v{len(names)}"
+            names[id(v)] = f"{prefix}v{len(names)}"
             return names[id(v)]
 
         params = [bind_name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
@@ -151,7 +199,7 @@ class _Program:
                 body.append(f"{donor_names[id(v)]} = _donor({names[id(v)]}, ({others}))")
         groups, reused = [], []
         for i, item in enumerate(items):
-            fn = f"f{i}"
+            fn = f"{prefix}f{i}"
             bufs = _buffers(_candidates(item), last_use.get(i, ()), lenders)
             reused += [b for b in bufs if b is not None]
             buf_names = ["None" if b is None else donor_names.get(id(b), names[id(b)])
