@@ -428,3 +428,23 @@ def test_scalar_operators_in_loops_are_bitwise_the_ufuncs(x64, dtype):
     for a, b in zip(invarax.tree_leaves(loop), [*c, *stacked], strict=True):
         assert_bitwise(a, b)
     check_n3(lambda init, xs: lax.scan(body, init, xs), init, xs)
+
+
+def test_scalar_while_loop_is_bitwise_the_unrolled_loop():
+    """A while loop's generated code (scalar operators, NaN recomputed by the ufunc) gives
+    the bits of the same steps run eagerly, for a traced bound too."""
+    def step(i, c):
+        a, b = c
+        return a * b - (a + 0.5), lax.select_n(a < b, b - a, a / b)
+
+    init = (jnp.float32(1.25), jnp.float32(-3.0))
+    eager = init
+    for i in range(12):  # reaches inf and NaN
+        eager = step(i, eager)
+        eager = (eager[0] * 1e6, eager[1])
+    f = jit(lambda n, c: lax.fori_loop(0, n, lambda i, c: (step(i, c)[0] * 1e6, step(i, c)[1]),
+                                       c))
+    for a, b in zip(f(12, init), eager, strict=True):
+        assert_bitwise(a, b)
+    assert np.isnan(np.asarray(eager[0])) or np.isinf(np.asarray(eager[0]))
+    check_n3(lambda c: lax.while_loop(lambda c: c[0] < 1e30, lambda c: step(0, c), c), init)
