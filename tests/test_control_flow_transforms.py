@@ -190,10 +190,30 @@ def test_scan_grad_equals_unrolled_loop():
     u = grad(lambda *a: rnn_loss(*a, f=rnn_unrolled), argnums=(0, 1, 2))(p, h0, xs)
     for a, b in zip(invarax.tree_leaves(g), invarax.tree_leaves(u), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    # A loop-invariant used by the loop alone: its cotangent is summed in the unrolled
+    # Every cotangent is summed in the unrolled
     # loop's order, so the gradient is bitwise the unrolled one.
-    for a, b in zip(invarax.tree_leaves(g[0]), invarax.tree_leaves(u[0]), strict=True):
+    for a, b in zip(invarax.tree_leaves(g), invarax.tree_leaves(u), strict=True):
         assert_bitwise(a, b)
+
+
+def test_scan_grad_is_bitwise_the_unrolled_loop_with_shared_weights():
+    """A weight used before, inside (twice) and after the loops: the loop adds its terms to
+    the cotangent accumulated outside one by one, as the unrolled loop's backward pass."""
+    p, h0, xs = params(), jnp.asarray(data((4,))), jnp.asarray(data((6, 3), seed=4))
+
+    def loss(f):
+        def run(p, h0, xs):
+            W = p[0]
+            h, ys = f(p, jnp.sin(W @ h0), xs)
+            h2, ys2 = f(p, h, xs)
+            return jnp.sum(W @ h2) + jnp.sum(ys) + jnp.sum(ys2)
+        return run
+
+    g = grad(loss(rnn), argnums=(0, 1, 2))(p, h0, xs)
+    u = grad(loss(rnn_unrolled), argnums=(0, 1, 2))(p, h0, xs)
+    for a, b in zip(invarax.tree_leaves(g), invarax.tree_leaves(u), strict=True):
+        assert_bitwise(a, b)
+    check_n3(grad(loss(rnn), argnums=(0, 1, 2)), p, h0, xs)
 
 
 @pytest.mark.parametrize("reverse", [False, True])

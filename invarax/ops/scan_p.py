@@ -13,11 +13,12 @@ and under ``jit`` alike. Rules:
   constant or a slice of ``xs`` (passed to the staged ``scan`` as it is).
 - transpose: a ``scan`` in the other direction of the body's backward pass, carrying the
   cotangents of the carry and of the linear consts. A const's cotangent is accumulated in
-  the order an unrolled loop's backward pass adds it: from the last iteration to the
-  first, each iteration's contributions added in its equations' reverse order, starting
-  from zero; the total is then added to the cotangent the const gets elsewhere. So the
-  gradient is bitwise the unrolled loop's when the const is used by the loop alone (but
-  for ``0 + (-0.0)``); otherwise the terms are associated differently (within rounding).
+  the order an unrolled loop's backward pass adds it: starting from the cotangent already
+  accumulated for it after the loop (zero if none: ``accumulating_transpose_rules``), each
+  iteration's contributions added one by one, from the last iteration to the first, each
+  iteration's in its equations' reverse order. So the gradient is bitwise the unrolled
+  loop's (tested with a weight used before, inside and after two loops), but for
+  ``0 + (-0.0) = +0.0`` where no cotangent was accumulated before the loop.
 - batching: one ``scan`` of the batched body (the batched carries a fixed point); batched
   xs and ys have their batch axis at 1.
 """
@@ -199,7 +200,41 @@ def _scan_partial_eval(eqn, unknown):
     return known_eqn, staged_eqn
 
 
-def _scan_transpose(cts, *args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
+def _scan_transpose(cts, *args, **params):
+    return _scan_backward(cts, args, [None] * len(args), **params)
+
+
+def _scan_transpose_accumulating(cts, args, accs, same, **params):
+    """The transpose starting each linear const's accumulator from the one already
+    accumulated outside (``ad.accumulating_transpose_rules``), so the loop adds its terms to
+    it one by one, as the unrolled loop's backward pass would; the cotangents of the carry
+    and xs are added to theirs."""
+    from .elementwise import add
+
+    n, nc = len(args), params["num_consts"]
+    lin = [isinstance(a, ad.UndefinedPrimal) for a in args]
+    accs = [None if isinstance(a, ad.Zero) else a for a in accs]
+    start = [accs[i] if i < nc and lin[i] and same[i] == i else None for i in range(n)]
+    got = _scan_backward(cts, args, start, **params)
+    out = [None] * n
+    for i in range(n):
+        ct = None if got[i] is None or isinstance(got[i], ad.Zero) else got[i]
+        if not lin[i]:
+            continue
+        if start[i] is None and same[i] == i and accs[i] is not None:
+            ct = accs[i] if ct is None else add(accs[i], ct)
+        j = same[i]
+        if j == i:
+            out[i] = ct
+        elif ct is not None:
+            out[j] = ct if out[j] is None else add(out[j], ct)
+    return out
+
+
+def _scan_backward(cts, args, acc_start, *, jaxpr, length, linear, num_carry, num_consts,
+                   reverse, unroll):
+    """The transposed scan; the accumulator of linear const ``i`` starts from
+    ``acc_start[i]`` (zeros where None)."""
     consts, carry, xs = _split3(args, num_consts, num_carry)
     const_lin = [isinstance(c, ad.UndefinedPrimal) for c in consts]
     xs_lin = [isinstance(x, ad.UndefinedPrimal) for x in xs]
@@ -223,7 +258,9 @@ def _scan_transpose(cts, *args, jaxpr, length, linear, num_carry, num_consts, re
     carry_avals = jaxpr.in_avals[num_consts:num_consts + num_carry]
     c_init = [ad.instantiate(c) if isinstance(c, ad.Zero) else c for c in ct_carry]
     c_init = [cf.cast_like(c, a) for c, a in zip(c_init, carry_avals, strict=True)]
-    acc_init = [ad.zeros_like_aval(c.aval) for c in consts if isinstance(c, ad.UndefinedPrimal)]
+    acc_init = [ad.zeros_like_aval(c.aval) if a is None else cf.cast_like(a, c.aval)
+                for c, a in zip(consts, acc_start[:num_consts], strict=True)
+                if isinstance(c, ad.UndefinedPrimal)]
     t_args = [*(c for c in consts if not isinstance(c, ad.UndefinedPrimal)), *acc_init,
               *c_init, *(x for x in xs if not isinstance(x, ad.UndefinedPrimal)),
               *(c for c in ct_ys if not isinstance(c, ad.Zero))]
@@ -272,4 +309,6 @@ _scan_batch.needs_trace = True
 ad.jvp_rules[scan_p] = _scan_jvp
 ad.partial_eval_eqn_rules[scan_p] = _scan_partial_eval
 ad.transpose_rules[scan_p] = _scan_transpose
+ad.accumulating_transpose_rules[scan_p] = _scan_transpose_accumulating
+ad.not_forwarding.add(scan_p)
 batching.batching_rules[scan_p] = _scan_batch
