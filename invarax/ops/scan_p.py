@@ -46,7 +46,6 @@ def _scan_impl(*args, jaxpr, length, linear, num_carry, num_consts, reverse, unr
 
 def _scan_abstract_eval(*avals, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
     body_in = jaxpr.in_avals
-    n_x = len(avals) - num_consts - num_carry
     xs = avals[num_consts + num_carry:]
     given = [*avals[:num_consts + num_carry], *(x.update(shape=x.shape[1:]) for x in xs)]
     if len(body_in) != len(avals) or any(x.shape[:1] != (length,) for x in xs) or not all(
@@ -60,7 +59,6 @@ def _scan_abstract_eval(*avals, jaxpr, length, linear, num_carry, num_consts, re
         raise TypeError(f"internal error: a scan body maps the carry "
                         f"{[a.str_short() for a in carry_in]} to "
                         f"{[a.str_short() for a in carry_out]}")
-    del n_x
     return [*carry_in, *(y.update(shape=(length, *y.shape))
                          for y in jaxpr.out_avals[num_carry:])]
 
@@ -145,8 +143,6 @@ def _scan_partial_eval(eqn, unknown):
     body_uk = const_uk + carry_uk + xs_uk
     known, staged, out_uk, num_res = cf.partial_eval_jaxpr(jaxpr, body_uk,
                                                            carry_uk + [False] * n_ys)
-    if all(out_uk) and not any(not u for u in body_uk) and num_res == 0:
-        return None, eqn
     kj = known.jaxpr
     n_known_out = out_uk.count(False)
     k_consts = num_consts - sum(const_uk)
@@ -164,6 +160,8 @@ def _scan_partial_eval(eqn, unknown):
             res_xs.append((r, known_outer[i]))
         else:
             stacked.append(r)
+    if all(out_uk) and not stacked:  # the known scan would compute nothing
+        return None, eqn
     stacked_vars = [Var(kj.outvars[n_known_out + r].aval.update(
         shape=(length, *kj.outvars[n_known_out + r].aval.shape))) for r in stacked]
     known_body = cf.permute(known, range(len(kj.invars)),
@@ -249,7 +247,7 @@ def _scan_backward(cts, args, acc_start, *, jaxpr, length, linear, num_carry, nu
     # (ct of linear consts, ct carry, ct of linear xs); as a scan body: consts = defined
     # consts; carry = (const accumulators, ct carry); xs = (defined xs, ct ys).
     n_dc, n_dx = const_lin.count(False), xs_lin.count(False)
-    n_lc, n_lx, n_ys = sum(const_lin), sum(xs_lin), sum(ys_nz)
+    n_lc, n_ys = sum(const_lin), sum(ys_nz)
     ins = [*range(n_dc), *range(n_dc + n_dx + num_carry + n_ys, n_dc + n_dx + num_carry + n_ys
                                 + n_lc),
            *range(n_dc + n_dx, n_dc + n_dx + num_carry), *range(n_dc, n_dc + n_dx),
@@ -275,7 +273,6 @@ def _scan_backward(cts, args, acc_start, *, jaxpr, length, linear, num_carry, nu
     res += [ct if isinstance(c, ad.UndefinedPrimal) else None
             for c, ct in zip(carry, ct_carry_in, strict=True)]
     res += [next(ct_xs) if lin else None for lin in xs_lin]
-    del n_lx
     return res
 
 
