@@ -468,3 +468,18 @@ def test_scalar_while_loop_is_bitwise_the_unrolled_loop():
         assert_bitwise(a, b)
     assert np.isnan(np.asarray(eager[0])) or np.isinf(np.asarray(eager[0]))
     check_n3(lambda c: lax.while_loop(lambda c: c[0] < 1e30, lambda c: step(0, c), c), init)
+
+
+def test_jitted_loop_bodies_compile_once():
+    from invarax.ops import _control_flow as cf
+
+    f = jit(lambda x: lax.fori_loop(0, 10, lambda i, c: c * 0.5 + 1.0, x))
+    g = jit(grad(lambda x: lax.fori_loop(0, 10, lambda i, c: jnp.sin(c) * x, x)))
+    f(np.float32(1.0))
+    g(np.float32(1.0))
+    before = cf.scan_loop.cache_info()
+    for _ in range(4):
+        f(np.float32(1.0))
+        g(np.float32(2.0))
+    after = cf.scan_loop.cache_info()
+    assert after.misses == before.misses and after.hits >= before.hits + 12
