@@ -483,3 +483,23 @@ def test_jitted_loop_bodies_compile_once():
         g(np.float32(2.0))
     after = cf.scan_loop.cache_info()
     assert after.misses == before.misses and after.hits >= before.hits + 12
+
+
+def test_loop_invariant_statements_run_once_before_the_loop():
+    from invarax.compiler.lower import compile_loop
+
+    W = jnp.asarray(data((3, 3), seed=16))
+
+    def f(x, n=5):
+        return lax.scan(lambda c, _: (jnp.tanh(jnp.exp(W) @ c), None), x, None, length=n)[0]
+
+    body = make_jaxpr(lambda W, c: (jnp.tanh(jnp.exp(W) @ c),))(W, jnp.ones(3)).jaxpr
+    source = compile_loop(body, 1, 1).source
+    assert source.index("= f0(v0)") < source.index("for _i in order")  # exp(W): hoisted
+    x = jnp.asarray(data((3,), seed=17))
+    c = x
+    for _ in range(5):
+        c = jnp.tanh(jnp.exp(W) @ c)
+    assert_bitwise(f(x), c)
+    assert_bitwise(f(x, 0), x)
+    check_n3(f, x)

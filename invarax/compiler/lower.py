@@ -48,7 +48,7 @@ def compile_jaxpr(jaxpr: Jaxpr, donated=None):
         raise ValueError(f"donated has {len(donated)} entries for {len(jaxpr.invars)} inputs")
     p = _Program(jaxpr, donated, kept=())
     lines = [f"def run({', '.join(p.params)}):", "    with _errstate(all='ignore'):"]
-    lines += [f"        {line}" for line in p.body]
+    lines += [f"        {line}" for line in (*p.pre, *p.body)]
     lines.append(f"        return [{', '.join(p.outs)}]")
     return p.make("\n".join(lines))
 
@@ -61,11 +61,12 @@ def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int):
     calling the same impls and fusion groups) run on ``x[i]`` for each ``x`` of ``xs``,
     rebind the carry and write the y slices into ``ys[k][i]``: no call, list or error-state
     switch per iteration. The consts (and ``jaxpr``'s constvars) are kept for every
-    iteration. A 0-d ``+``, ``-``, ``*``, comparison (or float ``/``) is written as the
-    Python operator, which NumPy computes on scalars by the same IEEE operation as its
-    ufunc (correctly rounded, in the operands' precision) in a tenth of the time; a NaN
-    result, whose sign and payload NumPy's scalar path may pick from the other operand, is
-    computed again by the ufunc. The body's bits are those of ``compile_jaxpr(jaxpr)``.
+    iteration, and the statements that read only them run once, before the loop (the same
+    operations on the same values). A 0-d ``+``, ``-``, ``*``, comparison (or float ``/``) is
+    written as the Python operator, which NumPy computes on scalars by the same IEEE
+    operation as its ufunc (correctly rounded, in the operands' precision) in a tenth of the
+    time; a NaN result, whose sign and payload NumPy's scalar path may pick from the other
+    operand, is computed again by the ufunc. The body's bits are those of ``compile_jaxpr(jaxpr)``.
 
     Example:
         >>> j = make_jaxpr(lambda c, x: (c + x, c * x))(1.0, 2.0).jaxpr
@@ -77,7 +78,7 @@ def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int):
     """
     n_in = len(jaxpr.invars)
     kept = [*jaxpr.constvars, *jaxpr.invars[:num_consts]]
-    p = _Program(jaxpr, (False,) * n_in, kept=kept, scalar_operators=True)
+    p = _Program(jaxpr, (False,) * n_in, kept=kept, scalar_operators=True, invariant=kept)
     n_const = len(jaxpr.constvars) + num_consts
     carry_in = p.params[n_const:n_const + num_carry]
     xs_in = p.params[n_const + num_carry:]
@@ -85,7 +86,8 @@ def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int):
     ys = [f"y{k}" for k in range(len(p.outs) - num_carry)]
     args = [*p.params[:n_const], *carry_in, *xs, *ys, "order"]
     lines = [f"def run({', '.join(args)}):", *_as_scalars(jaxpr, p.params[:n_const + num_carry]),
-             "    with _errstate(all='ignore'):", "        for _i in order:"]
+             "    with _errstate(all='ignore'):", *(f"        {line}" for line in p.pre),
+             "        for _i in order:"]
     lines += [f"            {v} = {x}[_i]" for v, x in zip(xs_in, xs, strict=True)]
     lines += [f"            {line}" for line in p.body]
     lines += [f"            {y}[_i] = {o}" for y, o in zip(ys, p.outs[num_carry:], strict=True)]
@@ -135,15 +137,17 @@ def compile_while(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int
     nc = len(cond.constvars) + cond_nconsts
     nb = len(body.constvars) + body_nconsts
     c = _Program(cond, (False,) * len(cond.invars), kept=[*cond.constvars, *cond.invars],
-                 scalar_operators=True, prefix="c")
+                 scalar_operators=True, prefix="c",
+                 invariant=[*cond.constvars, *cond.invars[:cond_nconsts]])
     b = _Program(body, (False,) * len(body.invars),
                  kept=[*body.constvars, *body.invars[:body_nconsts]], scalar_operators=True,
-                 prefix="b")
+                 prefix="b", invariant=[*body.constvars, *body.invars[:body_nconsts]])
     b.namespace.update(c.namespace)
     carry, cond_carry = b.params[nb:], c.params[nc:]
     lines = [f"def run({', '.join([*c.params[:nc], *b.params[:nb], *carry])}):",
              *_as_scalars(cond, c.params[:nc]), *_as_scalars(body, b.params),
-             "    with _errstate(all='ignore'):", "        while True:"]
+             "    with _errstate(all='ignore'):", *(f"        {line}" for line in (*c.pre, *b.pre)),
+             "        while True:"]
     if carry:
         lines.append(f"            {', '.join(cond_carry)}, = {', '.join(carry)},")
     lines += [f"            {line}" for line in c.body]
@@ -169,9 +173,12 @@ class _Program:
     """The statements evaluating ``jaxpr`` (``params``: its inputs' names, ``body``: the
     lines, ``outs``: its outputs' names); ``kept`` values are never deleted. With
     ``scalar_operators``, 0-d arithmetic is written with Python operators (on NumPy
-    scalars; literals become NumPy scalars)."""
+    scalars; literals become NumPy scalars). For a loop body, ``invariant`` are the values
+    the same in every iteration (its consts): the statements that read nothing else go to
+    ``pre``, to run once before the loop (the same operations on the same values)."""
 
-    def __init__(self, jaxpr: Jaxpr, donated, kept, scalar_operators=False, prefix=""):
+    def __init__(self, jaxpr: Jaxpr, donated, kept, scalar_operators=False, prefix="",
+                 invariant=()):
         self.namespace = namespace = {"_errstate": np.errstate, "_donor": _donor}
         names = {}
 
@@ -188,6 +195,13 @@ class _Program:
 
         params = [bind_name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
         items = [i for i in plan(jaxpr) if not (isinstance(i, Group) and not i.outvars)]
+        same = {id(v) for v in invariant}
+        hoisted = set()
+        for i, item in enumerate(items):
+            if invariant and all(isinstance(v, Literal) or id(v) in same for v in item.invars):
+                hoisted.add(i)
+                same.update(id(v) for v in item.outvars)
+        kept = [*kept, *(v for i in sorted(hoisted) for v in items[i].outvars)]
         last_use = _last_uses(items, [*jaxpr.outvars, *kept])
         lenders = _lenders(jaxpr, items, donated)
         body = []
@@ -197,8 +211,9 @@ class _Program:
                 others = "".join(f"{p}, " for p in params if p != names[id(v)])
                 donor_names[id(v)] = f"d{names[id(v)]}"
                 body.append(f"{donor_names[id(v)]} = _donor({names[id(v)]}, ({others}))")
-        groups, reused = [], []
+        groups, reused, pre, loop_body = [], [], [], body
         for i, item in enumerate(items):
+            body = pre if i in hoisted else loop_body
             fn = f"{prefix}f{i}"
             bufs = _buffers(_candidates(item), last_use.get(i, ()), lenders)
             reused += [b for b in bufs if b is not None]
@@ -238,7 +253,8 @@ class _Program:
             dead = [names[id(v)] for v in last_use.get(i, ())]
             if dead:
                 body.append(f"del {', '.join(dead)}")
-        self.params, self.body, self.groups, self.reused = params, body, groups, reused
+        self.params, self.body, self.groups, self.reused = params, loop_body, groups, reused
+        self.pre = pre
         self.outs = [name_of(v) for v in jaxpr.outvars]
 
     def make(self, source: str):
