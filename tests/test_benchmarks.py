@@ -39,3 +39,11 @@ def test_configs_share_the_workload_sizes_of_the_issue():
         (784, 512, 512, 10), 256, 10_000, 10_000_000, 1000,
     )  # fmt: skip
     assert (quick.mlp, quick.example_batch, quick.steps) == (full.mlp, 128, 100)
+
+
+def test_control_flow_rows_run_alone(capsys):
+    from benchmarks import control_flow
+
+    control_flow.main(["--tiny", "--repeats", "1"])
+    printed = capsys.readouterr().out
+    assert all(f"| {key} |" in printed for key in control_flow.ROWS)

@@ -190,10 +190,30 @@ def test_scan_grad_equals_unrolled_loop():
     u = grad(lambda *a: rnn_loss(*a, f=rnn_unrolled), argnums=(0, 1, 2))(p, h0, xs)
     for a, b in zip(invarax.tree_leaves(g), invarax.tree_leaves(u), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    # A loop-invariant used by the loop alone: its cotangent is summed in the unrolled
+    # Every cotangent is summed in the unrolled
     # loop's order, so the gradient is bitwise the unrolled one.
-    for a, b in zip(invarax.tree_leaves(g[0]), invarax.tree_leaves(u[0]), strict=True):
+    for a, b in zip(invarax.tree_leaves(g), invarax.tree_leaves(u), strict=True):
         assert_bitwise(a, b)
+
+
+def test_scan_grad_is_bitwise_the_unrolled_loop_with_shared_weights():
+    """A weight used before, inside (twice) and after the loops: the loop adds its terms to
+    the cotangent accumulated outside one by one, as the unrolled loop's backward pass."""
+    p, h0, xs = params(), jnp.asarray(data((4,))), jnp.asarray(data((6, 3), seed=4))
+
+    def loss(f):
+        def run(p, h0, xs):
+            W = p[0]
+            h, ys = f(p, jnp.sin(W @ h0), xs)
+            h2, ys2 = f(p, h, xs)
+            return jnp.sum(W @ h2) + jnp.sum(ys) + jnp.sum(ys2)
+        return run
+
+    g = grad(loss(rnn), argnums=(0, 1, 2))(p, h0, xs)
+    u = grad(loss(rnn_unrolled), argnums=(0, 1, 2))(p, h0, xs)
+    for a, b in zip(invarax.tree_leaves(g), invarax.tree_leaves(u), strict=True):
+        assert_bitwise(a, b)
+    check_n3(grad(loss(rnn), argnums=(0, 1, 2)), p, h0, xs)
 
 
 @pytest.mark.parametrize("reverse", [False, True])
@@ -400,3 +420,86 @@ def test_nested_scans_with_cond_grad_vmap_hessian():
         assert_bitwise(per_example[i], grad(f, argnums=1)(X[i], W))
     check_n3(grad(f), X[0], W)
     assert invarax.hessian(lambda x: f(x, W))(X[0]).shape == (3, 3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32])
+def test_scalar_operators_in_loops_are_bitwise_the_ufuncs(x64, dtype):
+    """A loop body's 0-d + - * / and comparisons run as Python operators on NumPy scalars:
+    bitwise the eager ufuncs, with int32 wrap-around, NaN, inf and signed zeros."""
+    def body(c, x):
+        a, b, k = c
+        a2 = a * x - lax.div(b, x + a) + (a - b)
+        b2 = lax.select_n(a2 < b, b * x, -a2) + lax.select_n(a2 == x, a, b) * (a >= x)
+        return (a2, b2, k * 3 + 7), (a2 != b2, a2 <= x, a2 > 0, lax.div(b2, a2))
+
+    values = [0.5, -0.0, 3.0, np.inf, 1e30, np.nan, 2.0, 1e-30]
+    if dtype == np.int32:
+        values = [3, -7, 2**31 - 1, 5, -2**31, 1, 0, 9]
+    with np.errstate(over="ignore"):  # 1e30 is inf in float16
+        xs = jnp.asarray(np.array(values, dtype))
+    init = (jnp.asarray(np.array(1.5).astype(dtype)), jnp.asarray(np.array(-0.25).astype(dtype)),
+            jnp.int32(2**30))
+    loop = lax.scan(body, init, xs)
+    c, ys = init, []
+    for t in range(xs.shape[0]):
+        c, y = body(c, xs[t])
+        ys.append(y)
+    stacked = [jnp.stack([y[k] for y in ys]) for k in range(4)]
+    for a, b in zip(invarax.tree_leaves(loop), [*c, *stacked], strict=True):
+        assert_bitwise(a, b)
+    check_n3(lambda init, xs: lax.scan(body, init, xs), init, xs)
+
+
+def test_scalar_while_loop_is_bitwise_the_unrolled_loop():
+    """A while loop's generated code (scalar operators, NaN recomputed by the ufunc) gives
+    the bits of the same steps run eagerly, for a traced bound too."""
+    def step(i, c):
+        a, b = c
+        return a * b - (a + 0.5), lax.select_n(a < b, b - a, a / b)
+
+    init = (jnp.float32(1.25), jnp.float32(-3.0))
+    eager = init
+    for i in range(12):  # reaches inf and NaN
+        eager = step(i, eager)
+        eager = (eager[0] * 1e6, eager[1])
+    f = jit(lambda n, c: lax.fori_loop(0, n, lambda i, c: (step(i, c)[0] * 1e6, step(i, c)[1]),
+                                       c))
+    for a, b in zip(f(12, init), eager, strict=True):
+        assert_bitwise(a, b)
+    assert np.isnan(np.asarray(eager[0])) or np.isinf(np.asarray(eager[0]))
+    check_n3(lambda c: lax.while_loop(lambda c: c[0] < 1e30, lambda c: step(0, c), c), init)
+
+
+def test_jitted_loop_bodies_compile_once():
+    from invarax.ops import _control_flow as cf
+
+    f = jit(lambda x: lax.fori_loop(0, 10, lambda i, c: c * 0.5 + 1.0, x))
+    g = jit(grad(lambda x: lax.fori_loop(0, 10, lambda i, c: jnp.sin(c) * x, x)))
+    f(np.float32(1.0))
+    g(np.float32(1.0))
+    before = cf.scan_loop.cache_info()
+    for _ in range(4):
+        f(np.float32(1.0))
+        g(np.float32(2.0))
+    after = cf.scan_loop.cache_info()
+    assert after.misses == before.misses and after.hits >= before.hits + 12
+
+
+def test_loop_invariant_statements_run_once_before_the_loop():
+    from invarax.compiler.lower import compile_loop
+
+    W = jnp.asarray(data((3, 3), seed=16))
+
+    def f(x, n=5):
+        return lax.scan(lambda c, _: (jnp.tanh(jnp.exp(W) @ c), None), x, None, length=n)[0]
+
+    body = make_jaxpr(lambda W, c: (jnp.tanh(jnp.exp(W) @ c),))(W, jnp.ones(3)).jaxpr
+    source = compile_loop(body, 1, 1).source
+    assert source.index("= f0(v0)") < source.index("for _i in order")  # exp(W): hoisted
+    x = jnp.asarray(data((3,), seed=17))
+    c = x
+    for _ in range(5):
+        c = jnp.tanh(jnp.exp(W) @ c)
+    assert_bitwise(f(x), c)
+    assert_bitwise(f(x, 0), x)
+    check_n3(f, x)

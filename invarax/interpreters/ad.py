@@ -54,6 +54,9 @@ jvp_rules = {}
 transpose_rules = {}
 accumulating_transpose_rules = {}
 partial_eval_eqn_rules = {}
+# Primitives with an accumulating transpose rule whose outputs are never their inputs passed
+# through (loops: a body returning its input does not make the loop return it).
+not_forwarding = set()
 
 
 class Zero:
@@ -357,7 +360,8 @@ def _forwarded(eqn):
     directly or through nested calls (their cotangents are the input's, added where the
     uses are, as inlined)."""
     body = eqn.params.get("jaxpr")
-    if not isinstance(body, ClosedJaxpr) or len(body.jaxpr.invars) != len(eqn.invars):
+    if eqn.primitive in not_forwarding or not isinstance(body, ClosedJaxpr) or len(
+            body.jaxpr.invars) != len(eqn.invars):
         return []
     return [(eqn.outvars[o], eqn.invars[i]) for o, i in _forwards(body)]
 

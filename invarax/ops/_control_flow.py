@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 from ..compiler.jit import _executable, _split, _trace_call
-from ..compiler.lower import compile_loop
+from ..compiler.lower import compile_loop, compile_while
 from ..compiler.passes import optimize
 from ..core.eval import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
@@ -40,6 +40,23 @@ def scan_loop(closed: ClosedJaxpr, num_consts: int, num_carry: int):
     if not consts:
         return loop
     return lambda *args: loop(*consts, *args)
+
+
+@functools.lru_cache(maxsize=1024)
+def while_loop_program(cond: ClosedJaxpr, body: ClosedJaxpr, cond_nconsts: int,
+                       body_nconsts: int):
+    """``loop(*cond_consts, *body_consts, *carry) -> carry``: the ``while`` of ``cond`` and
+    ``body``, optimised and compiled once into one loop (``compiler.lower.compile_while``)."""
+    oc, ob = optimize(cond), optimize(body)
+    loop = compile_while(oc.jaxpr, ob.jaxpr, cond_nconsts, body_nconsts)
+    cc, bc = [c._value for c in oc.consts], [c._value for c in ob.consts]
+    if not cc and not bc:
+        return loop
+
+    def run(*args):
+        return loop(*cc, *args[:cond_nconsts], *bc, *args[cond_nconsts:])
+
+    return run
 
 
 def trace_body(fun, in_avals, description: str):

@@ -13,11 +13,12 @@ and under ``jit`` alike. Rules:
   constant or a slice of ``xs`` (passed to the staged ``scan`` as it is).
 - transpose: a ``scan`` in the other direction of the body's backward pass, carrying the
   cotangents of the carry and of the linear consts. A const's cotangent is accumulated in
-  the order an unrolled loop's backward pass adds it: from the last iteration to the
-  first, each iteration's contributions added in its equations' reverse order, starting
-  from zero; the total is then added to the cotangent the const gets elsewhere. So the
-  gradient is bitwise the unrolled loop's when the const is used by the loop alone (but
-  for ``0 + (-0.0)``); otherwise the terms are associated differently (within rounding).
+  the order an unrolled loop's backward pass adds it: starting from the cotangent already
+  accumulated for it after the loop (zero if none: ``accumulating_transpose_rules``), each
+  iteration's contributions added one by one, from the last iteration to the first, each
+  iteration's in its equations' reverse order. So the gradient is bitwise the unrolled
+  loop's (tested with a weight used before, inside and after two loops), but for
+  ``0 + (-0.0) = +0.0`` where no cotangent was accumulated before the loop.
 - batching: one ``scan`` of the batched body (the batched carries a fixed point); batched
   xs and ys have their batch axis at 1.
 """
@@ -45,7 +46,6 @@ def _scan_impl(*args, jaxpr, length, linear, num_carry, num_consts, reverse, unr
 
 def _scan_abstract_eval(*avals, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
     body_in = jaxpr.in_avals
-    n_x = len(avals) - num_consts - num_carry
     xs = avals[num_consts + num_carry:]
     given = [*avals[:num_consts + num_carry], *(x.update(shape=x.shape[1:]) for x in xs)]
     if len(body_in) != len(avals) or any(x.shape[:1] != (length,) for x in xs) or not all(
@@ -59,7 +59,6 @@ def _scan_abstract_eval(*avals, jaxpr, length, linear, num_carry, num_consts, re
         raise TypeError(f"internal error: a scan body maps the carry "
                         f"{[a.str_short() for a in carry_in]} to "
                         f"{[a.str_short() for a in carry_out]}")
-    del n_x
     return [*carry_in, *(y.update(shape=(length, *y.shape))
                          for y in jaxpr.out_avals[num_carry:])]
 
@@ -144,8 +143,6 @@ def _scan_partial_eval(eqn, unknown):
     body_uk = const_uk + carry_uk + xs_uk
     known, staged, out_uk, num_res = cf.partial_eval_jaxpr(jaxpr, body_uk,
                                                            carry_uk + [False] * n_ys)
-    if all(out_uk) and not any(not u for u in body_uk) and num_res == 0:
-        return None, eqn
     kj = known.jaxpr
     n_known_out = out_uk.count(False)
     k_consts = num_consts - sum(const_uk)
@@ -163,6 +160,8 @@ def _scan_partial_eval(eqn, unknown):
             res_xs.append((r, known_outer[i]))
         else:
             stacked.append(r)
+    if all(out_uk) and not stacked:  # the known scan would compute nothing
+        return None, eqn
     stacked_vars = [Var(kj.outvars[n_known_out + r].aval.update(
         shape=(length, *kj.outvars[n_known_out + r].aval.shape))) for r in stacked]
     known_body = cf.permute(known, range(len(kj.invars)),
@@ -199,7 +198,41 @@ def _scan_partial_eval(eqn, unknown):
     return known_eqn, staged_eqn
 
 
-def _scan_transpose(cts, *args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
+def _scan_transpose(cts, *args, **params):
+    return _scan_backward(cts, args, [None] * len(args), **params)
+
+
+def _scan_transpose_accumulating(cts, args, accs, same, **params):
+    """The transpose starting each linear const's accumulator from the one already
+    accumulated outside (``ad.accumulating_transpose_rules``), so the loop adds its terms to
+    it one by one, as the unrolled loop's backward pass would; the cotangents of the carry
+    and xs are added to theirs."""
+    from .elementwise import add
+
+    n, nc = len(args), params["num_consts"]
+    lin = [isinstance(a, ad.UndefinedPrimal) for a in args]
+    accs = [None if isinstance(a, ad.Zero) else a for a in accs]
+    start = [accs[i] if i < nc and lin[i] and same[i] == i else None for i in range(n)]
+    got = _scan_backward(cts, args, start, **params)
+    out = [None] * n
+    for i in range(n):
+        ct = None if got[i] is None or isinstance(got[i], ad.Zero) else got[i]
+        if not lin[i]:
+            continue
+        if start[i] is None and same[i] == i and accs[i] is not None:
+            ct = accs[i] if ct is None else add(accs[i], ct)
+        j = same[i]
+        if j == i:
+            out[i] = ct
+        elif ct is not None:
+            out[j] = ct if out[j] is None else add(out[j], ct)
+    return out
+
+
+def _scan_backward(cts, args, acc_start, *, jaxpr, length, linear, num_carry, num_consts,
+                   reverse, unroll):
+    """The transposed scan; the accumulator of linear const ``i`` starts from
+    ``acc_start[i]`` (zeros where None)."""
     consts, carry, xs = _split3(args, num_consts, num_carry)
     const_lin = [isinstance(c, ad.UndefinedPrimal) for c in consts]
     xs_lin = [isinstance(x, ad.UndefinedPrimal) for x in xs]
@@ -214,7 +247,7 @@ def _scan_transpose(cts, *args, jaxpr, length, linear, num_carry, num_consts, re
     # (ct of linear consts, ct carry, ct of linear xs); as a scan body: consts = defined
     # consts; carry = (const accumulators, ct carry); xs = (defined xs, ct ys).
     n_dc, n_dx = const_lin.count(False), xs_lin.count(False)
-    n_lc, n_lx, n_ys = sum(const_lin), sum(xs_lin), sum(ys_nz)
+    n_lc, n_ys = sum(const_lin), sum(ys_nz)
     ins = [*range(n_dc), *range(n_dc + n_dx + num_carry + n_ys, n_dc + n_dx + num_carry + n_ys
                                 + n_lc),
            *range(n_dc + n_dx, n_dc + n_dx + num_carry), *range(n_dc, n_dc + n_dx),
@@ -223,7 +256,9 @@ def _scan_transpose(cts, *args, jaxpr, length, linear, num_carry, num_consts, re
     carry_avals = jaxpr.in_avals[num_consts:num_consts + num_carry]
     c_init = [ad.instantiate(c) if isinstance(c, ad.Zero) else c for c in ct_carry]
     c_init = [cf.cast_like(c, a) for c, a in zip(c_init, carry_avals, strict=True)]
-    acc_init = [ad.zeros_like_aval(c.aval) for c in consts if isinstance(c, ad.UndefinedPrimal)]
+    acc_init = [ad.zeros_like_aval(c.aval) if a is None else cf.cast_like(a, c.aval)
+                for c, a in zip(consts, acc_start[:num_consts], strict=True)
+                if isinstance(c, ad.UndefinedPrimal)]
     t_args = [*(c for c in consts if not isinstance(c, ad.UndefinedPrimal)), *acc_init,
               *c_init, *(x for x in xs if not isinstance(x, ad.UndefinedPrimal)),
               *(c for c in ct_ys if not isinstance(c, ad.Zero))]
@@ -238,7 +273,6 @@ def _scan_transpose(cts, *args, jaxpr, length, linear, num_carry, num_consts, re
     res += [ct if isinstance(c, ad.UndefinedPrimal) else None
             for c, ct in zip(carry, ct_carry_in, strict=True)]
     res += [next(ct_xs) if lin else None for lin in xs_lin]
-    del n_lx
     return res
 
 
@@ -272,4 +306,6 @@ _scan_batch.needs_trace = True
 ad.jvp_rules[scan_p] = _scan_jvp
 ad.partial_eval_eqn_rules[scan_p] = _scan_partial_eval
 ad.transpose_rules[scan_p] = _scan_transpose
+ad.accumulating_transpose_rules[scan_p] = _scan_transpose_accumulating
+ad.not_forwarding.add(scan_p)
 batching.batching_rules[scan_p] = _scan_batch

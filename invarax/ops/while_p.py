@@ -19,6 +19,8 @@ under ``jit``. Rules:
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.ir import Eqn, Var
 from ..core.trace import Primitive
 from ..interpreters import ad, batching
@@ -28,13 +30,8 @@ while_p = Primitive("while", multiple_results=True)
 
 
 def _while_impl(*args, body_jaxpr, body_nconsts, cond_jaxpr, cond_nconsts):
-    cond, body = cf.run_body(cond_jaxpr), cf.run_body(body_jaxpr)
-    cc = args[:cond_nconsts]
-    bc = args[cond_nconsts:cond_nconsts + body_nconsts]
-    carry = list(args[cond_nconsts + body_nconsts:])
-    while cond(*cc, *carry)[0]:
-        carry = body(*bc, *carry)
-    return carry
+    loop = cf.while_loop_program(cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts)
+    return [np.asarray(c) for c in loop(*args)]
 
 
 def _while_abstract_eval(*avals, body_jaxpr, body_nconsts, cond_jaxpr, cond_nconsts):
