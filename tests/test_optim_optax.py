@@ -169,6 +169,9 @@ CASES = {
         o.adam(0.01), 2, should_skip_update_fn=functools.partial(o.skip_large_updates,
                                                                  max_squared_norm=20.0)
     ).gradient_transformation(),
+    "adan": lambda o: o.adan(0.01, weight_decay=0.1),
+    "adan_kwargs": lambda o: o.chain(o.scale_by_adan(b1=0.9, b2=0.8, b3=0.95, eps_root=1e-6),
+                                     o.scale(-0.01)),
     "multisteps_skip_nonfinite": lambda o: o.MultiSteps(
         o.adam(0.01), 2, should_skip_update_fn=o.skip_not_finite).gradient_transformation(),
 }
@@ -285,3 +288,45 @@ def test_polyak_sgd_matches_optax(variant):
         return out
 
     _assert_close(run(optim, jnp.asarray), run(optax, jax.numpy.asarray))
+
+
+def test_optimistic_adam_matches_optax():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # optax's, not ours
+        (ours, our_state), (theirs, their_state) = _both(
+            lambda o: o.optimistic_adam(0.01, optimism=0.02))
+    _assert_close(ours, theirs)
+    _assert_close(our_state, their_state)
+
+
+def test_lookahead_matches_optax():
+    def run(lib, to_array):
+        opt = lib.lookahead(lib.adam(0.05), sync_period=3, slow_step_size=0.5,
+                            reset_state=True)
+        params = lib.LookaheadParams.init_synced(tree_map(to_array, _tree(0)))
+        state = opt.init(params)
+        out = []
+        for i in range(7):
+            updates, state = opt.update(tree_map(to_array, _tree(1 + 10 * i)), state, params)
+            params = lib.apply_updates(params, updates)
+            out.append((params, state))
+        return out
+
+    for a, b in zip(run(optim, jnp.asarray), run(optax, jax.numpy.asarray), strict=True):
+        _assert_close(a, b)
+
+
+@pytest.mark.parametrize("uniform", [True, False])
+def test_per_example_clipping_matches_optax(uniform):
+    rng = np.random.default_rng(5)
+    grads = {"w": rng.standard_normal((6, 3, 2)).astype(np.float32),
+             "b": (rng.standard_normal((6, 2)) * 0.1).astype(np.float32)}
+    ours = optim.per_example_global_norm_clip(tree_map(jnp.asarray, grads), 1.5)
+    theirs = optax.per_example_global_norm_clip(tree_map(jax.numpy.asarray, grads), 1.5)
+    _assert_close(ours, theirs)
+    ours = optim.per_example_layer_norm_clip(tree_map(jnp.asarray, grads), 1.5, uniform)
+    theirs = optax.per_example_layer_norm_clip(tree_map(jax.numpy.asarray, grads), 1.5,
+                                               uniform)
+    _assert_close(ours, theirs)
