@@ -61,6 +61,7 @@ LOSSES = {
     "kl_divergence": lambda m, d: m.kl_divergence(d["y"] - 2.0, d["probs"]),
     "kl_log_targets": lambda m, d: m.kl_divergence_with_log_targets(d["y"] - 2.0,
                                                                     d["x"] - 3.0),
+    "ntxent": lambda m, d: m.ntxent(d["x"], d["labels"], temperature=0.5),
     "generalized_kl": lambda m, d: m.generalized_kl_divergence(d["y"] - 2.0, d["probs"]),
 }
 

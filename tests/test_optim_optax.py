@@ -172,6 +172,10 @@ CASES = {
     "adan": lambda o: o.adan(0.01, weight_decay=0.1),
     "adan_kwargs": lambda o: o.chain(o.scale_by_adan(b1=0.9, b2=0.8, b3=0.95, eps_root=1e-6),
                                      o.scale(-0.01)),
+    "monitor": lambda o: o.chain(
+        o.monitor({"norm": o.tree.norm, "ema": o.measure_with_ema(o.tree.norm, 0.8),
+                   "max": o.measure_with_ema(o.tree.max, 0.5, debias=False)}),
+        o.snapshot("sum", o.tree.sum), o.sgd(0.05)),
     "multisteps_skip_nonfinite": lambda o: o.MultiSteps(
         o.adam(0.01), 2, should_skip_update_fn=o.skip_not_finite).gradient_transformation(),
 }

@@ -1,7 +1,7 @@
 """Small transformations of optax: stateless wrappers, NaN zeroing, non-negative params,
 update-norm normalisation, adaptive clipping, periodic application, conditional
-application, freezing, ``named_chain``, ``MultiSteps``' skip functions, lookahead and
-per-example clipping."""
+application, freezing, ``named_chain``, ``MultiSteps``' skip functions, lookahead,
+per-example clipping and monitoring."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ import numpy as np
 from .. import numpy as jnp
 from .._vmap import vmap
 from ..core.pytree import tree_flatten, tree_leaves, tree_map
+from ._adaptive import ema
 from ._base import (
     EmptyState,
     GradientTransformation,
     GradientTransformationExtraArgs,
+    chain,
     init_empty_state,
     require_params,
     set_to_zero,
@@ -459,3 +461,75 @@ def per_example_layer_norm_clip(grads, global_l2_norm_clip: float, uniform: bool
         norms = [global_l2_norm_clip * (int(np.size(g[0])) / total) ** 0.5 for g in leaves]
     pairs = [per_example_global_norm_clip(g, n) for g, n in zip(leaves, norms, strict=True)]
     return (treedef.unflatten([p[0] for p in pairs]), treedef.unflatten([p[1] for p in pairs]))
+
+
+class SnapshotState(NamedTuple):
+    """The state of ``snapshot``: ``{name: measurement}`` of the last updates."""
+
+    measurement: dict
+
+
+def snapshot(measure_name: str, measure) -> GradientTransformation:
+    """Record ``measure(updates)`` in the state under ``measure_name``; updates unchanged.
+
+    Example:
+        >>> opt = snapshot("norm", tree_l2_norm)
+        >>> opt.update(jnp.array([3.0, 4.0]), opt.init(jnp.zeros(2)))[1]
+        SnapshotState(measurement={'norm': Array(5., dtype=float32)})
+    """
+    def update_fn(updates, state, params=None):
+        del params, state
+        return updates, SnapshotState({measure_name: measure(updates)})
+
+    return GradientTransformation(lambda params: SnapshotState({measure_name: measure(params)}),
+                                  update_fn)
+
+
+class MonitorState(NamedTuple):
+    """The state of ``monitor``: the last measurements and the measures' own states."""
+
+    measurements: dict
+    measure_states: tuple
+
+
+def monitor(measures: dict) -> GradientTransformationExtraArgs:
+    """Record measurements of the updates (``measurements[name]``); updates unchanged.
+
+    Arguments:
+        measures: ``{name: measure}``, each a function of the updates or a transformation
+            whose output updates are the measurement (``measure_with_ema``, say).
+
+    Example:
+        >>> opt = monitor({"norm": tree_l2_norm})
+        >>> opt.update(jnp.array([3.0, 4.0]), opt.init(jnp.zeros(2)))[1].measurements
+        {'norm': Array(5., dtype=float32)}
+    """
+    wrapped = {name: with_extra_args_support(
+        m if isinstance(m, GradientTransformation) else stateless(lambda u, _, m=m: m(u)))
+        for name, m in measures.items()}
+
+    def init_fn(params):
+        return MonitorState({}, tuple(m.init(params) for m in wrapped.values()))
+
+    def update_fn(updates, state, params=None, **extra_args):
+        measurements, new_states = {}, []
+        for (name, m), s in zip(wrapped.items(), state.measure_states, strict=True):
+            measurements[name], s = m.update(updates, s, params, **extra_args)
+            new_states.append(s)
+        return updates, MonitorState(measurements, tuple(new_states))
+
+    return GradientTransformationExtraArgs(init_fn, update_fn)
+
+
+def measure_with_ema(measure, decay: float, debias: bool = True,
+                     accumulator_dtype=None) -> GradientTransformationExtraArgs:
+    """A measure for ``monitor``: the exponential moving average of ``measure(updates)``.
+
+    Example:
+        >>> opt = monitor({"norm": measure_with_ema(tree_l2_norm, 0.5, debias=False)})
+        >>> opt.update(jnp.array([3.0, 4.0]), opt.init(jnp.zeros(2)))[1].measurements
+        {'norm': Array(2.5, dtype=float32)}
+    """
+    average = ema(decay, debias, accumulator_dtype)
+    return chain(stateless(lambda updates, _: measure(updates)),
+                 average._replace(init=lambda params: average.init(measure(params))))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import nn
+from .. import lax, nn
 from .. import numpy as jnp
 
 
@@ -388,3 +388,41 @@ def generalized_kl_divergence(log_predictions, targets, axis=-1, where=None):
 
 
 convex_kl_divergence = generalized_kl_divergence
+
+
+def ntxent(embeddings, labels, temperature: float = 0.07):
+    """The normalised temperature-scaled cross entropy (NT-Xent, SimCLR's contrastive loss).
+
+    Examples with equal labels are positives of each other, the others negatives.
+
+    Arguments:
+        embeddings: a float array of shape ``(n, d)``.
+        labels: an integer array of shape ``(n,)``.
+        temperature: the softmax temperature.
+
+    Returns:
+        A scalar.
+
+    Example:
+        >>> e = jnp.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+        >>> ntxent(e, jnp.array([0, 0, 1, 1]))
+        Array(1.1443998e-05, dtype=float32)
+    """
+    _check_dtype("ntxent", "embeddings", embeddings, jnp.floating)
+    embeddings = jnp.asarray(embeddings)
+    if np.shape(labels)[0] != embeddings.shape[0]:
+        raise ValueError(f"ntxent: labels and embeddings must have one leading dimension, got "
+                         f"{np.shape(labels)[0]} and {embeddings.shape[0]}")
+    xcs = cosine_similarity(embeddings[None, :, :], embeddings[:, None, :],
+                            epsilon=jnp.finfo(embeddings.dtype).eps) / temperature
+    matches = jnp.expand_dims(labels, 1) == jnp.expand_dims(labels, 0)
+    diffs = jnp.logical_not(matches)
+    matches = jnp.logical_and(matches, jnp.logical_not(jnp.eye(matches.shape[0], dtype=bool)))
+    xcs_diffs = jnp.where(diffs, xcs, -jnp.inf)
+    xcs_matches = jnp.where(matches, xcs, -jnp.inf)
+    xcs_max = lax.stop_gradient(jnp.max(jnp.concatenate((xcs_diffs, xcs_matches), axis=-1),
+                                        axis=1, keepdims=True))
+    shift_diffs, shift_matches = xcs_diffs - xcs_max, xcs_matches - xcs_max
+    denom = jnp.sum(jnp.exp(shift_diffs), axis=1, keepdims=True) + jnp.exp(shift_matches)
+    log_softmax = shift_matches - jnp.log(denom)
+    return -jnp.sum(jnp.where(matches, log_softmax, 0.0)) / jnp.sum(matches)
