@@ -13,6 +13,7 @@ import pytest
 optax = pytest.importorskip("optax")
 jax = pytest.importorskip("jax")
 
+import invarax  # noqa: E402
 import invarax.numpy as jnp  # noqa: E402
 from invarax import optim  # noqa: E402
 from invarax.tree_util import tree_leaves, tree_map  # noqa: E402
@@ -333,4 +334,33 @@ def test_per_example_clipping_matches_optax(uniform):
     ours = optim.per_example_layer_norm_clip(tree_map(jnp.asarray, grads), 1.5, uniform)
     theirs = optax.per_example_layer_norm_clip(tree_map(jax.numpy.asarray, grads), 1.5,
                                                uniform)
+    _assert_close(ours, theirs)
+
+
+@pytest.mark.parametrize("make", [lambda o: o.noisy_sgd(0.05, key=3),
+                                  lambda o: o.chain(o.add_noise(0.1, 0.3, key=7), o.adam(0.01))])
+def test_gradient_noise_matches_optax(make):
+    """The same random bits as jax.random: the trajectories agree (the key leaves differ in
+    type, a raw uint32 pair here and a typed key in JAX, so only counts are compared)."""
+    def run(lib, to_array):
+        opt = make(lib)
+        params = tree_map(to_array, _tree(0))
+        state = opt.init(params)
+        out = []
+        for i in range(STEPS):
+            updates, state = opt.update(tree_map(to_array, _tree(1 + 10 * i)), state, params)
+            params = lib.apply_updates(params, updates)
+            out.append(params)
+        return out, state
+
+    (ours, our_state), (theirs, their_state) = run(optim, jnp.asarray), run(
+        optax, jax.numpy.asarray)
+    _assert_close(ours, theirs)
+    assert int(our_state[0].count) == int(their_state[0].count) == STEPS
+
+
+def test_tree_random_like_matches_optax():
+    tree = {"a": np.zeros((2, 3), np.float32), "b": [np.zeros(4, np.float32)]}
+    ours = optim.tree.random_like(invarax.random.key(4), tree_map(jnp.asarray, tree))
+    theirs = optax.tree.random_like(jax.random.key(4), tree_map(jax.numpy.asarray, tree))
     _assert_close(ours, theirs)
