@@ -62,6 +62,8 @@ LOSSES = {
     "kl_log_targets": lambda m, d: m.kl_divergence_with_log_targets(d["y"] - 2.0,
                                                                     d["x"] - 3.0),
     "ntxent": lambda m, d: m.ntxent(d["x"], d["labels"], temperature=0.5),
+    "sparsemax": lambda m, d: m.sparsemax_loss(d["x"] / 3, d["binary"].astype(np.int32)),
+    "multiclass_sparsemax": lambda m, d: m.multiclass_sparsemax_loss(d["x"] / 3, d["labels"]),
     "generalized_kl": lambda m, d: m.generalized_kl_divergence(d["y"] - 2.0, d["probs"]),
 }
 

@@ -173,6 +173,8 @@ CASES = {
     "adan": lambda o: o.adan(0.01, weight_decay=0.1),
     "adan_kwargs": lambda o: o.chain(o.scale_by_adan(b1=0.9, b2=0.8, b3=0.95, eps_root=1e-6),
                                      o.scale(-0.01)),
+    "sm3": lambda o: o.sm3(0.05),
+    "sm3_kwargs": lambda o: o.chain(o.scale_by_sm3(b1=0.5, b2=0.9, eps=1e-4), o.scale(-0.05)),
     "monitor": lambda o: o.chain(
         o.monitor({"norm": o.tree.norm, "ema": o.measure_with_ema(o.tree.norm, 0.8),
                    "max": o.measure_with_ema(o.tree.max, 0.5, debias=False)}),

@@ -47,6 +47,7 @@ from ._alias_more import (
     radam,
     rprop,
     sign_sgd,
+    sm3,
     yogi,
 )
 from ._base import (
@@ -105,7 +106,7 @@ from ._extras import (
     stateless_with_tree_map,
     zero_nans,
 )
-from ._factorized import FactoredState, scale_by_factored_rms
+from ._factorized import FactoredState, ScaleBySM3State, scale_by_factored_rms, scale_by_sm3
 from ._lbfgs import ScaleByLBFGSState, lbfgs, scale_by_lbfgs
 from ._linesearch import (
     BacktrackingLinesearchInfo,
@@ -224,14 +225,15 @@ __all__ = [
     "ScaleByLBFGSState", "ScaleByLionState", "ScaleByNovogradState",
     "ScaleByOptimisticGradientState", "ScaleByRStdDevState", "ScaleByRStdDevWithCountState",
     "ScaleByRmsState", "ScaleByRmsWithCountState", "ScaleByRpropState", "ScaleByRssState",
-    "ScaleByScheduleState", "ScaleByTrustRatioState", "ScaleByZoomLinesearchState", "ScaleState",
-    "Schedule", "ShouldSkipUpdateFunction", "SnapshotState", "TraceState", "TransformInitFn",
-    "TransformUpdateFn", "Updates", "WeightDecaySchedule", "WrappedScheduleState", "ZeroNansState",
-    "ZoomLinesearchInfo", "ZoomLinesearchState", "adabelief", "adadelta", "adafactor", "adagrad",
-    "adam", "adamax", "adamaxw", "adamw", "adan", "adaptive_grad_clip", "add_decayed_weights",
-    "add_noise", "amsgrad", "apply_every", "apply_if_finite", "apply_updates", "bias_correction",
-    "centralize", "chain", "clip", "clip_by_block_rms", "clip_by_global_norm",
-    "conditionally_mask", "conditionally_transform", "constant_schedule", "convex_kl_divergence",
+    "ScaleBySM3State", "ScaleByScheduleState", "ScaleByTrustRatioState",
+    "ScaleByZoomLinesearchState", "ScaleState", "Schedule", "ShouldSkipUpdateFunction",
+    "SnapshotState", "TraceState", "TransformInitFn", "TransformUpdateFn", "Updates",
+    "WeightDecaySchedule", "WrappedScheduleState", "ZeroNansState", "ZoomLinesearchInfo",
+    "ZoomLinesearchState", "adabelief", "adadelta", "adafactor", "adagrad", "adam", "adamax",
+    "adamaxw", "adamw", "adan", "adaptive_grad_clip", "add_decayed_weights", "add_noise",
+    "amsgrad", "apply_every", "apply_if_finite", "apply_updates", "bias_correction", "centralize",
+    "chain", "clip", "clip_by_block_rms", "clip_by_global_norm", "conditionally_mask",
+    "conditionally_transform", "constant_schedule", "convex_kl_divergence",
     "cosine_decay_schedule", "cosine_distance", "cosine_onecycle_schedule", "cosine_similarity",
     "ema", "exponential_decay", "flatten", "freeze", "fromage", "generalized_kl_divergence",
     "global_norm", "hinge_loss", "huber_loss", "identity", "init_empty_state",
@@ -248,13 +250,13 @@ __all__ = [
     "scale_by_lbfgs", "scale_by_learning_rate", "scale_by_lion", "scale_by_novograd",
     "scale_by_optimistic_gradient", "scale_by_param_block_norm", "scale_by_param_block_rms",
     "scale_by_polyak", "scale_by_radam", "scale_by_rms", "scale_by_rprop", "scale_by_rss",
-    "scale_by_schedule", "scale_by_sign", "scale_by_stddev", "scale_by_trust_ratio",
-    "scale_by_yogi", "scale_by_zoom_linesearch", "selective_transform", "set_to_zero", "sgd",
-    "sgdr_schedule", "sigmoid_binary_cross_entropy", "sigmoid_focal_loss", "sign_sgd",
-    "skip_large_updates", "skip_not_finite", "smooth_labels", "snapshot", "softmax_cross_entropy",
-    "softmax_cross_entropy_with_integer_labels", "squared_error", "stateless",
-    "stateless_with_tree_map", "trace", "tree", "tree_utils", "update_infinity_moment",
-    "update_moment", "update_moment_per_elem_norm", "value_and_grad_from_state",
-    "warmup_constant_schedule", "warmup_cosine_decay_schedule",
+    "scale_by_schedule", "scale_by_sign", "scale_by_sm3", "scale_by_stddev",
+    "scale_by_trust_ratio", "scale_by_yogi", "scale_by_zoom_linesearch", "selective_transform",
+    "set_to_zero", "sgd", "sgdr_schedule", "sigmoid_binary_cross_entropy", "sigmoid_focal_loss",
+    "sign_sgd", "skip_large_updates", "skip_not_finite", "sm3", "smooth_labels", "snapshot",
+    "softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels", "squared_error",
+    "stateless", "stateless_with_tree_map", "trace", "tree", "tree_utils",
+    "update_infinity_moment", "update_moment", "update_moment_per_elem_norm",
+    "value_and_grad_from_state", "warmup_constant_schedule", "warmup_cosine_decay_schedule",
     "warmup_exponential_decay_schedule", "with_extra_args_support", "yogi", "zero_nans",
 ]

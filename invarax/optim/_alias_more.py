@@ -1,5 +1,6 @@
 """The less common optimizers of optax: NAdam(W), Adamax(W), AMSGrad, AdaBelief, signSGD,
-RAdam, Yogi, NovoGrad, AdaDelta, Fromage, LARS, Polyak SGD and Rprop."""
+RAdam, Yogi, NovoGrad, AdaDelta, Fromage, LARS, Polyak SGD, Rprop, Adan, optimistic Adam
+and SM3."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import functools
 from ._adaptive import scale_by_optimistic_gradient, scale_by_trust_ratio
 from ._alias import _check_learning_rate, adam, adamw, sgd
 from ._base import GradientTransformation, chain
+from ._factorized import scale_by_sm3
 from ._moments import (
     scale_by_adadelta,
     scale_by_adamax,
@@ -276,3 +278,15 @@ def optimistic_adam(learning_rate: float, optimism: float | None = None, b1: flo
                                               beta=learning_rate if optimism is None else
                                               optimism),
                  scale_by_learning_rate(1.0))
+
+
+def sm3(learning_rate: float, momentum: float = 0.9) -> GradientTransformation:
+    """SM3: ``chain(scale_by_sm3(momentum), scale(-learning_rate))``.
+
+    Example:
+        >>> opt = sm3(1.0)
+        >>> opt.update(jnp.array([2.0, -0.5]), opt.init(jnp.zeros(2)))[0]
+        Array([-0.1,  0.1], dtype=float32)
+    """
+    _check_learning_rate("sm3", learning_rate)
+    return chain(scale_by_sm3(momentum), scale(-learning_rate))
