@@ -366,3 +366,20 @@ def test_tree_random_like_matches_optax():
     ours = optim.tree.random_like(invarax.random.key(4), tree_map(jnp.asarray, tree))
     theirs = optax.tree.random_like(jax.random.key(4), tree_map(jax.numpy.asarray, tree))
     _assert_close(ours, theirs)
+
+
+@pytest.mark.parametrize("step", [0, 3, 4])
+def test_incremental_and_periodic_update_match_optax(step):
+    new, old = _tree(1), _tree(2)
+    for lib, npl in ((optim, jnp), (optax, jax.numpy)):
+        n, o = tree_map(npl.asarray, new), tree_map(npl.asarray, old)
+        out = (lib.incremental_update(n, o, 0.3),
+               lib.periodic_update(n, o, npl.asarray(step), 2))
+        if lib is optim:
+            ours = out
+        else:
+            theirs = out
+    _assert_close(ours, theirs)
+    periodic = invarax.jit(optim.periodic_update, static_argnums=3)(
+        tree_map(jnp.asarray, new), tree_map(jnp.asarray, old), jnp.asarray(step), 2)
+    _assert_close(periodic, theirs[1])

@@ -195,7 +195,7 @@ from ._tree_math import tree_bias_correction as bias_correction
 from ._tree_math import tree_update_infinity_moment as update_infinity_moment
 from ._tree_math import tree_update_moment as update_moment
 from ._tree_math import tree_update_moment_per_elem_norm as update_moment_per_elem_norm
-from ._update import apply_updates
+from ._update import apply_updates, incremental_update, periodic_update
 from ._wrappers import (
     ApplyIfFiniteState,
     InjectHyperparamsState,
@@ -236,16 +236,17 @@ __all__ = [
     "conditionally_transform", "constant_schedule", "convex_kl_divergence",
     "cosine_decay_schedule", "cosine_distance", "cosine_onecycle_schedule", "cosine_similarity",
     "ema", "exponential_decay", "flatten", "freeze", "fromage", "generalized_kl_divergence",
-    "global_norm", "hinge_loss", "huber_loss", "identity", "init_empty_state",
-    "inject_hyperparams", "join_schedules", "keep_params_nonnegative", "kl_divergence", "l2_loss",
-    "lamb", "lars", "lbfgs", "linear_onecycle_schedule", "linear_schedule", "lion", "log_cosh",
-    "lookahead", "losses", "masked", "measure_with_ema", "monitor", "multi_transform", "nadam",
-    "nadamw", "named_chain", "noisy_sgd", "normalize_by_update_norm", "novograd", "ntxent",
-    "optimistic_adam", "optimistic_gradient_descent", "partition", "per_example_global_norm_clip",
-    "per_example_layer_norm_clip", "piecewise_constant_schedule", "piecewise_interpolate_schedule",
-    "polyak_sgd", "polynomial_schedule", "radam", "rmsprop", "rprop", "safe_increment",
-    "safe_int32_increment", "safe_softmax_cross_entropy", "scale", "scale_by_adadelta",
-    "scale_by_adam", "scale_by_adamax", "scale_by_adan", "scale_by_amsgrad",
+    "global_norm", "hinge_loss", "huber_loss", "identity", "incremental_update",
+    "init_empty_state", "inject_hyperparams", "join_schedules", "keep_params_nonnegative",
+    "kl_divergence", "l2_loss", "lamb", "lars", "lbfgs", "linear_onecycle_schedule",
+    "linear_schedule", "lion", "log_cosh", "lookahead", "losses", "masked", "measure_with_ema",
+    "monitor", "multi_transform", "nadam", "nadamw", "named_chain", "noisy_sgd",
+    "normalize_by_update_norm", "novograd", "ntxent", "optimistic_adam",
+    "optimistic_gradient_descent", "partition", "per_example_global_norm_clip",
+    "per_example_layer_norm_clip", "periodic_update", "piecewise_constant_schedule",
+    "piecewise_interpolate_schedule", "polyak_sgd", "polynomial_schedule", "radam", "rmsprop",
+    "rprop", "safe_increment", "safe_int32_increment", "safe_softmax_cross_entropy", "scale",
+    "scale_by_adadelta", "scale_by_adam", "scale_by_adamax", "scale_by_adan", "scale_by_amsgrad",
     "scale_by_backtracking_linesearch", "scale_by_belief", "scale_by_factored_rms",
     "scale_by_lbfgs", "scale_by_learning_rate", "scale_by_lion", "scale_by_novograd",
     "scale_by_optimistic_gradient", "scale_by_param_block_norm", "scale_by_param_block_rms",
