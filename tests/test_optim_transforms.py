@@ -284,3 +284,17 @@ def test_flatten_keeps_one_flat_state_and_returns_the_params_structure():
     assert state[0].trace.shape == (7,)
     updates, _ = opt.update(params, state)
     assert updates["a"].shape == (2, 2) and updates["b"].shape == (3,)
+
+
+def test_stateless_inits_take_integer_params_as_optax_and_moment_inits_do_not():
+    params = {"w": jnp.ones(2), "n": jnp.arange(2)}
+    for opt in (optim.sgd(0.1), optim.sgd(optim.linear_schedule(0.1, 0.0, 5)),
+                optim.chain(optim.clip(1.0), optim.add_decayed_weights(0.1))):
+        for a, b in zip(tree_leaves(opt.init(params)), tree_leaves(opt.init({"w": jnp.ones(2)})),
+                        strict=True):
+            assert_bitwise(a, b)
+    with pytest.raises(TypeError, match=r"scale_by_adam\.init: the parameter at \['n'\] is an "
+                                        r"array of dtype int32"):
+        optim.adam(0.1).init(params)
+    with pytest.raises(TypeError, match=r"init: the parameter at \['f'\] is 'x'"):
+        optim.sgd(0.1).init({"f": "x"})

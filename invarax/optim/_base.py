@@ -128,12 +128,14 @@ def check_param(who: str, where: str, leaf, integers: bool = False) -> None:
     )
 
 
-def check_params(who: str, params) -> None:
-    """Raise a TypeError naming the first leaf of ``params`` that is not a float array.
+def check_params(who: str, params, integers: bool = False) -> None:
+    """Raise a TypeError naming the first leaf of ``params`` that is not a float array (or,
+    with ``integers``, an integer array).
 
     Python floats pass (they become float arrays); None marks a leaf that is not optimised.
     """
-    tree_map_with_path(lambda path, leaf: check_param(who, keystr(path), leaf), params)
+    tree_map_with_path(lambda path, leaf: check_param(who, keystr(path), leaf, integers),
+                       params)
 
 
 def zeros_like_params(who: str, params, fill_value=0, dtype=None):
@@ -144,8 +146,14 @@ def zeros_like_params(who: str, params, fill_value=0, dtype=None):
 
 
 def init_empty_state(params) -> EmptyState:
-    """The init of a stateless transformation: check the parameters, return ``EmptyState()``."""
-    check_params("init", params)
+    """The init of a stateless transformation: check the parameters (float or integer
+    arrays, as optax accepts them), return ``EmptyState()``.
+
+    Example:
+        >>> init_empty_state({"w": jnp.ones(2), "n": jnp.arange(2)})
+        EmptyState()
+    """
+    check_params("init", params, integers=True)
     return EmptyState()
 
 

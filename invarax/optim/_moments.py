@@ -7,14 +7,13 @@ from typing import Any, NamedTuple
 
 from .. import numpy as jnp
 from ..core.pytree import tree_map
-from ._adaptive import _safe_norm
+from ._adaptive import _norm, scale_by_param_block
 from ._base import (
     GradientTransformation,
     GradientTransformationExtraArgs,
     check_state,
     check_structure,
     init_empty_state,
-    map_with_params,
     require_params,
     zeros_like_params,
 )
@@ -395,12 +394,7 @@ def scale_by_param_block_norm(min_scale: float = 1e-3) -> GradientTransformation
         >>> opt.update(jnp.ones(2), opt.init(jnp.zeros(2)), jnp.array([3.0, 4.0]))[0]
         Array([5., 5.], dtype=float32)
     """
-    def update_fn(updates, state, params=None):
-        require_params("scale_by_param_block_norm", params)
-        return map_with_params("scale_by_param_block_norm.update",
-                               lambda u, p: u * _safe_norm(p, min_scale), updates, params), state
-
-    return GradientTransformation(init_empty_state, update_fn)
+    return scale_by_param_block("scale_by_param_block_norm", _norm, min_scale)
 
 
 def scale_by_polyak(f_min: float = 0.0, max_learning_rate: float = 1.0, eps: float = 0.0,

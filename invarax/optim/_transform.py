@@ -101,7 +101,7 @@ def scale_by_schedule(step_size_fn: Callable[[Any], Any]) -> GradientTransformat
         (Array([0.33333334], dtype=float32), Array(3, dtype=int32))
     """
     def init_fn(params):
-        check_params("scale_by_schedule.init", params)
+        check_params("scale_by_schedule.init", params, integers=True)
         return ScaleByScheduleState(count=_zero_count())
 
     def update_fn(updates, state, params=None):
@@ -322,7 +322,7 @@ def add_decayed_weights(weight_decay=0.0, mask=None) -> GradientTransformation:
         check_real("add_decayed_weights", "weight_decay", weight_decay)
 
     def init_fn(params):
-        check_params("add_decayed_weights.init", params)
+        check_params("add_decayed_weights.init", params, integers=True)
         return WeightDecaySchedule(_zero_count()) if scheduled else EmptyState()
 
     def update_fn(updates, state, params=None):
