@@ -211,3 +211,47 @@ def test_tree_vdot_and_norm_are_bitwise_under_jit():
     x, y, _ = [jax_free(t, jnp) for t in _trees()]
     for f in (optim.tree.vdot, lambda a, b: optim.tree.norm(a)):
         assert_bitwise(invarax.jit(f)(x, y), f(x, y))
+
+
+def _ctc_data(seed=7):
+    rng = np.random.default_rng(seed)
+    logits = rng.standard_normal((3, 7, 5)).astype(np.float32)
+    logit_paddings = np.zeros((3, 7), np.float32)
+    logit_paddings[1, 5:] = 1.0
+    labels = np.array([[1, 2, 2, 3], [4, 4, 1, 0], [2, 3, 1, 1]], np.int32)
+    label_paddings = np.zeros((3, 4), np.float32)
+    label_paddings[1, 3:] = 1.0
+    label_paddings[2, 2:] = 1.0
+    return logits, logit_paddings, labels, label_paddings
+
+
+def test_ctc_loss_and_forward_probs_match_optax():
+    optax = pytest.importorskip("optax")
+    jax = pytest.importorskip("jax")
+    args = _ctc_data()
+    ours = optim.losses.ctc_loss_with_forward_probs(*map(jnp.asarray, args), blank_id=0)
+    theirs = optax.losses.ctc_loss_with_forward_probs(*map(jax.numpy.asarray, args))
+    for a, b in zip(ours, theirs, strict=True):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(optim.ctc_loss(*map(jnp.asarray, args), blank_id=2)),
+                               np.asarray(optax.ctc_loss(*map(jax.numpy.asarray, args),
+                                                         blank_id=2)), rtol=1e-5)
+
+
+def test_ctc_loss_and_its_gradient_are_bitwise_under_jit():
+    logits, *rest = map(jnp.asarray, _ctc_data())
+
+    def loss(logits, *rest):
+        return jnp.sum(optim.ctc_loss(logits, *rest))
+
+    for f in (loss, invarax.grad(loss)):
+        assert_bitwise(invarax.jit(f)(logits, *rest), f(logits, *rest))
+
+
+def test_ctc_loss_names_a_bad_shape():
+    logits, logit_paddings, labels, label_paddings = map(jnp.asarray, _ctc_data())
+    with pytest.raises(ValueError, match=r"ctc_loss: label_paddings must have the labels' shape "
+                                         r"\(3, 4\), got \(3, 3\)"):
+        optim.ctc_loss(logits, logit_paddings, labels, label_paddings[:, :3])

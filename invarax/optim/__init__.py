@@ -73,6 +73,7 @@ from ._base import (
     with_extra_args_support,
 )
 from ._clipping import clip, clip_by_block_rms, clip_by_global_norm, global_norm
+from ._ctc import ctc_loss, ctc_loss_with_forward_probs
 from ._extras import (
     AdaptiveGradClipState,
     ApplyEvery,
@@ -235,13 +236,13 @@ __all__ = [
     "chain", "clip", "clip_by_block_rms", "clip_by_global_norm", "conditionally_mask",
     "conditionally_transform", "constant_schedule", "convex_kl_divergence",
     "cosine_decay_schedule", "cosine_distance", "cosine_onecycle_schedule", "cosine_similarity",
-    "ema", "exponential_decay", "flatten", "freeze", "fromage", "generalized_kl_divergence",
-    "global_norm", "hinge_loss", "huber_loss", "identity", "incremental_update",
-    "init_empty_state", "inject_hyperparams", "join_schedules", "keep_params_nonnegative",
-    "kl_divergence", "l2_loss", "lamb", "lars", "lbfgs", "linear_onecycle_schedule",
-    "linear_schedule", "lion", "log_cosh", "lookahead", "losses", "masked", "measure_with_ema",
-    "monitor", "multi_transform", "nadam", "nadamw", "named_chain", "noisy_sgd",
-    "normalize_by_update_norm", "novograd", "ntxent", "optimistic_adam",
+    "ctc_loss", "ctc_loss_with_forward_probs", "ema", "exponential_decay", "flatten", "freeze",
+    "fromage", "generalized_kl_divergence", "global_norm", "hinge_loss", "huber_loss", "identity",
+    "incremental_update", "init_empty_state", "inject_hyperparams", "join_schedules",
+    "keep_params_nonnegative", "kl_divergence", "l2_loss", "lamb", "lars", "lbfgs",
+    "linear_onecycle_schedule", "linear_schedule", "lion", "log_cosh", "lookahead", "losses",
+    "masked", "measure_with_ema", "monitor", "multi_transform", "nadam", "nadamw", "named_chain",
+    "noisy_sgd", "normalize_by_update_norm", "novograd", "ntxent", "optimistic_adam",
     "optimistic_gradient_descent", "partition", "per_example_global_norm_clip",
     "per_example_layer_norm_clip", "periodic_update", "piecewise_constant_schedule",
     "piecewise_interpolate_schedule", "polyak_sgd", "polynomial_schedule", "radam", "rmsprop",

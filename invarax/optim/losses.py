@@ -1,5 +1,6 @@
 """optax's ``optax.losses``: the losses, unreduced (one value per element or example)."""
 
+from ._ctc import ctc_loss, ctc_loss_with_forward_probs
 from ._losses import (
     convex_kl_divergence,
     cosine_distance,
@@ -28,7 +29,8 @@ from ._losses import (
 )
 
 __all__ = [
-    "convex_kl_divergence", "cosine_distance", "cosine_similarity",
+    "convex_kl_divergence", "cosine_distance", "cosine_similarity", "ctc_loss",
+    "ctc_loss_with_forward_probs",
     "generalized_kl_divergence", "hinge_loss", "huber_loss", "kl_divergence",
     "kl_divergence_with_log_targets", "l2_loss", "log_cosh", "multiclass_hinge_loss",
     "multiclass_sparsemax_loss", "sparsemax_loss",
