@@ -255,3 +255,29 @@ def test_ctc_loss_names_a_bad_shape():
     with pytest.raises(ValueError, match=r"ctc_loss: label_paddings must have the labels' shape "
                                          r"\(3, 4\), got \(3, 3\)"):
         optim.ctc_loss(logits, logit_paddings, labels, label_paddings[:, :3])
+
+
+@pytest.mark.parametrize("make", [
+    lambda o: o.adam(0.1),
+    lambda o: o.chain(o.clip(1.0), o.adamw(0.1, mask={"a": True, "b": False})),
+    lambda o: o.partition({"x": o.sgd(0.1, 0.9), "y": o.lion(0.1)}, {"a": "x", "b": "y"}),
+    lambda o: o.inject_hyperparams(o.rmsprop)(0.1, centered=True),
+])
+def test_tree_map_params_matches_optax(make):
+    optax = pytest.importorskip("optax")
+    jax = pytest.importorskip("jax")
+
+    def run(lib, npl):
+        params = {"a": npl.ones((2, 3)), "b": [npl.ones(4), npl.ones(())]}
+        opt = make(lib)
+        state = opt.init(params)
+        if "partition" in repr(make.__code__.co_names):  # masked parts: no params alongside
+            return lib.tree_utils.tree_map_params(opt, lambda p: p + 2.0, state)
+        return lib.tree_utils.tree_map_params(opt, lambda p, r: p + 2.0 * r, state, params,
+                                              transform_non_params=lambda v: v)
+
+    ours, theirs = run(optim, jnp), run(optax, jax.numpy)
+    ours_leaves, theirs_leaves = tree_leaves(ours), jax.tree_util.tree_leaves(theirs)
+    assert len(ours_leaves) == len(theirs_leaves)
+    for a, b in zip(ours_leaves, theirs_leaves, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

@@ -23,6 +23,7 @@ from ._base import (
     with_extra_args_support,
     zeros_like_params,
 )
+from ._state_utils import ParamsPlaceholder
 from ._tree_math import (
     tree_bias_correction,
     tree_cast,
@@ -279,6 +280,8 @@ def masked(inner: GradientTransformation, mask) -> GradientTransformation:
     inner = with_extra_args_support(inner)
 
     def init_fn(params):
+        if isinstance(params, ParamsPlaceholder):  # tree_map_params: the state's layout
+            return MaskedState(inner_state=inner.init(params))
         return MaskedState(inner_state=inner.init(_select(_mask_tree(mask, params), params)))
 
     def update_fn(updates, state, params=None, **extra_args):

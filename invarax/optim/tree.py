@@ -1,6 +1,6 @@
 """optax's ``optax.tree``: the tree utilities under their short names (``add``, ``vdot``, ...)."""
 
-from . import _noise, _tree_math
+from . import _noise, _state_utils, _tree_math
 
 add = _tree_math.tree_add
 add_scale = _tree_math.tree_add_scale
@@ -30,12 +30,14 @@ update_moment_per_elem_norm = _tree_math.tree_update_moment_per_elem_norm
 vdot = _tree_math.tree_vdot
 where = _tree_math.tree_where
 zeros_like = _tree_math.tree_zeros_like
+map_params = _state_utils.tree_map_params
 random_like = _noise.tree_random_like
 split_key_like = _noise.tree_split_key_like
 
 __all__ = [
     "add", "add_scale", "allclose", "batch_shape", "bias_correction", "cast", "cast_like", "clip",
-    "conj", "div", "dtype", "full_like", "max", "min", "mul", "norm", "ones_like", "random_like",
-    "real", "scale", "size", "split_key_like", "sub", "sum", "update_infinity_moment",
-    "update_moment", "update_moment_per_elem_norm", "vdot", "where", "zeros_like",
+    "conj", "div", "dtype", "full_like", "map_params", "max", "min", "mul", "norm", "ones_like",
+    "random_like", "real", "scale", "size", "split_key_like", "sub", "sum",
+    "update_infinity_moment", "update_moment", "update_moment_per_elem_norm", "vdot", "where",
+    "zeros_like",
 ]
