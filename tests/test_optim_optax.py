@@ -383,3 +383,47 @@ def test_incremental_and_periodic_update_match_optax(step):
     periodic = invarax.jit(optim.periodic_update, static_argnums=3)(
         tree_map(jnp.asarray, new), tree_map(jnp.asarray, old), jnp.asarray(step), 2)
     _assert_close(periodic, theirs[1])
+
+
+def _parameters(f):
+    """Each parameter's name, kind and default (``<obj>`` for a default that is not a
+    plain number, string, bool or None; a line search object, a dtype)."""
+    import inspect
+
+    out = []
+    for p in inspect.signature(f).parameters.values():
+        default = p.default
+        if default is inspect.Parameter.empty:
+            default = "<none>"
+        elif not isinstance(default, (int, float, str, bool, type(None))):
+            default = "<obj>"
+        out.append((p.name, p.kind, default))
+    return out
+
+
+@pytest.mark.parametrize("module", ["", "losses", "tree_utils"])
+def test_signatures_are_optax_signatures(module):
+    """Every public function shared with optax takes the same parameters: names, order,
+    positional/keyword kinds and plain defaults, so calls port unchanged."""
+    import warnings
+
+    ours_module = getattr(optim, module) if module else optim
+    theirs_module = getattr(optax, module) if module else optax
+    checked, differ = 0, []
+    for name in ours_module.__all__:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # optax's deprecated aliases
+            theirs = getattr(theirs_module, name, None)
+        ours = getattr(ours_module, name)
+        if not callable(theirs) or (isinstance(theirs, type) and name != "MultiSteps"):
+            continue
+        try:
+            import inspect
+
+            inspect.signature(theirs)
+        except (TypeError, ValueError):  # typing aliases (TransformInitFn, ...)
+            continue
+        checked += 1
+        if _parameters(ours) != _parameters(theirs):
+            differ.append((name, _parameters(ours), _parameters(theirs)))
+    assert checked > 10 and differ == []

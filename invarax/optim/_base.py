@@ -285,11 +285,11 @@ def set_to_zero() -> GradientTransformation:
     return GradientTransformation(init_empty_state, update_fn)
 
 
-def chain(*transforms: GradientTransformation) -> GradientTransformation:
+def chain(*args: GradientTransformation) -> GradientTransformation:
     """Apply transformations one after another; the state is the tuple of their states.
 
     Arguments:
-        *transforms: ``GradientTransformation``s, applied left to right.
+        *args: ``GradientTransformation``s, applied left to right.
 
     Returns:
         A ``GradientTransformationExtraArgs`` whose update feeds each one's output to the next
@@ -301,13 +301,13 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
         >>> updates
         Array([-0.06      , -0.08000001], dtype=float32)
     """
-    for i, t in enumerate(transforms):
+    for i, t in enumerate(args):
         if not isinstance(t, GradientTransformation):
             raise TypeError(
                 f"chain: argument {i} is a {type(t).__name__}, not a GradientTransformation"
             )
 
-    transforms = [with_extra_args_support(t) for t in transforms]
+    transforms = [with_extra_args_support(t) for t in args]
 
     def init_fn(params):
         return tuple(t.init(params) for t in transforms)

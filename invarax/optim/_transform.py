@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .. import numpy as jnp
-from ..core.pytree import tree_map
+from ..core.pytree import tree_map, tree_structure
 from ._base import (
     EmptyState,
     GradientTransformation,
@@ -115,7 +115,8 @@ def scale_by_schedule(step_size_fn: Callable[[Any], Any]) -> GradientTransformat
     return GradientTransformation(init_fn, update_fn)
 
 
-def scale_by_learning_rate(learning_rate, *, flip_sign: bool = True) -> GradientTransformation:
+def scale_by_learning_rate(learning_rate=None, *,
+                           flip_sign: bool = True) -> GradientTransformation:
     """Multiply the updates by ``-learning_rate`` (a float or a schedule of the step count).
 
     Arguments:
@@ -146,12 +147,14 @@ class TraceState(NamedTuple):
     trace: Any
 
 
-def trace(decay: float, nesterov: bool = False) -> GradientTransformation:
+def trace(decay: float, nesterov: bool = False,
+          accumulator_dtype=None) -> GradientTransformation:
     """Momentum: ``t = g + decay * t``; the update is ``t`` (or ``g + decay * t``, Nesterov).
 
     Arguments:
         decay: the momentum coefficient.
         nesterov: use Nesterov's momentum.
+        accumulator_dtype: the dtype of the momentum buffer (None: the parameters').
 
     Returns:
         A ``GradientTransformation`` whose state is a ``TraceState``.
@@ -167,7 +170,7 @@ def trace(decay: float, nesterov: bool = False) -> GradientTransformation:
     check_nonnegative("trace", "decay", decay)
 
     def init_fn(params):
-        return TraceState(trace=zeros_like_params("trace.init", params))
+        return TraceState(trace=zeros_like_params("trace.init", params, dtype=accumulator_dtype))
 
     def update_fn(updates, state, params=None):
         del params
@@ -176,7 +179,7 @@ def trace(decay: float, nesterov: bool = False) -> GradientTransformation:
         step = lambda g, t: g + decay * t
         new_trace = tree_map(step, updates, state.trace)
         updates = tree_map(step, updates, new_trace) if nesterov else new_trace
-        return updates, TraceState(trace=new_trace)
+        return updates, TraceState(trace=tree_cast(new_trace, accumulator_dtype))
 
     return GradientTransformation(init_fn, update_fn)
 
@@ -260,13 +263,16 @@ def _select(mask_tree, tree):
     return tree_map(lambda m, x: x if m else None, mask_tree, tree)
 
 
-def masked(inner: GradientTransformation, mask) -> GradientTransformation:
+def masked(inner: GradientTransformation, mask, *,
+           mask_compatible_extra_args: bool = False) -> GradientTransformation:
     """Apply ``inner`` to the leaves that ``mask`` selects; pass the others through unchanged.
 
     Arguments:
         inner: the transformation to apply.
         mask: a pytree of bools with the parameters' structure (or a prefix of it), or a
             function of the parameters (and of the updates) returning one.
+        mask_compatible_extra_args: also mask the extra keyword arguments of the update
+            that have the updates' tree structure.
 
     Returns:
         A ``GradientTransformation`` whose state is a ``MaskedState``.
@@ -287,6 +293,10 @@ def masked(inner: GradientTransformation, mask) -> GradientTransformation:
     def update_fn(updates, state, params=None, **extra_args):
         check_state("masked.update", state, MaskedState)
         mask_tree = _mask_tree(mask, updates)
+        if mask_compatible_extra_args:
+            structure = tree_structure(updates)
+            extra_args = {k: _select(mask_tree, v) if tree_structure(v) == structure else v
+                          for k, v in extra_args.items()}
         new, inner_state = inner.update(
             _select(mask_tree, updates), state.inner_state,
             None if params is None else _select(mask_tree, params), **extra_args)
