@@ -347,3 +347,21 @@ def test_every_update_under_jit_is_bitwise_eager(name):
                                                                              params)
         for a, b in zip(tree_leaves((u_j, compiled)), tree_leaves((u_e, eager)), strict=True):
             assert_bitwise(a, b)
+
+
+@pytest.mark.parametrize("schedule", [
+    optim.exponential_decay(0.5, 3, 0.7, transition_begin=2, staircase=True, end_value=0.2),
+    optim.piecewise_constant_schedule(0.5, {4: 0.5, 2: 2.0}),
+    optim.piecewise_interpolate_schedule("cosine", 0.5, {4: 0.5, 20: 0.0}),
+    optim.linear_onecycle_schedule(20, 0.5),
+    optim.cosine_onecycle_schedule(20, 0.5),
+    optim.warmup_constant_schedule(0.1, 0.5, 5),
+    optim.warmup_exponential_decay_schedule(0.0, 0.5, 3, 4, 0.5),
+    optim.sgdr_schedule([dict(init_value=0.0, peak_value=0.5, warmup_steps=2, decay_steps=6)]
+                        * 2),
+], ids=lambda s: getattr(s, "__qualname__", "schedule").split(".")[0])
+def test_schedules_under_jit_are_bitwise_eager(schedule):
+    jitted = invarax.jit(schedule)
+    for t in [0, 1, 2, 3, 5, 6, 7, 12, 19, 20, 25]:
+        count = jnp.asarray(t, dtype=jnp.int32)
+        assert_bitwise(jitted(count), schedule(count))
