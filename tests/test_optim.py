@@ -517,9 +517,9 @@ def test_optim_tutorial():
 
 
 @pytest.mark.parametrize("module", [
-    "_adaptive", "_alias", "_alias_more", "_base", "_clipping", "_extras", "_factorized",
-    "_lbfgs", "_linesearch", "_losses", "_moments", "_schedule", "_transform", "_tree_math",
-    "_update", "_wrappers"])
+    "_adaptive", "_alias", "_alias_more", "_base", "_clipping", "_ctc", "_extras", "_factorized",
+    "_lbfgs", "_linesearch", "_losses", "_moments", "_noise", "_schedule", "_state_utils",
+    "_transform", "_tree_math", "_update", "_wrappers"])
 def test_docstring_examples(module):
     import importlib
 

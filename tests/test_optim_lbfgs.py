@@ -51,14 +51,19 @@ def _run(lib, npl, opt, f, x, steps, plain_grad=None, **fn_kwargs):
     """``steps`` steps; gradients from the state, or from ``plain_grad(f)`` if given."""
     state = opt.init(x)
     value_and_grad = lib.value_and_grad_from_state(f)
+    update = opt.update
+    if lib is not optim:  # optax: compile its while loops once, not at every eager call
+        import jax
+
+        update = jax.jit(opt.update, static_argnames="value_fn")
     out = []
     for _ in range(steps):
         if plain_grad is None:
             value, grad = value_and_grad(x, state=state, **fn_kwargs)
         else:
             value, grad = plain_grad(f)(x, **fn_kwargs)
-        updates, state = opt.update(grad, state, x, value=value, grad=grad, value_fn=f,
-                                    **fn_kwargs)
+        updates, state = update(grad, state, x, value=value, grad=grad, value_fn=f,
+                                **fn_kwargs)
         x = lib.apply_updates(x, updates)
         out.append((x, state))
     return out

@@ -61,6 +61,9 @@ LOSSES = {
     "kl_divergence": lambda m, d: m.kl_divergence(d["y"] - 2.0, d["probs"]),
     "kl_log_targets": lambda m, d: m.kl_divergence_with_log_targets(d["y"] - 2.0,
                                                                     d["x"] - 3.0),
+    "ntxent": lambda m, d: m.ntxent(d["x"], d["labels"], temperature=0.5),
+    "sparsemax": lambda m, d: m.sparsemax_loss(d["x"] / 3, d["binary"].astype(np.int32)),
+    "multiclass_sparsemax": lambda m, d: m.multiclass_sparsemax_loss(d["x"] / 3, d["labels"]),
     "generalized_kl": lambda m, d: m.generalized_kl_divergence(d["y"] - 2.0, d["probs"]),
 }
 
@@ -208,3 +211,73 @@ def test_tree_vdot_and_norm_are_bitwise_under_jit():
     x, y, _ = [jax_free(t, jnp) for t in _trees()]
     for f in (optim.tree.vdot, lambda a, b: optim.tree.norm(a)):
         assert_bitwise(invarax.jit(f)(x, y), f(x, y))
+
+
+def _ctc_data(seed=7):
+    rng = np.random.default_rng(seed)
+    logits = rng.standard_normal((3, 7, 5)).astype(np.float32)
+    logit_paddings = np.zeros((3, 7), np.float32)
+    logit_paddings[1, 5:] = 1.0
+    labels = np.array([[1, 2, 2, 3], [4, 4, 1, 0], [2, 3, 1, 1]], np.int32)
+    label_paddings = np.zeros((3, 4), np.float32)
+    label_paddings[1, 3:] = 1.0
+    label_paddings[2, 2:] = 1.0
+    return logits, logit_paddings, labels, label_paddings
+
+
+def test_ctc_loss_and_forward_probs_match_optax():
+    optax = pytest.importorskip("optax")
+    jax = pytest.importorskip("jax")
+    args = _ctc_data()
+    ours = optim.losses.ctc_loss_with_forward_probs(*map(jnp.asarray, args), blank_id=0)
+    theirs = optax.losses.ctc_loss_with_forward_probs(*map(jax.numpy.asarray, args))
+    for a, b in zip(ours, theirs, strict=True):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(optim.ctc_loss(*map(jnp.asarray, args), blank_id=2)),
+                               np.asarray(optax.ctc_loss(*map(jax.numpy.asarray, args),
+                                                         blank_id=2)), rtol=1e-5)
+
+
+def test_ctc_loss_and_its_gradient_are_bitwise_under_jit():
+    logits, *rest = map(jnp.asarray, _ctc_data())
+
+    def loss(logits, *rest):
+        return jnp.sum(optim.ctc_loss(logits, *rest))
+
+    for f in (loss, invarax.grad(loss)):
+        assert_bitwise(invarax.jit(f)(logits, *rest), f(logits, *rest))
+
+
+def test_ctc_loss_names_a_bad_shape():
+    logits, logit_paddings, labels, label_paddings = map(jnp.asarray, _ctc_data())
+    with pytest.raises(ValueError, match=r"ctc_loss: label_paddings must have the labels' shape "
+                                         r"\(3, 4\), got \(3, 3\)"):
+        optim.ctc_loss(logits, logit_paddings, labels, label_paddings[:, :3])
+
+
+@pytest.mark.parametrize("make", [
+    lambda o: o.adam(0.1),
+    lambda o: o.chain(o.clip(1.0), o.adamw(0.1, mask={"a": True, "b": False})),
+    lambda o: o.partition({"x": o.sgd(0.1, 0.9), "y": o.lion(0.1)}, {"a": "x", "b": "y"}),
+    lambda o: o.inject_hyperparams(o.rmsprop)(0.1, centered=True),
+])
+def test_tree_map_params_matches_optax(make):
+    optax = pytest.importorskip("optax")
+    jax = pytest.importorskip("jax")
+
+    def run(lib, npl):
+        params = {"a": npl.ones((2, 3)), "b": [npl.ones(4), npl.ones(())]}
+        opt = make(lib)
+        state = opt.init(params)
+        if "partition" in repr(make.__code__.co_names):  # masked parts: no params alongside
+            return lib.tree_utils.tree_map_params(opt, lambda p: p + 2.0, state)
+        return lib.tree_utils.tree_map_params(opt, lambda p, r: p + 2.0 * r, state, params,
+                                              transform_non_params=lambda v: v)
+
+    ours, theirs = run(optim, jnp), run(optax, jax.numpy)
+    ours_leaves, theirs_leaves = tree_leaves(ours), jax.tree_util.tree_leaves(theirs)
+    assert len(ours_leaves) == len(theirs_leaves)
+    for a, b in zip(ours_leaves, theirs_leaves, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

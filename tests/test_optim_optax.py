@@ -13,6 +13,7 @@ import pytest
 optax = pytest.importorskip("optax")
 jax = pytest.importorskip("jax")
 
+import invarax  # noqa: E402
 import invarax.numpy as jnp  # noqa: E402
 from invarax import optim  # noqa: E402
 from invarax.tree_util import tree_leaves, tree_map  # noqa: E402
@@ -169,6 +170,15 @@ CASES = {
         o.adam(0.01), 2, should_skip_update_fn=functools.partial(o.skip_large_updates,
                                                                  max_squared_norm=20.0)
     ).gradient_transformation(),
+    "adan": lambda o: o.adan(0.01, weight_decay=0.1),
+    "adan_kwargs": lambda o: o.chain(o.scale_by_adan(b1=0.9, b2=0.8, b3=0.95, eps_root=1e-6),
+                                     o.scale(-0.01)),
+    "sm3": lambda o: o.sm3(0.05),
+    "sm3_kwargs": lambda o: o.chain(o.scale_by_sm3(b1=0.5, b2=0.9, eps=1e-4), o.scale(-0.05)),
+    "monitor": lambda o: o.chain(
+        o.monitor({"norm": o.tree.norm, "ema": o.measure_with_ema(o.tree.norm, 0.8),
+                   "max": o.measure_with_ema(o.tree.max, 0.5, debias=False)}),
+        o.snapshot("sum", o.tree.sum), o.sgd(0.05)),
     "multisteps_skip_nonfinite": lambda o: o.MultiSteps(
         o.adam(0.01), 2, should_skip_update_fn=o.skip_not_finite).gradient_transformation(),
 }
@@ -285,3 +295,135 @@ def test_polyak_sgd_matches_optax(variant):
         return out
 
     _assert_close(run(optim, jnp.asarray), run(optax, jax.numpy.asarray))
+
+
+def test_optimistic_adam_matches_optax():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # optax's, not ours
+        (ours, our_state), (theirs, their_state) = _both(
+            lambda o: o.optimistic_adam(0.01, optimism=0.02))
+    _assert_close(ours, theirs)
+    _assert_close(our_state, their_state)
+
+
+def test_lookahead_matches_optax():
+    def run(lib, to_array):
+        opt = lib.lookahead(lib.adam(0.05), sync_period=3, slow_step_size=0.5,
+                            reset_state=True)
+        params = lib.LookaheadParams.init_synced(tree_map(to_array, _tree(0)))
+        state = opt.init(params)
+        out = []
+        for i in range(7):
+            updates, state = opt.update(tree_map(to_array, _tree(1 + 10 * i)), state, params)
+            params = lib.apply_updates(params, updates)
+            out.append((params, state))
+        return out
+
+    for a, b in zip(run(optim, jnp.asarray), run(optax, jax.numpy.asarray), strict=True):
+        _assert_close(a, b)
+
+
+@pytest.mark.parametrize("uniform", [True, False])
+def test_per_example_clipping_matches_optax(uniform):
+    rng = np.random.default_rng(5)
+    grads = {"w": rng.standard_normal((6, 3, 2)).astype(np.float32),
+             "b": (rng.standard_normal((6, 2)) * 0.1).astype(np.float32)}
+    ours = optim.per_example_global_norm_clip(tree_map(jnp.asarray, grads), 1.5)
+    theirs = optax.per_example_global_norm_clip(tree_map(jax.numpy.asarray, grads), 1.5)
+    _assert_close(ours, theirs)
+    ours = optim.per_example_layer_norm_clip(tree_map(jnp.asarray, grads), 1.5, uniform)
+    theirs = optax.per_example_layer_norm_clip(tree_map(jax.numpy.asarray, grads), 1.5,
+                                               uniform)
+    _assert_close(ours, theirs)
+
+
+@pytest.mark.parametrize("make", [lambda o: o.noisy_sgd(0.05, key=3),
+                                  lambda o: o.chain(o.add_noise(0.1, 0.3, key=7), o.adam(0.01))])
+def test_gradient_noise_matches_optax(make):
+    """The same random bits as jax.random: the trajectories agree (the key leaves differ in
+    type, a raw uint32 pair here and a typed key in JAX, so only counts are compared)."""
+    def run(lib, to_array):
+        opt = make(lib)
+        params = tree_map(to_array, _tree(0))
+        state = opt.init(params)
+        out = []
+        for i in range(STEPS):
+            updates, state = opt.update(tree_map(to_array, _tree(1 + 10 * i)), state, params)
+            params = lib.apply_updates(params, updates)
+            out.append(params)
+        return out, state
+
+    (ours, our_state), (theirs, their_state) = run(optim, jnp.asarray), run(
+        optax, jax.numpy.asarray)
+    _assert_close(ours, theirs)
+    assert int(our_state[0].count) == int(their_state[0].count) == STEPS
+
+
+def test_tree_random_like_matches_optax():
+    tree = {"a": np.zeros((2, 3), np.float32), "b": [np.zeros(4, np.float32)]}
+    ours = optim.tree.random_like(invarax.random.key(4), tree_map(jnp.asarray, tree))
+    theirs = optax.tree.random_like(jax.random.key(4), tree_map(jax.numpy.asarray, tree))
+    _assert_close(ours, theirs)
+
+
+@pytest.mark.parametrize("step", [0, 3, 4])
+def test_incremental_and_periodic_update_match_optax(step):
+    new, old = _tree(1), _tree(2)
+    for lib, npl in ((optim, jnp), (optax, jax.numpy)):
+        n, o = tree_map(npl.asarray, new), tree_map(npl.asarray, old)
+        out = (lib.incremental_update(n, o, 0.3),
+               lib.periodic_update(n, o, npl.asarray(step), 2))
+        if lib is optim:
+            ours = out
+        else:
+            theirs = out
+    _assert_close(ours, theirs)
+    periodic = invarax.jit(optim.periodic_update, static_argnums=3)(
+        tree_map(jnp.asarray, new), tree_map(jnp.asarray, old), jnp.asarray(step), 2)
+    _assert_close(periodic, theirs[1])
+
+
+def _parameters(f):
+    """Each parameter's name, kind and default (``<obj>`` for a default that is not a
+    plain number, string, bool or None; a line search object, a dtype)."""
+    import inspect
+
+    out = []
+    for p in inspect.signature(f).parameters.values():
+        default = p.default
+        if default is inspect.Parameter.empty:
+            default = "<none>"
+        elif not isinstance(default, (int, float, str, bool, type(None))):
+            default = "<obj>"
+        out.append((p.name, p.kind, default))
+    return out
+
+
+@pytest.mark.parametrize("module", ["", "losses", "tree_utils"])
+def test_signatures_are_optax_signatures(module):
+    """Every public function shared with optax takes the same parameters: names, order,
+    positional/keyword kinds and plain defaults, so calls port unchanged."""
+    import warnings
+
+    ours_module = getattr(optim, module) if module else optim
+    theirs_module = getattr(optax, module) if module else optax
+    checked, differ = 0, []
+    for name in ours_module.__all__:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # optax's deprecated aliases
+            theirs = getattr(theirs_module, name, None)
+        ours = getattr(ours_module, name)
+        if not callable(theirs) or (isinstance(theirs, type) and name != "MultiSteps"):
+            continue
+        try:
+            import inspect
+
+            inspect.signature(theirs)
+        except (TypeError, ValueError):  # typing aliases (TransformInitFn, ...)
+            continue
+        checked += 1
+        if _parameters(ours) != _parameters(theirs):
+            differ.append((name, _parameters(ours), _parameters(theirs)))
+    assert checked > 10 and differ == []

@@ -284,3 +284,84 @@ def test_flatten_keeps_one_flat_state_and_returns_the_params_structure():
     assert state[0].trace.shape == (7,)
     updates, _ = opt.update(params, state)
     assert updates["a"].shape == (2, 2) and updates["b"].shape == (3,)
+
+
+def test_stateless_inits_take_integer_params_as_optax_and_moment_inits_do_not():
+    params = {"w": jnp.ones(2), "n": jnp.arange(2)}
+    for opt in (optim.sgd(0.1), optim.sgd(optim.linear_schedule(0.1, 0.0, 5)),
+                optim.chain(optim.clip(1.0), optim.add_decayed_weights(0.1))):
+        for a, b in zip(tree_leaves(opt.init(params)), tree_leaves(opt.init({"w": jnp.ones(2)})),
+                        strict=True):
+            assert_bitwise(a, b)
+    with pytest.raises(TypeError, match=r"scale_by_adam\.init: the parameter at \['n'\] is an "
+                                        r"array of dtype int32"):
+        optim.adam(0.1).init(params)
+    with pytest.raises(TypeError, match=r"init: the parameter at \['f'\] is 'x'"):
+        optim.sgd(0.1).init({"f": "x"})
+
+
+# Every transformation, eager against jit over three updates (fixed gradients, no autodiff).
+ALL = {
+    "sm3": lambda: optim.sm3(0.1),
+    "adan": lambda: optim.adan(0.01, weight_decay=0.1),
+    "noisy_sgd": lambda: optim.noisy_sgd(0.1, key=3),
+    "optimistic_adam": lambda: optim.optimistic_adam(0.01),
+    "rprop": lambda: optim.rprop(0.01),
+    "sign_sgd_nadamw": lambda: optim.chain(optim.sign_sgd(0.1), optim.nadamw(0.01)),
+    "adamaxw_amsgrad": lambda: optim.chain(optim.adamaxw(0.1), optim.amsgrad(0.01)),
+    "adadelta_radam": lambda: optim.chain(optim.adadelta(), optim.radam(0.01, threshold=1.0)),
+    "novograd_yogi": lambda: optim.chain(optim.novograd(0.1), optim.yogi(0.01)),
+    "conditional": lambda: optim.chain(
+        optim.conditionally_transform(optim.adam(0.1), lambda step: step % 2 == 0),
+        optim.conditionally_mask(optim.scale(2.0), lambda step: step > 0)),
+    "small": lambda: optim.named_chain(
+        ("nans", optim.zero_nans()), ("every", optim.apply_every(2)),
+        ("norm", optim.normalize_by_update_norm()), ("agc", optim.adaptive_grad_clip(0.1)),
+        ("nonneg", optim.keep_params_nonnegative()), ("freeze", optim.freeze({"w": False,
+                                                                               "b": True}))),
+    "monitor": lambda: optim.chain(optim.monitor({"n": optim.measure_with_ema(
+        optim.tree.norm, 0.9)}), optim.snapshot("s", optim.tree.sum), optim.sgd(0.1)),
+    "multisteps_skip": lambda: optim.MultiSteps(
+        optim.adam(0.1), 2, should_skip_update_fn=optim.skip_not_finite
+    ).gradient_transformation(),
+    "selective": lambda: optim.selective_transform(optim.lamb(0.1),
+                                                   freeze_mask={"w": False, "b": True}),
+    "polyak": lambda: optim.polyak_sgd(0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_every_update_under_jit_is_bitwise_eager(name):
+    opt = ALL[name]()
+    params = _params()
+    extra = {"value": jnp.asarray(0.7)} if name == "polyak" else {}
+
+    def update(grads, state, params):
+        return opt.update(grads, state, params, **extra)
+
+    jitted = invarax.jit(update)
+    eager = compiled = opt.init(params)
+    for seed in range(3):
+        grads = _params(seed + 5)
+        (u_e, eager), (u_j, compiled) = update(grads, eager, params), jitted(grads, compiled,
+                                                                             params)
+        for a, b in zip(tree_leaves((u_j, compiled)), tree_leaves((u_e, eager)), strict=True):
+            assert_bitwise(a, b)
+
+
+@pytest.mark.parametrize("schedule", [
+    optim.exponential_decay(0.5, 3, 0.7, transition_begin=2, staircase=True, end_value=0.2),
+    optim.piecewise_constant_schedule(0.5, {4: 0.5, 2: 2.0}),
+    optim.piecewise_interpolate_schedule("cosine", 0.5, {4: 0.5, 20: 0.0}),
+    optim.linear_onecycle_schedule(20, 0.5),
+    optim.cosine_onecycle_schedule(20, 0.5),
+    optim.warmup_constant_schedule(0.1, 0.5, 5),
+    optim.warmup_exponential_decay_schedule(0.0, 0.5, 3, 4, 0.5),
+    optim.sgdr_schedule([dict(init_value=0.0, peak_value=0.5, warmup_steps=2, decay_steps=6)]
+                        * 2),
+], ids=lambda s: getattr(s, "__qualname__", "schedule").split(".")[0])
+def test_schedules_under_jit_are_bitwise_eager(schedule):
+    jitted = invarax.jit(schedule)
+    for t in [0, 1, 2, 3, 5, 6, 7, 12, 19, 20, 25]:
+        count = jnp.asarray(t, dtype=jnp.int32)
+        assert_bitwise(jitted(count), schedule(count))

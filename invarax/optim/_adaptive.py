@@ -264,11 +264,26 @@ def scale_by_lion(b1: float = 0.9, b2: float = 0.99, mu_dtype=None, *, mode: str
     return GradientTransformation(init_fn, update_fn)
 
 
+def _at_least(measure, x, minimum):
+    """``max(measure(x), minimum)`` whose gradient is 0 (not NaN) below ``minimum``, as
+    optax's ``safe_norm`` and ``safe_root_mean_squares``: below it, ``measure`` is taken of
+    ones instead of ``x``."""
+    value = measure(x)
+    masked = measure(jnp.where(value <= minimum, jnp.ones_like(x), x))
+    return jnp.where(value <= minimum, minimum, masked)
+
+
+def _norm(x):
+    return jnp.linalg.norm(jnp.ravel(x))
+
+
+def _rms(x):
+    return jnp.sqrt(jnp.mean(_abs_sq(x)))
+
+
 def _safe_norm(x, min_norm):
     """``max(||x||, min_norm)`` (the l2 norm of all the elements), as optax's ``safe_norm``."""
-    norm = jnp.linalg.norm(jnp.ravel(x))
-    masked = jnp.linalg.norm(jnp.ravel(jnp.where(norm <= min_norm, jnp.ones_like(x), x)))
-    return jnp.where(norm <= min_norm, min_norm, masked)
+    return _at_least(_norm, x, min_norm)
 
 
 def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
@@ -391,10 +406,15 @@ def ema(decay: float, debias: bool = True, accumulator_dtype=None) -> GradientTr
     return GradientTransformation(init_fn, update_fn)
 
 
-def _safe_rms(x, min_rms):
-    rms = jnp.sqrt(jnp.mean(_abs_sq(x)))
-    x = jnp.where(rms <= min_rms, jnp.ones_like(x), x)
-    return jnp.where(rms <= min_rms, min_rms, jnp.sqrt(jnp.mean(_abs_sq(x))))
+def scale_by_param_block(who: str, measure, min_scale) -> GradientTransformation:
+    """Multiply each update by ``max(measure(param), min_scale)``; the update needs params."""
+    def update_fn(updates, state, params=None):
+        require_params(who, params)
+        return map_with_params(f"{who}.update",
+                               lambda u, p: u * _at_least(measure, p, min_scale), updates,
+                               params), state
+
+    return GradientTransformation(init_empty_state, update_fn)
 
 
 def scale_by_param_block_rms(min_scale: float = 1e-3) -> GradientTransformation:
@@ -411,9 +431,4 @@ def scale_by_param_block_rms(min_scale: float = 1e-3) -> GradientTransformation:
         >>> opt.update(jnp.ones(2), opt.init(jnp.zeros(2)), jnp.array([3.0, 4.0]))[0]
         Array([3.535534, 3.535534], dtype=float32)
     """
-    def update_fn(updates, state, params=None):
-        require_params("scale_by_param_block_rms", params)
-        return map_with_params("scale_by_param_block_rms.update",
-                               lambda u, p: u * _safe_rms(p, min_scale), updates, params), state
-
-    return GradientTransformation(init_empty_state, update_fn)
+    return scale_by_param_block("scale_by_param_block_rms", _rms, min_scale)

@@ -36,8 +36,8 @@ def _check_weight_decay(who: str, weight_decay) -> None:
         check_nonnegative(who, "weight_decay", weight_decay)
 
 
-def sgd(learning_rate, momentum: float | None = None,
-        nesterov: bool = False) -> GradientTransformation:
+def sgd(learning_rate, momentum: float | None = None, nesterov: bool = False,
+        accumulator_dtype=None) -> GradientTransformation:
     """Stochastic gradient descent, with optional (Nesterov) momentum.
 
     The update is ``-learning_rate * g`` or, with momentum, ``-learning_rate * t`` where
@@ -47,9 +47,11 @@ def sgd(learning_rate, momentum: float | None = None,
         learning_rate: a non-negative float, or a schedule (a function of the step count).
         momentum: the momentum coefficient; None for plain SGD.
         nesterov: use Nesterov's momentum.
+        accumulator_dtype: the dtype of the momentum buffer (None: the parameters').
 
     Returns:
-        ``chain(trace(momentum, nesterov), scale_by_learning_rate(learning_rate))``.
+        ``chain(trace(momentum, nesterov, accumulator_dtype),
+        scale_by_learning_rate(learning_rate))``.
 
     Example:
         >>> opt = sgd(0.1, momentum=0.9)
@@ -60,7 +62,8 @@ def sgd(learning_rate, momentum: float | None = None,
     """
     _check_learning_rate("sgd", learning_rate)
     return chain(
-        identity() if momentum is None else trace(decay=momentum, nesterov=nesterov),
+        identity() if momentum is None else trace(decay=momentum, nesterov=nesterov,
+                                                  accumulator_dtype=accumulator_dtype),
         scale_by_learning_rate(learning_rate),
     )
 

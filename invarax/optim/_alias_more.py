@@ -1,16 +1,19 @@
 """The less common optimizers of optax: NAdam(W), Adamax(W), AMSGrad, AdaBelief, signSGD,
-RAdam, Yogi, NovoGrad, AdaDelta, Fromage, LARS, Polyak SGD and Rprop."""
+RAdam, Yogi, NovoGrad, AdaDelta, Fromage, LARS, Polyak SGD, Rprop, Adan, optimistic Adam
+and SM3."""
 
 from __future__ import annotations
 
 import functools
 
-from ._adaptive import scale_by_trust_ratio
+from ._adaptive import scale_by_optimistic_gradient, scale_by_trust_ratio
 from ._alias import _check_learning_rate, adam, adamw, sgd
 from ._base import GradientTransformation, chain
+from ._factorized import scale_by_sm3
 from ._moments import (
     scale_by_adadelta,
     scale_by_adamax,
+    scale_by_adan,
     scale_by_amsgrad,
     scale_by_belief,
     scale_by_novograd,
@@ -24,6 +27,7 @@ from ._transform import (
     add_decayed_weights,
     masked,
     scale,
+    scale_by_adam,
     scale_by_learning_rate,
     trace,
 )
@@ -237,3 +241,52 @@ def rprop(learning_rate: float, eta_minus: float = 0.5, eta_plus: float = 1.2,
     return chain(scale_by_rprop(learning_rate=learning_rate, eta_minus=eta_minus,
                                 eta_plus=eta_plus, min_step_size=min_step_size,
                                 max_step_size=max_step_size), scale(-1.0))
+
+
+def adan(learning_rate, b1: float = 0.98, b2: float = 0.92, b3: float = 0.99, eps: float = 1e-8,
+         eps_root: float = 1e-8, weight_decay=0.0, mask=None) -> GradientTransformation:
+    """Adan with decoupled weight decay (its update needs ``params``).
+
+    Example:
+        >>> opt = adan(0.1)
+        >>> opt.update(jnp.array([2.0]), opt.init(jnp.zeros(1)), jnp.zeros(1))[0]
+        Array([-0.10000005], dtype=float32)
+    """
+    _check_learning_rate("adan", learning_rate)
+    return chain(scale_by_adan(b1=b1, b2=b2, b3=b3, eps=eps, eps_root=eps_root),
+                 add_decayed_weights(weight_decay, mask), scale_by_learning_rate(learning_rate))
+
+
+def optimistic_adam(learning_rate: float, optimism: float | None = None, b1: float = 0.9,
+                    b2: float = 0.999, eps: float = 1e-08, eps_root: float = 0.0,
+                    mu_dtype=None, *, nesterov: bool = True) -> GradientTransformation:
+    """Optimistic Adam: optimistic gradients of NAdam's directions (optax's first version,
+    which takes no schedule; ``optimism`` defaults to the learning rate).
+
+    Example:
+        >>> opt = optimistic_adam(0.1)
+        >>> opt.update(jnp.array([2.0]), opt.init(jnp.zeros(1)))[0]
+        Array([-0.14736743], dtype=float32)
+    """
+    if callable(learning_rate):
+        raise ValueError("optimistic_adam: this version takes no learning rate schedule; pass "
+                         "a float")
+    _check_learning_rate("optimistic_adam", learning_rate)
+    return chain(scale_by_adam(b1=b1, b2=b2, eps=eps, eps_root=eps_root, mu_dtype=mu_dtype,
+                               nesterov=nesterov),
+                 scale_by_optimistic_gradient(alpha=learning_rate,
+                                              beta=learning_rate if optimism is None else
+                                              optimism),
+                 scale_by_learning_rate(1.0))
+
+
+def sm3(learning_rate: float, momentum: float = 0.9) -> GradientTransformation:
+    """SM3: ``chain(scale_by_sm3(momentum), scale(-learning_rate))``.
+
+    Example:
+        >>> opt = sm3(1.0)
+        >>> opt.update(jnp.array([2.0, -0.5]), opt.init(jnp.zeros(2)))[0]
+        Array([-0.1,  0.1], dtype=float32)
+    """
+    _check_learning_rate("sm3", learning_rate)
+    return chain(scale_by_sm3(momentum), scale(-learning_rate))

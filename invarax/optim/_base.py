@@ -133,14 +133,15 @@ def is_static_leaf(leaf) -> bool:
     return callable(leaf) and not isinstance(leaf, (Array, np.ndarray, np.generic))
 
 
-def check_params(who: str, params) -> None:
-    """Raise a TypeError naming the first leaf of ``params`` that is not a float array.
+def check_params(who: str, params, integers: bool = False) -> None:
+    """Raise a TypeError naming the first leaf of ``params`` that is not a float array (or,
+    with ``integers``, an integer array).
 
     Python floats pass (they become float arrays); None marks a leaf that is not optimised;
     functions (a Module's activation, say) are static leaves and pass too.
     """
     tree_map_with_path(lambda path, leaf: None if is_static_leaf(leaf)
-                       else check_param(who, keystr(path), leaf), params)
+                       else check_param(who, keystr(path), leaf, integers), params)
 
 
 def zeros_like_params(who: str, params, fill_value=0, dtype=None):
@@ -153,8 +154,14 @@ def zeros_like_params(who: str, params, fill_value=0, dtype=None):
 
 
 def init_empty_state(params) -> EmptyState:
-    """The init of a stateless transformation: check the parameters, return ``EmptyState()``."""
-    check_params("init", params)
+    """The init of a stateless transformation: check the parameters (float or integer
+    arrays, as optax accepts them), return ``EmptyState()``.
+
+    Example:
+        >>> init_empty_state({"w": jnp.ones(2), "n": jnp.arange(2)})
+        EmptyState()
+    """
+    check_params("init", params, integers=True)
     return EmptyState()
 
 
@@ -286,11 +293,11 @@ def set_to_zero() -> GradientTransformation:
     return GradientTransformation(init_empty_state, update_fn)
 
 
-def chain(*transforms: GradientTransformation) -> GradientTransformation:
+def chain(*args: GradientTransformation) -> GradientTransformation:
     """Apply transformations one after another; the state is the tuple of their states.
 
     Arguments:
-        *transforms: ``GradientTransformation``s, applied left to right.
+        *args: ``GradientTransformation``s, applied left to right.
 
     Returns:
         A ``GradientTransformationExtraArgs`` whose update feeds each one's output to the next
@@ -302,13 +309,13 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
         >>> updates
         Array([-0.06      , -0.08000001], dtype=float32)
     """
-    for i, t in enumerate(transforms):
+    for i, t in enumerate(args):
         if not isinstance(t, GradientTransformation):
             raise TypeError(
                 f"chain: argument {i} is a {type(t).__name__}, not a GradientTransformation"
             )
 
-    transforms = [with_extra_args_support(t) for t in transforms]
+    transforms = [with_extra_args_support(t) for t in args]
 
     def init_fn(params):
         return tuple(t.init(params) for t in transforms)

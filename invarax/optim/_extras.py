@@ -1,6 +1,7 @@
 """Small transformations of optax: stateless wrappers, NaN zeroing, non-negative params,
 update-norm normalisation, adaptive clipping, periodic application, conditional
-application, freezing, ``named_chain``, and ``MultiSteps``' skip functions."""
+application, freezing, ``named_chain``, ``MultiSteps``' skip functions, lookahead,
+per-example clipping and monitoring."""
 
 from __future__ import annotations
 
@@ -8,12 +9,17 @@ import collections
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from .. import numpy as jnp
-from ..core.pytree import tree_leaves, tree_map
+from .._vmap import vmap
+from ..core.pytree import tree_flatten, tree_leaves, tree_map
+from ._adaptive import ema
 from ._base import (
     EmptyState,
     GradientTransformation,
     GradientTransformationExtraArgs,
+    chain,
     init_empty_state,
     require_params,
     set_to_zero,
@@ -345,3 +351,185 @@ def skip_large_updates(updates, gradient_step, params, max_squared_norm):
     norm_sq = jnp.sum(jnp.stack([jnp.sum(p ** 2) for p in tree_leaves(updates)]))
     should_skip = jnp.logical_not(norm_sq < max_squared_norm)
     return should_skip, {"should_skip": should_skip, "norm_squared": norm_sq}
+
+
+class LookaheadState(NamedTuple):
+    """The state of ``lookahead``: the fast optimizer's state and the steps since a sync."""
+
+    fast_state: Any
+    steps_since_sync: Any
+
+
+class LookaheadParams(NamedTuple):
+    """The parameters ``lookahead`` works on: the fast and the slow copies."""
+
+    fast: Any
+    slow: Any
+
+    @classmethod
+    def init_synced(cls, params) -> LookaheadParams:
+        """Both copies equal to ``params``."""
+        return cls(slow=params, fast=params)
+
+
+def lookahead(fast_optimizer, sync_period: int, slow_step_size: float,
+              reset_state: bool = False) -> GradientTransformation:
+    """Lookahead: the fast parameters follow ``fast_optimizer``; every ``sync_period`` steps
+    the slow ones move ``slow_step_size`` of the way to them and the fast ones are reset.
+
+    The params are a ``LookaheadParams`` (``init`` also takes the fast params alone), and so
+    are the updates returned.
+
+    Example:
+        >>> opt = lookahead(sgd(1.0), sync_period=2, slow_step_size=0.5)
+        >>> params = LookaheadParams.init_synced(jnp.zeros(1))
+        >>> state = opt.init(params)
+        >>> for _ in range(2):
+        ...     updates, state = opt.update(jnp.ones(1), state, params)
+        ...     params = apply_updates(params, updates)
+        >>> params
+        LookaheadParams(fast=Array([-1.], dtype=float32), slow=Array([-1.], dtype=float32))
+    """
+    if sync_period < 1:
+        raise ValueError(f"lookahead: sync_period must be >= 1, got {sync_period}")
+
+    def init_fn(params):
+        fast = getattr(params, "fast", params)
+        return LookaheadState(fast_optimizer.init(fast), _zero_count())
+
+    def update_fn(updates, state, params=None):
+        if not isinstance(params, LookaheadParams):
+            raise TypeError("lookahead: the update needs the params as a LookaheadParams "
+                            "(LookaheadParams.init_synced(params) makes one), got "
+                            f"{type(params).__name__}")
+        updates, fast_state = fast_optimizer.update(updates, state.fast_state, params.fast)
+        sync_next = state.steps_since_sync == (sync_period - 1)
+        difference = tree_map(lambda f, u, s: f + u - s, params.fast, updates, params.slow)
+        slow_updates = tree_map(lambda d: slow_step_size * sync_next * d, difference)
+        fast_updates = tree_map(lambda u, d: u - sync_next * (1 - slow_step_size) * d,
+                                updates, difference)
+        if reset_state:
+            fast_state = tree_map(lambda cur, init: (1 - sync_next) * cur + sync_next * init,
+                                  fast_state, fast_optimizer.init(params.fast))
+        return (LookaheadParams(fast=fast_updates, slow=slow_updates),
+                LookaheadState(fast_state, (state.steps_since_sync + 1) % sync_period))
+
+    return GradientTransformation(init_fn, update_fn)
+
+
+def per_example_global_norm_clip(grads, l2_norm_clip: float):
+    """Clip each example's gradients (leading axis) to global norm ``l2_norm_clip``, then sum
+    over the examples (for differential privacy).
+
+    Returns:
+        ``(summed clipped gradients, number of examples clipped)``.
+
+    Example:
+        >>> g = [jnp.array([[3.0, 4.0], [0.3, 0.4]])]
+        >>> per_example_global_norm_clip(g, 1.0)
+        ([Array([0.90000004, 1.2       ], dtype=float32)], Array(1, dtype=int32))
+    """
+    leaves = tree_leaves(grads)
+    if not leaves or any(np.ndim(g) < 1 or np.shape(g)[0] != np.shape(leaves[0])[0]
+                         for g in leaves):
+        raise ValueError("per_example_global_norm_clip: every leaf of grads needs the batch of "
+                         "examples on axis 0 (one length for all)")
+    norms = vmap(tree_norm)(grads)
+    multipliers = jnp.minimum(l2_norm_clip / norms, 1.0)
+    multipliers = jnp.where(jnp.isnan(multipliers), 1.0, multipliers)
+    clipped = tree_map(lambda g: jnp.tensordot(multipliers, g, axes=1), grads)
+    return clipped, jnp.sum(multipliers < 1.0)
+
+
+def per_example_layer_norm_clip(grads, global_l2_norm_clip: float, uniform: bool = True):
+    """``per_example_global_norm_clip`` of each leaf (layer) separately, with clip norms
+    splitting ``global_l2_norm_clip`` equally (``uniform``) or by the leaves' sizes.
+
+    Returns:
+        A pair of trees like ``grads``: the summed clipped gradients and the counts.
+
+    Example:
+        >>> g = {"a": jnp.array([[3.0, 4.0]]), "b": jnp.array([[0.1]])}
+        >>> per_example_layer_norm_clip(g, 2.0 ** 0.5)[1]
+        {'a': Array(1, dtype=int32), 'b': Array(0, dtype=int32)}
+    """
+    leaves, treedef = tree_flatten(grads)
+    if uniform:
+        norms = [global_l2_norm_clip * (1.0 / len(leaves)) ** 0.5 for _ in leaves]
+    else:
+        total = sum(int(np.size(g[0])) for g in leaves)
+        norms = [global_l2_norm_clip * (int(np.size(g[0])) / total) ** 0.5 for g in leaves]
+    pairs = [per_example_global_norm_clip(g, n) for g, n in zip(leaves, norms, strict=True)]
+    return (treedef.unflatten([p[0] for p in pairs]), treedef.unflatten([p[1] for p in pairs]))
+
+
+class SnapshotState(NamedTuple):
+    """The state of ``snapshot``: ``{name: measurement}`` of the last updates."""
+
+    measurement: dict
+
+
+def snapshot(measure_name: str, measure) -> GradientTransformation:
+    """Record ``measure(updates)`` in the state under ``measure_name``; updates unchanged.
+
+    Example:
+        >>> opt = snapshot("norm", tree_l2_norm)
+        >>> opt.update(jnp.array([3.0, 4.0]), opt.init(jnp.zeros(2)))[1]
+        SnapshotState(measurement={'norm': Array(5., dtype=float32)})
+    """
+    def update_fn(updates, state, params=None):
+        del params, state
+        return updates, SnapshotState({measure_name: measure(updates)})
+
+    return GradientTransformation(lambda params: SnapshotState({measure_name: measure(params)}),
+                                  update_fn)
+
+
+class MonitorState(NamedTuple):
+    """The state of ``monitor``: the last measurements and the measures' own states."""
+
+    measurements: dict
+    measure_states: tuple
+
+
+def monitor(measures: dict) -> GradientTransformationExtraArgs:
+    """Record measurements of the updates (``measurements[name]``); updates unchanged.
+
+    Arguments:
+        measures: ``{name: measure}``, each a function of the updates or a transformation
+            whose output updates are the measurement (``measure_with_ema``, say).
+
+    Example:
+        >>> opt = monitor({"norm": tree_l2_norm})
+        >>> opt.update(jnp.array([3.0, 4.0]), opt.init(jnp.zeros(2)))[1].measurements
+        {'norm': Array(5., dtype=float32)}
+    """
+    wrapped = {name: with_extra_args_support(
+        m if isinstance(m, GradientTransformation) else stateless(lambda u, _, m=m: m(u)))
+        for name, m in measures.items()}
+
+    def init_fn(params):
+        return MonitorState({}, tuple(m.init(params) for m in wrapped.values()))
+
+    def update_fn(updates, state, params=None, **extra_args):
+        measurements, new_states = {}, []
+        for (name, m), s in zip(wrapped.items(), state.measure_states, strict=True):
+            measurements[name], s = m.update(updates, s, params, **extra_args)
+            new_states.append(s)
+        return updates, MonitorState(measurements, tuple(new_states))
+
+    return GradientTransformationExtraArgs(init_fn, update_fn)
+
+
+def measure_with_ema(measure, decay: float, debias: bool = True,
+                     accumulator_dtype=None) -> GradientTransformationExtraArgs:
+    """A measure for ``monitor``: the exponential moving average of ``measure(updates)``.
+
+    Example:
+        >>> opt = monitor({"norm": measure_with_ema(tree_l2_norm, 0.5, debias=False)})
+        >>> opt.update(jnp.array([3.0, 4.0]), opt.init(jnp.zeros(2)))[1].measurements
+        {'norm': Array(2.5, dtype=float32)}
+    """
+    average = ema(decay, debias, accumulator_dtype)
+    return chain(stateless(lambda updates, _: measure(updates)),
+                 average._replace(init=lambda params: average.init(measure(params))))

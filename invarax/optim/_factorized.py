@@ -1,17 +1,20 @@
-"""Adafactor's factored second-moment estimate: ``scale_by_factored_rms``, as optax has it."""
+"""Memory-light second moments: Adafactor's ``scale_by_factored_rms`` and SM3's
+``scale_by_sm3``, as optax has them."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import lax
 from .. import numpy as jnp
-from ..core.pytree import tree_flatten
+from ..core.pytree import tree_flatten, tree_map
 from ._base import GradientTransformation, check_params, check_state, require_params
 from ._transform import _zero_count, safe_increment
-from ._tree_math import _abs_sq
+from ._tree_math import _abs_sq, tree_update_moment
 
 
 def _decay_rate_pow(i, exponent=0.8):
@@ -120,5 +123,60 @@ def scale_by_factored_rms(factored: bool = True, decay_rate: float = 0.8,
         parts = [treedef.unflatten(p) for p in zip(*out, strict=True)] if out else \
             [treedef.unflatten([])] * 4
         return parts[0], FactoredState(safe_increment(state.count), *parts[1:])
+
+    return GradientTransformation(init_fn, update_fn)
+
+
+class ScaleBySM3State(NamedTuple):
+    """The state of ``scale_by_sm3``: per leaf, one accumulator per axis (``mu``), and the
+    momentum ``nu``."""
+
+    mu: Any
+    nu: Any
+
+
+def scale_by_sm3(b1: float = 0.9, b2: float = 1.0, eps: float = 1e-8) -> GradientTransformation:
+    """SM3: Adagrad-like scaling whose accumulator keeps one vector per axis of each leaf
+    (the cover of its elements by rows, columns, ...), then momentum ``b1``.
+
+    Returns:
+        A ``GradientTransformation`` whose state is a ``ScaleBySM3State``.
+
+    Example:
+        >>> opt = scale_by_sm3()
+        >>> opt.update(jnp.array([2.0, -0.5]), opt.init(jnp.zeros(2)))[0]
+        Array([ 0.1, -0.1], dtype=float32)
+    """
+    def init_fn(params):
+        check_params("scale_by_sm3.init", params)
+        mu = tree_map(lambda p: [jnp.zeros((n,), p.dtype) for n in np.shape(p)], params)
+        return ScaleBySM3State(mu, tree_map(jnp.zeros_like, params))
+
+    def new_accum(g, v):
+        c0 = (1.0 - b2) if b2 != 1.0 else 1.0
+        if g.ndim < 2:
+            return c0 * g ** 2 + b2 * v[0]
+        return c0 * g ** 2 + b2 * functools.reduce(jnp.minimum, v)
+
+    def new_mu(g, i):
+        if g.ndim < 2:
+            return g
+        return jnp.max(g, axis=tuple(a for a in range(g.ndim) if a != i))
+
+    def update_fn(updates, state, params=None):
+        del params
+        check_state("scale_by_sm3.update", state, ScaleBySM3State)
+        leaves, treedef = tree_flatten(updates)
+        mus = treedef.flatten_up_to(state.mu)
+        accums = []
+        for g, mu in zip(leaves, mus, strict=True):
+            expanded = [jnp.reshape(v, [1] * i + [g.shape[i]] + [1] * (g.ndim - i - 1))
+                        for i, v in enumerate(mu)]
+            accums.append(new_accum(g, expanded))
+        up = [g * jnp.where(t > 0, lax.rsqrt(t + eps), 0.0)
+              for g, t in zip(leaves, accums, strict=True)]
+        nu = tree_update_moment(treedef.unflatten(up), state.nu, b1, 1)
+        mu = treedef.unflatten([[new_mu(t, i) for i in range(t.ndim)] for t in accums])
+        return nu, ScaleBySM3State(mu, nu)
 
     return GradientTransformation(init_fn, update_fn)

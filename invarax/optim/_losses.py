@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import nn
+from .. import lax, nn
 from .. import numpy as jnp
+from .._vmap import vmap
 
 
 def _check_dtype(who: str, name: str, x, kind) -> None:
@@ -388,3 +389,87 @@ def generalized_kl_divergence(log_predictions, targets, axis=-1, where=None):
 
 
 convex_kl_divergence = generalized_kl_divergence
+
+
+def ntxent(embeddings, labels, temperature: float = 0.07):
+    """The normalised temperature-scaled cross entropy (NT-Xent, SimCLR's contrastive loss).
+
+    Examples with equal labels are positives of each other, the others negatives.
+
+    Arguments:
+        embeddings: a float array of shape ``(n, d)``.
+        labels: an integer array of shape ``(n,)``.
+        temperature: the softmax temperature.
+
+    Returns:
+        A scalar.
+
+    Example:
+        >>> e = jnp.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+        >>> ntxent(e, jnp.array([0, 0, 1, 1]))
+        Array(1.1443998e-05, dtype=float32)
+    """
+    _check_dtype("ntxent", "embeddings", embeddings, jnp.floating)
+    embeddings = jnp.asarray(embeddings)
+    if np.shape(labels)[0] != embeddings.shape[0]:
+        raise ValueError(f"ntxent: labels and embeddings must have one leading dimension, got "
+                         f"{np.shape(labels)[0]} and {embeddings.shape[0]}")
+    xcs = cosine_similarity(embeddings[None, :, :], embeddings[:, None, :],
+                            epsilon=jnp.finfo(embeddings.dtype).eps) / temperature
+    matches = jnp.expand_dims(labels, 1) == jnp.expand_dims(labels, 0)
+    diffs = jnp.logical_not(matches)
+    matches = jnp.logical_and(matches, jnp.logical_not(jnp.eye(matches.shape[0], dtype=bool)))
+    xcs_diffs = jnp.where(diffs, xcs, -jnp.inf)
+    xcs_matches = jnp.where(matches, xcs, -jnp.inf)
+    xcs_max = lax.stop_gradient(jnp.max(jnp.concatenate((xcs_diffs, xcs_matches), axis=-1),
+                                        axis=1, keepdims=True))
+    shift_diffs, shift_matches = xcs_diffs - xcs_max, xcs_matches - xcs_max
+    denom = jnp.sum(jnp.exp(shift_diffs), axis=1, keepdims=True) + jnp.exp(shift_matches)
+    log_softmax = shift_matches - jnp.log(denom)
+    return -jnp.sum(jnp.where(matches, log_softmax, 0.0)) / jnp.sum(matches)
+
+
+def sparsemax_loss(logits, labels):
+    """The binary sparsemax loss: ``sparse_plus`` of ``-logits`` where the label is 1 and of
+    ``logits`` where it is 0 (``sparse_plus(x)`` is 0 below -1, ``x`` above 1,
+    ``(x + 1)**2 / 4`` between).
+
+    Example:
+        >>> sparsemax_loss(jnp.array([2.0, 0.0, -3.0]), jnp.array([1, 1, 0]))
+        Array([0.  , 0.25, 0.  ], dtype=float32)
+    """
+    x = jnp.where(labels, -logits, logits)
+    return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+
+
+def _projection_unit_simplex(values):
+    n = values.shape[0]
+    u = jnp.flip(jnp.sort(values))
+    cumsum_u = jnp.cumsum(u)
+    ind = jnp.arange(n) + 1
+    idx = jnp.sum((1 / ind + (u - cumsum_u / ind) > 0).astype(jnp.int32))
+    return jnp.maximum(1 / idx + (values - cumsum_u[idx - 1] / idx), 0.0)
+
+
+def _multiclass_sparsemax_loss(scores, label):
+    proba = _projection_unit_simplex(scores)
+    scores = (scores - scores[label]).at[label].set(0.0)
+    return jnp.dot(proba, jnp.where(proba != 0, scores, 0.0)) + 0.5 * (
+        1.0 - jnp.dot(proba, proba))
+
+
+def multiclass_sparsemax_loss(scores, labels):
+    """The multiclass sparsemax loss (the Fenchel-Young loss of the Gini negentropy).
+
+    Arguments:
+        scores: a float array of shape ``(n, classes)``.
+        labels: integer labels of shape ``(n,)``.
+
+    Returns:
+        An array of shape ``(n,)``.
+
+    Example:
+        >>> multiclass_sparsemax_loss(jnp.array([[2.0, 0.0], [0.5, 0.0]]), jnp.array([0, 1]))
+        Array([0.    , 0.5625], dtype=float32)
+    """
+    return vmap(_multiclass_sparsemax_loss)(jnp.asarray(scores), jnp.asarray(labels))

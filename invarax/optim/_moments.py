@@ -1,5 +1,5 @@
 """More of optax's rescalings: Adamax, AMSGrad, AdaBelief, Yogi, RAdam, NovoGrad, AdaDelta,
-Rprop, sign, centralisation, the parameter block norm and Polyak's step size."""
+Rprop, Adan, sign, centralisation, the parameter block norm and Polyak's step size."""
 
 from __future__ import annotations
 
@@ -7,20 +7,20 @@ from typing import Any, NamedTuple
 
 from .. import numpy as jnp
 from ..core.pytree import tree_map
-from ._adaptive import _safe_norm
+from ._adaptive import _norm, scale_by_param_block
 from ._base import (
     GradientTransformation,
     GradientTransformationExtraArgs,
     check_state,
     check_structure,
     init_empty_state,
-    map_with_params,
     require_params,
     zeros_like_params,
 )
 from ._transform import ScaleByAdamState, _zero_count, safe_increment
 from ._tree_math import (
     _abs_sq,
+    tree_add_scale,
     tree_bias_correction,
     tree_cast,
     tree_norm,
@@ -394,12 +394,7 @@ def scale_by_param_block_norm(min_scale: float = 1e-3) -> GradientTransformation
         >>> opt.update(jnp.ones(2), opt.init(jnp.zeros(2)), jnp.array([3.0, 4.0]))[0]
         Array([5., 5.], dtype=float32)
     """
-    def update_fn(updates, state, params=None):
-        require_params("scale_by_param_block_norm", params)
-        return map_with_params("scale_by_param_block_norm.update",
-                               lambda u, p: u * _safe_norm(p, min_scale), updates, params), state
-
-    return GradientTransformation(init_empty_state, update_fn)
+    return scale_by_param_block("scale_by_param_block_norm", _norm, min_scale)
 
 
 def scale_by_polyak(f_min: float = 0.0, max_learning_rate: float = 1.0, eps: float = 0.0,
@@ -435,3 +430,48 @@ def scale_by_polyak(f_min: float = 0.0, max_learning_rate: float = 1.0, eps: flo
 
     return GradientTransformationExtraArgs(init_empty_state, update_fn)
 
+
+
+class ScaleByAdanState(NamedTuple):
+    """The state of ``scale_by_adan``: the three moments, the last gradient and the count."""
+
+    m: Any
+    v: Any
+    n: Any
+    g: Any
+    t: Any
+
+
+def scale_by_adan(b1: float = 0.98, b2: float = 0.92, b3: float = 0.99, eps: float = 1e-8,
+                  eps_root: float = 0.0) -> GradientTransformation:
+    """Adan: Nesterov-style moments of the gradient and of its change between steps.
+
+    Returns:
+        A ``GradientTransformation`` whose state is a ``ScaleByAdanState``.
+
+    Example:
+        >>> opt = scale_by_adan()
+        >>> opt.update(jnp.array([2.0]), opt.init(jnp.zeros(1)))[0]
+        Array([1.0000005], dtype=float32)
+    """
+    def init_fn(params):
+        zeros = zeros_like_params("scale_by_adan.init", params)
+        return ScaleByAdanState(zeros, zeros, zeros, zeros, _zero_count())
+
+    def update_fn(updates, state, params=None):
+        del params
+        _check("scale_by_adan", state, ScaleByAdanState, updates, state.m)
+        g = updates
+        diff = tree_map(lambda a, b: jnp.where(state.t == 0, a, b), tree_map(jnp.zeros_like, g),
+                        tree_sub(g, state.g))
+        m = tree_update_moment(g, state.m, b1, 1)
+        v = tree_update_moment(diff, state.v, b2, 1)
+        n = tree_update_moment_per_elem_norm(tree_add_scale(g, 1 - b2, diff), state.n, b3, 2)
+        t = safe_increment(state.t)
+        u = tree_add_scale(tree_bias_correction(m, b1, t), 1 - b2,
+                           tree_bias_correction(v, b2, t))
+        u = tree_map(lambda x, nh: x / (jnp.sqrt(nh + eps_root) + eps), u,
+                     tree_bias_correction(n, b3, t))
+        return u, ScaleByAdanState(m, v, n, g, t)
+
+    return GradientTransformation(init_fn, update_fn)

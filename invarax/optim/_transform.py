@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .. import numpy as jnp
-from ..core.pytree import tree_map
+from ..core.pytree import tree_map, tree_structure
 from ._base import (
     EmptyState,
     GradientTransformation,
@@ -23,6 +23,7 @@ from ._base import (
     with_extra_args_support,
     zeros_like_params,
 )
+from ._state_utils import ParamsPlaceholder
 from ._tree_math import (
     tree_bias_correction,
     tree_cast,
@@ -101,7 +102,7 @@ def scale_by_schedule(step_size_fn: Callable[[Any], Any]) -> GradientTransformat
         (Array([0.33333334], dtype=float32), Array(3, dtype=int32))
     """
     def init_fn(params):
-        check_params("scale_by_schedule.init", params)
+        check_params("scale_by_schedule.init", params, integers=True)
         return ScaleByScheduleState(count=_zero_count())
 
     def update_fn(updates, state, params=None):
@@ -114,7 +115,8 @@ def scale_by_schedule(step_size_fn: Callable[[Any], Any]) -> GradientTransformat
     return GradientTransformation(init_fn, update_fn)
 
 
-def scale_by_learning_rate(learning_rate, *, flip_sign: bool = True) -> GradientTransformation:
+def scale_by_learning_rate(learning_rate=None, *,
+                           flip_sign: bool = True) -> GradientTransformation:
     """Multiply the updates by ``-learning_rate`` (a float or a schedule of the step count).
 
     Arguments:
@@ -145,12 +147,14 @@ class TraceState(NamedTuple):
     trace: Any
 
 
-def trace(decay: float, nesterov: bool = False) -> GradientTransformation:
+def trace(decay: float, nesterov: bool = False,
+          accumulator_dtype=None) -> GradientTransformation:
     """Momentum: ``t = g + decay * t``; the update is ``t`` (or ``g + decay * t``, Nesterov).
 
     Arguments:
         decay: the momentum coefficient.
         nesterov: use Nesterov's momentum.
+        accumulator_dtype: the dtype of the momentum buffer (None: the parameters').
 
     Returns:
         A ``GradientTransformation`` whose state is a ``TraceState``.
@@ -166,7 +170,7 @@ def trace(decay: float, nesterov: bool = False) -> GradientTransformation:
     check_nonnegative("trace", "decay", decay)
 
     def init_fn(params):
-        return TraceState(trace=zeros_like_params("trace.init", params))
+        return TraceState(trace=zeros_like_params("trace.init", params, dtype=accumulator_dtype))
 
     def update_fn(updates, state, params=None):
         del params
@@ -175,7 +179,7 @@ def trace(decay: float, nesterov: bool = False) -> GradientTransformation:
         step = lambda g, t: g + decay * t
         new_trace = tree_map(step, updates, state.trace)
         updates = tree_map(step, updates, new_trace) if nesterov else new_trace
-        return updates, TraceState(trace=new_trace)
+        return updates, TraceState(trace=tree_cast(new_trace, accumulator_dtype))
 
     return GradientTransformation(init_fn, update_fn)
 
@@ -259,13 +263,16 @@ def _select(mask_tree, tree):
     return tree_map(lambda m, x: x if m else None, mask_tree, tree)
 
 
-def masked(inner: GradientTransformation, mask) -> GradientTransformation:
+def masked(inner: GradientTransformation, mask, *,
+           mask_compatible_extra_args: bool = False) -> GradientTransformation:
     """Apply ``inner`` to the leaves that ``mask`` selects; pass the others through unchanged.
 
     Arguments:
         inner: the transformation to apply.
         mask: a pytree of bools with the parameters' structure (or a prefix of it), or a
             function of the parameters (and of the updates) returning one.
+        mask_compatible_extra_args: also mask the extra keyword arguments of the update
+            that have the updates' tree structure.
 
     Returns:
         A ``GradientTransformation`` whose state is a ``MaskedState``.
@@ -279,11 +286,17 @@ def masked(inner: GradientTransformation, mask) -> GradientTransformation:
     inner = with_extra_args_support(inner)
 
     def init_fn(params):
+        if isinstance(params, ParamsPlaceholder):  # tree_map_params: the state's layout
+            return MaskedState(inner_state=inner.init(params))
         return MaskedState(inner_state=inner.init(_select(_mask_tree(mask, params), params)))
 
     def update_fn(updates, state, params=None, **extra_args):
         check_state("masked.update", state, MaskedState)
         mask_tree = _mask_tree(mask, updates)
+        if mask_compatible_extra_args:
+            structure = tree_structure(updates)
+            extra_args = {k: _select(mask_tree, v) if tree_structure(v) == structure else v
+                          for k, v in extra_args.items()}
         new, inner_state = inner.update(
             _select(mask_tree, updates), state.inner_state,
             None if params is None else _select(mask_tree, params), **extra_args)
@@ -322,7 +335,7 @@ def add_decayed_weights(weight_decay=0.0, mask=None) -> GradientTransformation:
         check_real("add_decayed_weights", "weight_decay", weight_decay)
 
     def init_fn(params):
-        check_params("add_decayed_weights.init", params)
+        check_params("add_decayed_weights.init", params, integers=True)
         return WeightDecaySchedule(_zero_count()) if scheduled else EmptyState()
 
     def update_fn(updates, state, params=None):

@@ -6,6 +6,7 @@ starting from 0, as optax's ``jax.tree.reduce(operator.add, ..., initializer=0)`
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -106,14 +107,22 @@ def tree_vdot(tree_x, tree_y):
     return tree_reduce(operator.add, vdots, initializer=0)
 
 
-def tree_sum(tree):
-    """The sum of all the elements of all the leaves (each leaf summed, then in leaf order).
+def tree_sum(tree, associative_reduction: bool = False):
+    """The sum of all the elements of all the leaves (each leaf summed, then in leaf order;
+    with ``associative_reduction``, the leaves' sums are added pairwise, as a tree).
 
     Example:
         >>> tree_sum([jnp.ones(2), jnp.ones(3)])
         Array(5., dtype=float32)
     """
-    return tree_reduce(operator.add, tree_map(jnp.sum, tree), initializer=0)
+    sums = tree_map(jnp.sum, tree)
+    if not associative_reduction:
+        return tree_reduce(operator.add, sums, initializer=0)
+    sums = tree_leaves(sums)
+    while len(sums) > 1:
+        sums = [sums[i] + sums[i + 1] if i + 1 < len(sums) else sums[i]
+                for i in range(0, len(sums), 2)]
+    return sums[0] if sums else 0
 
 
 def tree_max(tree):
@@ -192,24 +201,9 @@ def tree_norm(tree, ord=None, squared: bool = False):  # noqa: A002 (optax's nam
     return jnp.asarray(_abs_sq(out) if squared else out)
 
 
-def tree_l1_norm(tree, squared: bool = False):
-    """``tree_norm(tree, ord=1)``: the sum of the absolute values of all the elements."""
-    return tree_norm(tree, 1, squared)
-
-
-def tree_l2_norm(tree, squared: bool = False):
-    """``tree_norm(tree)``: the l2 norm of all the elements together.
-
-    Example:
-        >>> tree_l2_norm([jnp.array([3.0, 4.0])])
-        Array(5., dtype=float32)
-    """
-    return tree_norm(tree, 2, squared)
-
-
-def tree_linf_norm(tree):
-    """``tree_norm(tree, ord='inf')``: the largest absolute value of all the elements."""
-    return tree_norm(tree, "inf")
+tree_l1_norm = functools.partial(tree_norm, ord=1)
+tree_l2_norm = functools.partial(tree_norm, ord=2)
+tree_linf_norm = functools.partial(tree_norm, ord="inf")
 
 
 def tree_zeros_like(tree, dtype=None):

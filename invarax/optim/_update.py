@@ -1,9 +1,12 @@
-"""``apply_updates``: add updates to parameters, keeping each parameter's dtype."""
+"""``apply_updates`` (add updates to parameters, keeping each parameter's dtype),
+``incremental_update`` and ``periodic_update``."""
 
 from __future__ import annotations
 
 from .. import numpy as jnp
+from ..core.pytree import tree_map
 from ._base import map_with_params
+from ._linesearch import cond
 
 
 def apply_updates(params, updates):
@@ -29,3 +32,27 @@ def apply_updates(params, updates):
     return map_with_params("apply_updates",
                            lambda u, p: jnp.asarray(p + u).astype(jnp.asarray(p).dtype),
                            updates, params, keep_params=True, integers=True)
+
+
+def incremental_update(new_tensors, old_tensors, step_size):
+    """``step_size * new + (1 - step_size) * old`` leaf by leaf (a moving average of params,
+    e.g. a target network); a None leaf of ``new_tensors`` stays None.
+
+    Example:
+        >>> incremental_update([jnp.array([1.0])], [jnp.array([0.0])], 0.25)
+        [Array([0.25], dtype=float32)]
+    """
+    return tree_map(lambda new, old: None if new is None else
+                    step_size * new + (1.0 - step_size) * old,
+                    new_tensors, old_tensors, is_leaf=lambda x: x is None)
+
+
+def periodic_update(new_tensors, old_tensors, steps, update_period):
+    """``new_tensors`` at the steps that are multiples of ``update_period``, else
+    ``old_tensors`` (leaf by leaf; ``steps`` may be traced).
+
+    Example:
+        >>> periodic_update([jnp.ones(1)], [jnp.zeros(1)], jnp.asarray(4), 2)
+        [Array([1.], dtype=float32)]
+    """
+    return cond(jnp.mod(steps, update_period) == 0, lambda: new_tensors, lambda: old_tensors)

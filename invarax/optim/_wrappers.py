@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, NamedTuple
 
@@ -225,8 +226,8 @@ def _flatten(tree):
 
 def _unflatten(like, flat):
     leaves, treedef = tree_flatten(like)
-    offsets = np.cumsum([np.size(leaf) for leaf in leaves])[:-1]
-    pieces = jnp.split(flat, [int(o) for o in offsets])
+    offsets = list(itertools.accumulate(int(np.size(leaf)) for leaf in leaves))[:-1]
+    pieces = jnp.split(flat, offsets)
     return treedef.unflatten([jnp.reshape(piece, np.shape(leaf))
                               for piece, leaf in zip(pieces, leaves, strict=True)])
 

@@ -1,93 +1,43 @@
 """optax's ``optax.tree``: the tree utilities under their short names (``add``, ``vdot``, ...)."""
 
-from ._tree_math import (
-    tree_add as add,
-)
-from ._tree_math import (
-    tree_add_scale as add_scale,
-)
-from ._tree_math import (
-    tree_allclose as allclose,
-)
-from ._tree_math import (
-    tree_batch_shape as batch_shape,
-)
-from ._tree_math import (
-    tree_bias_correction as bias_correction,
-)
-from ._tree_math import (
-    tree_cast as cast,
-)
-from ._tree_math import (
-    tree_cast_like as cast_like,
-)
-from ._tree_math import (
-    tree_clip as clip,
-)
-from ._tree_math import (
-    tree_conj as conj,
-)
-from ._tree_math import (
-    tree_div as div,
-)
-from ._tree_math import (
-    tree_dtype as dtype,
-)
-from ._tree_math import (
-    tree_full_like as full_like,
-)
-from ._tree_math import (
-    tree_max as max,  # noqa: A004 (optax's name)
-)
-from ._tree_math import (
-    tree_min as min,  # noqa: A004
-)
-from ._tree_math import (
-    tree_mul as mul,
-)
-from ._tree_math import (
-    tree_norm as norm,
-)
-from ._tree_math import (
-    tree_ones_like as ones_like,
-)
-from ._tree_math import (
-    tree_real as real,
-)
-from ._tree_math import (
-    tree_scale as scale,
-)
-from ._tree_math import (
-    tree_size as size,
-)
-from ._tree_math import (
-    tree_sub as sub,
-)
-from ._tree_math import (
-    tree_sum as sum,  # noqa: A004
-)
-from ._tree_math import (
-    tree_update_infinity_moment as update_infinity_moment,
-)
-from ._tree_math import (
-    tree_update_moment as update_moment,
-)
-from ._tree_math import (
-    tree_update_moment_per_elem_norm as update_moment_per_elem_norm,
-)
-from ._tree_math import (
-    tree_vdot as vdot,
-)
-from ._tree_math import (
-    tree_where as where,
-)
-from ._tree_math import (
-    tree_zeros_like as zeros_like,
-)
+from . import _noise, _state_utils, _tree_math
+
+add = _tree_math.tree_add
+add_scale = _tree_math.tree_add_scale
+allclose = _tree_math.tree_allclose
+batch_shape = _tree_math.tree_batch_shape
+bias_correction = _tree_math.tree_bias_correction
+cast = _tree_math.tree_cast
+cast_like = _tree_math.tree_cast_like
+clip = _tree_math.tree_clip
+conj = _tree_math.tree_conj
+div = _tree_math.tree_div
+dtype = _tree_math.tree_dtype
+full_like = _tree_math.tree_full_like
+max = _tree_math.tree_max
+min = _tree_math.tree_min
+mul = _tree_math.tree_mul
+norm = _tree_math.tree_norm
+ones_like = _tree_math.tree_ones_like
+real = _tree_math.tree_real
+scale = _tree_math.tree_scale
+size = _tree_math.tree_size
+sub = _tree_math.tree_sub
+sum = _tree_math.tree_sum
+update_infinity_moment = _tree_math.tree_update_infinity_moment
+update_moment = _tree_math.tree_update_moment
+update_moment_per_elem_norm = _tree_math.tree_update_moment_per_elem_norm
+vdot = _tree_math.tree_vdot
+where = _tree_math.tree_where
+zeros_like = _tree_math.tree_zeros_like
+map_params = _state_utils.tree_map_params
+random_like = _noise.tree_random_like
+split_key_like = _noise.tree_split_key_like
 
 __all__ = [
-    "add", "add_scale", "allclose", "batch_shape", "bias_correction", "cast", "cast_like",
-    "clip", "conj", "div", "dtype", "full_like", "max", "min", "mul", "norm", "ones_like",
-    "real", "scale", "size", "sub", "sum", "update_infinity_moment", "update_moment",
-    "update_moment_per_elem_norm", "vdot", "where", "zeros_like",
+    "add", "add_scale", "allclose", "batch_shape", "bias_correction", "cast", "cast_like", "clip",
+    "conj", "div", "dtype", "full_like", "map_params", "max", "min", "mul", "norm", "ones_like",
+    "random_like", "real", "scale", "size", "split_key_like", "sub", "sum",
+    "update_infinity_moment", "update_moment", "update_moment_per_elem_norm", "vdot", "where",
+    "zeros_like",
 ]
