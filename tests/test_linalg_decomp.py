@@ -344,6 +344,26 @@ def test_n5_thread_count_does_not_change_bits(name, monkeypatch):
             assert_bitwise(got, want)
 
 
+@pytest.mark.parametrize("name", sorted(CONTRACT_CASES))
+def test_n6_every_dispatch_level_gives_the_same_bits(name):
+    from invarax.kernels import _native
+
+    f, make = CONTRACT_CASES[name]
+    args = make(np.random.default_rng(12), 3)
+    if name == "cholesky":  # large enough for several column tiles
+        args = (_spd(np.random.default_rng(12), 150, np.float32, (2,)),)
+    results = []
+    for isa in _native.isas():
+        previous = _native.set_isa(isa)
+        try:
+            results.append(_leaves(f(*args)))
+        finally:
+            _native.set_isa(previous)
+    for other in results[1:]:
+        for got, want in zip(other, results[0], strict=True):
+            assert_bitwise(got, want)
+
+
 def test_n1_of_grad_under_vmap():
     rng = np.random.default_rng(11)
     a = _mat(rng, (4, 5, 5), np.float32)

@@ -3,8 +3,9 @@
  * Every routine works on one matrix at a time, in place, in a C-contiguous buffer, and
  * performs for each output element a sequence of IEEE operations (+, -, *, /, sqrt; no FMA:
  * the build switches contraction off) that depends only on the matrix's size and values,
- * never on the batch, the thread count or the CPU. docs/numerics.md ("Factorisations")
- * writes each order down.
+ * never on the batch, the thread count or the CPU (compiled for the baseline and for AVX2,
+ * the same operations). docs/numerics.md ("Factorisations and the FFT") writes each order
+ * down.
  */
 #define CAT2(a, b) a##_##b
 #define CAT(a, b) CAT2(a, b)
@@ -31,28 +32,44 @@ static void F(fill_nan)(T *a, ptrdiff_t n) {
 }
 
 /* Cholesky of the n x n matrix a (its lower triangle is read): a becomes L (upper part
- * zero) with A = L L^T, or all NaN if A is not positive definite. Right-looking on the
- * upper triangle U = L^T, each element updated in ascending k. */
+ * zero) with A = L L^T, or all NaN if A is not positive definite. Each element of U = L^T
+ * (i <= j) is u_ij = a_ij, minus u_ki * u_kj for k = 0..i-1 in ascending k (one rounded
+ * product, one rounded difference each), then sqrt (i == j) or / u_ii: the order of
+ * right-looking Cholesky. It is computed by column tiles of TILE columns (rows in
+ * ascending order within a tile), so that a tile of U stays in cache; the tiling does not
+ * change any element's operations. u_ki is read from its mirror l_ik in the lower part,
+ * written as soon as u_ki is final. */
+#ifndef CHOL_TILE
+#define CHOL_TILE 64
+#endif
 static void F(cholesky1)(T *a, ptrdiff_t n) {
     for (ptrdiff_t i = 0; i < n; i++)
         for (ptrdiff_t j = i + 1; j < n; j++) a[i * n + j] = a[j * n + i];
-    for (ptrdiff_t k = 0; k < n; k++) {
-        T *rk = a + k * n;
-        T d = rk[k];
-        if (!(d > 0)) {
-            F(fill_nan)(a, n * n);
-            return;
+    for (ptrdiff_t j0 = 0; j0 < n; j0 += CHOL_TILE) {
+        ptrdiff_t j1 = j0 + CHOL_TILE < n ? j0 + CHOL_TILE : n;
+        for (ptrdiff_t i = 0; i < j1; i++) {
+            ptrdiff_t c0 = i > j0 ? i : j0, len = j1 - c0;
+            T *ri = a + i * n, *seg = ri + c0;
+            for (ptrdiff_t k = 0; k < i; k++) F(axpy_sub)(seg, ri[k], a + k * n + c0, len);
+            ptrdiff_t first = 0;
+            if (i >= j0) {
+                T d = seg[0];
+                if (!(d > 0)) {
+                    F(fill_nan)(a, n * n);
+                    return;
+                }
+                seg[0] = sqrt(d);
+                first = 1;
+            }
+            T diag = ri[i];
+            for (ptrdiff_t j = first; j < len; j++) {
+                seg[j] = seg[j] / diag;
+                a[(c0 + j) * n + i] = seg[j];
+            }
         }
-        T l = sqrt(d);
-        rk[k] = l;
-        for (ptrdiff_t j = k + 1; j < n; j++) rk[j] = rk[j] / l;
-        for (ptrdiff_t i = k + 1; i < n; i++) F(axpy_sub)(a + i * n + i, rk[i], rk + i, n - i);
     }
     for (ptrdiff_t i = 0; i < n; i++)
-        for (ptrdiff_t j = i + 1; j < n; j++) {
-            a[j * n + i] = a[i * n + j];
-            a[i * n + j] = 0;
-        }
+        for (ptrdiff_t j = i + 1; j < n; j++) a[i * n + j] = 0;
 }
 
 /* LU with partial pivoting of the m x n matrix a (LAPACK getf2's order): a becomes L\U,
@@ -330,6 +347,41 @@ static void F(svd1)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t
     for (ptrdiff_t j = 0; j < n; j++)
         memcpy(vt + j * n, a + order[j] * n, sizeof(T) * (size_t)n);
     F(complete1)(u, valid, m, uc);
+}
+
+/* Matrix b of job j (linalg.c), in this type and instruction set. */
+static void F(run_one)(job *j, ptrdiff_t b, void *work) {
+    size_t e = sizeof(T);
+    ptrdiff_t m = j->m, n = j->n, k = j->k, mn = m < n ? m : n;
+    void **p = j->p;
+    switch (j->op) {
+    case OP_CHOLESKY:
+        F(cholesky1)((T *)AT(p[0], n * n, b, e), n);
+        break;
+    case OP_LU:
+        F(lu1)((T *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
+               (int32_t *)AT(p[2], m, b, 4), m, n);
+        break;
+    case OP_TRSM:
+        F(trsm1)((T *)AT(p[0], m * m, b, e), (T *)AT(p[1], m * n, b, e), m, n, j->unit & 1,
+                 j->unit >> 1);
+        break;
+    case OP_QR:
+        F(qr1)((T *)AT(p[0], m * n, b, e), (T *)AT(p[1], mn, b, e), m, n);
+        break;
+    case OP_QR_Q:
+        F(qr_q1)((T *)AT(p[0], m * n, b, e), (T *)AT(p[1], mn, b, e), (T *)AT(p[2], k * m, b, e),
+                 m, n, k);
+        break;
+    case OP_EIGH:
+        F(eigh1)((T *)AT(p[0], n * n, b, e), (T *)AT(p[1], n * n, b, e), (T *)AT(p[2], n, b, e),
+                 n, work, EPS);
+        break;
+    case OP_SVD:
+        F(svd1)((T *)AT(p[0], m * n, b, e), (T *)AT(p[1], n, b, e), (T *)AT(p[2], n * n, b, e),
+                (T *)AT(p[3], k * m, b, e), m, n, k, work, EPS);
+        break;
+    }
 }
 
 #undef F
