@@ -214,6 +214,12 @@ def test_ill_conditioned_solve_has_small_backward_error(x64):
 # ---------------------------------------------------------------------------------------
 # Derivatives: check_grads (forward and reverse mode) on every differentiable routine.
 
+def _signed(result):
+    """``(w, v)`` with each eigenvector's first component made positive."""
+    w, v = result
+    return w, v * jnp.sign(v[..., :1, :])
+
+
 GRAD_CASES = {
     "cholesky": (lambda a: jnp.linalg.cholesky(a), lambda r: (_spd(r, 4),)),
     "triangular_solve_left": (
@@ -228,7 +234,8 @@ GRAD_CASES = {
     "qr": (lambda a: tuple(jnp.linalg.qr(a)), lambda r: (_mat(r, (5, 3)),)),
     "qr_square_complete": (lambda a: tuple(jnp.linalg.qr(a, "complete")),
                            lambda r: (_mat(r, (3, 3)),)),
-    "eigh": (lambda a: tuple(jnp.linalg.eigh(a)), lambda r: (_mat(r, (4, 4)),)),
+    # eigenvectors' signs are arbitrary (and may flip between nearby inputs): fix them.
+    "eigh": (lambda a: _signed(jnp.linalg.eigh(a)), lambda r: (_mat(r, (4, 4)),)),
     "eigvalsh": (jnp.linalg.eigvalsh, lambda r: (_mat(r, (4, 4)),)),
     "svd_tall": (lambda a: tuple(jnp.linalg.svd(a, False)), lambda r: (_mat(r, (5, 3)),)),
     "svd_wide": (lambda a: tuple(jnp.linalg.svd(a, False)), lambda r: (_mat(r, (3, 5)),)),

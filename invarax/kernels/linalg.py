@@ -1,4 +1,4 @@
-"""The factorisation kernels: Cholesky, LU, triangular solve, Householder QR, Jacobi eigh and SVD.
+"""The factorisation kernels: Cholesky, LU, triangular solve, Householder QR, eigh (tridiagonal QL) and SVD (Jacobi).
 
 Each takes NumPy arrays of shape ``(..., m, n)`` (leading axes are a batch) and factorises
 every matrix on its own with the compiled code of ``csrc/linalg_impl.h``, whose order of
@@ -115,7 +115,7 @@ def qr(a: np.ndarray, full_matrices: bool) -> tuple:
 
 def eigh(a: np.ndarray, lower: bool) -> tuple:
     """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of each symmetric matrix,
-    whose ``lower`` (or upper) triangle is read, by cyclic Jacobi.
+    whose ``lower`` (or upper) triangle is read (tridiagonalisation, then QL).
 
     Example:
         >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]]), True)[1]

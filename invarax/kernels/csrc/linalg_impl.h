@@ -206,57 +206,157 @@ static void F(sort_order)(const T *key, ptrdiff_t *order, ptrdiff_t n, int desc)
     }
 }
 
-/* The eigenvalues w (ascending) and eigenvectors (rows of vt) of the symmetric n x n a
- * (both triangles read), by cyclic Jacobi: sweeps over (p, q), p < q, in row order,
- * skipping a pair when |a_pq| <= eps sqrt(|a_pp| |a_qq|), until a sweep rotates nothing
- * (at most 60 sweeps). a is destroyed; work holds n ptrdiff_t and n T. */
-static void F(eigh1)(T *a, T *vt, T *w, ptrdiff_t n, void *work, T eps) {
-    memset(vt, 0, sizeof(T) * (size_t)(n * n));
-    for (ptrdiff_t i = 0; i < n; i++) vt[i * n + i] = 1;
-    for (int sweep = 0; sweep < 60; sweep++) {
-        int rotated = 0;
-        for (ptrdiff_t p = 0; p < n; p++)
-            for (ptrdiff_t q = p + 1; q < n; q++) {
-                T *rp = a + p * n, *rq = a + q * n;
-                T g = rp[q], app = rp[p], aqq = rq[q];
-                if (g == 0 || fabs(g) <= eps * sqrt(fabs(app)) * sqrt(fabs(aqq))) continue;
-                if (g != g) {
-                    F(fill_nan)(w, n);
-                    F(fill_nan)(vt, n * n);
-                    return;
+#define ABS(x) ((T)fabs(x))
+
+/* sqrt(a^2 + b^2) without overflow (EISPACK's pythag). */
+static T F(pythag)(T a, T b) {
+    T aa = ABS(a), ab = ABS(b);
+    if (aa > ab) {
+        T r = ab / aa;
+        return aa * (T)sqrt(1 + r * r);
+    }
+    if (ab == 0) return 0;
+    T r = aa / ab;
+    return ab * (T)sqrt(1 + r * r);
+}
+
+/* Householder reduction of the symmetric n x n a (lower triangle read) to tridiagonal form
+ * (EISPACK tred2's order, as in Numerical Recipes): d the diagonal, e[1..n) the
+ * sub-diagonal (e[0] = 0), and a becomes the orthogonal Q with Q^T A Q tridiagonal.
+ * Every sum is sequential in ascending index. */
+static void F(tred2)(T *a, ptrdiff_t n, T *d, T *e) {
+#define A_(i, j) a[(i) * n + (j)]
+    for (ptrdiff_t i = n - 1; i > 0; i--) {
+        ptrdiff_t l = i - 1;
+        T h = 0, scale = 0;
+        if (l > 0) {
+            for (ptrdiff_t k = 0; k < i; k++) scale = scale + ABS(A_(i, k));
+            if (scale == 0) {
+                e[i] = A_(i, l);
+            } else {
+                for (ptrdiff_t k = 0; k < i; k++) {
+                    A_(i, k) = A_(i, k) / scale;
+                    h = h + A_(i, k) * A_(i, k);
                 }
-                rotated = 1;
-                T c, s, t;
-                F(rotation)(app, aqq, g, &c, &s, &t);
-                for (ptrdiff_t k = 0; k < n; k++) {
-                    T x = rp[k], y = rq[k];
-                    rp[k] = c * x - s * y;
-                    rq[k] = s * x + c * y;
+                T f = A_(i, l);
+                T g = f >= 0 ? -(T)sqrt(h) : (T)sqrt(h);
+                e[i] = scale * g;
+                h = h - f * g;
+                A_(i, l) = f - g;
+                f = 0;
+                for (ptrdiff_t j = 0; j < i; j++) {
+                    A_(j, i) = A_(i, j) / h;
+                    g = 0;
+                    for (ptrdiff_t k = 0; k <= j; k++) g = g + A_(j, k) * A_(i, k);
+                    for (ptrdiff_t k = j + 1; k < i; k++) g = g + A_(k, j) * A_(i, k);
+                    e[j] = g / h;
+                    f = f + e[j] * A_(i, j);
                 }
-                for (ptrdiff_t k = 0; k < n; k++) {
-                    a[k * n + p] = rp[k];
-                    a[k * n + q] = rq[k];
-                }
-                rp[p] = app - t * g;
-                rq[q] = aqq + t * g;
-                rp[q] = rq[p] = 0;
-                T *vp = vt + p * n, *vq = vt + q * n;
-                for (ptrdiff_t k = 0; k < n; k++) {
-                    T x = vp[k], y = vq[k];
-                    vp[k] = c * x - s * y;
-                    vq[k] = s * x + c * y;
+                T hh = f / (h + h);
+                for (ptrdiff_t j = 0; j < i; j++) {
+                    f = A_(i, j);
+                    e[j] = g = e[j] - hh * f;
+                    for (ptrdiff_t k = 0; k <= j; k++)
+                        A_(j, k) = A_(j, k) - (f * e[k] + g * A_(i, k));
                 }
             }
-        if (!rotated) break;
+        } else {
+            e[i] = A_(i, l);
+        }
+        d[i] = h;
     }
-    ptrdiff_t *order = work;
-    T *diag = (T *)(order + n);
-    for (ptrdiff_t i = 0; i < n; i++) diag[i] = a[i * n + i];
-    F(sort_order)(diag, order, n, 0);
+    d[0] = 0;
+    e[0] = 0;
     for (ptrdiff_t i = 0; i < n; i++) {
-        w[i] = diag[order[i]];
+        if (d[i] != 0) {
+            for (ptrdiff_t j = 0; j < i; j++) {
+                T g = 0;
+                for (ptrdiff_t k = 0; k < i; k++) g = g + A_(i, k) * A_(k, j);
+                for (ptrdiff_t k = 0; k < i; k++) A_(k, j) = A_(k, j) - g * A_(k, i);
+            }
+        }
+        d[i] = A_(i, i);
+        A_(i, i) = 1;
+        for (ptrdiff_t j = 0; j < i; j++) A_(j, i) = A_(i, j) = 0;
+    }
+#undef A_
+}
+
+/* Implicit QL with Wilkinson-type shifts on the tridiagonal (d, e) (EISPACK tql2's order, as
+ * Numerical Recipes' tqli): d becomes the eigenvalues, and the rotations are applied to the
+ * rows of zt (zt[i] = eigenvector i). Returns -1 if an eigenvalue takes over 60 iterations. */
+static int F(tql2)(T *d, T *e, T *zt, ptrdiff_t n) {
+    for (ptrdiff_t i = 1; i < n; i++) e[i - 1] = e[i];
+    e[n - 1] = 0;
+    for (ptrdiff_t l = 0; l < n; l++) {
+        int iter = 0;
+        ptrdiff_t m;
+        do {
+            for (m = l; m < n - 1; m++) {
+                T dd = ABS(d[m]) + ABS(d[m + 1]);
+                T sum = ABS(e[m]) + dd;
+                if (sum == dd) break;
+            }
+            if (m != l) {
+                if (iter++ == 60) return -1;
+                T g = (d[l + 1] - d[l]) / (2 * e[l]);
+                T r = F(pythag)(g, 1);
+                g = d[m] - d[l] + e[l] / (g + (g >= 0 ? ABS(r) : -ABS(r)));
+                T s = 1, c = 1, p = 0;
+                ptrdiff_t i;
+                for (i = m - 1; i >= l; i--) {
+                    T f = s * e[i], b = c * e[i];
+                    e[i + 1] = (r = F(pythag)(f, g));
+                    if (r == 0) {
+                        d[i + 1] = d[i + 1] - p;
+                        e[m] = 0;
+                        break;
+                    }
+                    s = f / r;
+                    c = g / r;
+                    g = d[i + 1] - p;
+                    r = (d[i] - g) * s + 2 * c * b;
+                    p = s * r;
+                    d[i + 1] = g + p;
+                    g = c * r - b;
+                    T *zi = zt + i * n, *zj = zt + (i + 1) * n;
+                    for (ptrdiff_t k = 0; k < n; k++) {
+                        T x = zi[k], y = zj[k];
+                        zj[k] = s * x + c * y;
+                        zi[k] = c * x - s * y;
+                    }
+                }
+                if (r == 0 && i >= l) continue;
+                d[l] = d[l] - p;
+                e[l] = g;
+                e[m] = 0;
+            }
+        } while (m != l);
+    }
+    return 0;
+}
+
+/* The eigenvalues w (ascending, stably; NaN last) and eigenvectors (rows of vt) of the
+ * symmetric n x n a (lower triangle read): tred2, then tql2 on the rows of Q^T. a is
+ * destroyed; work holds n ptrdiff_t and n T. Non-convergence (NaN or inf input) gives NaN. */
+static void F(eigh1)(T *a, T *vt, T *w, ptrdiff_t n, void *work) {
+    ptrdiff_t *order = work;
+    T *e = (T *)(order + n);
+    if (n == 0) return;
+    F(tred2)(a, n, w, e);
+    for (ptrdiff_t i = 0; i < n; i++)
+        for (ptrdiff_t k = 0; k < n; k++) vt[i * n + k] = a[k * n + i];
+    if (F(tql2)(w, e, vt, n) < 0) {
+        F(fill_nan)(w, n);
+        F(fill_nan)(vt, n * n);
+        return;
+    }
+    F(sort_order)(w, order, n, 0);
+    for (ptrdiff_t i = 0; i < n; i++) {
+        e[i] = w[order[i]];
         memcpy(a + i * n, vt + order[i] * n, sizeof(T) * (size_t)n);
     }
+    memcpy(w, e, sizeof(T) * (size_t)n);
     memcpy(vt, a, sizeof(T) * (size_t)(n * n));
 }
 
@@ -375,7 +475,7 @@ static void F(run_one)(job *j, ptrdiff_t b, void *work) {
         break;
     case OP_EIGH:
         F(eigh1)((T *)AT(p[0], n * n, b, e), (T *)AT(p[1], n * n, b, e), (T *)AT(p[2], n, b, e),
-                 n, work, EPS);
+                 n, work);
         break;
     case OP_SVD:
         F(svd1)((T *)AT(p[0], m * n, b, e), (T *)AT(p[1], n, b, e), (T *)AT(p[2], n * n, b, e),
