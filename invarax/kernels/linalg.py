@@ -1,4 +1,4 @@
-"""The factorisation kernels: Cholesky, LU, triangular solve, Householder QR, eigh (tridiagonal QL) and SVD (Jacobi).
+"""The factorisation kernels: Cholesky, LU, triangular solve, QR, eigh and SVD.
 
 Each takes NumPy arrays of shape ``(..., m, n)`` (leading axes are a batch) and factorises
 every matrix on its own with the compiled code of ``csrc/linalg_impl.h``, whose order of
