@@ -479,7 +479,7 @@ def test_gradients_against_jax():
 
 
 @pytest.mark.parametrize("module", [
-    "invarax.kernels.linalg", "invarax.ops.linalg", "invarax.ops.fft",
+    "invarax.kernels.linalg", "invarax.kernels.fft", "invarax.ops.linalg", "invarax.ops.fft",
     "invarax.numpy._linalg_decomp", "invarax.numpy._linalg_derived",
     "invarax.numpy._linalg_norms", "invarax.numpy.fft", "invarax.scipy.linalg",
 ])

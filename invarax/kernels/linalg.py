@@ -60,7 +60,7 @@ def lu(a: np.ndarray) -> tuple:
     pivots = np.empty((x.shape[0], min(m, n)), np.int32)
     perm = np.empty((x.shape[0], m), np.int32)
     _call(LU, x, pivots, perm)
-    return x.reshape(a.shape), pivots.reshape(*batch, -1), perm.reshape(*batch, m)
+    return x.reshape(a.shape), pivots.reshape(*batch, min(m, n)), perm.reshape(*batch, m)
 
 
 def triangular_solve(a, b, *, left_side, lower, transpose_a, unit_diagonal) -> np.ndarray:
@@ -158,3 +158,17 @@ def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool) -> tuple:
     if wide:
         return s, np.ascontiguousarray(np.swapaxes(vt, -1, -2)), u.reshape(*batch, uc, rows)
     return s, u_cols, vt
+
+
+def eig(a: np.ndarray, compute_right_eigenvectors: bool) -> list:
+    """``[w]`` or ``[w, v]``: eigenvalues and right eigenvectors of general real matrices, by
+    NumPy's LAPACK ``geev`` (one call per matrix; its order is LAPACK's, not ours), complex.
+
+    Example:
+        >>> eig(np.array([[2.0, 0.0], [0.0, 3.0]]), False)[0]
+        array([2.+0.j, 3.+0.j])
+    """
+    dtype = np.result_type(a.dtype, np.complex64)
+    w, v = np.linalg.eig(a)
+    w = np.asarray(w, dtype)
+    return [w, np.asarray(v, dtype)] if compute_right_eigenvectors else [w]

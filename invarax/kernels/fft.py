@@ -1,0 +1,35 @@
+"""The FFT kernel: NumPy's pocketfft over the trailing axes, one transform at a time.
+
+NumPy computes each 1-d transform on its own (measured: its bits do not depend on the
+batch, the layout or the axis; tests/test_fft.py), on one thread. Its order is
+pocketfft's, not written down here, so N6 (other CPUs and NumPy builds) is open
+(docs/numerics.md, "Factorisations and the FFT").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64),
+           np.dtype(np.float64): np.dtype(np.complex128)}
+REAL = {c: r for r, c in COMPLEX.items()}
+
+
+def fft(x: np.ndarray, kind: str, lengths: tuple) -> np.ndarray:
+    """The transform ``kind`` (``"FFT"``, ``"IFFT"``, ``"RFFT"``, ``"IRFFT"``) of ``x`` over
+    its last ``len(lengths)`` axes, in ``x``'s precision (IRFFT: ``lengths`` of the output).
+
+    Example:
+        >>> fft(np.array([1.0, 0.0, 0.0, 0.0], np.float32), "RFFT", (4,))
+        array([1.+0.j, 1.+0.j, 1.+0.j], dtype=complex64)
+    """
+    axes = tuple(range(x.ndim - len(lengths), x.ndim))
+    if kind == "FFT":
+        out, dtype = np.fft.fftn(x, axes=axes), x.dtype
+    elif kind == "IFFT":
+        out, dtype = np.fft.ifftn(x, axes=axes), x.dtype
+    elif kind == "RFFT":
+        out, dtype = np.fft.rfftn(x, axes=axes), COMPLEX[x.dtype]
+    else:
+        out, dtype = np.fft.irfftn(x, s=lengths, axes=axes), REAL[x.dtype]
+    return np.asarray(out, dtype=dtype)
