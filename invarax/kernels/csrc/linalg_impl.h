@@ -222,9 +222,10 @@ static T F(pythag)(T a, T b) {
 
 /* Householder reduction of the symmetric n x n a (lower triangle read) to tridiagonal form
  * (EISPACK tred2's order, as in Numerical Recipes): d the diagonal, e[1..n) the
- * sub-diagonal (e[0] = 0), and a becomes the orthogonal Q with Q^T A Q tridiagonal.
+ * sub-diagonal (e[0] = 0), and qt the transpose of the orthogonal Q with Q^T A Q
+ * tridiagonal (a is destroyed).
  * Every sum is sequential in ascending index. */
-static void F(tred2)(T *a, ptrdiff_t n, T *d, T *e) {
+static void F(tred2)(T *a, T *qt, ptrdiff_t n, T *d, T *e) {
 #define A_(i, j) a[(i) * n + (j)]
     for (ptrdiff_t i = n - 1; i > 0; i--) {
         ptrdiff_t l = i - 1;
@@ -267,18 +268,27 @@ static void F(tred2)(T *a, ptrdiff_t n, T *d, T *e) {
     }
     d[0] = 0;
     e[0] = 0;
+    /* Accumulate Q^T in qt (EISPACK's loop on the transpose, so that every loop is
+     * contiguous: the same operations). Row i of a (its Householder vector, k < i) is not
+     * changed by the iterations before i, so it is read from a. */
+#define B_(i, j) qt[(i) * n + (j)]
+    for (ptrdiff_t i = 0; i < n; i++)
+        for (ptrdiff_t k = 0; k < n; k++) B_(i, k) = A_(k, i);
     for (ptrdiff_t i = 0; i < n; i++) {
         if (d[i] != 0) {
+            const T *ai = a + i * n, *bi = qt + i * n;
             for (ptrdiff_t j = 0; j < i; j++) {
+                T *bj = qt + j * n;
                 T g = 0;
-                for (ptrdiff_t k = 0; k < i; k++) g = g + A_(i, k) * A_(k, j);
-                for (ptrdiff_t k = 0; k < i; k++) A_(k, j) = A_(k, j) - g * A_(k, i);
+                for (ptrdiff_t k = 0; k < i; k++) g = g + ai[k] * bj[k];
+                for (ptrdiff_t k = 0; k < i; k++) bj[k] = bj[k] - g * bi[k];
             }
         }
-        d[i] = A_(i, i);
-        A_(i, i) = 1;
-        for (ptrdiff_t j = 0; j < i; j++) A_(j, i) = A_(i, j) = 0;
+        d[i] = B_(i, i);
+        B_(i, i) = 1;
+        for (ptrdiff_t j = 0; j < i; j++) B_(j, i) = B_(i, j) = 0;
     }
+#undef B_
 #undef A_
 }
 
@@ -343,9 +353,7 @@ static void F(eigh1)(T *a, T *vt, T *w, ptrdiff_t n, void *work) {
     ptrdiff_t *order = work;
     T *e = (T *)(order + n);
     if (n == 0) return;
-    F(tred2)(a, n, w, e);
-    for (ptrdiff_t i = 0; i < n; i++)
-        for (ptrdiff_t k = 0; k < n; k++) vt[i * n + k] = a[k * n + i];
+    F(tred2)(a, vt, n, w, e);
     if (F(tql2)(w, e, vt, n) < 0) {
         F(fill_nan)(w, n);
         F(fill_nan)(vt, n * n);
