@@ -2,7 +2,7 @@
 
 The impl is ``invarax.kernels.fft``: NumPy's pocketfft, which computes each transform alone:
 measured here (tests/test_fft.py), a transform's bits do not depend on the batch, the
-layout or the axis it runs along, and NumPy runs it on one thread, so N1, N2, N3 and N5
+layout or the axis it runs along, and threads only split the batch, so N1, N2, N3 and N5
 hold; N6 (the same bits on another CPU or NumPy build) is open, as docs/numerics.md says.
 
 The FFT is linear: the JVP applies it to the tangent, and the transposes are JAX's (the
