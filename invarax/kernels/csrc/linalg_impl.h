@@ -220,7 +220,7 @@ static T F(pythag)(T a, T b) {
     return ab * (T)sqrt(1 + r * r);
 }
 
-/* Householder reduction of the symmetric n x n a (lower triangle read) to tridiagonal form
+/* Householder reduction of the symmetric n x n a (both triangles, equal) to tridiagonal form
  * (EISPACK tred2's order, as in Numerical Recipes): d the diagonal, e[1..n) the
  * sub-diagonal (e[0] = 0), and qt the transpose of the orthogonal Q with Q^T A Q
  * tridiagonal (a is destroyed).
@@ -245,20 +245,24 @@ static void F(tred2)(T *a, T *qt, ptrdiff_t n, T *d, T *e) {
                 h = h - f * g;
                 A_(i, l) = f - g;
                 f = 0;
+                const T *ui = a + i * n;
                 for (ptrdiff_t j = 0; j < i; j++) {
                     A_(j, i) = A_(i, j) / h;
                     g = 0;
-                    for (ptrdiff_t k = 0; k <= j; k++) g = g + A_(j, k) * A_(i, k);
-                    for (ptrdiff_t k = j + 1; k < i; k++) g = g + A_(k, j) * A_(i, k);
+                    const T *rj = a + j * n;  /* rj[k], k > j: the mirror of a_kj */
+                    for (ptrdiff_t k = 0; k < i; k++) g = g + rj[k] * ui[k];
                     e[j] = g / h;
                     f = f + e[j] * A_(i, j);
                 }
                 T hh = f / (h + h);
+                for (ptrdiff_t j = 0; j < i; j++) e[j] = e[j] - hh * A_(i, j);
+                /* Whole rows: the k > j entries keep the mirror (the same sum of the same two
+                 * products as their transposed twins, so the same bits). */
                 for (ptrdiff_t j = 0; j < i; j++) {
-                    f = A_(i, j);
-                    e[j] = g = e[j] - hh * f;
-                    for (ptrdiff_t k = 0; k <= j; k++)
-                        A_(j, k) = A_(j, k) - (f * e[k] + g * A_(i, k));
+                    T *rj = a + j * n;
+                    f = ui[j];
+                    g = e[j];
+                    for (ptrdiff_t k = 0; k < i; k++) rj[k] = rj[k] - (f * e[k] + g * ui[k]);
                 }
             }
         } else {
@@ -347,7 +351,7 @@ static int F(tql2)(T *d, T *e, T *zt, ptrdiff_t n) {
 }
 
 /* The eigenvalues w (ascending, stably; NaN last) and eigenvectors (rows of vt) of the
- * symmetric n x n a (lower triangle read): tred2, then tql2 on the rows of Q^T. a is
+ * symmetric n x n a (both triangles, equal): tred2, then tql2 on the rows of Q^T. a is
  * destroyed; work holds n ptrdiff_t and n T. Non-convergence (NaN or inf input) gives NaN. */
 static void F(eigh1)(T *a, T *vt, T *w, ptrdiff_t n, void *work) {
     ptrdiff_t *order = work;
