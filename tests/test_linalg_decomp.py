@@ -48,7 +48,7 @@ def _rel(residual, *scales):
 def _orth_error(q):
     q = _f64(q)
     k = q.shape[-1]
-    return np.abs(np.swapaxes(q, -1, -2) @ q - np.eye(k)).max()
+    return np.abs(np.swapaxes(q, -1, -2) @ q - np.eye(k)).max(initial=0)
 
 
 # ---------------------------------------------------------------------------------------
@@ -491,3 +491,28 @@ def test_docstring_examples(module):
     globs = {"jnp": jnp, "lax": lax, "np": np, "invarax": invarax}
     result = doctest.testmod(mod, extraglobs=globs, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (0, 2, 2)])
+def test_empty_matrices(shape):
+    x = np.zeros(shape, np.float32)
+    square = shape[-1] == shape[-2]
+    if square:
+        assert jnp.linalg.inv(x).shape == shape
+        assert jnp.linalg.cholesky(x).shape == shape
+        assert jnp.linalg.eigh(x).eigenvectors.shape == shape
+        np.testing.assert_array_equal(jnp.linalg.det(x), np.ones(shape[:-2], np.float32))
+    u, s, vh = jnp.linalg.svd(x)
+    assert s.shape == (*shape[:-2], min(shape[-2:]))
+    assert _orth_error(u) == 0 and _orth_error(np.swapaxes(vh, -1, -2)) == 0
+    q, r = jnp.linalg.qr(x, "complete")
+    assert q.shape == (*shape[:-1], shape[-2]) and r.shape == shape
+
+
+@pytest.mark.parametrize("f", [
+    jnp.linalg.cholesky, jnp.linalg.inv, jnp.linalg.eigvalsh, jnp.linalg.svdvals,
+    lambda a: jnp.linalg.qr(a).R[..., 0, :], lambda a: jnp.linalg.eigh(a).eigenvectors,
+], ids=["cholesky", "inv", "eigvalsh", "svdvals", "qr", "eigh"])
+def test_nan_input_gives_nan(f):
+    got = np.asarray(f(np.full((2, 3, 3), np.nan, np.float32)))
+    assert np.isnan(got).all()

@@ -9,6 +9,8 @@ and no vendor code, on any CPU (N6). Here only copies, transposes and flips are 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _native
@@ -28,7 +30,7 @@ def _batch(x: np.ndarray, *, transpose=False) -> tuple:
     if transpose:
         x = np.swapaxes(x, -1, -2)
     batch = x.shape[:-2]
-    return np.array(x.reshape(-1, *x.shape[-2:]), order="C"), batch
+    return np.array(x.reshape(math.prod(batch), *x.shape[-2:]), order="C"), batch
 
 
 def _call(op, *operands, unit=False, k=0):
