@@ -135,8 +135,9 @@ def eigh(a: np.ndarray, lower: bool) -> tuple:
 
 
 def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool) -> tuple:
-    """``(s, u, vt)`` of each ``m x n`` matrix by one-sided Jacobi (``u``, ``vt`` are
-    ``None`` unless ``compute_uv``); ``s`` descending.
+    """``(s, u, vt)`` of each ``m x n`` matrix by one-sided Jacobi (on ``R`` of a QR of the
+    matrix, or of its transpose, when it is not square); ``u``, ``vt`` are ``None`` unless
+    ``compute_uv``; ``s`` descending.
 
     Example:
         >>> svd(np.array([[3.0, 0.0], [0.0, -4.0]]), False, False)[0]
