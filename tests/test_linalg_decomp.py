@@ -516,3 +516,16 @@ def test_empty_matrices(shape):
 def test_nan_input_gives_nan(f):
     got = np.asarray(f(np.full((2, 3, 3), np.nan, np.float32)))
     assert np.isnan(got).all()
+
+
+@pytest.mark.parametrize("a, adjugate_t", [
+    ([[1.0, 2.0], [2.0, 4.0]], [[4.0, -2.0], [-2.0, 1.0]]),  # rank n - 1
+    (np.diag([1.0, 2.0, 0.0]), np.diag([0.0, 0.0, 2.0])),  # rank n - 1, zero pivot last
+    (np.ones((3, 3)), np.zeros((3, 3))),  # rank 1 < n - 1: the adjugate is zero
+    ([[2.0]], [[1.0]]),
+])
+def test_det_gradient_is_the_adjugate_even_when_singular(a, adjugate_t):
+    a = np.asarray(a, np.float32)
+    g = eager_and_jit(invarax.grad(jnp.linalg.det), a)
+    np.testing.assert_allclose(g, adjugate_t, atol=1e-6)
+    assert_bitwise(invarax.vmap(invarax.grad(jnp.linalg.det))(a[None])[0], g)
