@@ -201,3 +201,17 @@ def test_gradients_against_jax(rng):
 
     np.testing.assert_allclose(invarax.grad(loss(jnp))(x), jax.grad(loss(jax.numpy))(x),
                                rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["fft", "rfft", "irfft"])
+def test_n5_thread_count_does_not_change_bits(name, monkeypatch, rng):
+    from invarax.kernels import fft as kfft
+
+    monkeypatch.setattr(kfft, "PARALLEL_SIZE", 1)  # split even this small batch
+    x = _input(rng, name, (7, 3, 16))
+    results = []
+    for threads in ("1", "2", "3"):
+        monkeypatch.setenv("INVARAX_NUM_THREADS", threads)
+        results.append(np.asarray(getattr(jnp.fft, name)(x)))
+    for other in results[1:]:
+        assert_bitwise(other, results[0])

@@ -48,7 +48,7 @@ def _rel(residual, *scales):
 def _orth_error(q):
     q = _f64(q)
     k = q.shape[-1]
-    return np.abs(np.swapaxes(q, -1, -2) @ q - np.eye(k)).max()
+    return np.abs(np.swapaxes(q, -1, -2) @ q - np.eye(k)).max(initial=0)
 
 
 # ---------------------------------------------------------------------------------------
@@ -214,6 +214,12 @@ def test_ill_conditioned_solve_has_small_backward_error(x64):
 # ---------------------------------------------------------------------------------------
 # Derivatives: check_grads (forward and reverse mode) on every differentiable routine.
 
+def _signed(result):
+    """``(w, v)`` with each eigenvector's first component made positive."""
+    w, v = result
+    return w, v * jnp.sign(v[..., :1, :])
+
+
 GRAD_CASES = {
     "cholesky": (lambda a: jnp.linalg.cholesky(a), lambda r: (_spd(r, 4),)),
     "triangular_solve_left": (
@@ -228,7 +234,8 @@ GRAD_CASES = {
     "qr": (lambda a: tuple(jnp.linalg.qr(a)), lambda r: (_mat(r, (5, 3)),)),
     "qr_square_complete": (lambda a: tuple(jnp.linalg.qr(a, "complete")),
                            lambda r: (_mat(r, (3, 3)),)),
-    "eigh": (lambda a: tuple(jnp.linalg.eigh(a)), lambda r: (_mat(r, (4, 4)),)),
+    # eigenvectors' signs are arbitrary (and may flip between nearby inputs): fix them.
+    "eigh": (lambda a: _signed(jnp.linalg.eigh(a)), lambda r: (_mat(r, (4, 4)),)),
     "eigvalsh": (jnp.linalg.eigvalsh, lambda r: (_mat(r, (4, 4)),)),
     "svd_tall": (lambda a: tuple(jnp.linalg.svd(a, False)), lambda r: (_mat(r, (5, 3)),)),
     "svd_wide": (lambda a: tuple(jnp.linalg.svd(a, False)), lambda r: (_mat(r, (3, 5)),)),
@@ -345,6 +352,26 @@ def test_n5_thread_count_does_not_change_bits(name, monkeypatch):
             assert_bitwise(got, want)
 
 
+@pytest.mark.parametrize("name", sorted(CONTRACT_CASES))
+def test_n6_every_dispatch_level_gives_the_same_bits(name):
+    from invarax.kernels import _native
+
+    f, make = CONTRACT_CASES[name]
+    args = make(np.random.default_rng(12), 3)
+    if name == "cholesky":  # large enough for several column tiles
+        args = (_spd(np.random.default_rng(12), 150, np.float32, (2,)),)
+    results = []
+    for isa in _native.isas():
+        previous = _native.set_isa(isa)
+        try:
+            results.append(_leaves(f(*args)))
+        finally:
+            _native.set_isa(previous)
+    for other in results[1:]:
+        for got, want in zip(other, results[0], strict=True):
+            assert_bitwise(got, want)
+
+
 def test_n1_of_grad_under_vmap():
     rng = np.random.default_rng(11)
     a = _mat(rng, (4, 5, 5), np.float32)
@@ -452,7 +479,7 @@ def test_gradients_against_jax():
 
 
 @pytest.mark.parametrize("module", [
-    "invarax.kernels.linalg", "invarax.ops.linalg", "invarax.ops.fft",
+    "invarax.kernels.linalg", "invarax.kernels.fft", "invarax.ops.linalg", "invarax.ops.fft",
     "invarax.numpy._linalg_decomp", "invarax.numpy._linalg_derived",
     "invarax.numpy._linalg_norms", "invarax.numpy.fft", "invarax.scipy.linalg",
 ])
@@ -464,3 +491,41 @@ def test_docstring_examples(module):
     globs = {"jnp": jnp, "lax": lax, "np": np, "invarax": invarax}
     result = doctest.testmod(mod, extraglobs=globs, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (0, 2, 2)])
+def test_empty_matrices(shape):
+    x = np.zeros(shape, np.float32)
+    square = shape[-1] == shape[-2]
+    if square:
+        assert jnp.linalg.inv(x).shape == shape
+        assert jnp.linalg.cholesky(x).shape == shape
+        assert jnp.linalg.eigh(x).eigenvectors.shape == shape
+        np.testing.assert_array_equal(jnp.linalg.det(x), np.ones(shape[:-2], np.float32))
+    u, s, vh = jnp.linalg.svd(x)
+    assert s.shape == (*shape[:-2], min(shape[-2:]))
+    assert _orth_error(u) == 0 and _orth_error(np.swapaxes(vh, -1, -2)) == 0
+    q, r = jnp.linalg.qr(x, "complete")
+    assert q.shape == (*shape[:-1], shape[-2]) and r.shape == shape
+
+
+@pytest.mark.parametrize("f", [
+    jnp.linalg.cholesky, jnp.linalg.inv, jnp.linalg.eigvalsh, jnp.linalg.svdvals,
+    lambda a: jnp.linalg.qr(a).R[..., 0, :], lambda a: jnp.linalg.eigh(a).eigenvectors,
+], ids=["cholesky", "inv", "eigvalsh", "svdvals", "qr", "eigh"])
+def test_nan_input_gives_nan(f):
+    got = np.asarray(f(np.full((2, 3, 3), np.nan, np.float32)))
+    assert np.isnan(got).all()
+
+
+@pytest.mark.parametrize("a, adjugate_t", [
+    ([[1.0, 2.0], [2.0, 4.0]], [[4.0, -2.0], [-2.0, 1.0]]),  # rank n - 1
+    (np.diag([1.0, 2.0, 0.0]), np.diag([0.0, 0.0, 2.0])),  # rank n - 1, zero pivot last
+    (np.ones((3, 3)), np.zeros((3, 3))),  # rank 1 < n - 1: the adjugate is zero
+    ([[2.0]], [[1.0]]),
+])
+def test_det_gradient_is_the_adjugate_even_when_singular(a, adjugate_t):
+    a = np.asarray(a, np.float32)
+    g = eager_and_jit(invarax.grad(jnp.linalg.det), a)
+    np.testing.assert_allclose(g, adjugate_t, atol=1e-6)
+    assert_bitwise(invarax.vmap(invarax.grad(jnp.linalg.det))(a[None])[0], g)

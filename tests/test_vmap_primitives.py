@@ -301,6 +301,23 @@ CASES = {
                                 F(2, 6), F(2, 6)),
     # calls
     "jit": binary("jit", jitted),
+    # linear algebra and the FFT (issue 16)
+    "cholesky": unary("cholesky", lambda x: lax.linalg.cholesky(x @ x.T + 4 * jnp.eye(4)),
+                      F(4, 4)),
+    "triangular_solve": binary(
+        "triangular_solve", lambda a, b: lax.linalg.triangular_solve(
+            a + 4 * jnp.eye(4), b, left_side=True, lower=True), F(4, 4), F(4, 2)),
+    "triangular_solve_right": binary(
+        "triangular_solve", lambda a, b: lax.linalg.triangular_solve(
+            a + 4 * jnp.eye(4), b, transpose_a=True), F(4, 4), F(2, 4)),
+    "lu": unary("lu", lambda x: lax.linalg.lu(x)[0], F(4, 3)),
+    "qr": unary("qr", lambda x: lax.linalg.qr(x, full_matrices=False), F(5, 3)),
+    "eigh": unary("eigh", lax.linalg.eigh, F(4, 4)),
+    "svd": unary("svd", lambda x: lax.linalg.svd(x, full_matrices=False), F(5, 3)),
+    "eig": unary("eig", lambda x: lax.linalg.eig(x)[0], F(4, 4), diff=False),
+    "fft": unary("fft", lambda x: lax.fft(lax.fft(x, "RFFT", (6,)), "IRFFT", (6,)), F(3, 6)),
+    "fft_complex": unary("fft", lambda x: jnp.imag(lax.fft(x * (1 + 1j), "FFT", (2, 4))),
+                         F(2, 4)),
 }
 
 # Cheap cases also run at a batch of 1000, every example checked.

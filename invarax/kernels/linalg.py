@@ -1,4 +1,4 @@
-"""The factorisation kernels: Cholesky, LU, triangular solve, Householder QR, Jacobi eigh and SVD.
+"""The factorisation kernels: Cholesky, LU, triangular solve, QR, eigh and SVD.
 
 Each takes NumPy arrays of shape ``(..., m, n)`` (leading axes are a batch) and factorises
 every matrix on its own with the compiled code of ``csrc/linalg_impl.h``, whose order of
@@ -8,6 +8,8 @@ and no vendor code, on any CPU (N6). Here only copies, transposes and flips are 
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -28,7 +30,7 @@ def _batch(x: np.ndarray, *, transpose=False) -> tuple:
     if transpose:
         x = np.swapaxes(x, -1, -2)
     batch = x.shape[:-2]
-    return np.array(x.reshape(-1, *x.shape[-2:]), order="C"), batch
+    return np.array(x.reshape(math.prod(batch), *x.shape[-2:]), order="C"), batch
 
 
 def _call(op, *operands, unit=False, k=0):
@@ -60,7 +62,7 @@ def lu(a: np.ndarray) -> tuple:
     pivots = np.empty((x.shape[0], min(m, n)), np.int32)
     perm = np.empty((x.shape[0], m), np.int32)
     _call(LU, x, pivots, perm)
-    return x.reshape(a.shape), pivots.reshape(*batch, -1), perm.reshape(*batch, m)
+    return x.reshape(a.shape), pivots.reshape(*batch, min(m, n)), perm.reshape(*batch, m)
 
 
 def triangular_solve(a, b, *, left_side, lower, transpose_a, unit_diagonal) -> np.ndarray:
@@ -115,7 +117,7 @@ def qr(a: np.ndarray, full_matrices: bool) -> tuple:
 
 def eigh(a: np.ndarray, lower: bool) -> tuple:
     """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of each symmetric matrix,
-    whose ``lower`` (or upper) triangle is read, by cyclic Jacobi.
+    whose ``lower`` (or upper) triangle is read (tridiagonalisation, then QL).
 
     Example:
         >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]]), True)[1]
@@ -133,8 +135,9 @@ def eigh(a: np.ndarray, lower: bool) -> tuple:
 
 
 def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool) -> tuple:
-    """``(s, u, vt)`` of each ``m x n`` matrix by one-sided Jacobi (``u``, ``vt`` are
-    ``None`` unless ``compute_uv``); ``s`` descending.
+    """``(s, u, vt)`` of each ``m x n`` matrix by one-sided Jacobi (on ``R`` of a QR of the
+    matrix, or of its transpose, when it is not square); ``u``, ``vt`` are ``None`` unless
+    ``compute_uv``; ``s`` descending.
 
     Example:
         >>> svd(np.array([[3.0, 0.0], [0.0, -4.0]]), False, False)[0]
@@ -158,3 +161,17 @@ def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool) -> tuple:
     if wide:
         return s, np.ascontiguousarray(np.swapaxes(vt, -1, -2)), u.reshape(*batch, uc, rows)
     return s, u_cols, vt
+
+
+def eig(a: np.ndarray, compute_right_eigenvectors: bool) -> list:
+    """``[w]`` or ``[w, v]``: eigenvalues and right eigenvectors of general real matrices, by
+    NumPy's LAPACK ``geev`` (one call per matrix; its order is LAPACK's, not ours), complex.
+
+    Example:
+        >>> eig(np.array([[2.0, 0.0], [0.0, 3.0]]), False)[0]
+        array([2.+0.j, 3.+0.j])
+    """
+    dtype = np.result_type(a.dtype, np.complex64)
+    w, v = np.linalg.eig(a)
+    w = np.asarray(w, dtype)
+    return [w, np.asarray(v, dtype)] if compute_right_eigenvectors else [w]

@@ -11,14 +11,18 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._custom_derivatives import custom_jvp
 from ..core.array import Array
 from ..ops import linalg as lax_linalg
 from ..ops import shape as sh
 from ..ops.linalg_eig import eig as lax_eig
 from . import _ufuncs as ufuncs
+from ._contractions import matmul
 from ._creation import eye
 from ._indexing import take_along_axis
+from ._joining import concatenate
 from ._promote import asarray_arg, promote_dtypes
+from ._reductions import any as _any
 from ._reductions import prod as _prod
 from ._reductions import sum as _sum
 from ._shape import broadcast_to, expand_dims, swapaxes
@@ -262,9 +266,24 @@ def solve(a, b):
                          "do not broadcast") from None
     a = broadcast_to(a, (*batch, *a.shape[-2:]))
     b = broadcast_to(b, (*batch, *b.shape[-2:]))
+    x = _solve(a, b)
+    return x[..., 0] if vector else x
+
+
+@custom_jvp
+def _solve(a, b):
+    lu, perm, _ = _lu_factor(a)
+    return permuted_lu_solve(lu, perm, b)
+
+
+@_solve.defjvp
+def _solve_jvp(primals, tangents):
+    # As JAX's custom_linear_solve: dx = a^-1 (db - da x), with a's LU factored once, so
+    # the derivative costs two triangular solves per right-hand side, not an LU's JVP.
+    (a, b), (da, db) = primals, tangents
     lu, perm, _ = _lu_factor(a)
     x = permuted_lu_solve(lu, perm, b)
-    return x[..., 0] if vector else x
+    return x, permuted_lu_solve(lu, perm, db - matmul(da, x))
 
 
 def inv(a):
@@ -295,19 +314,64 @@ def slogdet(a, *, method=None):
     a = matrices(a, "slogdet", square=True)
     lu, _, parity = _lu_factor(a)
     diag = lax_linalg.matrix_diagonal(lu)
-    one = ufuncs.subtract(1, ufuncs.multiply(2, parity)).astype(a.dtype)
-    sign = ufuncs.multiply(one, _prod(ufuncs.sign(diag), axis=-1))
+    sign = ufuncs.multiply(_signed(parity, a.dtype), _prod(ufuncs.sign(diag), axis=-1))
     return SlogdetResult(sign, _sum(ufuncs.log(ufuncs.abs(diag)), axis=-1))
 
 
 def det(a):
     """The determinant of each square matrix: the product of ``U``'s diagonal, signed.
 
+    Its derivative is JAX's (Jacobi's formula through the adjugate, computed from the LU
+    factors so that it stays finite for singular matrices).
+
     Example:
         >>> jnp.linalg.det(jnp.array([[0.0, 2.0], [3.0, 1.0]]))
         Array(-6., dtype=float32)
     """
-    a = matrices(a, "det", square=True)
+    return _det(matrices(a, "det", square=True))
+
+
+def _signed(parity, dtype):
+    """+1 for an even number of row swaps, -1 for an odd one."""
+    return ufuncs.subtract(1, ufuncs.multiply(2, parity)).astype(dtype)
+
+
+@custom_jvp
+def _det(a):
     lu, _, parity = _lu_factor(a)
-    one = ufuncs.subtract(1, ufuncs.multiply(2, parity)).astype(a.dtype)
-    return ufuncs.multiply(one, _prod(lax_linalg.matrix_diagonal(lu), axis=-1))
+    return ufuncs.multiply(_signed(parity, a.dtype), _prod(lax_linalg.matrix_diagonal(lu), axis=-1))
+
+
+@_det.defjvp
+def _det_jvp(primals, tangents):
+    (a,), (g,) = primals, tangents
+    z = _cofactor_solve(a, g)
+    return _det(a), _sum(lax_linalg.matrix_diagonal(z), axis=-1)
+
+
+def _cofactor_solve(a, b):
+    """``adjugate(a) @ b`` (``det(a) * solve(a, b)`` where ``a`` is invertible), finite for
+    singular ``a``: JAX's construction. With ``a[perm] = L U``, ``U``'s last diagonal entry
+    is replaced by ``1 / (sign * u_00 ... u_n-2,n-2)``; matrices of rank below ``n - 1``
+    (whose adjugate is zero) are detected by a solve that overflows, and give zeros."""
+    n = a.shape[-1]
+    if n == 1:
+        return b
+    lu, perm, parity = _lu_factor(a)
+    diag = lax_linalg.matrix_diagonal(lu)
+    partial = ufuncs.multiply(_signed(parity, a.dtype), _prod(diag[..., :-1], axis=-1))
+    full = ufuncs.multiply(partial, diag[..., -1])
+    rows = sh.broadcasted_iota(np.int32, lu.shape, lu.ndim - 2)
+    cols = sh.broadcasted_iota(np.int32, lu.shape, lu.ndim - 1)
+    corner = ufuncs.logical_and(ufuncs.equal(rows, n - 1), ufuncs.equal(cols, n - 1))
+    lu = ufuncs.where(corner, expand_dims(ufuncs.divide(1, partial), (-2, -1)), lu)
+    ones = broadcast_to(np.ones((1, n), a.dtype), (*lu.shape[:-2], 1, n))
+    d = lax_linalg.triangular_solve(lu, ones, left_side=False, lower=False)
+    bad = _any(ufuncs.logical_not(ufuncs.isfinite(d)), axis=(-2, -1), keepdims=True)
+    x = ufuncs.where(bad, 0, b)
+    x = take_along_axis(x, expand_dims(perm, -1), axis=-2, mode="promise_in_bounds")
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+    scaled = ufuncs.multiply(x[..., :-1, :], expand_dims(full, (-2, -1)))
+    x = concatenate([scaled, x[..., -1:, :]], axis=-2)
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+    return ufuncs.where(bad, 0, x)

@@ -1,8 +1,8 @@
 """The ``fft`` primitive (``lax.fft``): FFT, IFFT, RFFT and IRFFT over the trailing axes.
 
-The impl is NumPy's pocketfft (``numpy.fft``), which computes each transform on its own:
+The impl is ``invarax.kernels.fft``: NumPy's pocketfft, which computes each transform alone:
 measured here (tests/test_fft.py), a transform's bits do not depend on the batch, the
-layout or the axis it runs along, and NumPy runs it on one thread, so N1, N2, N3 and N5
+layout or the axis it runs along, and threads only split the batch, so N1, N2, N3 and N5
 hold; N6 (the same bits on another CPU or NumPy build) is open, as docs/numerics.md says.
 
 The FFT is linear: the JVP applies it to the tangent, and the transposes are JAX's (the
@@ -24,6 +24,7 @@ from ..core.aval import ShapedArray
 from ..core.trace import Primitive
 from ..interpreters.ad import Zero, deflinear
 from ..interpreters.batching import batching_rules, moveaxis
+from ..kernels import fft as kfft
 from . import elementwise as el
 from . import shape as sh
 
@@ -37,22 +38,11 @@ class FftType(enum.IntEnum):
     IRFFT = 3
 
 
-_COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64),
-            np.dtype(np.float64): np.dtype(np.complex128)}
-_REAL = {c: r for r, c in _COMPLEX.items()}
+_COMPLEX, _REAL = kfft.COMPLEX, kfft.REAL
 
 
 def _fft_impl(x, *, fft_type, fft_lengths):
-    axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
-    if fft_type == FftType.FFT:
-        out, dtype = np.fft.fftn(x, axes=axes), x.dtype
-    elif fft_type == FftType.IFFT:
-        out, dtype = np.fft.ifftn(x, axes=axes), x.dtype
-    elif fft_type == FftType.RFFT:
-        out, dtype = np.fft.rfftn(x, axes=axes), _COMPLEX[x.dtype]
-    else:
-        out, dtype = np.fft.irfftn(x, s=fft_lengths, axes=axes), _REAL[x.dtype]
-    return np.asarray(out, dtype=dtype)
+    return kfft.fft(x, fft_type.name, fft_lengths)
 
 
 def _fft_abstract_eval(x, *, fft_type, fft_lengths):

@@ -508,7 +508,7 @@ def qr(x, *, full_matrices: bool = True):
 
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
          sort_eigenvalues: bool = True, subset_by_index=None):
-    """Eigenvectors and eigenvalues of symmetric matrices, by cyclic Jacobi.
+    """Eigenvectors and eigenvalues of symmetric matrices (Householder tridiagonalisation, QL).
 
     Arguments:
         x: a float array of shape (..., n, n).
@@ -535,7 +535,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
 
 
 def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None):
-    """Singular value decomposition ``x = u @ diag(s) @ vh``, by one-sided Jacobi.
+    """Singular value decomposition ``x = u @ diag(s) @ vh`` (QR, then one-sided Jacobi).
 
     Arguments:
         x: a float array of shape (..., m, n).

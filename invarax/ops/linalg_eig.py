@@ -1,7 +1,7 @@
 """The ``eig`` primitive: eigenvalues and right eigenvectors of general real square matrices.
 
-Forward only (no JVP rule), as the issue scopes it. The impl is NumPy's LAPACK ``geev``
-(``numpy.linalg.eig``), one call per matrix: measured (tests/test_linalg_eig.py), a
+Forward only (no JVP rule), as the issue scopes it. The impl, ``kernels.linalg.eig``, is
+NumPy's LAPACK ``geev``, one call per matrix: measured (tests/test_linalg_eig.py), a
 matrix's result has the same bits alone or in any batch and layout, so N1, N2 and N3
 hold; N5 and N6 rest on the LAPACK build (docs/numerics.md). Eigenvalues come in LAPACK's
 order; each eigenvector has unit norm and its largest component real.
@@ -14,17 +14,11 @@ import numpy as np
 from ..core.array import to_array
 from ..core.aval import ShapedArray
 from ..core.trace import Primitive
+from ..kernels import linalg as klinalg
 from .linalg import _check_matrix, _leading_batch_rule
 
 _COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64),
             np.dtype(np.float64): np.dtype(np.complex128)}
-
-
-def _eig_impl(a, *, compute_right_eigenvectors):
-    w, v = np.linalg.eig(a)
-    dtype = _COMPLEX[a.dtype]
-    w = np.asarray(w, dtype)
-    return [w, np.asarray(v, dtype)] if compute_right_eigenvectors else [w]
 
 
 def _eig_abstract_eval(a, *, compute_right_eigenvectors):
@@ -35,7 +29,7 @@ def _eig_abstract_eval(a, *, compute_right_eigenvectors):
 
 
 eig_p = Primitive("eig", multiple_results=True)
-eig_p.def_impl(_eig_impl)
+eig_p.def_impl(klinalg.eig)
 eig_p.def_abstract_eval(_eig_abstract_eval)
 _leading_batch_rule(eig_p)
 

@@ -17,16 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define T float
-#define SFX f32
-#include "linalg_impl.h"
-#undef T
-#undef SFX
-#define T double
-#define SFX f64
-#include "linalg_impl.h"
-#undef T
-#undef SFX
+#include "native.h"
 
 enum { OP_CHOLESKY, OP_LU, OP_TRSM, OP_QR, OP_QR_Q, OP_EIGH, OP_SVD };
 
@@ -41,62 +32,58 @@ typedef struct {
 
 #define AT(base, size, b, bytes) ((char *)(base) + (size_t)(b) * (size_t)(size) * (bytes))
 
+/* linalg_impl.h once per type for the baseline CPU and, on x86-64, once more for AVX2:
+ * the same C, so the same IEEE operations on every element (no FMA either way). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_AVX2 1
+#if defined(__clang__)
+#define AVX2_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx2\"))), apply_to = function)")
+#define AVX2_END _Pragma("clang attribute pop")
+#else
+#define AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
+#define AVX2_END _Pragma("GCC pop_options")
+#endif
+#endif
+
+#define T float
+#define EPS FLT_EPSILON
+#define SFX f32
+#include "linalg_impl.h"
+#undef SFX
+#ifdef HAVE_AVX2
+#define SFX avx2_f32
+AVX2_BEGIN
+#include "linalg_impl.h"
+AVX2_END
+#undef SFX
+#endif
+#undef T
+#undef EPS
+#define T double
+#define EPS DBL_EPSILON
+#define SFX f64
+#include "linalg_impl.h"
+#undef SFX
+#ifdef HAVE_AVX2
+#define SFX avx2_f64
+AVX2_BEGIN
+#include "linalg_impl.h"
+AVX2_END
+#undef SFX
+#endif
+#undef T
+#undef EPS
+
 static void run_one(job *j, ptrdiff_t b, void *work) {
-    size_t e = j->dbl ? 8 : 4;
-    ptrdiff_t m = j->m, n = j->n, k = j->k, mn = m < n ? m : n;
-    void **p = j->p;
-    switch (j->op) {
-    case OP_CHOLESKY:
-        if (j->dbl) cholesky1_f64((double *)AT(p[0], n * n, b, e), n);
-        else cholesky1_f32((float *)AT(p[0], n * n, b, e), n);
-        break;
-    case OP_LU:
-        if (j->dbl)
-            lu1_f64((double *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
-                    (int32_t *)AT(p[2], m, b, 4), m, n);
-        else
-            lu1_f32((float *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
-                    (int32_t *)AT(p[2], m, b, 4), m, n);
-        break;
-    case OP_TRSM:
-        if (j->dbl)
-            trsm1_f64((double *)AT(p[0], m * m, b, e), (double *)AT(p[1], m * n, b, e), m, n,
-                      j->unit & 1, j->unit >> 1);
-        else
-            trsm1_f32((float *)AT(p[0], m * m, b, e), (float *)AT(p[1], m * n, b, e), m, n,
-                      j->unit & 1, j->unit >> 1);
-        break;
-    case OP_QR:
-        if (j->dbl) qr1_f64((double *)AT(p[0], m * n, b, e), (double *)AT(p[1], mn, b, e), m, n);
-        else qr1_f32((float *)AT(p[0], m * n, b, e), (float *)AT(p[1], mn, b, e), m, n);
-        break;
-    case OP_QR_Q:
-        if (j->dbl)
-            qr_q1_f64((double *)AT(p[0], m * n, b, e), (double *)AT(p[1], mn, b, e),
-                      (double *)AT(p[2], k * m, b, e), m, n, k);
-        else
-            qr_q1_f32((float *)AT(p[0], m * n, b, e), (float *)AT(p[1], mn, b, e),
-                      (float *)AT(p[2], k * m, b, e), m, n, k);
-        break;
-    case OP_EIGH:
-        if (j->dbl)
-            eigh1_f64((double *)AT(p[0], n * n, b, e), (double *)AT(p[1], n * n, b, e),
-                      (double *)AT(p[2], n, b, e), n, work, DBL_EPSILON);
-        else
-            eigh1_f32((float *)AT(p[0], n * n, b, e), (float *)AT(p[1], n * n, b, e),
-                      (float *)AT(p[2], n, b, e), n, work, FLT_EPSILON);
-        break;
-    case OP_SVD:
-        if (j->dbl)
-            svd1_f64((double *)AT(p[0], m * n, b, e), (double *)AT(p[1], n, b, e),
-                     (double *)AT(p[2], n * n, b, e), (double *)AT(p[3], k * m, b, e), m, n, k,
-                     work, DBL_EPSILON);
-        else
-            svd1_f32((float *)AT(p[0], m * n, b, e), (float *)AT(p[1], n, b, e),
-                     (float *)AT(p[2], n * n, b, e), (float *)AT(p[3], k * m, b, e), m, n, k,
-                     work, FLT_EPSILON);
-        break;
+#ifdef HAVE_AVX2
+    if (isa_current() == ISA_AVX2) {
+        if (j->dbl) run_one_avx2_f64(j, b, work);
+        else run_one_avx2_f32(j, b, work);
+        return;
     }
+#endif
+    if (j->dbl) run_one_f64(j, b, work);
+    else run_one_f32(j, b, work);
 }
 
 /* Matrices tid, tid + nthreads, ... of the batch. */

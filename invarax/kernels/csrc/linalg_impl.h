@@ -3,8 +3,9 @@
  * Every routine works on one matrix at a time, in place, in a C-contiguous buffer, and
  * performs for each output element a sequence of IEEE operations (+, -, *, /, sqrt; no FMA:
  * the build switches contraction off) that depends only on the matrix's size and values,
- * never on the batch, the thread count or the CPU. docs/numerics.md ("Factorisations")
- * writes each order down.
+ * never on the batch, the thread count or the CPU (compiled for the baseline and for AVX2,
+ * the same operations). docs/numerics.md ("Factorisations and the FFT") writes each order
+ * down.
  */
 #define CAT2(a, b) a##_##b
 #define CAT(a, b) CAT2(a, b)
@@ -31,28 +32,44 @@ static void F(fill_nan)(T *a, ptrdiff_t n) {
 }
 
 /* Cholesky of the n x n matrix a (its lower triangle is read): a becomes L (upper part
- * zero) with A = L L^T, or all NaN if A is not positive definite. Right-looking on the
- * upper triangle U = L^T, each element updated in ascending k. */
+ * zero) with A = L L^T, or all NaN if A is not positive definite. Each element of U = L^T
+ * (i <= j) is u_ij = a_ij, minus u_ki * u_kj for k = 0..i-1 in ascending k (one rounded
+ * product, one rounded difference each), then sqrt (i == j) or / u_ii: the order of
+ * right-looking Cholesky. It is computed by column tiles of TILE columns (rows in
+ * ascending order within a tile), so that a tile of U stays in cache; the tiling does not
+ * change any element's operations. u_ki is read from its mirror l_ik in the lower part,
+ * written as soon as u_ki is final. */
+#ifndef CHOL_TILE
+#define CHOL_TILE 64
+#endif
 static void F(cholesky1)(T *a, ptrdiff_t n) {
     for (ptrdiff_t i = 0; i < n; i++)
         for (ptrdiff_t j = i + 1; j < n; j++) a[i * n + j] = a[j * n + i];
-    for (ptrdiff_t k = 0; k < n; k++) {
-        T *rk = a + k * n;
-        T d = rk[k];
-        if (!(d > 0)) {
-            F(fill_nan)(a, n * n);
-            return;
+    for (ptrdiff_t j0 = 0; j0 < n; j0 += CHOL_TILE) {
+        ptrdiff_t j1 = j0 + CHOL_TILE < n ? j0 + CHOL_TILE : n;
+        for (ptrdiff_t i = 0; i < j1; i++) {
+            ptrdiff_t c0 = i > j0 ? i : j0, len = j1 - c0;
+            T *ri = a + i * n, *seg = ri + c0;
+            for (ptrdiff_t k = 0; k < i; k++) F(axpy_sub)(seg, ri[k], a + k * n + c0, len);
+            ptrdiff_t first = 0;
+            if (i >= j0) {
+                T d = seg[0];
+                if (!(d > 0)) {
+                    F(fill_nan)(a, n * n);
+                    return;
+                }
+                seg[0] = sqrt(d);
+                first = 1;
+            }
+            T diag = ri[i];
+            for (ptrdiff_t j = first; j < len; j++) {
+                seg[j] = seg[j] / diag;
+                a[(c0 + j) * n + i] = seg[j];
+            }
         }
-        T l = sqrt(d);
-        rk[k] = l;
-        for (ptrdiff_t j = k + 1; j < n; j++) rk[j] = rk[j] / l;
-        for (ptrdiff_t i = k + 1; i < n; i++) F(axpy_sub)(a + i * n + i, rk[i], rk + i, n - i);
     }
     for (ptrdiff_t i = 0; i < n; i++)
-        for (ptrdiff_t j = i + 1; j < n; j++) {
-            a[j * n + i] = a[i * n + j];
-            a[i * n + j] = 0;
-        }
+        for (ptrdiff_t j = i + 1; j < n; j++) a[i * n + j] = 0;
 }
 
 /* LU with partial pivoting of the m x n matrix a (LAPACK getf2's order): a becomes L\U,
@@ -189,57 +206,169 @@ static void F(sort_order)(const T *key, ptrdiff_t *order, ptrdiff_t n, int desc)
     }
 }
 
-/* The eigenvalues w (ascending) and eigenvectors (rows of vt) of the symmetric n x n a
- * (both triangles read), by cyclic Jacobi: sweeps over (p, q), p < q, in row order,
- * skipping a pair when |a_pq| <= eps sqrt(|a_pp| |a_qq|), until a sweep rotates nothing
- * (at most 60 sweeps). a is destroyed; work holds n ptrdiff_t and n T. */
-static void F(eigh1)(T *a, T *vt, T *w, ptrdiff_t n, void *work, T eps) {
-    memset(vt, 0, sizeof(T) * (size_t)(n * n));
-    for (ptrdiff_t i = 0; i < n; i++) vt[i * n + i] = 1;
-    for (int sweep = 0; sweep < 60; sweep++) {
-        int rotated = 0;
-        for (ptrdiff_t p = 0; p < n; p++)
-            for (ptrdiff_t q = p + 1; q < n; q++) {
-                T *rp = a + p * n, *rq = a + q * n;
-                T g = rp[q], app = rp[p], aqq = rq[q];
-                if (g == 0 || fabs(g) <= eps * sqrt(fabs(app)) * sqrt(fabs(aqq))) continue;
-                if (g != g) {
-                    F(fill_nan)(w, n);
-                    F(fill_nan)(vt, n * n);
-                    return;
+#define ABS(x) ((T)fabs(x))
+
+/* sqrt(a^2 + b^2) without overflow (EISPACK's pythag). */
+static T F(pythag)(T a, T b) {
+    T aa = ABS(a), ab = ABS(b);
+    if (aa > ab) {
+        T r = ab / aa;
+        return aa * (T)sqrt(1 + r * r);
+    }
+    if (ab == 0) return 0;
+    T r = aa / ab;
+    return ab * (T)sqrt(1 + r * r);
+}
+
+/* Householder reduction of the symmetric n x n a (both triangles, equal) to tridiagonal form
+ * (EISPACK tred2's order, as in Numerical Recipes): d the diagonal, e[1..n) the
+ * sub-diagonal (e[0] = 0), and qt the transpose of the orthogonal Q with Q^T A Q
+ * tridiagonal (a is destroyed).
+ * Every sum is sequential in ascending index. */
+static void F(tred2)(T *a, T *qt, ptrdiff_t n, T *d, T *e) {
+#define A_(i, j) a[(i) * n + (j)]
+    for (ptrdiff_t i = n - 1; i > 0; i--) {
+        ptrdiff_t l = i - 1;
+        T h = 0, scale = 0;
+        if (l > 0) {
+            for (ptrdiff_t k = 0; k < i; k++) scale = scale + ABS(A_(i, k));
+            if (scale == 0) {
+                e[i] = A_(i, l);
+            } else {
+                for (ptrdiff_t k = 0; k < i; k++) {
+                    A_(i, k) = A_(i, k) / scale;
+                    h = h + A_(i, k) * A_(i, k);
                 }
-                rotated = 1;
-                T c, s, t;
-                F(rotation)(app, aqq, g, &c, &s, &t);
-                for (ptrdiff_t k = 0; k < n; k++) {
-                    T x = rp[k], y = rq[k];
-                    rp[k] = c * x - s * y;
-                    rq[k] = s * x + c * y;
+                T f = A_(i, l);
+                T g = f >= 0 ? -(T)sqrt(h) : (T)sqrt(h);
+                e[i] = scale * g;
+                h = h - f * g;
+                A_(i, l) = f - g;
+                f = 0;
+                const T *ui = a + i * n;
+                for (ptrdiff_t j = 0; j < i; j++) {
+                    A_(j, i) = A_(i, j) / h;
+                    g = 0;
+                    const T *rj = a + j * n;  /* rj[k], k > j: the mirror of a_kj */
+                    for (ptrdiff_t k = 0; k < i; k++) g = g + rj[k] * ui[k];
+                    e[j] = g / h;
+                    f = f + e[j] * A_(i, j);
                 }
-                for (ptrdiff_t k = 0; k < n; k++) {
-                    a[k * n + p] = rp[k];
-                    a[k * n + q] = rq[k];
-                }
-                rp[p] = app - t * g;
-                rq[q] = aqq + t * g;
-                rp[q] = rq[p] = 0;
-                T *vp = vt + p * n, *vq = vt + q * n;
-                for (ptrdiff_t k = 0; k < n; k++) {
-                    T x = vp[k], y = vq[k];
-                    vp[k] = c * x - s * y;
-                    vq[k] = s * x + c * y;
+                T hh = f / (h + h);
+                for (ptrdiff_t j = 0; j < i; j++) e[j] = e[j] - hh * A_(i, j);
+                /* Whole rows: the k > j entries keep the mirror (the same sum of the same two
+                 * products as their transposed twins, so the same bits). */
+                for (ptrdiff_t j = 0; j < i; j++) {
+                    T *rj = a + j * n;
+                    f = ui[j];
+                    g = e[j];
+                    for (ptrdiff_t k = 0; k < i; k++) rj[k] = rj[k] - (f * e[k] + g * ui[k]);
                 }
             }
-        if (!rotated) break;
+        } else {
+            e[i] = A_(i, l);
+        }
+        d[i] = h;
     }
-    ptrdiff_t *order = work;
-    T *diag = (T *)(order + n);
-    for (ptrdiff_t i = 0; i < n; i++) diag[i] = a[i * n + i];
-    F(sort_order)(diag, order, n, 0);
+    d[0] = 0;
+    e[0] = 0;
+    /* Accumulate Q^T in qt (EISPACK's loop on the transpose, so that every loop is
+     * contiguous: the same operations). Row i of a (its Householder vector, k < i) is not
+     * changed by the iterations before i, so it is read from a. */
+#define B_(i, j) qt[(i) * n + (j)]
+    for (ptrdiff_t i = 0; i < n; i++)
+        for (ptrdiff_t k = 0; k < n; k++) B_(i, k) = A_(k, i);
     for (ptrdiff_t i = 0; i < n; i++) {
-        w[i] = diag[order[i]];
+        if (d[i] != 0) {
+            const T *ai = a + i * n, *bi = qt + i * n;
+            for (ptrdiff_t j = 0; j < i; j++) {
+                T *bj = qt + j * n;
+                T g = 0;
+                for (ptrdiff_t k = 0; k < i; k++) g = g + ai[k] * bj[k];
+                for (ptrdiff_t k = 0; k < i; k++) bj[k] = bj[k] - g * bi[k];
+            }
+        }
+        d[i] = B_(i, i);
+        B_(i, i) = 1;
+        for (ptrdiff_t j = 0; j < i; j++) B_(j, i) = B_(i, j) = 0;
+    }
+#undef B_
+#undef A_
+}
+
+/* Implicit QL with Wilkinson-type shifts on the tridiagonal (d, e) (EISPACK tql2's order, as
+ * Numerical Recipes' tqli): d becomes the eigenvalues, and the rotations are applied to the
+ * rows of zt (zt[i] = eigenvector i). Returns -1 if an eigenvalue takes over 60 iterations. */
+static int F(tql2)(T *d, T *e, T *zt, ptrdiff_t n) {
+    for (ptrdiff_t i = 1; i < n; i++) e[i - 1] = e[i];
+    e[n - 1] = 0;
+    for (ptrdiff_t l = 0; l < n; l++) {
+        int iter = 0;
+        ptrdiff_t m;
+        do {
+            for (m = l; m < n - 1; m++) {
+                T dd = ABS(d[m]) + ABS(d[m + 1]);
+                T sum = ABS(e[m]) + dd;
+                if (sum == dd) break;
+            }
+            if (m != l) {
+                if (iter++ == 60) return -1;
+                T g = (d[l + 1] - d[l]) / (2 * e[l]);
+                T r = F(pythag)(g, 1);
+                g = d[m] - d[l] + e[l] / (g + (g >= 0 ? ABS(r) : -ABS(r)));
+                T s = 1, c = 1, p = 0;
+                ptrdiff_t i;
+                for (i = m - 1; i >= l; i--) {
+                    T f = s * e[i], b = c * e[i];
+                    e[i + 1] = (r = F(pythag)(f, g));
+                    if (r == 0) {
+                        d[i + 1] = d[i + 1] - p;
+                        e[m] = 0;
+                        break;
+                    }
+                    s = f / r;
+                    c = g / r;
+                    g = d[i + 1] - p;
+                    r = (d[i] - g) * s + 2 * c * b;
+                    p = s * r;
+                    d[i + 1] = g + p;
+                    g = c * r - b;
+                    T *zi = zt + i * n, *zj = zt + (i + 1) * n;
+                    for (ptrdiff_t k = 0; k < n; k++) {
+                        T x = zi[k], y = zj[k];
+                        zj[k] = s * x + c * y;
+                        zi[k] = c * x - s * y;
+                    }
+                }
+                if (r == 0 && i >= l) continue;
+                d[l] = d[l] - p;
+                e[l] = g;
+                e[m] = 0;
+            }
+        } while (m != l);
+    }
+    return 0;
+}
+
+/* The eigenvalues w (ascending, stably; NaN last) and eigenvectors (rows of vt) of the
+ * symmetric n x n a (both triangles, equal): tred2, then tql2 on the rows of Q^T. a is
+ * destroyed; work holds n ptrdiff_t and n T. Non-convergence (NaN or inf input) gives NaN. */
+static void F(eigh1)(T *a, T *vt, T *w, ptrdiff_t n, void *work) {
+    ptrdiff_t *order = work;
+    T *e = (T *)(order + n);
+    if (n == 0) return;
+    F(tred2)(a, vt, n, w, e);
+    if (F(tql2)(w, e, vt, n) < 0) {
+        F(fill_nan)(w, n);
+        F(fill_nan)(vt, n * n);
+        return;
+    }
+    F(sort_order)(w, order, n, 0);
+    for (ptrdiff_t i = 0; i < n; i++) {
+        e[i] = w[order[i]];
         memcpy(a + i * n, vt + order[i] * n, sizeof(T) * (size_t)n);
     }
+    memcpy(w, e, sizeof(T) * (size_t)n);
     memcpy(vt, a, sizeof(T) * (size_t)(n * n));
 }
 
@@ -270,12 +399,14 @@ static void F(complete1)(T *u, unsigned char *valid, ptrdiff_t m, ptrdiff_t uc) 
 
 /* The SVD of the m x n matrix (m >= n) stored by columns in a, by one-sided Jacobi
  * (Hestenes): sweeps over column pairs (p, q), p < q, rotating both when
- * |a_p . a_q| > eps sqrt(|a_p|^2 |a_q|^2), until a sweep rotates nothing (at most 60).
+ * |a_p . a_q| > eps sqrt(|a_p|^2 |a_q|^2), until a sweep rotates nothing (at most 60). The
+ * squared norms are computed at each sweep's start and updated by each rotation
+ * (|a_p|^2 - t g, |a_q|^2 + t g) within it.
  * s (descending), vt (n x n, row j = column j of V), u (uc columns of m, column-major;
  * columns beyond n, and those of zero singular values, complete an orthonormal set).
  * work holds n ptrdiff_t, n T and uc bytes. */
-static void F(svd1)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t uc,
-                    void *work, T eps) {
+static void F(svd_jacobi)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t uc,
+                          void *work, T eps) {
     ptrdiff_t *order = work;
     T *norms = (T *)(order + n);
     unsigned char *valid = (unsigned char *)(norms + n);
@@ -284,10 +415,11 @@ static void F(svd1)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t
     for (ptrdiff_t i = 0; i < n; i++) vbuf[i * n + i] = 1;
     for (int sweep = 0; sweep < 60; sweep++) {
         int rotated = 0;
+        for (ptrdiff_t j = 0; j < n; j++) norms[j] = F(dot)(a + j * m, a + j * m, m);
         for (ptrdiff_t p = 0; p < n; p++)
             for (ptrdiff_t q = p + 1; q < n; q++) {
                 T *xp = a + p * m, *xq = a + q * m;
-                T alpha = F(dot)(xp, xp, m), beta = F(dot)(xq, xq, m);
+                T alpha = norms[p], beta = norms[q];
                 T g = F(dot)(xp, xq, m);
                 if (g == 0 || fabs(g) <= eps * sqrt(alpha) * sqrt(beta)) continue;
                 if (g != g) {
@@ -299,6 +431,8 @@ static void F(svd1)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t
                 rotated = 1;
                 T c, sn, t;
                 F(rotation)(alpha, beta, g, &c, &sn, &t);
+                norms[p] = alpha - t * g;
+                norms[q] = beta + t * g;
                 for (ptrdiff_t k = 0; k < m; k++) {
                     T x = xp[k], y = xq[k];
                     xp[k] = c * x - sn * y;
@@ -330,6 +464,78 @@ static void F(svd1)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t
     for (ptrdiff_t j = 0; j < n; j++)
         memcpy(vt + j * n, a + order[j] * n, sizeof(T) * (size_t)n);
     F(complete1)(u, valid, m, uc);
+}
+
+/* The SVD of the m x n matrix (m >= n) stored by columns in a. A square matrix goes to
+ * svd_jacobi directly; a tall one is first factorised a = Q R (qr1), R's SVD
+ * R = U_R S V^T taken by svd_jacobi (columns of n instead of m: less work, and Jacobi
+ * converges in fewer sweeps on R), and U = Q U_R, column j being the sum of
+ * q_k * (U_R)_kj over k ascending (axpy from zero); the columns beyond n, if uc > n, are
+ * completed as in svd_jacobi. Returns -1 when out of memory. */
+static int F(svd1)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t uc,
+                   void *work, T eps) {
+    if (m == n || n == 0) {
+        F(svd_jacobi)(a, s, vt, u, m, n, uc, work, eps);
+        return 0;
+    }
+    ptrdiff_t ur_cols = uc ? n : 0;
+    T *buf = malloc(sizeof(T) * (size_t)(n + n * n + n * m + ur_cols * n));
+    if (!buf) return -1;
+    T *tau = buf, *r = tau + n, *q = r + n * n, *ur = q + n * m;
+    F(qr1)(a, tau, m, n);
+    for (ptrdiff_t j = 0; j < n; j++)
+        for (ptrdiff_t i = 0; i < n; i++) r[j * n + i] = i <= j ? a[j * m + i] : 0;
+    if (uc) F(qr_q1)(a, tau, q, m, n, n);
+    F(svd_jacobi)(r, s, vt, ur, n, n, ur_cols, work, eps);
+    if (uc) {
+        unsigned char *valid = (unsigned char *)work;
+        for (ptrdiff_t j = 0; j < n; j++) {
+            T *uj = u + j * m;
+            memset(uj, 0, sizeof(T) * (size_t)m);
+            for (ptrdiff_t k = 0; k < n; k++) F(axpy_sub)(uj, -ur[j * n + k], q + k * m, m);
+        }
+        for (ptrdiff_t j = 0; j < uc; j++) valid[j] = j < n;
+        F(complete1)(u, valid, m, uc);
+    }
+    free(buf);
+    return 0;
+}
+
+/* Matrix b of job j (linalg.c), in this type and instruction set. */
+static void F(run_one)(job *j, ptrdiff_t b, void *work) {
+    size_t e = sizeof(T);
+    ptrdiff_t m = j->m, n = j->n, k = j->k, mn = m < n ? m : n;
+    void **p = j->p;
+    switch (j->op) {
+    case OP_CHOLESKY:
+        F(cholesky1)((T *)AT(p[0], n * n, b, e), n);
+        break;
+    case OP_LU:
+        F(lu1)((T *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
+               (int32_t *)AT(p[2], m, b, 4), m, n);
+        break;
+    case OP_TRSM:
+        F(trsm1)((T *)AT(p[0], m * m, b, e), (T *)AT(p[1], m * n, b, e), m, n, j->unit & 1,
+                 j->unit >> 1);
+        break;
+    case OP_QR:
+        F(qr1)((T *)AT(p[0], m * n, b, e), (T *)AT(p[1], mn, b, e), m, n);
+        break;
+    case OP_QR_Q:
+        F(qr_q1)((T *)AT(p[0], m * n, b, e), (T *)AT(p[1], mn, b, e), (T *)AT(p[2], k * m, b, e),
+                 m, n, k);
+        break;
+    case OP_EIGH:
+        F(eigh1)((T *)AT(p[0], n * n, b, e), (T *)AT(p[1], n * n, b, e), (T *)AT(p[2], n, b, e),
+                 n, work);
+        break;
+    case OP_SVD:
+        if (F(svd1)((T *)AT(p[0], m * n, b, e), (T *)AT(p[1], n, b, e),
+                    (T *)AT(p[2], n * n, b, e), (T *)AT(p[3], k * m, b, e), m, n, k, work,
+                    EPS) < 0)
+            j->failed = 1;
+        break;
+    }
 }
 
 #undef F
