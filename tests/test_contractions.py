@@ -548,6 +548,8 @@ def test_weak_types_against_jax(args):
 # --- the kernel is the only place that contracts ------------------------------------------
 
 NUMPY_CONTRACTIONS = {"matmul", "dot", "einsum", "tensordot", "inner", "vdot", "linalg"}
+# Allowed uses, with the reason (each documented in docs/numerics.md).
+EXEMPT = {"kernels/linalg.py: np.linalg": "eig: LAPACK's geev, forward only, as JAX's CPU eig"}
 
 
 def test_no_numpy_contraction_outside_the_kernel():
@@ -564,5 +566,7 @@ def test_no_numpy_contraction_outside_the_kernel():
                 and node.value.id in ("np", "numpy")
                 and node.attr in NUMPY_CONTRACTIONS
             ):
-                found.append(f"{path.relative_to(root)}:{node.lineno}: np.{node.attr}")
+                where = f"{path.relative_to(root)}: np.{node.attr}"
+                if where not in EXEMPT:
+                    found.append(f"{path.relative_to(root)}:{node.lineno}: np.{node.attr}")
     assert not found, found

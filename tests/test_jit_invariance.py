@@ -80,6 +80,8 @@ COMPOSITE = {"iota", "psum", "pmax", "pmin", "all_gather", "axis_index", "custom
              "custom_vjp_call", "custom_lin", "checkpoint",
              "cond", "scan", "while", "while_grad"}  # tests/test_control_flow_transforms.py
 COMPOSITE |= {"debug_callback", "pure_callback"}  # tests/test_debug_callbacks.py
+COMPOSITE |= {"ppermute", "psum_scatter", "all_to_all"}  # tests/test_pmap.py (jit bodies)
+COMPOSITE |= {"error_if"}  # tests/test_module_errors.py (eager, jit, vmap, grad)
 
 
 def test_every_primitive_is_covered():
