@@ -31,6 +31,7 @@ from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES
 from invarax.interpreters import ad
 from invarax.ops.fused import fma
+from invarax.ops.gamma import betainc, igamma, igammac, lgamma
 from invarax.ops.special import erf, erfc
 from invarax.scipy.special import logsumexp
 from invarax.tree_util import tree_flatten, tree_map
@@ -155,6 +156,10 @@ ELEMENTWISE = {
     "sin": unary(jnp.sin),
     "erf": unary(erf),
     "erfc": unary(erfc),
+    "lgamma": unary(lambda x: lgamma(jnp.abs(x) + 0.3)),
+    "igamma": unary(lambda x: igamma(2.5, x), POSITIVE),
+    "igammac": unary(lambda x: igammac(0.7, x), POSITIVE),
+    "betainc": unary(lambda x: betainc(2.0, 3.5, x), uniform(0.05, 0.95)),
     "cos": unary(jnp.cos),
     "tan": unary(jnp.tan, uniform(-1.2, 1.2)),
     "arcsin": unary(jnp.arcsin, UNIT),
@@ -512,6 +517,10 @@ NOT_IN_TABLE = {
     "nextafter": "zero JVP by convention (as JAX); finite differences see slope 1",
     "iota": "no operands",
     "custom_lin": "only in linearized programs: the custom_vjp row checks it",
+    "debug_callback": "no outputs: its JVP passes the primals to the callback "
+                      "(tests/test_debug_callbacks.py)",
+    "pure_callback": "not differentiable, as in JAX: its JVP raises "
+                     "(tests/test_debug_callbacks.py)",
     **dict.fromkeys(
         ["psum", "pmax", "pmin", "all_gather"],
         "batched away under grad(vmap(f)): test_collective_rules_inside_vmap checks it",

@@ -31,6 +31,7 @@ from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES, Primitive
 from invarax.interpreters.batching import batching_rules
 from invarax.ops.fused import fma
+from invarax.ops.gamma import betainc, igamma, igammac, lgamma
 from invarax.ops.special import erf, erfc
 
 BATCHES = (1, 2, 3, 7, 16, 17)
@@ -152,6 +153,10 @@ CASES = {
     "sin": unary("sin", lax.sin),
     "erf": unary("erf", erf),
     "erfc": unary("erfc", erfc),
+    "lgamma": unary("lgamma", lgamma, U(0.1, 5, 3, 4)),
+    "igamma": unary("igamma", lambda x: igamma(2.5, x), U(0.1, 5, 3, 4)),
+    "igammac": unary("igammac", lambda x: igammac(0.7, x), U(0.1, 5, 3, 4)),
+    "betainc": unary("betainc", lambda x: betainc(2.0, 3.5, x), U(0.05, 0.95, 3, 4)),
     "sinh": unary("sinh", lax.sinh),
     "sqrt": unary("sqrt", lax.sqrt, U(0.1, 5, 3, 4)),
     "tan": unary("tan", lax.tan, U(-1.2, 1.2, 3, 4)),

@@ -1,3 +1,6 @@
 """``invarax.scipy``: the SciPy functions JAX provides."""
 
-from . import special  # noqa: F401
+from . import (
+    special,  # noqa: F401
+    stats,  # noqa: F401
+)
