@@ -45,6 +45,7 @@ from . import tree, typing  # noqa: E402
 from ._shapes import ShapeDtypeStruct, default_backend, eval_shape, typeof  # noqa: E402
 from . import debug  # noqa: E402
 from ._callback import pure_callback  # noqa: E402
+from . import ad_checkpoint, checkpoint_policies  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -75,5 +76,5 @@ __all__ = [
     "is_array_like", "is_inexact_array", "partition", "tree_at",
     "apply_updates", "nn", "optim", "RetraceWarning",
     "tree", "typing", "ShapeDtypeStruct", "default_backend", "eval_shape", "typeof",
-    "debug", "pure_callback",
+    "debug", "pure_callback", "ad_checkpoint", "checkpoint_policies",
 ]

@@ -26,6 +26,7 @@ from test_rule_coverage import NO_JVP, ZERO_DERIVATIVE
 import invarax
 import invarax.lax as lax
 import invarax.numpy as jnp
+from invarax.ad_checkpoint import checkpoint_name
 from invarax.core.errors import TracerArrayConversionError
 from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES
@@ -157,6 +158,7 @@ ELEMENTWISE = {
     "erf": unary(erf),
     "erfc": unary(erfc),
     "lgamma": unary(lambda x: lgamma(jnp.abs(x) + 0.3)),
+    "checkpoint_name": unary(lambda x: jnp.sin(checkpoint_name(x, "n"))),
     "igamma": unary(lambda x: igamma(2.5, x), POSITIVE),
     "igammac": unary(lambda x: igammac(0.7, x), POSITIVE),
     "betainc": unary(lambda x: betainc(2.0, 3.5, x), uniform(0.05, 0.95)),
