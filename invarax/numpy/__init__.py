@@ -85,7 +85,8 @@ from ._stats import (  # noqa: E402
     quantile, trapezoid, unwrap,
 )
 from ._binning import (  # noqa: E402
-    bincount, digitize, histogram, histogram_bin_edges, interp, searchsorted,
+    bincount, digitize, histogram, histogram2d, histogram_bin_edges, histogramdd, interp,
+    searchsorted,
 )
 from ._manip import (  # noqa: E402
     append, apply_along_axis, apply_over_axes, astype, block, concat, cross, delete, dsplit,

@@ -8,6 +8,8 @@ through the canonical kernels); ``bincount`` and ``histogram`` scatter-add, so u
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from ..core import dtypes
@@ -153,7 +155,8 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     same = uf.equal(lo, hi)
     lo, hi = uf.where(same, uf.subtract(lo, 0.5), lo), uf.where(same, uf.add(hi, 0.5), hi)
     steps = convert(ArrayImpl(np.arange(int(bins) + 1)), a.dtype)
-    return uf.add(lo, uf.multiply(uf.subtract(hi, lo), uf.divide(steps, int(bins))))
+    edges = uf.add(lo, uf.multiply(uf.subtract(hi, lo), uf.divide(steps, int(bins))))
+    return edges.at[-1].set(hi)  # exactly the top, as linspace's endpoint
 
 
 def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
@@ -186,4 +189,85 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     if density:
         hist = uf.divide(hist, uf.multiply(red.sum(hist), diff(edges)))
     return hist, edges
+
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """The multidimensional histogram of ``sample`` (N points of D coordinates).
+
+    Arguments:
+        sample: an array of shape ``(N, D)``.
+        bins: the number of equal bins per dimension, a sequence of them, or a sequence
+            of D arrays of edges.
+        range: a sequence of D ``(lo, hi)`` pairs (or None per dimension).
+        weights: optional weights of shape ``(N,)``.
+        density: normalise so that the histogram integrates to 1.
+
+    Returns:
+        ``(hist, edges)``: an array with one axis per dimension, and the list of edges.
+
+    Example:
+        >>> h, _ = jnp.histogramdd(jnp.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0]]), bins=2)
+        >>> h
+        Array([[1., 0.],
+               [1., 1.]], dtype=float32)
+    """
+    sample = _float(sample)
+    if sample.ndim != 2:
+        raise ValueError(f"jnp.histogramdd: sample must have shape (N, D), got {sample.shape}")
+    n_dims = sample.shape[1]
+    per_dim_bins = bins if isinstance(bins, (list, tuple)) else [bins] * n_dims
+    ranges = range if range is not None else [None] * n_dims
+    if len(per_dim_bins) != n_dims or len(ranges) != n_dims:
+        raise ValueError(f"jnp.histogramdd: give one bins and range entry per dimension "
+                         f"({n_dims})")
+    edges, flat, inside = [], None, None
+    for d in builtins.range(n_dims):
+        column = sample[:, d]
+        e = histogram_bin_edges(column, per_dim_bins[d], ranges[d])
+        n_bins = e.shape[0] - 1
+        which = uf.subtract(searchsorted(e, column, side="right"), 1)
+        which = uf.where(uf.equal(column, e[-1]), n_bins - 1, which)
+        ok = uf.logical_and(uf.greater_equal(column, e[0]), uf.less_equal(column, e[-1]))
+        flat = which if flat is None else uf.add(uf.multiply(flat, n_bins), which)
+        inside = ok if inside is None else uf.logical_and(inside, ok)
+        edges.append(e)
+    shape = tuple(e.shape[0] - 1 for e in edges)
+    size = int(np.prod(shape))
+    if weights is None:  # counts are integers, as JAX's histogramdd (not histogram)
+        w = convert(inside, dtypes.default_int())
+    else:
+        w = uf.where(inside, _flat(_float(weights)), 0)
+    hist = zeros((size,), w.dtype).at[uf.where(inside, flat, size)].add(w, mode="drop")
+    hist = sh.reshape(hist, shape)
+    if density:
+        volume = None
+        for d, e in enumerate(edges):
+            widths = diff(e)
+            widths = sh.reshape(widths, tuple(shape[d] if k == d else 1
+                                              for k in builtins.range(n_dims)))
+            volume = widths if volume is None else uf.multiply(volume, widths)
+        hist = uf.divide(hist, uf.multiply(red.sum(hist), volume))
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """The two-dimensional histogram of the points ``(x, y)``.
+
+    Returns:
+        ``(hist, xedges, yedges)``.
+
+    Example:
+        >>> jnp.histogram2d(jnp.array([0.0, 1.0, 1.0]), jnp.array([0.0, 1.0, 0.0]), bins=2)[0]
+        Array([[1., 0.],
+               [1., 1.]], dtype=float32)
+    """
+    from ._joining import stack
+
+    x, y = _float(x), _float(y)
+    if not isinstance(bins, (int, np.integer)) and len(bins) == 2:
+        bins = list(bins)
+    hist, (x_edges, y_edges) = histogramdd(stack([x, y], axis=1), bins, range, weights,
+                                           density)
+    return hist, x_edges, y_edges
 
