@@ -254,3 +254,20 @@ def test_clear_errors():
         jnp.gcd(jnp.ones(2), 2)
     with pytest.raises(ValueError, match="weights of shape"):
         jnp.average(jnp.ones((2, 3)), weights=jnp.ones(2))
+
+
+def test_array_methods_match_jax():
+    jax_numpy = pytest.importorskip("jax.numpy")
+    ours, theirs = jnp.asarray(SQ), jax_numpy.asarray(SQ)
+    for name, args in [("diagonal", (1,)), ("nonzero", ()), ("ptp", (0,)), ("copy", ()),
+                       ("conjugate", ()), ("choose", ([SQ[0], SQ[1]],))]:
+        a = getattr(ours if name != "choose" else jnp.asarray(INTS[:4] % 2), name)(*args)
+        b = getattr(theirs if name != "choose" else jax_numpy.asarray(INTS[:4] % 2), name)(*args)
+        for x, y in zip(_leaves(a), _leaves(b), strict=True):
+            np.testing.assert_array_equal(x, y)
+    sorted_v = jnp.asarray(SORTED)
+    np.testing.assert_array_equal(sorted_v.searchsorted(V), jax_numpy.asarray(SORTED)
+                                  .searchsorted(V))
+    mask = np.array([True, False, True, True])
+    np.testing.assert_array_equal(ours.compress(mask, axis=1), theirs.compress(mask, axis=1))
+    assert (ours.nbytes, ours.itemsize) == (theirs.nbytes, theirs.itemsize)
