@@ -271,3 +271,34 @@ def test_array_methods_match_jax():
     mask = np.array([True, False, True, True])
     np.testing.assert_array_equal(ours.compress(mask, axis=1), theirs.compress(mask, axis=1))
     assert (ours.nbytes, ours.itemsize) == (theirs.nbytes, theirs.itemsize)
+
+
+def test_ufunc_and_frompyfunc_match_jax():
+    jax_numpy = pytest.importorskip("jax.numpy")
+    x = np.array([3.0, 4.0, 2.0, 0.5], np.float32)
+    m = x.reshape(2, 2)
+    for identity in (None, 0.0):
+        ours = jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1, identity=identity)
+        theirs = jax_numpy.frompyfunc(lambda a, b: a * b + 1, 2, 1, identity=identity)
+        pairs = [
+            (ours(x, 2.0), theirs(x, 2.0)), (ours.reduce(x), theirs.reduce(x)),
+            (ours.reduce(m, axis=1), theirs.reduce(m, axis=1)),
+            (ours.reduce(m, axis=0, keepdims=True), theirs.reduce(m, axis=0, keepdims=True)),
+            (ours.reduce(x, initial=2.0), theirs.reduce(x, initial=2.0)),
+            (ours.accumulate(m, axis=1), theirs.accumulate(m, axis=1)),
+            (ours.outer(x[:2], m), theirs.outer(x[:2], m)),
+            (ours.at(x, np.array([0, 0, 2]), 3.0, inplace=False),
+             theirs.at(x, np.array([0, 0, 2]), 3.0, inplace=False)),
+            (ours.reduceat(x, np.array([0, 2])), theirs.reduceat(x, np.array([0, 2]))),
+        ]
+        for a, b in pairs:
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert repr(jnp.frompyfunc(np.add, 2, 1)) == "<jnp.ufunc 'add'>"
+    neg = jnp.frompyfunc(lambda a: -a, 1, 1)
+    np.testing.assert_array_equal(neg.at(x, np.array([1]), inplace=False), [3.0, -4.0, 2.0, 0.5])
+    with pytest.raises(ValueError, match="inplace=False"):
+        neg.at(x, np.array([1]))
+    with pytest.raises(ValueError, match="2 arguments"):
+        neg.reduce(x)
+    f = jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1)
+    assert np.array_equal(invarax.jit(f.reduce)(jnp.asarray(x)), f.reduce(x))  # N3

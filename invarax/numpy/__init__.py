@@ -107,6 +107,7 @@ from ._misc import (  # noqa: E402
     hamming, hanning, isdtype, packbits, poly, polyadd, polyder, polydiv, polyint, polymul,
     polysub, polyval, printoptions, promote_types, set_printoptions, unpackbits,
 )
+from ._ufunc import frompyfunc, ufunc  # noqa: E402
 
 float_ = double = float64
 single = float32
