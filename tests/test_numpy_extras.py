@@ -114,7 +114,8 @@ CASES = [
     ("polyval", (V, X), {}), ("polyadd", (V, W[:3]), {}), ("polysub", (V[:2], W), {}),
     ("polymul", (V, W[:3]), {}), ("polydiv", (V, W[:3]), {}), ("polyder", (V,), {"m": 2}),
     ("polyint", (V,), {"m": 2, "k": 1.0}), ("poly", (V[:3],), {}),
-    ("bartlett", (6,), {}), ("blackman", (6,), {}), ("hamming", (5,), {}), ("hanning", (5,), {}),
+    ("i0", (X * 5,), {}), ("kaiser", (7, 3.5), {}), ("bartlett", (6,), {}),
+    ("blackman", (6,), {}), ("hamming", (5,), {}), ("hanning", (5,), {}),
     ("packbits", (np.array([[1, 0, 1], [0, 1, 1]], np.uint8),), {"axis": 1}),
     ("packbits", (INTS > 3,), {"bitorder": "little"}),
     ("unpackbits", (np.array([7, 200], np.uint8),), {"count": 12}),
@@ -169,7 +170,8 @@ def test_float64_accuracy(x64):
     for name, args in [("hypot", (x, x[::-1])), ("logaddexp2", (x, x[::-1])),
                        ("sinc", (x,)), ("cov", (x,)), ("corrcoef", (x,)),
                        ("quantile", (x, 0.37)), ("nanvar", (x,)), ("trapezoid", (x,)),
-                       ("gradient", (x[0],)), ("interp", (x[0], np.sort(x[1]), x[2]))]:
+                       ("gradient", (x[0],)), ("interp", (x[0], np.sort(x[1]), x[2])),
+                       ("i0", (x * 6,))]:
         ours = np.asarray(getattr(jnp, name)(*args))
         np.testing.assert_allclose(ours, getattr(np, name)(*args), rtol=1e-13, atol=1e-14)
 
@@ -179,7 +181,8 @@ ROWWISE = {
     "isclose": lambda x: jnp.isclose(x, x * 1.0000001), "nan_to_num": jnp.nan_to_num,
     "signbit": jnp.signbit, "copysign": lambda x: jnp.copysign(1.0, x),
     "hypot": lambda x: jnp.hypot(x, x[::-1]), "logaddexp2": lambda x: jnp.logaddexp2(x, 1.0),
-    "sinc": jnp.sinc, "modf": lambda x: jnp.modf(x)[0], "frexp": lambda x: jnp.frexp(x)[0],
+    "sinc": jnp.sinc, "i0": lambda x: jnp.i0(x * 5), "modf": lambda x: jnp.modf(x)[0],
+    "frexp": lambda x: jnp.frexp(x)[0],
     "spacing": jnp.spacing, "tril": lambda x: jnp.tril(jnp.outer(x, x)),
     "diag": jnp.diag, "vander": jnp.vander, "nanmean": jnp.nanmean, "nanvar": jnp.nanvar,
     "nanmax": jnp.nanmax, "average": lambda x: jnp.average(x, weights=x ** 2),
@@ -226,6 +229,7 @@ DIFFERENTIABLE = {
     "cross": lambda x: jnp.cross(x[:3], x[2:]), "tril": lambda x: jnp.tril(jnp.outer(x, x)),
     "diag": jnp.diag, "diagonal": lambda x: jnp.diagonal(jnp.outer(x, x), 1),
     "unwrap": jnp.unwrap, "insert": lambda x: jnp.insert(x, 2, x[0]),
+    "i0": lambda x: jnp.i0(x * 4.0),
 }
 
 

@@ -104,8 +104,8 @@ from ._setops import (  # noqa: E402
 )
 from ._misc import (  # noqa: E402
     array_repr, array_str, bartlett, bitwise_count, blackman, can_cast, get_printoptions,
-    hamming, hanning, isdtype, packbits, poly, polyadd, polyder, polydiv, polyint, polymul,
-    polysub, polyval, printoptions, promote_types, set_printoptions, unpackbits,
+    hamming, hanning, i0, isdtype, kaiser, packbits, poly, polyadd, polyder, polydiv, polyint,
+    polymul, polysub, polyval, printoptions, promote_types, set_printoptions, unpackbits,
 )
 from ._ufunc import frompyfunc, ufunc  # noqa: E402
 

@@ -9,6 +9,7 @@ through the canonical kernels); ``bincount`` and ``histogram`` scatter-add, so u
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -233,7 +234,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
         inside = ok if inside is None else uf.logical_and(inside, ok)
         edges.append(e)
     shape = tuple(e.shape[0] - 1 for e in edges)
-    size = int(np.prod(shape))
+    size = math.prod(shape)
     if weights is None:  # counts are integers, as JAX's histogramdd (not histogram)
         w = convert(inside, dtypes.default_int())
     else:

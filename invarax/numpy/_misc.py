@@ -1,6 +1,6 @@
 """The rest of ``invarax.numpy``: polynomials (``polyval``, ``polyadd``, ``polysub``,
 ``polymul``, ``polydiv``, ``polyder``, ``polyint``, ``poly`` of a 1-d root list),
-window functions (``bartlett``, ``blackman``, ``hamming``, ``hanning``),
+window functions (``bartlett``, ``blackman``, ``hamming``, ``hanning``, ``kaiser``), ``i0``,
 ``bitwise_count``, ``promote_types``/``can_cast``/``isdtype``, print options."""
 
 from __future__ import annotations
@@ -388,3 +388,37 @@ def _broadcast(x, y):
 
     shape = broadcast_shapes(x.shape, y.shape)
     return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind of order 0, elementwise.
+
+    Example:
+        >>> jnp.i0(jnp.array([0.0, 1.0]))
+        Array([1.       , 1.2660658], dtype=float32)
+    """
+    from ..ops.bessel import i0 as _i0
+
+    (x,) = promote_dtypes(_array(x), to_inexact=True)
+    return _i0(x)
+
+
+def kaiser(M, beta):
+    """The Kaiser window of ``M`` points and shape ``beta``, as ``numpy.kaiser``.
+
+    Example:
+        >>> jnp.kaiser(4, 2.0)
+        Array([0.43867627, 0.92431384, 0.92431384, 0.43867627], dtype=float32)
+    """
+    M = int(M)
+    dtype = dtypes.default_float()
+    if M < 1:
+        return zeros((0,), dtype)
+    if M == 1:
+        return ArrayImpl(np.ones(1, dtype))
+    n = convert(ArrayImpl(np.arange(M)), dtype)
+    alpha = 0.5 * (M - 1)
+    ratio = uf.divide(uf.subtract(n, alpha), alpha)
+    beta = convert(_array(beta), dtype)
+    return uf.divide(i0(uf.multiply(beta, uf.sqrt(uf.subtract(1.0, uf.square(ratio))))),
+                     i0(beta))

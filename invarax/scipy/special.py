@@ -1,6 +1,7 @@
 """``invarax.scipy.special``: the special functions JAX provides: ``logsumexp``, ``erf``,
 ``erfc``, ``erfinv``, ``gammaln``, ``digamma``, ``betaln``, ``gammainc``, ``gammaincc``,
-``betainc``, ``xlogy``, ``xlog1py``, ``expit``, ``logit``, ``ndtr``, ``log_ndtr``, ``ndtri``."""
+``betainc``, ``xlogy``, ``xlog1py``, ``expit``, ``logit``, ``ndtr``, ``log_ndtr``, ``ndtri``,
+``i0``, ``i0e``."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ..numpy._reductions import sum as _sum
 from ..ops import elementwise as lax
 from ..ops import gamma as _gamma
 from ..ops import shape as sh
+from ..ops.bessel import i0e as _i0e
 from ..ops.special import erf, erfc  # noqa: F401  (re-exported, as jax.scipy.special)
 from ..ops.special import erf_inv as erfinv  # noqa: F401
 
@@ -246,3 +248,25 @@ def ndtri(p):
     (p,) = _inexact("ndtri", p)
     c = lambda v: lax.convert_element_type(np.asarray(v, p.dtype), p.dtype)  # noqa: E731
     return lax.mul(c(np.sqrt(2.0)), erfinv(lax.sub(lax.mul(c(2.0), p), c(1.0))))
+
+
+def i0(x):
+    """The modified Bessel function of the first kind of order 0, ``I0(x)``.
+
+    Example:
+        >>> i0(jnp.array([1.0]))
+        Array([1.2660658], dtype=float32)
+    """
+    from ..numpy import i0 as _jnp_i0
+
+    return _jnp_i0(x)
+
+
+def i0e(x):
+    """The exponentially scaled ``I0``: ``exp(-|x|) I0(x)``.
+
+    Example:
+        >>> i0e(jnp.array([0.0]))
+        Array([1.], dtype=float32)
+    """
+    return _i0e(*_inexact("i0e", x))
