@@ -306,3 +306,13 @@ def test_ufunc_and_frompyfunc_match_jax():
         neg.reduce(x)
     f = jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1)
     assert np.array_equal(invarax.jit(f.reduce)(jnp.asarray(x)), f.reduce(x))  # N3
+
+
+def test_from_dlpack():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = jnp.from_dlpack(x)
+    assert isinstance(out, invarax.Array) and np.array_equal(out, x)
+    torch = pytest.importorskip("torch")
+    assert np.array_equal(jnp.from_dlpack(torch.arange(4)), np.arange(4))
+    with pytest.raises(TypeError, match="__dlpack__"):
+        jnp.from_dlpack([1, 2])

@@ -74,9 +74,9 @@ from ._math import (  # noqa: E402
 )
 from ._matrix import (  # noqa: E402
     c_, diag, diag_indices, diag_indices_from, diagflat, diagonal, empty_like, fill_diagonal,
-    frombuffer, fromfile, fromfunction, fromiter, fromstring, geomspace, index_exp, indices,
-    ix_, logspace, mask_indices, meshgrid, mgrid, ogrid, r_, s_, tri, tril, tril_indices,
-    tril_indices_from, triu, triu_indices, triu_indices_from, vander,
+    from_dlpack, frombuffer, fromfile, fromfunction, fromiter, fromstring, geomspace,
+    index_exp, indices, ix_, logspace, mask_indices, meshgrid, mgrid, ogrid, r_, s_, tri, tril,
+    tril_indices, tril_indices_from, triu, triu_indices, triu_indices_from, vander,
 )
 from ._stats import (  # noqa: E402
     average, corrcoef, count_nonzero, cov, cumulative_prod, cumulative_sum, diff, ediff1d,
