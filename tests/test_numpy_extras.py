@@ -316,3 +316,16 @@ def test_from_dlpack():
     assert np.array_equal(jnp.from_dlpack(torch.arange(4)), np.arange(4))
     with pytest.raises(TypeError, match="__dlpack__"):
         jnp.from_dlpack([1, 2])
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_methods_agree(side):
+    a = np.sort(np.round(R.standard_normal(300) * 4)).astype(np.float32)  # with repeats
+    v = np.round(R.standard_normal((7, 11)) * 5).astype(np.float32)
+    want = np.searchsorted(a, v, side=side)
+    for method in ("scan", "sort", "compare_all", "scan_unrolled"):
+        got = jnp.searchsorted(a, v, side=side, method=method)
+        assert np.array_equal(got, want), method
+    big = np.sort(R.standard_normal(4096)).astype(np.float32)  # above the compare-all size
+    q = R.standard_normal(1000).astype(np.float32)
+    assert np.array_equal(jnp.searchsorted(big, q, side=side), np.searchsorted(big, q, side))

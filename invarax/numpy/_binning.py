@@ -22,6 +22,8 @@ from ._creation import asarray, zeros
 from ._promote import convert, promote_dtypes
 from ._stats import _array, _flat, _float, diff
 
+_COMPARE_ALL_MAX = 1 << 20  # a.size * v.size up to which comparing all pairs is used
+
 
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     """Where each ``v`` would go in sorted 1-d ``a`` to keep it sorted.
@@ -31,7 +33,11 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
         v: the values to place.
         side: ``"left"`` (first suitable index) or ``"right"`` (last).
         sorter: indices that sort ``a``, if it is not sorted.
-        method: accepted as JAX's; the result counts the elements of ``a`` before ``v``.
+        method: JAX's: ``"compare_all"`` counts, for each value, the elements before it
+            (memory ``a.size * v.size``); ``"sort"`` ranks ``a`` and ``v`` together by a
+            stable sort (``O((n + m) log(n + m))``); ``"scan"`` (the default) and
+            ``"scan_unrolled"`` use ``compare_all`` up to 2**20 pairs, ``sort`` beyond.
+            The indices are the same whatever the method.
 
     Returns:
         An int32 array of ``v``'s shape.
@@ -42,6 +48,9 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     """
     if side not in ("left", "right"):
         raise ValueError(f"jnp.searchsorted: side must be 'left' or 'right', got {side!r}")
+    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
+        raise ValueError(f"jnp.searchsorted: method must be 'scan', 'scan_unrolled', 'sort' "
+                         f"or 'compare_all', got {method!r}")
     a, v = _array(a), _array(v)
     if a.ndim != 1:
         raise ValueError(f"jnp.searchsorted: a must be 1-d, got shape {a.shape}")
@@ -50,9 +59,33 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
 
         a = take(a, sorter)
     a, v = promote_dtypes(a, v)
+    if method == "sort" or (method != "compare_all" and a.size * v.size > _COMPARE_ALL_MAX):
+        return _searchsorted_by_sort(a, v, side)
     before = uf.less if side == "left" else uf.less_equal
     flags = before(a, sh.expand_dims(v, (v.ndim,)))
     return red.sum(flags, axis=-1, dtype=dtypes.default_int())
+
+
+def _rank(x):
+    """The position of each element of 1-d ``x`` in its stable sort."""
+    from ._sorting import argsort
+
+    order = argsort(x)
+    iota = ArrayImpl(np.arange(x.shape[0], dtype=dtypes.default_int()))
+    return zeros(x.shape, dtypes.default_int()).at[order].set(iota)
+
+
+def _searchsorted_by_sort(a, v, side):
+    # JAX's method: in the stable sort of v and a together, the number of elements of a
+    # before each value is its rank there minus its rank among the values.
+    from ._joining import concatenate
+
+    flat = sh.reshape(v, (v.size,))
+    if side == "left":
+        rank = _rank(concatenate([flat, a]))[: v.size]
+    else:
+        rank = _rank(concatenate([a, flat]))[a.size:]
+    return sh.reshape(uf.subtract(rank, _rank(flat)), v.shape)
 
 
 def digitize(x, bins, right=False, *, method="scan"):
@@ -210,8 +243,8 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
     Example:
         >>> h, _ = jnp.histogramdd(jnp.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0]]), bins=2)
         >>> h
-        Array([[1., 0.],
-               [1., 1.]], dtype=float32)
+        Array([[1, 0],
+               [1, 1]], dtype=int32)
     """
     sample = _float(sample)
     if sample.ndim != 2:
@@ -260,8 +293,8 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
 
     Example:
         >>> jnp.histogram2d(jnp.array([0.0, 1.0, 1.0]), jnp.array([0.0, 1.0, 0.0]), bins=2)[0]
-        Array([[1., 0.],
-               [1., 1.]], dtype=float32)
+        Array([[1, 0],
+               [1, 1]], dtype=int32)
     """
     from ._joining import stack
 
