@@ -34,14 +34,17 @@ _ITERATIONS = 500
 _TINY = 1e-300
 
 
-def _lgamma64(v):
-    if v <= 0 and v == math.floor(v):
-        return math.inf
-    return math.lgamma(v)
+def _lgamma64_array(a):
+    """libm's lgamma of each element (float64); +inf at the poles 0, -1, -2, ..."""
+    a = np.asarray(a, np.float64)
+    poles = (a <= 0) & (a == np.floor(a))
+    values = np.where(poles, 1.0, a).ravel().tolist()
+    out = np.fromiter(map(math.lgamma, values), np.float64, len(values)).reshape(a.shape)
+    return np.where(poles, np.inf, out)
 
 
 def _lgamma_impl(x):
-    return np.vectorize(_lgamma64, otypes=[np.float64])(x).astype(x.dtype)
+    return _lgamma64_array(x).astype(x.dtype)
 
 
 def _gamma_series(a, x):
@@ -81,10 +84,6 @@ def _gamma_fraction(a, x):
         if done.all():
             break
     return np.exp(-x + a * np.log(x) - _lgamma64_array(a)) * h
-
-
-def _lgamma64_array(a):
-    return np.vectorize(_lgamma64, otypes=[np.float64])(a)
 
 
 def _igamma64(a, x, upper: bool):
