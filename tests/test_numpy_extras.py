@@ -329,3 +329,32 @@ def test_searchsorted_methods_agree(side):
     big = np.sort(R.standard_normal(4096)).astype(np.float32)  # above the compare-all size
     q = R.standard_normal(1000).astype(np.float32)
     assert np.array_equal(jnp.searchsorted(big, q, side=side), np.searchsorted(big, q, side))
+
+
+BUILTIN_UFUNC_CASES = [
+    ("add", "reduce", (SQ,), {"axis": 1}), ("add", "reduce", (SQ,), {"keepdims": True}),
+    ("add", "accumulate", (SQ,), {"axis": 1}), ("multiply", "reduce", (V,), {}),
+    ("multiply", "outer", (V[:2], V), {}), ("maximum", "accumulate", (V,), {}),
+    ("minimum", "reduce", (SQ,), {"axis": None}), ("subtract", "reduce", (V,), {}),
+    ("logical_and", "reduce", (SQ > 0,), {"axis": 0}), ("logical_or", "reduce", (SQ > 1,), {}),
+    ("logical_xor", "reduce", (SQ > 0,), {}), ("bitwise_or", "reduce", (J,), {}),
+    ("bitwise_and", "accumulate", (J,), {}), ("logaddexp", "accumulate", (V,), {}),
+    ("logaddexp", "reduce", (V,), {}), ("logaddexp2", "reduce", (V,), {}),
+    ("add", "at", (V, np.array([0, 0, 3]), 1.0), {"inplace": False}),
+    ("maximum", "at", (V, np.array([1, 1]), np.array([9.0, 5.0], np.float32)),
+     {"inplace": False}),
+    ("negative", "at", (V, np.array([2])), {"inplace": False}),
+    ("add", "reduceat", (V, np.array([0, 2])), {}),
+]
+
+
+@pytest.mark.parametrize("name, method, args, kwargs", BUILTIN_UFUNC_CASES,
+                         ids=[f"{n}.{m}-{i}" for i, (n, m, _, _) in
+                              enumerate(BUILTIN_UFUNC_CASES)])
+def test_builtin_ufunc_methods_match_jax(name, method, args, kwargs):
+    jax_numpy = pytest.importorskip("jax.numpy")
+    ours = getattr(getattr(jnp, name), method)(*args, **kwargs)
+    theirs = getattr(getattr(jax_numpy, name), method)(*args, **kwargs)
+    assert np.asarray(ours).dtype == np.asarray(theirs).dtype
+    np.testing.assert_allclose(ours, theirs, rtol=2e-6)
+    assert getattr(jnp, name).identity == getattr(jax_numpy, name).identity

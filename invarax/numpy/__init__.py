@@ -107,7 +107,7 @@ from ._misc import (  # noqa: E402
     hamming, hanning, i0, isdtype, kaiser, packbits, poly, polyadd, polyder, polydiv, polyint,
     polymul, polysub, polyval, printoptions, promote_types, set_printoptions, unpackbits,
 )
-from ._ufunc import frompyfunc, ufunc  # noqa: E402
+from ._ufunc import frompyfunc, install_methods as _ufunc_methods, ufunc  # noqa: E402
 
 float_ = double = float64
 single = float32
@@ -119,3 +119,4 @@ ComplexWarning = _np.exceptions.ComplexWarning
 euler_gamma = _np.euler_gamma
 
 _install(_sys.modules[__name__])
+_ufunc_methods(_sys.modules[__name__])

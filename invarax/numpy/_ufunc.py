@@ -188,3 +188,65 @@ def frompyfunc(func, /, nin, nout, *, identity=None):
                [ 1,  0, -1]], dtype=int32)
     """
     return ufunc(func, nin, nout, identity=identity)
+
+
+def _at_update(method):
+    """An ``at`` using the ``x.at[...]`` update ``method`` (scatter: repeated indices
+    combine, as applying the function once per index)."""
+
+    def at(a, indices, b=None):
+        return getattr(_array(a).at[indices], method)(b)
+
+    return at
+
+
+def _builtin_ufuncs(jnp):
+    """``(name, identity, reduce, accumulate, at)`` of JAX's 14 built-in ufuncs; None where
+    the generic method applies."""
+    from .. import lax
+
+    def cumulative(scan):
+        return lambda a, axis=0, dtype=None: scan(_array(a) if dtype is None
+                                                  else _array(a).astype(dtype), axis)
+
+    return [
+        ("add", 0, jnp.sum, cumulative(lax.cumsum), _at_update("add")),
+        ("multiply", 1, jnp.prod, cumulative(lax.cumprod), _at_update("multiply")),
+        ("maximum", None, jnp.max, cumulative(lax.cummax), _at_update("max")),
+        ("minimum", None, jnp.min, cumulative(lax.cummin), _at_update("min")),
+        ("logical_and", True, jnp.all, None, None),
+        ("logical_or", False, jnp.any, None, None),
+        ("logical_xor", False, None, None, None),
+        ("bitwise_and", -1, None, None, None),
+        ("bitwise_or", 0, None, None, None),
+        ("bitwise_xor", 0, None, None, None),
+        ("logaddexp", -np.inf, None, cumulative(lax.cumlogsumexp), None),
+        ("logaddexp2", -np.inf, None, None, None),
+        ("subtract", None, None, None, None),
+        ("negative", None, None, None, None),
+    ]
+
+
+def install_methods(jnp) -> None:
+    """Give JAX's built-in ufuncs (``jnp.add``, ``jnp.maximum``, ...) their ``ufunc``
+    methods: ``jnp.add.reduce``, ``jnp.maximum.accumulate``, ``jnp.add.at``,
+    ``jnp.multiply.outer``, ... The functions stay plain functions (nothing is added to
+    a call), with the methods as attributes; reductions and scans use the canonical
+    kernels (``jnp.sum``, ``lax.cummax``, ...) where there is one."""
+    for name, identity, reduce, accumulate, at in _builtin_ufuncs(jnp):
+        func = getattr(jnp, name)
+        nin = 1 if name == "negative" else 2
+        u = ufunc(func, nin, 1, name=name, identity=identity, call=func,
+                  reduce=_keyword_reduce(reduce), accumulate=accumulate, at=at)
+        for method in ("outer", "reduce", "accumulate", "at", "reduceat"):
+            setattr(func, method, getattr(u, method))
+        func.identity, func.nin, func.nout, func.nargs = identity, nin, 1, nin
+
+
+def _keyword_reduce(reduce):
+    if reduce is None:
+        return None
+    def call(a, axis, **kwargs):  # the options given (jnp.all takes no dtype or initial)
+        return reduce(a, axis=axis, **{k: v for k, v in kwargs.items() if v is not None})
+
+    return call
