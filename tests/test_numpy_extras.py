@@ -78,6 +78,7 @@ CASES = [
     ("digitize", (V, SORTED), {}), ("digitize", (V, SORTED[::-1]), {"right": True}),
     ("interp", (V, SORTED, SORTED ** 2), {}), ("bincount", (INTS,), {}),
     ("bincount", (INTS,), {"weights": INTS * 0.5, "minlength": 12}),
+    ("bincount", (np.array([-1, 1, 2, -3], np.int32),), {}),  # negatives count in bin 0
     ("histogram", (V,), {"bins": 3}), ("histogram", (X,), {"bins": SORTED, "density": True}),
     ("histogram_bin_edges", (X,), {"bins": 4, "range": (-1, 1)}),
     ("histogramdd", (R.standard_normal((30, 3)).astype(np.float32),), {"bins": 3}),
@@ -103,6 +104,7 @@ CASES = [
     ("unravel_index", (np.array([0, 5, 11]), (3, 4)), {}),
     ("ravel_multi_index", ((np.array([0, 2]), np.array([1, 3])), (3, 4)), {}),
     ("nonzero", (X > 0,), {}), ("argwhere", (X > 0,), {}), ("flatnonzero", (X > 0,), {}),
+    ("argwhere", (np.array(1.0),), {}), ("argwhere", (np.array(0),), {}),
     ("nonzero", (X > 0,), {"size": 9, "fill_value": -1}),
     ("unique", (INTS,), {}), ("unique", (INTS,), {"return_index": True, "return_inverse": True,
                                             "return_counts": True}),

@@ -149,7 +149,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         weights: an optional array of ``x``'s shape to sum instead of ones.
         minlength: the least length of the result.
         length: the length of the result (required under transformations, as in JAX);
-            larger values are dropped.
+            larger values are dropped, negative ones counted in bin 0 (as JAX).
 
     Returns:
         An array of length ``length`` (by default ``max(max(x) + 1, minlength)``).
@@ -169,7 +169,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     else:
         values = _array(weights)
     out = zeros((int(length),), values.dtype)
-    return out.at[uf.where(uf.less(x, 0), length, x)].add(values, mode="drop")
+    return out.at[uf.maximum(x, 0)].add(values, mode="drop")  # negatives count at 0, as JAX
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
