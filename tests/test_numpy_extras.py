@@ -360,3 +360,11 @@ def test_builtin_ufunc_methods_match_jax(name, method, args, kwargs):
     assert np.asarray(ours).dtype == np.asarray(theirs).dtype
     np.testing.assert_allclose(ours, theirs, rtol=2e-6)
     assert getattr(jnp, name).identity == getattr(jax_numpy, name).identity
+
+
+def test_einsum_path_is_the_path_einsum_takes():
+    ops = [np.ones((2, 3)), np.ones((3, 4)), np.ones((4, 5))]
+    path, text = jnp.einsum_path("ij,jk,kl->il", *ops)
+    assert path == ["einsum_path", (0, 1), (0, 1)] and "left to right" in text
+    out = jnp.einsum("ij,jk,kl->il", *ops, optimize=path)  # accepted, as JAX's
+    assert np.array_equal(out, jnp.einsum("ij,jk,kl->il", *ops))

@@ -103,7 +103,8 @@ from ._setops import (  # noqa: E402
     unique_inverse, unique_values,
 )
 from ._misc import (  # noqa: E402
-    array_repr, array_str, bartlett, bitwise_count, blackman, can_cast, get_printoptions,
+    array_repr, array_str, bartlett, bitwise_count, blackman, can_cast, einsum_path,
+    get_printoptions,
     hamming, hanning, i0, isdtype, kaiser, packbits, poly, polyadd, polyder, polydiv, polyint,
     polymul, polysub, polyval, printoptions, promote_types, set_printoptions, unpackbits,
 )

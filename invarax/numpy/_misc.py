@@ -422,3 +422,32 @@ def kaiser(M, beta):
     beta = convert(_array(beta), dtype)
     return uf.divide(i0(uf.multiply(beta, uf.sqrt(uf.subtract(1.0, uf.square(ratio))))),
                      i0(beta))
+
+
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+    """The contraction path ``einsum`` takes: invarax contracts left to right always.
+
+    Arguments:
+        subscripts, operands: as ``einsum`` (operands may be arrays or shapes' stand-ins
+            with ``.shape``).
+        optimize: accepted as JAX's; invarax does no path search (so a result never
+            depends on one), and ``einsum`` accepts the returned path and ignores it.
+
+    Returns:
+        ``(path, description)``: ``["einsum_path", (0, 1), (0, 1), ...]`` (each step
+        contracts the running result with the next operand), and a text naming them.
+
+    Example:
+        >>> path, _ = jnp.einsum_path("ij,jk,kl->il", jnp.ones((2, 3)), jnp.ones((3, 4)),
+        ...                           jnp.ones((4, 5)))
+        >>> path
+        ['einsum_path', (0, 1), (0, 1)]
+    """
+    n = len(operands) if isinstance(subscripts, str) else (len(operands) + 1) // 2
+    path = ["einsum_path", *[(0, 1)] * max(n - 1, 0)]
+    shapes = ", ".join(str(tuple(getattr(x, "shape", np.shape(x)))) for x in operands
+                       if isinstance(subscripts, str))
+    description = (f"  Complete contraction: {subscripts if isinstance(subscripts, str) else ''}"
+                   f"\n  Operand shapes: {shapes}\n  Path: {n - 1} pairwise contractions, "
+                   "left to right (invarax's fixed order)")
+    return path, description
