@@ -160,6 +160,7 @@ ELEMENTWISE = {
     "lgamma": unary(lambda x: lgamma(jnp.abs(x) + 0.3)),
     "checkpoint_name": unary(lambda x: jnp.sin(checkpoint_name(x, "n"))),
     "igamma": unary(lambda x: igamma(2.5, x), POSITIVE),
+    "igamma_a": unary(lambda a: igamma(a, 1.7), POSITIVE, order=1),
     "igammac": unary(lambda x: igammac(0.7, x), POSITIVE),
     "betainc": unary(lambda x: betainc(2.0, 3.5, x), uniform(0.05, 0.95)),
     "cos": unary(jnp.cos),
@@ -519,6 +520,7 @@ NOT_IN_TABLE = {
     "nextafter": "zero JVP by convention (as JAX); finite differences see slope 1",
     "iota": "no operands",
     "custom_lin": "only in linearized programs: the custom_vjp row checks it",
+    "igamma_grad_a": "igamma's derivative in a: against JAX in tests/test_scipy_stats.py",
     "debug_callback": "no outputs: its JVP passes the primals to the callback "
                       "(tests/test_debug_callbacks.py)",
     "pure_callback": "not differentiable, as in JAX: its JVP raises "

@@ -116,7 +116,7 @@ def betaln(a, b):
 def gammainc(a, x):
     """The regularized lower incomplete gamma function ``P(a, x)``.
 
-    Differentiable in ``x``; the derivative in ``a`` is not implemented yet.
+    Differentiable in ``x`` and ``a`` (first derivatives in ``a``).
 
     Example:
         >>> gammainc(jnp.array([1.0]), jnp.array([1.0]))
