@@ -18,8 +18,8 @@ Derivatives: ``lgamma'`` is ``digamma``; ``igamma``, ``igammac`` and ``betainc``
 their derivatives in ``x`` (the integrands); ``igamma``/``igammac`` in ``a`` too, by the
 ``igamma_grad_a`` primitive (the series or continued fraction differentiated in ``a``
 alongside its value, as XLA's ``IgammaGradA``; float64 agreement with JAX ~1e-14).
-``betainc``'s in ``a``/``b`` and ``igamma_grad_a``'s own are not implemented: asking for
-one raises ``NotImplementedError``.
+``betainc``'s in ``a``/``b`` and ``igamma_grad_a``'s own are not implemented (nor are
+they in JAX): asking for one raises ``NotImplementedError``.
 """
 
 from __future__ import annotations
