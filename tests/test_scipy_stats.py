@@ -27,6 +27,7 @@ CASES = [
     ("gamma", "logpdf", (POS, 2.5)), ("gamma", "pdf", (POS, 0.8, 0.0, 2.0)),
     ("gamma", "cdf", (POS, 2.5)), ("gamma", "logcdf", (POS, 1.5)),
     ("gamma", "sf", (POS, 2.5)), ("gamma", "logsf", (POS, 3.0, 0.1, 1.5)),
+    ("poisson", "entropy", (np.array([0, 0.5, 1, 5, 9.9, 10, 50, 99, 100, 200], np.float32),)),
     ("poisson", "logpmf", (K, 3.5)), ("poisson", "pmf", (K, 0.5)), ("poisson", "cdf", (K, 3.5)),
     ("bernoulli", "logpmf", (B01, 0.3)), ("bernoulli", "pmf", (B01, 0.3)),
     ("bernoulli", "cdf", (B01, 0.3)), ("bernoulli", "ppf", (UNIT, 0.3)),
@@ -61,7 +62,8 @@ SPECIAL = [
     ("gammainc", (POS, POS[::-1] * 2)), ("gammaincc", (POS, POS[::-1] * 2)),
     ("betainc", (POS, POS[::-1], UNIT)), ("xlogy", (X, POS)), ("xlog1py", (X, UNIT)),
     ("ndtr", (X * 3,)), ("log_ndtr", (np.concatenate([X * 3, [-25.0, -40.0]]),)),
-    ("ndtri", (UNIT,)), ("expit", (X,)), ("logit", (UNIT,)),
+    ("ndtri", (UNIT,)), ("expit", (X,)), ("logit", (UNIT,)), ("entr", (X,)),
+    ("i0", (X * 4,)), ("i0e", (X * 30,)),
 ]
 
 

@@ -1,7 +1,7 @@
 """``invarax.scipy.special``: the special functions JAX provides: ``logsumexp``, ``erf``,
 ``erfc``, ``erfinv``, ``gammaln``, ``digamma``, ``betaln``, ``gammainc``, ``gammaincc``,
 ``betainc``, ``xlogy``, ``xlog1py``, ``expit``, ``logit``, ``ndtr``, ``log_ndtr``, ``ndtri``,
-``i0``, ``i0e``."""
+``i0``, ``i0e``, ``entr``."""
 
 from __future__ import annotations
 
@@ -270,3 +270,16 @@ def i0e(x):
         Array([1.], dtype=float32)
     """
     return _i0e(*_inexact("i0e", x))
+
+
+def entr(x):
+    """The elementwise entropy term ``-x log x`` (0 at 0, ``-inf`` for negative ``x``).
+
+    Example:
+        >>> entr(jnp.array([0.0, 0.5, -1.0]))
+        Array([0.       , 0.3465736,      -inf], dtype=float32)
+    """
+    (x,) = _inexact("entr", x)
+    safe = ufuncs.where(ufuncs.greater(x, 0), x, 1.0)
+    value = ufuncs.negative(ufuncs.multiply(x, ufuncs.log(safe)))
+    return ufuncs.where(ufuncs.less(x, 0), -np.inf, ufuncs.where(ufuncs.equal(x, 0), 0.0, value))
