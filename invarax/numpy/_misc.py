@@ -410,18 +410,14 @@ def kaiser(M, beta):
         >>> jnp.kaiser(4, 2.0)
         Array([0.43867627, 0.92431384, 0.92431384, 0.43867627], dtype=float32)
     """
-    M = int(M)
-    dtype = dtypes.default_float()
-    if M < 1:
-        return zeros((0,), dtype)
-    if M == 1:
-        return ArrayImpl(np.ones(1, dtype))
-    n = convert(ArrayImpl(np.arange(M)), dtype)
-    alpha = 0.5 * (M - 1)
-    ratio = uf.divide(uf.subtract(n, alpha), alpha)
-    beta = convert(_array(beta), dtype)
-    return uf.divide(i0(uf.multiply(beta, uf.sqrt(uf.subtract(1.0, uf.square(ratio))))),
-                     i0(beta))
+    def formula(n, M):
+        alpha = 0.5 * (M - 1)
+        ratio = uf.divide(uf.subtract(n, alpha), alpha)
+        b = convert(_array(beta), n.dtype)
+        return uf.divide(i0(uf.multiply(b, uf.sqrt(uf.subtract(1.0, uf.square(ratio))))),
+                         i0(b))
+
+    return _window("kaiser", formula)(M)
 
 
 def einsum_path(subscripts, /, *operands, optimize="auto"):
