@@ -50,67 +50,83 @@ def _lgamma_impl(x):
     return _lgamma64_array(x).astype(x.dtype)
 
 
+def _iterate(state: dict, step, outputs: tuple) -> dict:
+    """Run ``step(state, i)`` for i = 1, 2, ... on the elements not yet converged: it
+    returns the new state and a mask of the elements that converged at this step, whose
+    ``outputs`` are then recorded and which drop out of later steps. Each element sees
+    the same operations whatever the others do (N1), and converged elements cost nothing."""
+    size = next(iter(state.values())).shape[0]
+    result = {k: np.empty(size) for k in outputs}
+    idx = np.arange(size)
+    for i in range(1, _ITERATIONS):
+        state, done = step(state, i)
+        if done.any():
+            for k in outputs:
+                result[k][idx[done]] = state[k][done]
+            keep = ~done
+            idx = idx[keep]
+            state = {k: v[keep] for k, v in state.items()}
+            if not idx.size:
+                break
+    for k in outputs:  # not converged in _ITERATIONS steps: the last values
+        result[k][idx] = state[k]
+    return result
+
+
+def _series_step(st, i):
+    ap = st["ap"] + 1.0
+    term, d_term, x = st["term"], st["d_term"], st["x"]
+    d_term = (d_term - term / ap) * x / ap
+    term = term * x / ap
+    total, d_total = st["total"] + term, st["d_total"] + d_term
+    done = (np.abs(term) <= np.abs(total) * 1e-17) & (np.abs(d_term) <= np.abs(d_total) * 1e-17)
+    return dict(st, ap=ap, term=term, d_term=d_term, total=total, d_total=d_total), done
+
+
 def _gamma_series(a, x):
     """``(P(a, x), dP/da)`` by the series of P and its derivative in ``a`` carried along
     (good where x < a + 1)."""
     term = 1.0 / a
     d_term = -term / a
-    total, d_total = term.copy(), d_term.copy()
-    ap = a.copy()
-    done = np.zeros(a.shape, bool)  # each element stops at its own convergence (N1)
-    for _ in range(_ITERATIONS):
-        ap = ap + 1.0
-        d_term = np.where(done, d_term, (d_term - term / ap) * x / ap)
-        term = np.where(done, term, term * x / ap)
-        total = np.where(done, total, total + term)
-        d_total = np.where(done, d_total, d_total + d_term)
-        done |= (np.abs(term) <= np.abs(total) * 1e-17) & (
-            np.abs(d_term) <= np.abs(d_total) * 1e-17)
-        if done.all():
-            break
+    out = _iterate(dict(x=x, ap=a.copy(), term=term, d_term=d_term, total=term.copy(),
+                        d_total=d_term.copy()), _series_step, ("total", "d_total"))
     front = np.exp(-x + a * np.log(x) - _lgamma64_array(a))
     d_front = front * (np.log(x) - _digamma64(a))
-    return total * front, d_total * front + total * d_front
+    return out["total"] * front, out["d_total"] * front + out["total"] * d_front
+
+
+def _fraction_step(st, i):
+    a, b, c, d, dc, dd = st["a"], st["b"] + 2.0, st["c"], st["d"], st["dc"], st["dd"]
+    an, dan, db = -i * (i - a), float(i), -1.0
+    dd = dan * d + an * dd + db
+    d = an * d + b
+    dd = np.where(np.abs(d) < _TINY, 0.0, dd)
+    d = np.where(np.abs(d) < _TINY, _TINY, d)
+    dc = db + dan / c - an * (dc / c) / c  # (c * c) overflows while c is 1/tiny
+    c = b + an / c
+    dc = np.where(np.abs(c) < _TINY, 0.0, dc)
+    c = np.where(np.abs(c) < _TINY, _TINY, c)
+    d = 1.0 / d
+    dd = -dd * d * d
+    delta = d * c
+    dh = st["dh"] * delta + st["h"] * (dd * c + d * dc)
+    # converged when the value and its derivative both stop changing (at a = 1 the value
+    # is exact after one step while the derivative still needs the tail)
+    done = (np.abs(delta - 1.0) <= 1e-16) & (np.abs(dh - st["dh"]) <= 1e-16 * np.abs(dh))
+    return dict(st, b=b, c=c, d=d, dc=dc, dd=dd, h=st["h"] * delta, dh=dh), done
 
 
 def _gamma_fraction(a, x):
     """``(Q(a, x), dQ/da)`` by the continued fraction of Q (modified Lentz), its
     derivative in ``a`` carried through the recurrences (good where x >= a + 1)."""
     b = x + 1.0 - a
-    db = -np.ones_like(x)
-    c, dc = np.full_like(x, 1.0 / _TINY), np.zeros_like(x)
     d = 1.0 / np.where(b == 0, _TINY, b)
-    dd = -db * d * d
-    h, dh = d.copy(), dd.copy()
-    done = np.zeros(x.shape, bool)  # each element stops at its own convergence (N1)
-    for i in range(1, _ITERATIONS):
-        an, dan = -i * (i - a), float(i)
-        b = b + 2.0
-        dd = dan * d + an * dd + db
-        d = an * d + b
-        dd = np.where(np.abs(d) < _TINY, 0.0, dd)
-        d = np.where(np.abs(d) < _TINY, _TINY, d)
-        dc = db + dan / c - an * (dc / c) / c  # (c * c) overflows while c is 1/tiny
-        c = b + an / c
-        dc = np.where(np.abs(c) < _TINY, 0.0, dc)
-        c = np.where(np.abs(c) < _TINY, _TINY, c)
-        d = 1.0 / d
-        dd = -dd * d * d
-        delta = d * c
-        d_delta = dd * c + d * dc
-        new_dh = dh * delta + h * d_delta
-        # converged when the value and its derivative both stop changing (at a = 1 the
-        # value is exact after one step while the derivative still needs the tail)
-        settled = (np.abs(delta - 1.0) <= 1e-16) & (np.abs(new_dh - dh) <= 1e-16 *
-                                                    np.abs(new_dh))
-        dh = np.where(done, dh, new_dh)
-        h = np.where(done, h, h * delta)
-        done |= settled
-        if done.all():
-            break
+    dd = d * d  # d(1/b)/da with db/da = -1
+    out = _iterate(dict(a=a, b=b, c=np.full_like(x, 1.0 / _TINY), dc=np.zeros_like(x), d=d,
+                        dd=dd, h=d.copy(), dh=dd.copy()), _fraction_step, ("h", "dh"))
     front = np.exp(-x + a * np.log(x) - _lgamma64_array(a))
     d_front = front * (np.log(x) - _digamma64(a))
-    return front * h, d_front * h + front * dh
+    return front * out["h"], d_front * out["h"] + front * out["dh"]
 
 
 def _digamma64(a):
@@ -148,32 +164,31 @@ def _igamma64(a, x, upper: bool, grad_a: bool = False):
     return out
 
 
-def _beta_fraction(a, b, x):
+def _beta_step(st, m):
+    a, b, x, c, d = st["a"], st["b"], st["x"], st["c"], st["d"]
     qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = np.ones_like(x)
-    d = 1.0 - qab * x / qap
+    m2 = 2 * m
+    aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+    d = 1.0 + aa * d
     d = 1.0 / np.where(np.abs(d) < _TINY, _TINY, d)
-    h = d.copy()
-    done = np.zeros(x.shape, bool)  # each element stops at its own convergence (N1)
-    for m in range(1, _ITERATIONS):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / np.where(np.abs(d) < _TINY, _TINY, d)
-        c = 1.0 + aa / c
-        c = np.where(np.abs(c) < _TINY, _TINY, c)
-        h = np.where(done, h, h * d * c)
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / np.where(np.abs(d) < _TINY, _TINY, d)
-        c = 1.0 + aa / c
-        c = np.where(np.abs(c) < _TINY, _TINY, c)
-        delta = d * c
-        h = np.where(done, h, h * delta)
-        done |= np.abs(delta - 1.0) <= 1e-16
-        if done.all():
-            break
-    return h
+    c = 1.0 + aa / c
+    c = np.where(np.abs(c) < _TINY, _TINY, c)
+    h = st["h"] * d * c
+    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+    d = 1.0 + aa * d
+    d = 1.0 / np.where(np.abs(d) < _TINY, _TINY, d)
+    c = 1.0 + aa / c
+    c = np.where(np.abs(c) < _TINY, _TINY, c)
+    delta = d * c
+    return dict(st, c=c, d=d, h=h * delta), np.abs(delta - 1.0) <= 1e-16
+
+
+def _beta_fraction(a, b, x):
+    d = 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / np.where(np.abs(d) < _TINY, _TINY, d)
+    out = _iterate(dict(a=a, b=b, x=x, c=np.ones_like(x), d=d, h=d.copy()), _beta_step,
+                   ("h",))
+    return out["h"]
 
 
 def _betainc64(a, b, x):
