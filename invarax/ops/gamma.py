@@ -227,7 +227,9 @@ igamma_grad_a_p = defvectorized(
     lambda a, x: _igamma64(a, x, False, grad_a=True).astype(np.result_type(a, x)), "f")
 for _prim in (lgamma_p, igamma_p, igammac_p, betainc_p, igamma_grad_a_p):
     _vectorized_batch_rule(_prim)
-lax.CHUNKABLE.update((lgamma_p, igamma_p, igammac_p, betainc_p, igamma_grad_a_p))
+# Not in lax.CHUNKABLE: each is one call on the whole array (its elements iterate
+# independently, so a chunked call would give the same bits, but these impls are not
+# worth fusing with cheap elementwise ops).
 
 
 # -B_2k / (2k) for k = 7, ..., 1: the asymptotic series of digamma, highest power first.
