@@ -75,6 +75,7 @@ from . import tree, typing  # noqa: E402
 from ._shapes import ShapeDtypeStruct, default_backend, eval_shape, typeof  # noqa: E402
 from . import debug  # noqa: E402
 from ._callback import pure_callback  # noqa: E402
+from . import ad_checkpoint, checkpoint_policies  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -107,7 +108,7 @@ __all__ = [
     "serialise", "default_deserialise_filter_spec", "default_serialise_filter_spec",
     "tree_deserialise_leaves", "tree_serialise_leaves",
     "tree", "typing", "ShapeDtypeStruct", "default_backend", "eval_shape", "typeof",
-    "debug", "pure_callback",
+    "debug", "pure_callback", "ad_checkpoint", "checkpoint_policies",
     "is_inexact_array_like", "tree_check", "tree_flatten_one_level", "tree_pformat",
     "filter_checkpoint", "filter_custom_jvp", "filter_custom_vjp", "filter_hessian",
     "filter_jacfwd", "filter_jacrev", "filter_jvp", "filter_vjp",

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from ._autodiff import wraps
 from ._custom_derivatives import _batch_call_jaxpr, _closure_convert, _def_call
+from .compiler.passes import dce
 from .core.api_util import StaticArgs
 from .core.eval import eval_jaxpr
-from .core.pytree import tree_unflatten
+from .core.ir import ClosedJaxpr, Jaxpr
+from .core.pytree import tree_map, tree_unflatten
 from .core.trace import EVAL_TRACE, Primitive, current_trace
 from .interpreters import ad, batching
 from .interpreters.staging import trace_fun, trace_to_jaxpr
@@ -29,6 +31,10 @@ _def_call(checkpoint_p, "jaxpr")
 
 
 def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, prevent_cse):
+    saved = _saved_vars(jaxpr.jaxpr, policy)
+    if saved:
+        return _checkpoint_jvp_saving(primals, tangents, saved, jaxpr=jaxpr, policy=policy,
+                                      prevent_cse=prevent_cse)
     outs = checkpoint_p.bind(*primals, jaxpr=jaxpr, policy=policy, prevent_cse=prevent_cse)
     nonzero = [t for t in tangents if not isinstance(t, ad.Zero)]
     zero_outs = []
@@ -47,6 +53,75 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, prevent_cse):
                                    policy=policy, prevent_cse=prevent_cse))
     return outs, [ad.Zero(ad.tangent_aval(o.aval)) if z else next(touts)
                   for o, z in zip(outs, zero_outs, strict=True)]
+
+
+def _saved_vars(jaxpr, policy) -> list:
+    """The body's values that ``policy`` saves: outputs of equations it accepts."""
+    if policy is None:
+        return []
+    saved = []
+    for eqn in jaxpr.eqns:
+        if policy(eqn.primitive, *(v.aval for v in eqn.invars), **eqn.params):
+            saved += [v for v in eqn.outvars if v not in saved]
+    return saved
+
+
+def _checkpoint_jvp_saving(primals, tangents, saved, *, jaxpr, policy, prevent_cse):
+    # The forward call also returns the values the policy saves; the tangent call takes
+    # them as inputs (under linearize: residuals) instead of computing them again.
+    body = jaxpr.jaxpr
+    forward = ClosedJaxpr(Jaxpr(body.constvars, body.invars, [*body.outvars, *saved],
+                                body.eqns), jaxpr.consts)
+    results = checkpoint_p.bind(*primals, jaxpr=forward, policy=policy,
+                                prevent_cse=prevent_cse)
+    outs, values = results[: len(body.outvars)], results[len(body.outvars):]
+    nonzero = [t for t in tangents if not isinstance(t, ad.Zero)]
+    zero_outs = []
+    n_p, n_s = len(primals), len(saved)
+
+    def tangent_part(ins):
+        ps, ss, ts = ins[:n_p], ins[n_p: n_p + n_s], iter(ins[n_p + n_s:])
+        ts = [t if isinstance(t, ad.Zero) else next(ts) for t in tangents]
+        replace = {id(v): s for v, s in zip(saved, ss, strict=True)}
+        _, touts = ad.jvp_flat(
+            lambda xs: _eval_with_saved(body, jaxpr.consts, xs, replace), ps, ts)
+        zero_outs.extend(isinstance(t, ad.Zero) for t in touts)
+        return [t for t in touts if not isinstance(t, ad.Zero)]
+
+    closed = trace_to_jaxpr(tangent_part, [x.aval for x in (*primals, *values, *nonzero)],
+                            "checkpoint (JVP)")
+    closed, values = _drop_unread(dce(closed), values, n_p)  # what nobody reads goes
+    tangent_jaxpr, consts = _closure_convert(closed)
+    touts = iter(checkpoint_p.bind(*consts, *primals, *values, *nonzero, jaxpr=tangent_jaxpr,
+                                   policy=policy, prevent_cse=prevent_cse))
+    return outs, [ad.Zero(ad.tangent_aval(o.aval)) if z else next(touts)
+                  for o, z in zip(outs, zero_outs, strict=True)]
+
+
+def _drop_unread(closed, values, start):
+    """``closed`` without its inputs ``start, start + 1, ...`` (one per value of
+    ``values``) that no equation or output reads, and the values still read."""
+    j = closed.jaxpr
+    read = {id(v) for eqn in j.eqns for v in eqn.invars} | {id(v) for v in j.outvars}
+    slots = j.invars[start: start + len(values)]
+    keep = [id(v) in read for v in slots]
+    invars = [*j.invars[:start], *(v for v, k in zip(slots, keep, strict=True) if k),
+              *j.invars[start + len(values):]]
+    kept = [x for x, k in zip(values, keep, strict=True) if k]
+    return ClosedJaxpr(Jaxpr(j.constvars, invars, j.outvars, j.eqns), closed.consts), kept
+
+
+def _eval_with_saved(jaxpr, consts, args, replace):
+    """``eval_jaxpr`` under a JVP trace, but each saved value's primal is the one given
+    (its tangent is still computed by its equation's JVP rule)."""
+    trace = current_trace()
+
+    def substitute(var, out):
+        if id(var) not in replace:
+            return out
+        return trace.pack(replace[id(var)], trace.unpack(out)[1])
+
+    return eval_jaxpr(jaxpr, consts, *args, substitute=substitute)
 
 
 def _checkpoint_transpose(cts, *args, jaxpr, policy, prevent_cse):
@@ -76,6 +151,51 @@ ad.accumulating_transpose_rules[checkpoint_p] = _checkpoint_transpose_accumulati
 batching.batching_rules[checkpoint_p] = _checkpoint_batch
 
 
+# ---------------------------------------------------------------------------------------
+# Names for checkpoint policies: ``checkpoint_name(x, "h")`` marks a value that a policy
+# such as ``save_only_these_names("h")`` may save. An identity, as JAX's ``name``.
+
+name_p = Primitive("name")
+name_p.def_impl(lambda x, *, name: x)
+name_p.def_abstract_eval(lambda x, *, name: x)
+
+
+def _name_jvp(primals, tangents, *, name):
+    (x,), (t,) = primals, tangents
+    return name_p.bind(x, name=name), t  # the tangent is not named (as JAX)
+
+
+ad.jvp_rules[name_p] = _name_jvp
+batching.batching_rules[name_p] = lambda vals, dims, *, name: (name_p.bind(*vals, name=name),
+                                                               dims[0])
+
+
+def checkpoint_name(x, name: str):
+    """Name the arrays of pytree ``x`` for checkpoint policies (the values are unchanged).
+
+    Arguments:
+        x: a pytree of arrays.
+        name: the name ``checkpoint_policies.save_only_these_names`` and the like test.
+
+    Returns:
+        ``x``.
+
+    Example:
+        >>> from invarax import checkpoint_policies as cp
+        >>> def f(x):
+        ...     h = checkpoint_name(jnp.sin(x), "h")
+        ...     return jnp.sum(jnp.cos(h))
+        >>> f = checkpoint(f, policy=cp.save_only_these_names("h"))
+        >>> _, f_jvp = linearize(f, jnp.ones(3))
+        >>> [c.shape for c in f_jvp.jaxpr.consts]  # the input and the saved h
+        [(3,), (3,)]
+    """
+    from .core.array import to_array
+
+    return tree_map(lambda leaf: name_p.bind(to_array(leaf, "checkpoint_name's value"),
+                                             name=name), x)
+
+
 def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=()):
     """Rematerialize ``fun`` under differentiation: save its inputs, not its intermediates.
 
@@ -89,8 +209,11 @@ def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=())
     Arguments:
         fun: a function of arrays (pytrees and keyword arguments allowed).
         prevent_cse: accepted as in JAX and recorded on the ``checkpoint`` equation.
-        policy: accepted as in JAX and recorded; invarax saves the inputs only (JAX's
-            ``nothing_saveable``) whatever the policy.
+        policy: which intermediate values to save for the backward pass instead of
+            recomputing them, as JAX's: a function ``(primitive, *avals, **params) ->
+            bool`` applied to each equation of ``fun``, e.g. from
+            ``invarax.checkpoint_policies``. None (the default) saves the inputs only
+            (``nothing_saveable``). Whatever the policy, the gradient's bits are the same.
         static_argnums: arguments passed through as Python values.
 
     Returns:

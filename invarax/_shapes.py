@@ -8,9 +8,9 @@ import math
 from .core import dtypes
 from .core.array import Array, concrete_scalar, is_python_scalar, to_array
 from .core.aval import ShapedArray
-from .core.pytree import tree_flatten, tree_flatten_with_path, tree_unflatten
+from .core.pytree import tree_flatten_with_path, tree_unflatten
 from .core.pytree_registry import keystr
-from .interpreters.staging import trace_to_jaxpr
+from .interpreters.staging import flatten_fun, trace_to_jaxpr
 
 
 class ShapeDtypeStruct:
@@ -90,14 +90,7 @@ def eval_shape(fun, *args, **kwargs):
     name = getattr(fun, "__name__", type(fun).__name__)
     pairs, in_tree = tree_flatten_with_path((args, kwargs))
     avals = [_aval_of(leaf, path, name) for path, leaf in pairs]
-    out_tree = []
-
-    def flat_fun(flat_args):
-        f_args, f_kwargs = tree_unflatten(in_tree, flat_args)
-        out_leaves, tree = tree_flatten(fun(*f_args, **f_kwargs))
-        out_tree.append(tree)
-        return out_leaves
-
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
     closed = trace_to_jaxpr(flat_fun, avals, f"eval_shape of {name}")
     return tree_unflatten(out_tree[0], [
         ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])

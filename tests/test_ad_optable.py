@@ -26,11 +26,13 @@ from test_rule_coverage import NO_JVP, ZERO_DERIVATIVE
 import invarax
 import invarax.lax as lax
 import invarax.numpy as jnp
+from invarax.ad_checkpoint import checkpoint_name
 from invarax.core.errors import TracerArrayConversionError
 from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES
 from invarax.interpreters import ad
 from invarax.ops.fused import fma
+from invarax.ops.gamma import betainc, igamma, igammac, lgamma
 from invarax.ops.special import erf, erfc
 from invarax.scipy.special import logsumexp
 from invarax.tree_util import tree_flatten, tree_map
@@ -155,6 +157,12 @@ ELEMENTWISE = {
     "sin": unary(jnp.sin),
     "erf": unary(erf),
     "erfc": unary(erfc),
+    "lgamma": unary(lambda x: lgamma(jnp.abs(x) + 0.3)),
+    "checkpoint_name": unary(lambda x: jnp.sin(checkpoint_name(x, "n"))),
+    "igamma": unary(lambda x: igamma(2.5, x), POSITIVE),
+    "igamma_a": unary(lambda a: igamma(a, 1.7), POSITIVE, order=1),
+    "igammac": unary(lambda x: igammac(0.7, x), POSITIVE),
+    "betainc": unary(lambda x: betainc(2.0, 3.5, x), uniform(0.05, 0.95)),
     "cos": unary(jnp.cos),
     "tan": unary(jnp.tan, uniform(-1.2, 1.2)),
     "arcsin": unary(jnp.arcsin, UNIT),
@@ -514,6 +522,7 @@ NOT_IN_TABLE = {
     "custom_lin": "only in linearized programs: the custom_vjp row checks it",
     **dict.fromkeys(["cond", "scan", "while"],
                     "control flow: check_grads in tests/test_control_flow_transforms.py"),
+    "igamma_grad_a": "igamma's derivative in a: against JAX in tests/test_scipy_stats.py",
     **dict.fromkeys(
         ["psum", "pmax", "pmin", "all_gather"],
         "batched away under grad(vmap(f)): test_collective_rules_inside_vmap checks it",

@@ -55,6 +55,20 @@ def test_transpose_matches_jax():
     assert tree.transpose(tree.structure([0] * 3), None, t) == theirs
 
 
+def test_broadcast_and_reduce_associative_match_jax():
+    jax = pytest.importorskip("jax")
+    prefix, full = {"a": 1, "b": (2, 3)}, {"a": [0, (0, 0)], "b": ({"x": 0}, 0)}
+    assert tree.broadcast(prefix, full) == jax.tree.broadcast(prefix, full)
+    for leaves in (["a"], ["a", "b", "c"], ["a", "b", "c", "d", "e"]):
+        assert (tree.reduce_associative(lambda a, b: f"({a}{b})", leaves)
+                == jax.tree.reduce_associative(lambda a, b: f"({a}{b})", leaves))
+    assert tree.reduce_associative(max, [], identity=0) == 0
+    with pytest.raises(TypeError, match="identity"):
+        tree.reduce_associative(max, [])
+    with pytest.raises(ValueError, match="not a prefix"):
+        tree.broadcast([1, 2], [0])
+
+
 def test_transpose_names_the_mismatch():
     with pytest.raises(ValueError, match="subtree 1 of the outer structure"):
         tree_transpose(tree.structure([0, 0]), tree.structure((0, 0)), [(1, 2), (3,)])

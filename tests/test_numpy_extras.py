@@ -78,8 +78,13 @@ CASES = [
     ("digitize", (V, SORTED), {}), ("digitize", (V, SORTED[::-1]), {"right": True}),
     ("interp", (V, SORTED, SORTED ** 2), {}), ("bincount", (INTS,), {}),
     ("bincount", (INTS,), {"weights": INTS * 0.5, "minlength": 12}),
+    ("bincount", (np.array([-1, 1, 2, -3], np.int32),), {}),  # negatives count in bin 0
     ("histogram", (V,), {"bins": 3}), ("histogram", (X,), {"bins": SORTED, "density": True}),
     ("histogram_bin_edges", (X,), {"bins": 4, "range": (-1, 1)}),
+    ("histogramdd", (R.standard_normal((30, 3)).astype(np.float32),), {"bins": 3}),
+    ("histogramdd", (R.standard_normal((30, 2)).astype(np.float32),),
+     {"bins": [2, 3], "weights": R.random(30).astype(np.float32), "density": True}),
+    ("histogram2d", (X[0], X[1]), {"bins": 2, "range": [(-2, 2), None]}),
     ("append", (X, X[:1]), {"axis": 0}), ("append", (V, 1.0), {}),
     ("insert", (V, 2, 9.0), {}),
     ("insert", (V, np.array([0, 2, 2]), np.array([7.0, 8.0, 9.0])), {}),
@@ -99,6 +104,7 @@ CASES = [
     ("unravel_index", (np.array([0, 5, 11]), (3, 4)), {}),
     ("ravel_multi_index", ((np.array([0, 2]), np.array([1, 3])), (3, 4)), {}),
     ("nonzero", (X > 0,), {}), ("argwhere", (X > 0,), {}), ("flatnonzero", (X > 0,), {}),
+    ("argwhere", (np.array(1.0),), {}), ("argwhere", (np.array(0),), {}),
     ("nonzero", (X > 0,), {"size": 9, "fill_value": -1}),
     ("unique", (INTS,), {}), ("unique", (INTS,), {"return_index": True, "return_inverse": True,
                                             "return_counts": True}),
@@ -110,7 +116,8 @@ CASES = [
     ("polyval", (V, X), {}), ("polyadd", (V, W[:3]), {}), ("polysub", (V[:2], W), {}),
     ("polymul", (V, W[:3]), {}), ("polydiv", (V, W[:3]), {}), ("polyder", (V,), {"m": 2}),
     ("polyint", (V,), {"m": 2, "k": 1.0}), ("poly", (V[:3],), {}),
-    ("bartlett", (6,), {}), ("blackman", (6,), {}), ("hamming", (5,), {}), ("hanning", (5,), {}),
+    ("i0", (X * 5,), {}), ("kaiser", (7, 3.5), {}), ("bartlett", (6,), {}),
+    ("blackman", (6,), {}), ("hamming", (5,), {}), ("hanning", (5,), {}),
     ("packbits", (np.array([[1, 0, 1], [0, 1, 1]], np.uint8),), {"axis": 1}),
     ("packbits", (INTS > 3,), {"bitorder": "little"}),
     ("unpackbits", (np.array([7, 200], np.uint8),), {"count": 12}),
@@ -165,7 +172,8 @@ def test_float64_accuracy(x64):
     for name, args in [("hypot", (x, x[::-1])), ("logaddexp2", (x, x[::-1])),
                        ("sinc", (x,)), ("cov", (x,)), ("corrcoef", (x,)),
                        ("quantile", (x, 0.37)), ("nanvar", (x,)), ("trapezoid", (x,)),
-                       ("gradient", (x[0],)), ("interp", (x[0], np.sort(x[1]), x[2]))]:
+                       ("gradient", (x[0],)), ("interp", (x[0], np.sort(x[1]), x[2])),
+                       ("i0", (x * 6,))]:
         ours = np.asarray(getattr(jnp, name)(*args))
         np.testing.assert_allclose(ours, getattr(np, name)(*args), rtol=1e-13, atol=1e-14)
 
@@ -175,7 +183,8 @@ ROWWISE = {
     "isclose": lambda x: jnp.isclose(x, x * 1.0000001), "nan_to_num": jnp.nan_to_num,
     "signbit": jnp.signbit, "copysign": lambda x: jnp.copysign(1.0, x),
     "hypot": lambda x: jnp.hypot(x, x[::-1]), "logaddexp2": lambda x: jnp.logaddexp2(x, 1.0),
-    "sinc": jnp.sinc, "modf": lambda x: jnp.modf(x)[0], "frexp": lambda x: jnp.frexp(x)[0],
+    "sinc": jnp.sinc, "i0": lambda x: jnp.i0(x * 5), "modf": lambda x: jnp.modf(x)[0],
+    "frexp": lambda x: jnp.frexp(x)[0],
     "spacing": jnp.spacing, "tril": lambda x: jnp.tril(jnp.outer(x, x)),
     "diag": jnp.diag, "vander": jnp.vander, "nanmean": jnp.nanmean, "nanvar": jnp.nanvar,
     "nanmax": jnp.nanmax, "average": lambda x: jnp.average(x, weights=x ** 2),
@@ -222,6 +231,7 @@ DIFFERENTIABLE = {
     "cross": lambda x: jnp.cross(x[:3], x[2:]), "tril": lambda x: jnp.tril(jnp.outer(x, x)),
     "diag": jnp.diag, "diagonal": lambda x: jnp.diagonal(jnp.outer(x, x), 1),
     "unwrap": jnp.unwrap, "insert": lambda x: jnp.insert(x, 2, x[0]),
+    "i0": lambda x: jnp.i0(x * 4.0),
 }
 
 
@@ -250,3 +260,111 @@ def test_clear_errors():
         jnp.gcd(jnp.ones(2), 2)
     with pytest.raises(ValueError, match="weights of shape"):
         jnp.average(jnp.ones((2, 3)), weights=jnp.ones(2))
+
+
+def test_array_methods_match_jax():
+    jax_numpy = pytest.importorskip("jax.numpy")
+    ours, theirs = jnp.asarray(SQ), jax_numpy.asarray(SQ)
+    for name, args in [("diagonal", (1,)), ("nonzero", ()), ("ptp", (0,)), ("copy", ()),
+                       ("conjugate", ()), ("choose", ([SQ[0], SQ[1]],))]:
+        a = getattr(ours if name != "choose" else jnp.asarray(INTS[:4] % 2), name)(*args)
+        b = getattr(theirs if name != "choose" else jax_numpy.asarray(INTS[:4] % 2), name)(*args)
+        for x, y in zip(_leaves(a), _leaves(b), strict=True):
+            np.testing.assert_array_equal(x, y)
+    sorted_v = jnp.asarray(SORTED)
+    np.testing.assert_array_equal(sorted_v.searchsorted(V), jax_numpy.asarray(SORTED)
+                                  .searchsorted(V))
+    mask = np.array([True, False, True, True])
+    np.testing.assert_array_equal(ours.compress(mask, axis=1), theirs.compress(mask, axis=1))
+    assert (ours.nbytes, ours.itemsize) == (theirs.nbytes, theirs.itemsize)
+
+
+def test_ufunc_and_frompyfunc_match_jax():
+    jax_numpy = pytest.importorskip("jax.numpy")
+    x = np.array([3.0, 4.0, 2.0, 0.5], np.float32)
+    m = x.reshape(2, 2)
+    for identity in (None, 0.0):
+        ours = jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1, identity=identity)
+        theirs = jax_numpy.frompyfunc(lambda a, b: a * b + 1, 2, 1, identity=identity)
+        pairs = [
+            (ours(x, 2.0), theirs(x, 2.0)), (ours.reduce(x), theirs.reduce(x)),
+            (ours.reduce(m, axis=1), theirs.reduce(m, axis=1)),
+            (ours.reduce(m, axis=0, keepdims=True), theirs.reduce(m, axis=0, keepdims=True)),
+            (ours.reduce(x, initial=2.0), theirs.reduce(x, initial=2.0)),
+            (ours.accumulate(m, axis=1), theirs.accumulate(m, axis=1)),
+            (ours.outer(x[:2], m), theirs.outer(x[:2], m)),
+            (ours.at(x, np.array([0, 0, 2]), 3.0, inplace=False),
+             theirs.at(x, np.array([0, 0, 2]), 3.0, inplace=False)),
+            (ours.reduceat(x, np.array([0, 2])), theirs.reduceat(x, np.array([0, 2]))),
+        ]
+        for a, b in pairs:
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert repr(jnp.frompyfunc(np.add, 2, 1)) == "<jnp.ufunc 'add'>"
+    neg = jnp.frompyfunc(lambda a: -a, 1, 1)
+    np.testing.assert_array_equal(neg.at(x, np.array([1]), inplace=False), [3.0, -4.0, 2.0, 0.5])
+    with pytest.raises(ValueError, match="inplace=False"):
+        neg.at(x, np.array([1]))
+    with pytest.raises(ValueError, match="2 arguments"):
+        neg.reduce(x)
+    f = jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1)
+    assert np.array_equal(invarax.jit(f.reduce)(jnp.asarray(x)), f.reduce(x))  # N3
+
+
+def test_from_dlpack():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = jnp.from_dlpack(x)
+    assert isinstance(out, invarax.Array) and np.array_equal(out, x)
+    torch = pytest.importorskip("torch")
+    assert np.array_equal(jnp.from_dlpack(torch.arange(4)), np.arange(4))
+    with pytest.raises(TypeError, match="__dlpack__"):
+        jnp.from_dlpack([1, 2])
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_methods_agree(side):
+    a = np.sort(np.round(R.standard_normal(300) * 4)).astype(np.float32)  # with repeats
+    v = np.round(R.standard_normal((7, 11)) * 5).astype(np.float32)
+    want = np.searchsorted(a, v, side=side)
+    for method in ("scan", "sort", "compare_all", "scan_unrolled"):
+        got = jnp.searchsorted(a, v, side=side, method=method)
+        assert np.array_equal(got, want), method
+    big = np.sort(R.standard_normal(4096)).astype(np.float32)  # above the compare-all size
+    q = R.standard_normal(1000).astype(np.float32)
+    assert np.array_equal(jnp.searchsorted(big, q, side=side), np.searchsorted(big, q, side))
+
+
+BUILTIN_UFUNC_CASES = [
+    ("add", "reduce", (SQ,), {"axis": 1}), ("add", "reduce", (SQ,), {"keepdims": True}),
+    ("add", "accumulate", (SQ,), {"axis": 1}), ("multiply", "reduce", (V,), {}),
+    ("multiply", "outer", (V[:2], V), {}), ("maximum", "accumulate", (V,), {}),
+    ("minimum", "reduce", (SQ,), {"axis": None}), ("subtract", "reduce", (V,), {}),
+    ("logical_and", "reduce", (SQ > 0,), {"axis": 0}), ("logical_or", "reduce", (SQ > 1,), {}),
+    ("logical_xor", "reduce", (SQ > 0,), {}), ("bitwise_or", "reduce", (J,), {}),
+    ("bitwise_and", "accumulate", (J,), {}), ("logaddexp", "accumulate", (V,), {}),
+    ("logaddexp", "reduce", (V,), {}), ("logaddexp2", "reduce", (V,), {}),
+    ("add", "at", (V, np.array([0, 0, 3]), 1.0), {"inplace": False}),
+    ("maximum", "at", (V, np.array([1, 1]), np.array([9.0, 5.0], np.float32)),
+     {"inplace": False}),
+    ("negative", "at", (V, np.array([2])), {"inplace": False}),
+    ("add", "reduceat", (V, np.array([0, 2])), {}),
+]
+
+
+@pytest.mark.parametrize("name, method, args, kwargs", BUILTIN_UFUNC_CASES,
+                         ids=[f"{n}.{m}-{i}" for i, (n, m, _, _) in
+                              enumerate(BUILTIN_UFUNC_CASES)])
+def test_builtin_ufunc_methods_match_jax(name, method, args, kwargs):
+    jax_numpy = pytest.importorskip("jax.numpy")
+    ours = getattr(getattr(jnp, name), method)(*args, **kwargs)
+    theirs = getattr(getattr(jax_numpy, name), method)(*args, **kwargs)
+    assert np.asarray(ours).dtype == np.asarray(theirs).dtype
+    np.testing.assert_allclose(ours, theirs, rtol=2e-6)
+    assert getattr(jnp, name).identity == getattr(jax_numpy, name).identity
+
+
+def test_einsum_path_is_the_path_einsum_takes():
+    ops = [np.ones((2, 3)), np.ones((3, 4)), np.ones((4, 5))]
+    path, text = jnp.einsum_path("ij,jk,kl->il", *ops)
+    assert path == ["einsum_path", (0, 1), (0, 1)] and "left to right" in text
+    out = jnp.einsum("ij,jk,kl->il", *ops, optimize=path)  # accepted, as JAX's
+    assert np.array_equal(out, jnp.einsum("ij,jk,kl->il", *ops))

@@ -27,10 +27,12 @@ from helpers import assert_bitwise
 import invarax
 import invarax.numpy as jnp
 from invarax import lax
+from invarax.ad_checkpoint import checkpoint_name
 from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES, Primitive
 from invarax.interpreters.batching import batching_rules
 from invarax.ops.fused import fma
+from invarax.ops.gamma import betainc, igamma, igamma_grad_a_p, igammac, lgamma
 from invarax.ops.special import erf, erfc
 from invarax.ops.windowed import select_and_gather_add_p, select_and_scatter_add_p
 
@@ -156,6 +158,13 @@ CASES = {
     "sin": unary("sin", lax.sin),
     "erf": unary("erf", erf),
     "erfc": unary("erfc", erfc),
+    "lgamma": unary("lgamma", lgamma, U(0.1, 5, 3, 4)),
+    "name": unary("name", lambda x: checkpoint_name(x, "n") * 2.0),
+    "igamma": unary("igamma", lambda x: igamma(2.5, x), U(0.1, 5, 3, 4)),
+    "igammac": unary("igammac", lambda x: igammac(0.7, x), U(0.1, 5, 3, 4)),
+    "igamma_grad_a": unary("igamma_grad_a", lambda a: igamma_grad_a_p.bind(a, a * 0.7),
+                           U(0.1, 5, 3, 4), diff=False),
+    "betainc": unary("betainc", lambda x: betainc(2.0, 3.5, x), U(0.05, 0.95, 3, 4)),
     "sinh": unary("sinh", lax.sinh),
     "sqrt": unary("sqrt", lax.sqrt, U(0.1, 5, 3, 4)),
     "tan": unary("tan", lax.tan, U(-1.2, 1.2, 3, 4)),

@@ -6,11 +6,12 @@ from .array import to_array
 from .ir import ClosedJaxpr, Jaxpr, Literal
 
 
-def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args, substitute=None):
     """Evaluate ``jaxpr`` on ``consts`` and ``args``; return the list of outputs.
 
     Each equation is bound under the current trace, so evaluating a jaxpr inside a
-    transformation transforms it.
+    transformation transforms it. ``substitute(var, value)``, if given, may replace the
+    value of each equation output (checkpoint's saved values use it).
 
     Example:
         >>> closed = make_jaxpr(jnp.sin)(1.0)
@@ -30,7 +31,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
         if not eqn.primitive.multiple_results:
             outs = (outs,)
         for var, val in zip(eqn.outvars, outs, strict=True):
-            env[id(var)] = val
+            env[id(var)] = val if substitute is None else substitute(var, val)
     return [read(v) for v in jaxpr.outvars]
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "register_pytree_node_class",
     "register_static",
     "tree_all",
+    "tree_broadcast",
     "tree_flatten",
     "tree_flatten_with_path",
     "tree_leaves",
@@ -49,6 +50,7 @@ __all__ = [
     "tree_map",
     "tree_map_with_path",
     "tree_reduce",
+    "tree_reduce_associative",
     "tree_structure",
     "tree_transpose",
     "tree_unflatten",
@@ -567,3 +569,67 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
     columns = [outer_treedef.unflatten([leaves[j] for leaves in inner_leaves])
                for j in range(inner_treedef.num_leaves)]
     return inner_treedef.unflatten(columns)
+
+
+def tree_reduce_associative(operation: Callable[[Any, Any], Any], tree: Any, *,
+                            identity: Any = _MISSING,
+                            is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Reduce the leaves with an associative ``operation``, as a balanced tree (JAX's order).
+
+    Arguments:
+        operation: an associative function of two values.
+        tree: a pytree.
+        identity: the result for a tree without leaves (required then).
+        is_leaf: an optional predicate that stops the recursion, as in ``tree_flatten``.
+
+    Returns:
+        ``operation(reduce(first half), reduce(second half))``, recursively.
+
+    Example:
+        >>> tree_reduce_associative(lambda a, b: f"({a}{b})", ["a", ("b", "c"), "d"])
+        '((ab)(cd))'
+    """
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves:
+        if identity is _MISSING:
+            raise TypeError("Must specify identity for parallel reduction of empty sequence.")
+        return identity
+
+    def reduce(items):
+        if len(items) == 1:
+            return items[0]
+        half = len(items) // 2
+        return operation(reduce(items[:half]), reduce(items[half:]))
+
+    return reduce(leaves)
+
+
+def tree_broadcast(prefix_tree: Any, full_tree: Any,
+                   is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """``full_tree``'s structure with each leaf of ``prefix_tree`` repeated over its subtree.
+
+    Arguments:
+        prefix_tree: a pytree whose structure is a prefix of ``full_tree``'s.
+        full_tree: a pytree.
+        is_leaf: an optional predicate that stops the recursion in ``prefix_tree``.
+
+    Returns:
+        A pytree with the structure of ``full_tree``.
+
+    Raises:
+        ValueError: if ``prefix_tree`` is not a prefix of ``full_tree`` (where, and how).
+
+    Example:
+        >>> tree_broadcast({"a": 1, "b": 2}, {"a": (0, 0), "b": [0]})
+        {'a': (1, 1), 'b': [2]}
+    """
+    leaves, treedef = tree_flatten(prefix_tree, is_leaf)
+    try:
+        subtrees = treedef.flatten_up_to(full_tree)
+    except ValueError as e:
+        raise ValueError(f"tree_broadcast: the first tree is not a prefix of the second: {e}"
+                         ) from None
+    full = []
+    for leaf, subtree in zip(leaves, subtrees, strict=True):
+        full += [leaf] * tree_structure(subtree).num_leaves
+    return tree_structure(full_tree).unflatten(full)

@@ -103,6 +103,15 @@ def trace_fun(fun, args, kwargs, description: str):
     arguments ``leaves``, and the structure of the output.
     """
     leaves, in_tree = flatten_args(args, kwargs, fun_name(fun))
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    closed = trace_to_jaxpr(flat_fun, [x.aval for x in leaves], description)
+    return closed, leaves, out_tree[0]
+
+
+def flatten_fun(fun, in_tree):
+    """``(flat_fun, out_tree)``: ``fun`` as a function of the flat leaves of
+    ``(args, kwargs)`` (structure ``in_tree``) returning flat leaves; each call appends
+    its output's structure to the list ``out_tree``."""
     out_tree = []
 
     def flat_fun(flat_args):
@@ -111,8 +120,7 @@ def trace_fun(fun, args, kwargs, description: str):
         out_tree.append(tree)
         return out_leaves
 
-    closed = trace_to_jaxpr(flat_fun, [x.aval for x in leaves], description)
-    return closed, leaves, out_tree[0]
+    return flat_fun, out_tree
 
 
 def make_jaxpr(fun, static_argnums=(), static_argnames=(), optimize=False):

@@ -78,9 +78,9 @@ from ._math import (  # noqa: E402
 )
 from ._matrix import (  # noqa: E402
     c_, diag, diag_indices, diag_indices_from, diagflat, diagonal, empty_like, fill_diagonal,
-    frombuffer, fromfile, fromfunction, fromiter, fromstring, geomspace, index_exp, indices,
-    ix_, logspace, mask_indices, meshgrid, mgrid, ogrid, r_, s_, tri, tril, tril_indices,
-    tril_indices_from, triu, triu_indices, triu_indices_from, vander,
+    from_dlpack, frombuffer, fromfile, fromfunction, fromiter, fromstring, geomspace,
+    index_exp, indices, ix_, logspace, mask_indices, meshgrid, mgrid, ogrid, r_, s_, tri, tril,
+    tril_indices, tril_indices_from, triu, triu_indices, triu_indices_from, vander,
 )
 from ._stats import (  # noqa: E402
     average, corrcoef, count_nonzero, cov, cumulative_prod, cumulative_sum, diff, ediff1d,
@@ -89,7 +89,8 @@ from ._stats import (  # noqa: E402
     quantile, trapezoid, unwrap,
 )
 from ._binning import (  # noqa: E402
-    bincount, digitize, histogram, histogram_bin_edges, interp, searchsorted,
+    bincount, digitize, histogram, histogram2d, histogram_bin_edges, histogramdd, interp,
+    searchsorted,
 )
 from ._manip import (  # noqa: E402
     append, apply_along_axis, apply_over_axes, astype, block, concat, cross, delete, dsplit,
@@ -106,10 +107,12 @@ from ._setops import (  # noqa: E402
     unique_inverse, unique_values,
 )
 from ._misc import (  # noqa: E402
-    array_repr, array_str, bartlett, bitwise_count, blackman, can_cast, get_printoptions,
-    hamming, hanning, isdtype, packbits, poly, polyadd, polyder, polydiv, polyint, polymul,
-    polysub, polyval, printoptions, promote_types, set_printoptions, unpackbits,
+    array_repr, array_str, bartlett, bitwise_count, blackman, can_cast, einsum_path,
+    get_printoptions,
+    hamming, hanning, i0, isdtype, kaiser, packbits, poly, polyadd, polyder, polydiv, polyint,
+    polymul, polysub, polyval, printoptions, promote_types, set_printoptions, unpackbits,
 )
+from ._ufunc import frompyfunc, install_methods as _ufunc_methods, ufunc  # noqa: E402
 
 float_ = double = float64
 single = float32
@@ -121,3 +124,4 @@ ComplexWarning = _np.exceptions.ComplexWarning
 euler_gamma = _np.euler_gamma
 
 _install(_sys.modules[__name__])
+_ufunc_methods(_sys.modules[__name__])

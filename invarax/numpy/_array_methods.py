@@ -61,6 +61,17 @@ _METHODS = (
     "cumsum", "cumprod", "squeeze", "ravel", "swapaxes", "repeat", "take", "sort", "argsort",
     "clip", "round", "dot", "conj", "trace",
 )
+# JAX's other methods whose first argument is the array (issue 19).
+_METHODS += (
+    "argpartition", "choose", "conjugate", "copy", "diagonal", "nonzero", "ptp", "searchsorted",
+)
+
+
+def _compress(self, condition, axis=None, *, size=None, fill_value=0):
+    """``jnp.compress(condition, self, axis)`` (the array is the second argument there)."""
+    from . import compress
+
+    return compress(condition, self, axis, size=size, fill_value=fill_value)
 
 
 def install(jnp) -> None:
@@ -78,3 +89,6 @@ def install(jnp) -> None:
     Array.at = property(lambda self: jnp._indexing.IndexUpdateHelper(self))
     Array.real = property(jnp.real)
     Array.imag = property(jnp.imag)
+    Array.compress = _compress
+    Array.itemsize = property(lambda self: self.dtype.itemsize)
+    Array.nbytes = property(lambda self: self.size * self.dtype.itemsize)

@@ -8,6 +8,9 @@ through the canonical kernels); ``bincount`` and ``histogram`` scatter-add, so u
 
 from __future__ import annotations
 
+import builtins
+import math
+
 import numpy as np
 
 from ..core import dtypes
@@ -19,6 +22,8 @@ from ._creation import asarray, zeros
 from ._promote import convert, promote_dtypes
 from ._stats import _array, _flat, _float, diff
 
+_COMPARE_ALL_MAX = 1 << 20  # a.size * v.size up to which comparing all pairs is used
+
 
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     """Where each ``v`` would go in sorted 1-d ``a`` to keep it sorted.
@@ -28,7 +33,11 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
         v: the values to place.
         side: ``"left"`` (first suitable index) or ``"right"`` (last).
         sorter: indices that sort ``a``, if it is not sorted.
-        method: accepted as JAX's; the result counts the elements of ``a`` before ``v``.
+        method: JAX's: ``"compare_all"`` counts, for each value, the elements before it
+            (memory ``a.size * v.size``); ``"sort"`` ranks ``a`` and ``v`` together by a
+            stable sort (``O((n + m) log(n + m))``); ``"scan"`` (the default) and
+            ``"scan_unrolled"`` use ``compare_all`` up to 2**20 pairs, ``sort`` beyond.
+            The indices are the same whatever the method.
 
     Returns:
         An int32 array of ``v``'s shape.
@@ -39,6 +48,9 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     """
     if side not in ("left", "right"):
         raise ValueError(f"jnp.searchsorted: side must be 'left' or 'right', got {side!r}")
+    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
+        raise ValueError(f"jnp.searchsorted: method must be 'scan', 'scan_unrolled', 'sort' "
+                         f"or 'compare_all', got {method!r}")
     a, v = _array(a), _array(v)
     if a.ndim != 1:
         raise ValueError(f"jnp.searchsorted: a must be 1-d, got shape {a.shape}")
@@ -47,9 +59,33 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
 
         a = take(a, sorter)
     a, v = promote_dtypes(a, v)
+    if method == "sort" or (method != "compare_all" and a.size * v.size > _COMPARE_ALL_MAX):
+        return _searchsorted_by_sort(a, v, side)
     before = uf.less if side == "left" else uf.less_equal
     flags = before(a, sh.expand_dims(v, (v.ndim,)))
     return red.sum(flags, axis=-1, dtype=dtypes.default_int())
+
+
+def _rank(x):
+    """The position of each element of 1-d ``x`` in its stable sort."""
+    from ._sorting import argsort
+
+    order = argsort(x)
+    iota = ArrayImpl(np.arange(x.shape[0], dtype=dtypes.default_int()))
+    return zeros(x.shape, dtypes.default_int()).at[order].set(iota)
+
+
+def _searchsorted_by_sort(a, v, side):
+    # JAX's method: in the stable sort of v and a together, the number of elements of a
+    # before each value is its rank there minus its rank among the values.
+    from ._joining import concatenate
+
+    flat = sh.reshape(v, (v.size,))
+    if side == "left":
+        rank = _rank(concatenate([flat, a]))[: v.size]
+    else:
+        rank = _rank(concatenate([a, flat]))[a.size:]
+    return sh.reshape(uf.subtract(rank, _rank(flat)), v.shape)
 
 
 def digitize(x, bins, right=False, *, method="scan"):
@@ -113,7 +149,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         weights: an optional array of ``x``'s shape to sum instead of ones.
         minlength: the least length of the result.
         length: the length of the result (required under transformations, as in JAX);
-            larger values are dropped.
+            larger values are dropped, negative ones counted in bin 0 (as JAX).
 
     Returns:
         An array of length ``length`` (by default ``max(max(x) + 1, minlength)``).
@@ -133,7 +169,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     else:
         values = _array(weights)
     out = zeros((int(length),), values.dtype)
-    return out.at[uf.where(uf.less(x, 0), length, x)].add(values, mode="drop")
+    return out.at[uf.maximum(x, 0)].add(values, mode="drop")  # negatives count at 0, as JAX
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
@@ -153,7 +189,8 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     same = uf.equal(lo, hi)
     lo, hi = uf.where(same, uf.subtract(lo, 0.5), lo), uf.where(same, uf.add(hi, 0.5), hi)
     steps = convert(ArrayImpl(np.arange(int(bins) + 1)), a.dtype)
-    return uf.add(lo, uf.multiply(uf.subtract(hi, lo), uf.divide(steps, int(bins))))
+    edges = uf.add(lo, uf.multiply(uf.subtract(hi, lo), uf.divide(steps, int(bins))))
+    return edges.at[-1].set(hi)  # exactly the top, as linspace's endpoint
 
 
 def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
@@ -186,4 +223,85 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     if density:
         hist = uf.divide(hist, uf.multiply(red.sum(hist), diff(edges)))
     return hist, edges
+
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """The multidimensional histogram of ``sample`` (N points of D coordinates).
+
+    Arguments:
+        sample: an array of shape ``(N, D)``.
+        bins: the number of equal bins per dimension, a sequence of them, or a sequence
+            of D arrays of edges.
+        range: a sequence of D ``(lo, hi)`` pairs (or None per dimension).
+        weights: optional weights of shape ``(N,)``.
+        density: normalise so that the histogram integrates to 1.
+
+    Returns:
+        ``(hist, edges)``: an array with one axis per dimension, and the list of edges.
+
+    Example:
+        >>> h, _ = jnp.histogramdd(jnp.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0]]), bins=2)
+        >>> h
+        Array([[1, 0],
+               [1, 1]], dtype=int32)
+    """
+    sample = _float(sample)
+    if sample.ndim != 2:
+        raise ValueError(f"jnp.histogramdd: sample must have shape (N, D), got {sample.shape}")
+    n_dims = sample.shape[1]
+    per_dim_bins = bins if isinstance(bins, (list, tuple)) else [bins] * n_dims
+    ranges = range if range is not None else [None] * n_dims
+    if len(per_dim_bins) != n_dims or len(ranges) != n_dims:
+        raise ValueError(f"jnp.histogramdd: give one bins and range entry per dimension "
+                         f"({n_dims})")
+    edges, flat, inside = [], None, None
+    for d in builtins.range(n_dims):
+        column = sample[:, d]
+        e = histogram_bin_edges(column, per_dim_bins[d], ranges[d])
+        n_bins = e.shape[0] - 1
+        which = uf.subtract(searchsorted(e, column, side="right"), 1)
+        which = uf.where(uf.equal(column, e[-1]), n_bins - 1, which)
+        ok = uf.logical_and(uf.greater_equal(column, e[0]), uf.less_equal(column, e[-1]))
+        flat = which if flat is None else uf.add(uf.multiply(flat, n_bins), which)
+        inside = ok if inside is None else uf.logical_and(inside, ok)
+        edges.append(e)
+    shape = tuple(e.shape[0] - 1 for e in edges)
+    size = math.prod(shape)
+    if weights is None:  # counts are integers, as JAX's histogramdd (not histogram)
+        w = convert(inside, dtypes.default_int())
+    else:
+        w = uf.where(inside, _flat(_float(weights)), 0)
+    hist = zeros((size,), w.dtype).at[uf.where(inside, flat, size)].add(w, mode="drop")
+    hist = sh.reshape(hist, shape)
+    if density:
+        volume = None
+        for d, e in enumerate(edges):
+            widths = diff(e)
+            widths = sh.reshape(widths, tuple(shape[d] if k == d else 1
+                                              for k in builtins.range(n_dims)))
+            volume = widths if volume is None else uf.multiply(volume, widths)
+        hist = uf.divide(hist, uf.multiply(red.sum(hist), volume))
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """The two-dimensional histogram of the points ``(x, y)``.
+
+    Returns:
+        ``(hist, xedges, yedges)``.
+
+    Example:
+        >>> jnp.histogram2d(jnp.array([0.0, 1.0, 1.0]), jnp.array([0.0, 1.0, 0.0]), bins=2)[0]
+        Array([[1, 0],
+               [1, 1]], dtype=int32)
+    """
+    from ._joining import stack
+
+    x, y = _float(x), _float(y)
+    if not isinstance(bins, (int, np.integer)) and len(bins) == 2:
+        bins = list(bins)
+    hist, (x_edges, y_edges) = histogramdd(stack([x, y], axis=1), bins, range, weights,
+                                           density)
+    return hist, x_edges, y_edges
 

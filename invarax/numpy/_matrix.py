@@ -538,3 +538,23 @@ def fromfile(file, dtype=float, count=-1, sep="", offset=0):
         Array([0, 1, 2], dtype=int32)
     """
     return asarray(np.fromfile(file, dtype=dtype, count=count, sep=sep, offset=offset))
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An array from any object with ``__dlpack__`` (NumPy arrays, CPU PyTorch tensors, ...).
+
+    Arguments:
+        x: the object.
+        device, copy: accepted as JAX's (the data is copied to invarax's CPU array).
+
+    Returns:
+        An ``Array`` with ``x``'s values (its dtype canonicalised, as ``asarray``).
+
+    Example:
+        >>> jnp.from_dlpack(np.arange(3, dtype=np.int32))
+        Array([0, 1, 2], dtype=int32)
+    """
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"jnp.from_dlpack needs an object with __dlpack__, got "
+                        f"{type(x).__name__}; use jnp.asarray for other data")
+    return asarray(np.from_dlpack(x))

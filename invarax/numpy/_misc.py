@@ -1,6 +1,6 @@
 """The rest of ``invarax.numpy``: polynomials (``polyval``, ``polyadd``, ``polysub``,
 ``polymul``, ``polydiv``, ``polyder``, ``polyint``, ``poly`` of a 1-d root list),
-window functions (``bartlett``, ``blackman``, ``hamming``, ``hanning``),
+window functions (``bartlett``, ``blackman``, ``hamming``, ``hanning``, ``kaiser``), ``i0``,
 ``bitwise_count``, ``promote_types``/``can_cast``/``isdtype``, print options."""
 
 from __future__ import annotations
@@ -388,3 +388,62 @@ def _broadcast(x, y):
 
     shape = broadcast_shapes(x.shape, y.shape)
     return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind of order 0, elementwise.
+
+    Example:
+        >>> jnp.i0(jnp.array([0.0, 1.0]))
+        Array([1.       , 1.2660658], dtype=float32)
+    """
+    from ..ops.bessel import i0 as _i0
+
+    (x,) = promote_dtypes(_array(x), to_inexact=True)
+    return _i0(x)
+
+
+def kaiser(M, beta):
+    """The Kaiser window of ``M`` points and shape ``beta``, as ``numpy.kaiser``.
+
+    Example:
+        >>> jnp.kaiser(4, 2.0)
+        Array([0.43867627, 0.92431384, 0.92431384, 0.43867627], dtype=float32)
+    """
+    def formula(n, M):
+        alpha = 0.5 * (M - 1)
+        ratio = uf.divide(uf.subtract(n, alpha), alpha)
+        b = convert(_array(beta), n.dtype)
+        return uf.divide(i0(uf.multiply(b, uf.sqrt(uf.subtract(1.0, uf.square(ratio))))),
+                         i0(b))
+
+    return _window("kaiser", formula)(M)
+
+
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+    """The contraction path ``einsum`` takes: invarax contracts left to right always.
+
+    Arguments:
+        subscripts, operands: as ``einsum`` (operands may be arrays or shapes' stand-ins
+            with ``.shape``).
+        optimize: accepted as JAX's; invarax does no path search (so a result never
+            depends on one), and ``einsum`` accepts the returned path and ignores it.
+
+    Returns:
+        ``(path, description)``: ``["einsum_path", (0, 1), (0, 1), ...]`` (each step
+        contracts the running result with the next operand), and a text naming them.
+
+    Example:
+        >>> path, _ = jnp.einsum_path("ij,jk,kl->il", jnp.ones((2, 3)), jnp.ones((3, 4)),
+        ...                           jnp.ones((4, 5)))
+        >>> path
+        ['einsum_path', (0, 1), (0, 1)]
+    """
+    n = len(operands) if isinstance(subscripts, str) else (len(operands) + 1) // 2
+    path = ["einsum_path", *[(0, 1)] * max(n - 1, 0)]
+    shapes = ", ".join(str(tuple(getattr(x, "shape", np.shape(x)))) for x in operands
+                       if isinstance(subscripts, str))
+    description = (f"  Complete contraction: {subscripts if isinstance(subscripts, str) else ''}"
+                   f"\n  Operand shapes: {shapes}\n  Path: {n - 1} pairwise contractions, "
+                   "left to right (invarax's fixed order)")
+    return path, description

@@ -108,9 +108,10 @@ def argwhere(a, *, size=None, fill_value=None):
                [1, 0]], dtype=int32)
     """
     a = _array(a)
-    if a.ndim == 0:
-        a = reshape(a, (1,))
-        return reshape(nonzero(a, size=size, fill_value=fill_value)[0], (-1, 0))
+    if a.ndim == 0:  # as JAX: one row of no coordinates if a is nonzero, none otherwise
+        n = size if size is not None else _concrete_size(
+            "argwhere", red.sum(uf.not_equal(a, 0), dtype=dtypes.default_int()))
+        return zeros((int(n), 0), dtypes.default_int())
     from ._joining import stack
 
     return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)

@@ -179,4 +179,6 @@ def erf_inv_on(x, log1p):
                 p = lax.select(lt_16 if i < 19 else lt_6_25, step, p)
     result = lax.mul(p, x)
     at_one = lax.eq(lax.abs(x), _const(x, 1.0))
-    return lax.select(at_one, lax.mul(x, _const(x, np.inf)), result)
+    # +-inf as constants, not x * inf: the unselected branch must not make the gradient NaN
+    infinity = lax.select(lax.gt(x, _const(x, 0.0)), _full(x, np.inf), _full(x, -np.inf))
+    return lax.select(at_one, infinity, result)

@@ -1,5 +1,7 @@
-"""``invarax.scipy.special``: the special functions JAX provides (``logsumexp``, ``erf``,
-``erfc``, ``erfinv`` so far)."""
+"""``invarax.scipy.special``: the special functions JAX provides: ``logsumexp``, ``erf``,
+``erfc``, ``erfinv``, ``gammaln``, ``digamma``, ``betaln``, ``gammainc``, ``gammaincc``,
+``betainc``, ``xlogy``, ``xlog1py``, ``expit``, ``logit``, ``ndtr``, ``log_ndtr``, ``ndtri``,
+``i0``, ``i0e``, ``entr``."""
 
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ from ..numpy._reductions import _axes
 from ..numpy._reductions import max as _max
 from ..numpy._reductions import sum as _sum
 from ..ops import elementwise as lax
+from ..ops import gamma as _gamma
 from ..ops import shape as sh
+from ..ops.bessel import i0e as _i0e
 from ..ops.special import erf, erfc  # noqa: F401  (re-exported, as jax.scipy.special)
 from ..ops.special import erf_inv as erfinv  # noqa: F401
 
@@ -65,3 +69,217 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     if b is not None and out.dtype.kind != "c":
         out = ufuncs.where(ufuncs.less(sign, 0), np.nan, out)
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# The gamma family, the normal distribution's functions, and friends (issue 19).
+
+
+def _inexact(name, *args):
+    return promote_args(name, *args, to_inexact=True)
+
+
+def gammaln(x):
+    """``log|Gamma(x)|``, elementwise (libm's ``lgamma``; derivative ``digamma``).
+
+    Example:
+        >>> gammaln(jnp.array([1.0, 5.0]))
+        Array([0.       , 3.1780539], dtype=float32)
+    """
+    return _gamma.lgamma_p.bind(*_inexact("gammaln", x))
+
+
+def digamma(x):
+    """The digamma function ``d/dx log Gamma(x)`` (differentiable to any order).
+
+    Example:
+        >>> digamma(jnp.array([1.0]))
+        Array([-0.5772157], dtype=float32)
+    """
+    return _gamma.digamma(*_inexact("digamma", x))
+
+
+psi = digamma
+
+
+def betaln(a, b):
+    """``log|B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)``.
+
+    Example:
+        >>> betaln(jnp.array([2.0]), jnp.array([3.0]))
+        Array([-2.4849067], dtype=float32)
+    """
+    a, b = _inexact("betaln", a, b)
+    return lax.sub(lax.add(gammaln(a), gammaln(b)), gammaln(lax.add(a, b)))
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function ``P(a, x)``.
+
+    Differentiable in ``x`` and ``a`` (first derivatives in ``a``).
+
+    Example:
+        >>> gammainc(jnp.array([1.0]), jnp.array([1.0]))
+        Array([0.63212055], dtype=float32)
+    """
+    return _gamma.igamma_p.bind(*_inexact("gammainc", a, x))
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``.
+
+    Example:
+        >>> gammaincc(jnp.array([1.0]), jnp.array([1.0]))
+        Array([0.36787945], dtype=float32)
+    """
+    return _gamma.igammac_p.bind(*_inexact("gammaincc", a, x))
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function ``I_x(a, b)``.
+
+    Differentiable in ``x``; the derivatives in ``a`` and ``b`` are not implemented yet.
+
+    Example:
+        >>> betainc(jnp.array([2.0]), jnp.array([3.0]), jnp.array([0.5]))
+        Array([0.6875], dtype=float32)
+    """
+    return _gamma.betainc_p.bind(*_inexact("betainc", a, b, x))
+
+
+def xlogy(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (whatever ``y``).
+
+    Example:
+        >>> xlogy(jnp.array([0.0, 2.0]), jnp.array([0.0, 3.0]))
+        Array([0.      , 2.1972246], dtype=float32)
+    """
+    x, y = _inexact("xlogy", x, y)
+    zero = ufuncs.equal(x, 0)
+    return ufuncs.where(zero, 0, ufuncs.multiply(x, ufuncs.log(ufuncs.where(zero, 1, y))))
+
+
+def xlog1py(x, y):
+    """``x * log1p(y)``, 0 where ``x == 0``.
+
+    Example:
+        >>> xlog1py(jnp.array([0.0, 2.0]), jnp.array([-1.0, 1.0]))
+        Array([0.       , 1.3862944], dtype=float32)
+    """
+    x, y = _inexact("xlog1py", x, y)
+    zero = ufuncs.equal(x, 0)
+    return ufuncs.where(zero, 0, ufuncs.multiply(x, ufuncs.log1p(ufuncs.where(zero, 0, y))))
+
+
+def _one_like(x):
+    return lax.convert_element_type(np.ones((), x.dtype), x.dtype)
+
+
+def expit(x):
+    """The logistic sigmoid ``1 / (1 + exp(-x))``.
+
+    Example:
+        >>> expit(jnp.array([0.0]))
+        Array([0.5], dtype=float32)
+    """
+    return lax.logistic(*_inexact("expit", x))
+
+
+def logit(x):
+    """The inverse of ``expit``: ``log(x / (1 - x))``.
+
+    Example:
+        >>> logit(jnp.array([0.5]))
+        Array([0.], dtype=float32)
+    """
+    (x,) = _inexact("logit", x)
+    return lax.log(lax.div(x, lax.sub(_one_like(x), x)))
+
+
+def ndtr(x):
+    """The standard normal CDF, ``erfc(-x / sqrt(2)) / 2`` (accurate in the left tail).
+
+    Example:
+        >>> ndtr(jnp.array([0.0, -10.0]))
+        Array([5.000000e-01, 7.619854e-24], dtype=float32)
+    """
+    (x,) = _inexact("ndtr", x)
+    scaled = lax.mul(x, lax.convert_element_type(np.asarray(-1 / np.sqrt(2), x.dtype), x.dtype))
+    return lax.mul(erfc(scaled), lax.convert_element_type(np.asarray(0.5, x.dtype), x.dtype))
+
+
+def log_ndtr(x):
+    """``log(ndtr(x))``, accurate in both tails: below -20 (float64; -10 for float32, as
+    JAX) an asymptotic series of order 5 instead of the log of the (underflowing) CDF;
+    above 0, ``log1p(-ndtr(-x))``.
+
+    Example:
+        >>> log_ndtr(jnp.array([0.0, -30.0]))
+        Array([  -0.6931472, -454.32123  ], dtype=float32)
+    """
+    (x,) = _inexact("log_ndtr", x)
+    lower = -20.0 if x.dtype == np.float64 else -10.0
+    far = ufuncs.less(x, lower)
+    safe = ufuncs.where(far, x, lower)
+    # log ndtr(x) = -x^2/2 - log(-x) - log(2 pi)/2 + log(sum_k (-1)^k (2k-1)!! / x^2k)
+    inv2 = ufuncs.divide(1.0, ufuncs.multiply(safe, safe))
+    series = zeros_like(safe)
+    for coefficient in (-945.0, 105.0, -15.0, 3.0, -1.0, 1.0):
+        series = ufuncs.add(ufuncs.multiply(series, inv2), coefficient)
+    tail = ufuncs.subtract(ufuncs.subtract(ufuncs.multiply(-0.5, ufuncs.multiply(safe, safe)),
+                                           ufuncs.log(ufuncs.negative(safe))),
+                           0.5 * np.log(2 * np.pi))
+    tail = ufuncs.add(tail, ufuncs.log(series))
+    near = ufuncs.where(far, 0.0, x)
+    # right of 0, log1p(-ndtr(-x)) keeps the relative accuracy log(ndtr(x)) loses near 0
+    right = ufuncs.log1p(ufuncs.negative(ndtr(ufuncs.negative(ufuncs.maximum(near, 0.0)))))
+    left = ufuncs.log(ndtr(ufuncs.minimum(near, 0.0)))
+    return ufuncs.where(far, tail, ufuncs.where(ufuncs.greater(x, 0.0), right, left))
+
+
+def ndtri(p):
+    """The inverse of ``ndtr``: ``sqrt(2) * erfinv(2 p - 1)`` (absolute accuracy; in the
+    far left tail, where ``2 p - 1`` rounds, relative accuracy is lost).
+
+    Example:
+        >>> ndtri(jnp.array([0.5, 0.975]))
+        Array([0.       , 1.9599643], dtype=float32)
+    """
+    (p,) = _inexact("ndtri", p)
+    c = lambda v: lax.convert_element_type(np.asarray(v, p.dtype), p.dtype)  # noqa: E731
+    return lax.mul(c(np.sqrt(2.0)), erfinv(lax.sub(lax.mul(c(2.0), p), c(1.0))))
+
+
+def i0(x):
+    """The modified Bessel function of the first kind of order 0, ``I0(x)``.
+
+    Example:
+        >>> i0(jnp.array([1.0]))
+        Array([1.2660658], dtype=float32)
+    """
+    from ..numpy import i0 as _jnp_i0
+
+    return _jnp_i0(x)
+
+
+def i0e(x):
+    """The exponentially scaled ``I0``: ``exp(-|x|) I0(x)``.
+
+    Example:
+        >>> i0e(jnp.array([0.0]))
+        Array([1.], dtype=float32)
+    """
+    return _i0e(*_inexact("i0e", x))
+
+
+def entr(x):
+    """The elementwise entropy term ``-x log x`` (0 at 0, ``-inf`` for negative ``x``).
+
+    Example:
+        >>> entr(jnp.array([0.0, 0.5, -1.0]))
+        Array([0.       , 0.3465736,      -inf], dtype=float32)
+    """
+    (x,) = _inexact("entr", x)
+    safe = ufuncs.where(ufuncs.greater(x, 0), x, 1.0)
+    value = ufuncs.negative(ufuncs.multiply(x, ufuncs.log(safe)))
+    return ufuncs.where(ufuncs.less(x, 0), -np.inf, ufuncs.where(ufuncs.equal(x, 0), 0.0, value))
