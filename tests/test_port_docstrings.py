@@ -14,6 +14,7 @@ MODULES = [
     "invarax.numpy._logic", "invarax.numpy._math", "invarax.numpy._matrix",
     "invarax.numpy._stats", "invarax.numpy._binning", "invarax.numpy._manip",
     "invarax.numpy._selection", "invarax.numpy._setops", "invarax.numpy._misc",
+    "invarax.numpy._polyfit",
     "invarax.numpy._ufunc", "invarax.ops.gamma", "invarax.ops.bessel", "invarax.scipy.special",
     *(f"invarax.scipy.stats.{d}" for d in invarax.scipy.stats.__all__),
     "invarax._shapes", "invarax._partial", "invarax._callback", "invarax.debug",

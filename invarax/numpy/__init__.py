@@ -106,6 +106,7 @@ from ._setops import (  # noqa: E402
     setxor1d, sort_complex, trim_zeros, union1d, unique, unique_all, unique_counts,
     unique_inverse, unique_values,
 )
+from ._polyfit import polyfit, roots  # noqa: E402
 from ._misc import (  # noqa: E402
     array_repr, array_str, bartlett, bitwise_count, blackman, can_cast, einsum_path,
     get_printoptions,
