@@ -196,13 +196,20 @@ static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdi
  * zero-padded panel, then every NARROW_MR rows from A in place (see ukr_narrow_avx2). */
 static AVX2 void F(narrow_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdiff_t sak,
                             const T *b, ptrdiff_t sbk, ptrdiff_t sbn, T *c, ptrdiff_t ldc,
-                                 ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, T *bbuf) {
+                                 ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, T *bbuf, T *abuf,
+                                 const ptrdiff_t *rowoff, const ptrdiff_t *coloff) {
     const int nv = d->nr / TL;
     for (ptrdiff_t pc = 0; pc < k; pc += INVARAX_KB) {
         ptrdiff_t kb = k - pc < INVARAX_KB ? k - pc : INVARAX_KB;
         F(pack_b)(b + pc * sbk, sbk, sbn, kb, n, d->nr, bbuf);
         for (ptrdiff_t i = 0; i < m; i += NARROW_MR) {
             int rows = m - i < NARROW_MR ? (int)(m - i) : NARROW_MR;
+            if (rowoff) { /* an implicit A: pack these rows, then read the panel in place */
+                F(pack_a_gather)(a, rowoff + i, coloff + pc, rows, kb, NARROW_MR, abuf);
+                F(ukr_narrow_avx2)(kb, abuf, 1, NARROW_MR, bbuf, nv, c + i * ldc, ldc, rows,
+                                   (int)n, pc == 0);
+                continue;
+            }
             F(ukr_narrow_avx2)(kb, a + i * sam + pc * sak, sam, sak, bbuf, nv, c + i * ldc, ldc,
                                rows, (int)n, pc == 0);
         }
@@ -235,7 +242,8 @@ static void F(gemm_units)(gemm_job *job, int t) {
 #ifdef HAVE_AVX2
         if (d->narrow) {
             F(narrow_block)(d, ai, job->a.s1, job->a.s2, bi_, job->b.s1, job->b.s2, ci, job->n,
-                            m1 - m0, n1 - n0, job->k, bbuf);
+                            m1 - m0, n1 - n0, job->k, bbuf, abuf,
+                            job->rowoff ? job->rowoff + m0 : NULL, job->coloff);
             continue;
         }
 #endif
