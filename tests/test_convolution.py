@@ -383,3 +383,19 @@ def test_docstring_examples():
         result = doctest.testmod(module, extraglobs=globs,
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0, module.__name__
+
+
+@pytest.mark.parametrize("dn", [d for d in DIMENSION_NUMBERS[2:]
+                                if d[1].index("H") < d[1].index("W")], ids=str)
+def test_layout_changes_no_bit(dn):
+    """N4: any dimension_numbers (and any strides of the operands) give the bits of NCHW."""
+    x, w = data((3, 4, 7, 6), seed=36), data((5, 4, 3, 2), seed=37)
+    args = ((2, 1), ((1, 0), (2, 1)))
+    expected = np.asarray(lax.conv_general_dilated(x, w, *args, rhs_dilation=(1, 2)))
+    lhs, rhs, out = dn
+    xt = np.transpose(x, ["NCHW".index(ch) for ch in lhs])
+    wt = np.transpose(w, ["OIHW".index(ch) for ch in rhs])
+    got = lax.conv_general_dilated(xt, wt, *args, rhs_dilation=(1, 2), dimension_numbers=dn)
+    assert_bitwise(np.transpose(got, [out.index(ch) for ch in "NCHW"]), expected)
+    strided = np.asfortranarray(x)  # the same values in another memory order
+    assert_bitwise(lax.conv_general_dilated(strided, w, *args, rhs_dilation=(1, 2)), expected)
