@@ -79,10 +79,13 @@ def conv(lhs: np.ndarray, rhs: np.ndarray, window_strides, padding, lhs_dilation
         rowoff = (rowoff[:, None] + np.arange(y) * (window_strides[i] * step)).ravel()
         coloff = (coloff[:, None] + np.arange(w) * (rhs_dilation[i] * step)).ravel()
     gstride = int(cg * strides[1] if feature_group_count > 1 else ng * strides[0])
+    # The gather order of each block of 256 terms: by increasing offset (memory order).
+    blocks = [np.argsort(coloff[i:i + 256], kind="stable") for i in range(0, coloff.size, 256)]
+    columns = np.concatenate([coloff, *blocks]).astype(np.int64)
     b = rhs.reshape(groups, og, cg * math.prod(window)).transpose(0, 2, 1)
     if compute in _FLOATS:
         out = np.empty((groups, rowoff.size, og), compute)
-        _native.conv_gemm(buffer, gstride, rowoff, coloff, b, out, num_threads())
+        _native.conv_gemm(buffer, gstride, rowoff, columns, b, out, num_threads())
     else:  # exact integer arithmetic or complex parts: the explicit patches, in order
         flat = buffer.reshape(-1)
         index = rowoff[:, None] + coloff[None, :]

@@ -55,9 +55,13 @@ static void F(pack_a)(const T *a, ptrdiff_t sm, ptrdiff_t sk, ptrdiff_t mc, ptrd
 }
 
 /* Pack an implicit A (a convolution's patches, never built whole) like pack_a: element
- * (i, p) of the block is x[rows[i] + cols[p]]; zero past the last row. */
+ * (i, p) of the block is x[rows[i] + cols[p]]; zero past the last row. The terms are
+ * visited in the order perm[0], perm[1], ... (the block's terms by increasing offset), so
+ * that the reads run through memory in order whatever the layout; only the order of the
+ * copies changes, never where a value lands. */
 static void F(pack_a_gather)(const T *x, const ptrdiff_t *rows, const ptrdiff_t *cols,
-                             ptrdiff_t mc, ptrdiff_t kb, int mr, T *dst) {
+                             const ptrdiff_t *perm, ptrdiff_t mc, ptrdiff_t kb, int mr,
+                             T *dst) {
     for (ptrdiff_t q = 0; q < mc; q += mr, dst += mr * kb) {
         int n = mc - q < mr ? (int)(mc - q) : mr;
         const ptrdiff_t *r = rows + q;
@@ -66,13 +70,22 @@ static void F(pack_a_gather)(const T *x, const ptrdiff_t *rows, const ptrdiff_t 
         if (evenly && n == mr && mr > 1) {
             ptrdiff_t step = r[1] - r[0];
             const T *base = x + r[0];
-            for (ptrdiff_t p = 0; p < kb; p++) {
+            if (step == 1) { /* consecutive outputs of one image row: a contiguous run */
+                for (ptrdiff_t j = 0; j < kb; j++) {
+                    ptrdiff_t p = perm[j];
+                    memcpy(dst + p * mr, base + cols[p], sizeof(T) * (size_t)mr);
+                }
+                continue;
+            }
+            for (ptrdiff_t j = 0; j < kb; j++) {
+                ptrdiff_t p = perm[j];
                 const T *xp = base + cols[p];
                 for (int i = 0; i < mr; i++) dst[p * mr + i] = xp[i * step];
             }
             continue;
         }
-        for (ptrdiff_t p = 0; p < kb; p++) {
+        for (ptrdiff_t j = 0; j < kb; j++) {
+            ptrdiff_t p = perm[j];
             const T *xp = x + cols[p];
             for (int i = 0; i < n; i++) dst[p * mr + i] = xp[r[i]];
             for (int i = n; i < mr; i++) dst[p * mr + i] = 0;
@@ -168,7 +181,7 @@ static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdi
             for (ptrdiff_t ic = 0; ic < m; ic += MC) {
                 ptrdiff_t mc = m - ic < MC ? m - ic : MC;
                 if (rowoff)
-                    F(pack_a_gather)(a, rowoff + ic, coloff + pc, mc, kb, mr, abuf);
+                    F(pack_a_gather)(a, rowoff + ic, coloff + pc, coloff + k + pc, mc, kb, mr, abuf);
                 else
                     F(pack_a)(a + ic * sam + pc * sak, sam, sak, mc, kb, mr, abuf);
                 for (ptrdiff_t jr = 0; jr < nc; jr += nr) {
@@ -205,7 +218,8 @@ static AVX2 void F(narrow_block)(const kernel_desc *d, const T *a, ptrdiff_t sam
         for (ptrdiff_t i = 0; i < m; i += NARROW_MR) {
             int rows = m - i < NARROW_MR ? (int)(m - i) : NARROW_MR;
             if (rowoff) { /* an implicit A: pack these rows, then read the panel in place */
-                F(pack_a_gather)(a, rowoff + i, coloff + pc, rows, kb, NARROW_MR, abuf);
+                F(pack_a_gather)(a, rowoff + i, coloff + pc, coloff + k + pc, rows, kb, NARROW_MR,
+                                 abuf);
                 F(ukr_narrow_avx2)(kb, abuf, 1, NARROW_MR, bbuf, nv, c + i * ldc, ldc, rows,
                                    (int)n, pc == 0);
                 continue;
