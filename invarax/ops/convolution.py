@@ -40,6 +40,12 @@ class ConvDimensionNumbers(NamedTuple):
     Each spec lists axis indices: ``lhs_spec`` = (batch, feature, *spatial) of the input,
     ``rhs_spec`` = (out feature, in feature, *spatial) of the kernel, ``out_spec`` =
     (batch, feature, *spatial) of the output.
+
+    Example:
+        >>> dn = lax.ConvDimensionNumbers((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))  # NHWC
+        >>> lax.conv_general_dilated(jnp.ones((1, 5, 5, 2)), jnp.ones((3, 3, 2, 4)), (1, 1),
+        ...                          "VALID", dimension_numbers=dn).shape
+        (1, 3, 3, 4)
     """
 
     lhs_spec: tuple
