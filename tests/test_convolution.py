@@ -169,15 +169,30 @@ def test_vmap_of_the_kernel_and_of_both_operands(form):
             assert_bitwise(batched[i], f(x[0] if in_axes[0] is None else x[i], w[i]))
 
 
-def test_thread_count_changes_no_bit(monkeypatch):
-    """N5: a convolution large enough to be split between threads."""
-    x, w = data((64, 16, 16, 16), seed=9), data((32, 16, 3, 3), seed=10)
+# Forms large enough (millions of multiply-adds) for the kernel to split them between threads.
+THREADED = [
+    ((64, 16, 16, 16), (32, 16, 3, 3), (1, 1), "SAME", (1, 1), (1, 1), 1, 1),
+    ((64, 16, 17, 16), (32, 16, 3, 3), (2, 2), ((1, 2), (0, 1)), (1, 1), (1, 1), 1, 1),
+    ((64, 16, 16, 16), (32, 16, 3, 3), (1, 1), "SAME", (1, 1), (2, 2), 1, 1),
+    ((64, 16, 16, 16), (32, 8, 3, 3), (1, 1), "VALID", (1, 1), (1, 1), 2, 1),
+    ((32, 16, 9, 9), (32, 16, 3, 3), (1, 1), ((2, 2), (2, 2)), (2, 2), (1, 1), 1, 1),
+    ((64, 8, 16, 16), (32, 8, 3, 3), (1, 1), "SAME", (1, 1), (1, 1), 1, 2),
+]
+
+
+@pytest.mark.parametrize("form", THREADED, ids=str)
+def test_thread_count_changes_no_bit(form, monkeypatch):
+    """N5: 1, 2 and 3 threads give the same bits, for the value and both gradients."""
+    x, w = data(form[0], seed=9), data(form[1], seed=10)
+    f = lambda x, w: _conv(x, w, form)  # noqa: E731
+    grads = invarax.grad(lambda x, w: jnp.sum(jnp.sin(f(x, w))), argnums=(0, 1))
     results = []
     for threads in ("1", "2", "3"):
         monkeypatch.setenv("INVARAX_NUM_THREADS", threads)
-        results.append(np.asarray(lax.conv(x, w, (1, 1), "SAME")))
-    assert_bitwise(results[1], results[0])
-    assert_bitwise(results[2], results[0])
+        results.append([np.asarray(f(x, w)), *map(np.asarray, grads(x, w))])
+    for other in results[1:]:
+        for a, b in zip(other, results[0], strict=True):
+            assert_bitwise(a, b)
 
 
 DIMENSION_NUMBERS = [
