@@ -26,6 +26,7 @@ from test_rule_coverage import NO_JVP, ZERO_DERIVATIVE
 import invarax
 import invarax.lax as lax
 import invarax.numpy as jnp
+from invarax import nn
 from invarax.ad_checkpoint import checkpoint_name
 from invarax.core.errors import TracerArrayConversionError
 from invarax.core.ir import ClosedJaxpr, Jaxpr
@@ -439,6 +440,30 @@ CONTRACTIONS = {
         lambda a, b: lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,)))),
         shapes=(((2, 3, 4), (2, 4, 1)),),
     ),
+    # convolutions and window reductions
+    "conv_general_dilated": binary(
+        lambda x, w: lax.conv_general_dilated(x, w, (2, 1), ((1, 0), (0, 1)), (1, 2), (2, 1),
+                                              feature_group_count=2),
+        shapes=(((2, 4, 5, 4), (4, 2, 2, 2)),),
+    ),
+    "conv_transpose": binary(lambda x, w: lax.conv_transpose(x, w, (2,), "SAME"),
+                             shapes=(((1, 4, 2), (3, 2, 3)),)),
+    "convolve": binary(jnp.convolve, shapes=(((6,), (3,)),)),
+    "reduce_window_sum": unary(
+        lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 2), ((1, 0), (0, 1))),
+        shapes=(((3, 4),),)),
+    "reduce_window_max": unary(
+        lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), (1, 1), "SAME"),
+        shapes=(((3, 4),),)),
+    "reduce_window_min": unary(
+        lambda x: lax.reduce_window(x, jnp.inf, lax.min, (3,), (2,), "VALID"),
+        shapes=(((7,),),)),
+    "max_pool_tangent": binary(  # select_and_gather_add (forward mode of a max window)
+        lambda x, t: invarax.jvp(lambda x: nn.MaxPool1d(2, 1)(x), (x,), (t,))[1],
+        shapes=(((2, 5), (2, 5)),)),
+    "max_pool_grad": unary(  # select_and_scatter_add (its transpose)
+        lambda x: invarax.grad(lambda x: jnp.sum(jnp.sin(nn.MaxPool1d(2, 1)(x))))(x),
+        shapes=(((2, 5),),)),
 }
 
 

@@ -169,15 +169,30 @@ def test_vmap_of_the_kernel_and_of_both_operands(form):
             assert_bitwise(batched[i], f(x[0] if in_axes[0] is None else x[i], w[i]))
 
 
-def test_thread_count_changes_no_bit(monkeypatch):
-    """N5: a convolution large enough to be split between threads."""
-    x, w = data((64, 16, 16, 16), seed=9), data((32, 16, 3, 3), seed=10)
+# Forms large enough (millions of multiply-adds) for the kernel to split them between threads.
+THREADED = [
+    ((64, 16, 16, 16), (32, 16, 3, 3), (1, 1), "SAME", (1, 1), (1, 1), 1, 1),
+    ((64, 16, 17, 16), (32, 16, 3, 3), (2, 2), ((1, 2), (0, 1)), (1, 1), (1, 1), 1, 1),
+    ((64, 16, 16, 16), (32, 16, 3, 3), (1, 1), "SAME", (1, 1), (2, 2), 1, 1),
+    ((64, 16, 16, 16), (32, 8, 3, 3), (1, 1), "VALID", (1, 1), (1, 1), 2, 1),
+    ((32, 16, 9, 9), (32, 16, 3, 3), (1, 1), ((2, 2), (2, 2)), (2, 2), (1, 1), 1, 1),
+    ((64, 8, 16, 16), (32, 8, 3, 3), (1, 1), "SAME", (1, 1), (1, 1), 1, 2),
+]
+
+
+@pytest.mark.parametrize("form", THREADED, ids=str)
+def test_thread_count_changes_no_bit(form, monkeypatch):
+    """N5: 1, 2 and 3 threads give the same bits, for the value and both gradients."""
+    x, w = data(form[0], seed=9), data(form[1], seed=10)
+    f = lambda x, w: _conv(x, w, form)  # noqa: E731
+    grads = invarax.grad(lambda x, w: jnp.sum(jnp.sin(f(x, w))), argnums=(0, 1))
     results = []
     for threads in ("1", "2", "3"):
         monkeypatch.setenv("INVARAX_NUM_THREADS", threads)
-        results.append(np.asarray(lax.conv(x, w, (1, 1), "SAME")))
-    assert_bitwise(results[1], results[0])
-    assert_bitwise(results[2], results[0])
+        results.append([np.asarray(f(x, w)), *map(np.asarray, grads(x, w))])
+    for other in results[1:]:
+        for a, b in zip(other, results[0], strict=True):
+            assert_bitwise(a, b)
 
 
 DIMENSION_NUMBERS = [
@@ -383,3 +398,19 @@ def test_docstring_examples():
         result = doctest.testmod(module, extraglobs=globs,
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0, module.__name__
+
+
+@pytest.mark.parametrize("dn", [d for d in DIMENSION_NUMBERS[2:]
+                                if d[1].index("H") < d[1].index("W")], ids=str)
+def test_layout_changes_no_bit(dn):
+    """N4: any dimension_numbers (and any strides of the operands) give the bits of NCHW."""
+    x, w = data((3, 4, 7, 6), seed=36), data((5, 4, 3, 2), seed=37)
+    args = ((2, 1), ((1, 0), (2, 1)))
+    expected = np.asarray(lax.conv_general_dilated(x, w, *args, rhs_dilation=(1, 2)))
+    lhs, rhs, out = dn
+    xt = np.transpose(x, ["NCHW".index(ch) for ch in lhs])
+    wt = np.transpose(w, ["OIHW".index(ch) for ch in rhs])
+    got = lax.conv_general_dilated(xt, wt, *args, rhs_dilation=(1, 2), dimension_numbers=dn)
+    assert_bitwise(np.transpose(got, [out.index(ch) for ch in "NCHW"]), expected)
+    strided = np.asfortranarray(x)  # the same values in another memory order
+    assert_bitwise(lax.conv_general_dilated(strided, w, *args, rhs_dilation=(1, 2)), expected)

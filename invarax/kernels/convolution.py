@@ -37,7 +37,8 @@ def conv(lhs: np.ndarray, rhs: np.ndarray, window_strides, padding, lhs_dilation
     """``lax.conv_general_dilated`` on operands in canonical layout.
 
     Arguments:
-        lhs: the input, ``(N, C, *spatial)``.
+        lhs: the input, ``(N, C, *spatial)``, any strides (it is padded in its own memory
+            order, so a transposed channels-last input is not transposed back).
         rhs: the kernel, ``(O, C // feature_group_count, *window)``.
         window_strides, lhs_dilation, rhs_dilation: one int per spatial axis.
         padding: one ``(low, high)`` pair per spatial axis (negative crops).
@@ -46,7 +47,8 @@ def conv(lhs: np.ndarray, rhs: np.ndarray, window_strides, padding, lhs_dilation
         out_dtype: the result dtype; both operands are converted to it first.
 
     Returns:
-        ``(N // batch_group_count, O, *out_spatial)`` of ``out_dtype`` (maybe a view).
+        ``(N // batch_group_count, O, *out_spatial)`` of ``out_dtype``, laid out
+        channels-last in memory when there is one group.
 
     Example:
         >>> x, w = np.ones((1, 2, 5), np.float32), np.ones((3, 2, 3), np.float32)
@@ -55,33 +57,41 @@ def conv(lhs: np.ndarray, rhs: np.ndarray, window_strides, padding, lhs_dilation
     """
     out_dtype = np.dtype(out_dtype)
     compute = np.dtype(np.float32) if out_dtype == np.float16 else out_dtype
-    xp = dilate_pad(lhs.astype(compute, copy=False), [(0, 0), (0, 0), *padding],
-                    [1, 1, *lhs_dilation])
+    # Pad in the operand's own memory order (an NHWC input stays channels-last), then
+    # view it as (N, C, *spatial): the offsets below follow any strides.
+    order = sorted(range(lhs.ndim), key=lambda a: -abs(lhs.strides[a]))
+    pads, dilation = [(0, 0), (0, 0), *padding], [1, 1, *lhs_dilation]
+    buffer = dilate_pad(lhs.transpose(order).astype(compute, copy=False),
+                        [pads[a] for a in order], [dilation[a] for a in order])
+    xp = buffer.transpose(np.argsort(order))
     rhs = rhs.astype(compute, copy=False)
     n, c = xp.shape[:2]
     o, window = rhs.shape[0], rhs.shape[2:]
     groups = feature_group_count * batch_group_count
     cg, ng, og = c // feature_group_count, n // batch_group_count, o // groups
-    strides = np.array(xp.strides[1:]) // xp.itemsize  # of C, then each spatial axis
+    strides = np.array(xp.strides) // xp.itemsize  # of N, C, then each spatial axis
     out_spatial = out_shape(xp.shape[2:], window, window_strides, rhs_dilation)
     # rowoff over (n, *y), coloff over (c, *w), both row-major.
-    rowoff = np.arange(ng, dtype=np.int64) * (c * math.prod(xp.shape[2:]))
-    coloff = np.arange(cg, dtype=np.int64) * strides[0]
+    rowoff = np.arange(ng, dtype=np.int64) * strides[0]
+    coloff = np.arange(cg, dtype=np.int64) * strides[1]
     for i, (y, w) in enumerate(zip(out_spatial, window, strict=True)):
-        step = strides[i + 1]
+        step = strides[i + 2]
         rowoff = (rowoff[:, None] + np.arange(y) * (window_strides[i] * step)).ravel()
         coloff = (coloff[:, None] + np.arange(w) * (rhs_dilation[i] * step)).ravel()
-    gstride = int(cg * strides[0] if feature_group_count > 1 else ng * xp.strides[0]
-                  // xp.itemsize)
+    gstride = int(cg * strides[1] if feature_group_count > 1 else ng * strides[0])
+    # The gather order of each block of 256 terms: by increasing offset (memory order).
+    blocks = [np.argsort(coloff[i:i + 256], kind="stable") for i in range(0, coloff.size, 256)]
+    columns = np.concatenate([coloff, *blocks]).astype(np.int64)
     b = rhs.reshape(groups, og, cg * math.prod(window)).transpose(0, 2, 1)
     if compute in _FLOATS:
         out = np.empty((groups, rowoff.size, og), compute)
-        _native.conv_gemm(xp, gstride, rowoff, coloff, b, out, num_threads())
+        _native.conv_gemm(buffer, gstride, rowoff, columns, b, out, num_threads())
     else:  # exact integer arithmetic or complex parts: the explicit patches, in order
-        flat = xp.reshape(-1)
+        flat = buffer.reshape(-1)
         index = rowoff[:, None] + coloff[None, :]
         a = np.stack([flat[g * gstride + index] for g in range(groups)])
         out = _bmm(a, np.ascontiguousarray(b))
+    # (G, N, *y, O/G) -> (N, O, *y): a view (channels-last in memory) when G = 1
     out = out.reshape(groups, ng, *out_spatial, og)
     out = np.moveaxis(out, (0, out.ndim - 1), (1, 2)).reshape(ng, o, *out_spatial)
     return out.astype(out_dtype, copy=False)

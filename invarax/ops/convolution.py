@@ -40,6 +40,12 @@ class ConvDimensionNumbers(NamedTuple):
     Each spec lists axis indices: ``lhs_spec`` = (batch, feature, *spatial) of the input,
     ``rhs_spec`` = (out feature, in feature, *spatial) of the kernel, ``out_spec`` =
     (batch, feature, *spatial) of the output.
+
+    Example:
+        >>> dn = lax.ConvDimensionNumbers((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))  # NHWC
+        >>> lax.conv_general_dilated(jnp.ones((1, 5, 5, 2)), jnp.ones((3, 3, 2, 4)), (1, 1),
+        ...                          "VALID", dimension_numbers=dn).shape
+        (1, 3, 3, 4)
     """
 
     lhs_spec: tuple
@@ -252,6 +258,19 @@ def _swap(spec):
     return (spec[1], spec[0], *spec[2:])
 
 
+def vjp_lhs_padding(in_shape, window, strides, out_shape, padding, lhs_dilation,
+                    rhs_dilation) -> tuple:
+    """The padding of the convolution (or window sum) that transposes one with respect to
+    its input (JAX's ``_conv_general_vjp_lhs_padding``): the cotangent, dilated by the
+    strides, padded by ``dilated window - low - 1`` before and the rest after."""
+    pads = []
+    for size, w, s, out, (lo, _), ld, rd in zip(in_shape, window, strides, out_shape, padding,
+                                                lhs_dilation, rhs_dilation, strict=True):
+        before = _dilate(w, rd) - lo - 1
+        pads.append((before, _dilate(size, ld) + _dilate(w, rd) - 1 - _dilate(out, s) - before))
+    return tuple(pads)
+
+
 def _transpose_lhs(ct, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision,
                    preferred_element_type):
@@ -261,14 +280,9 @@ def _transpose_lhs(ct, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, 
     if groups > 1:  # move the groups from the kernel's output to its input features
         rhs = _reshape_axis_out_of(rhs_spec[0], groups, rhs)
         rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
-    in_sizes = _spatial(lhs_aval.shape, lhs_spec)
-    window = _spatial(rhs_shape, rhs_spec)
-    pads = []
-    for i, (size, w, (lo, _)) in enumerate(zip(in_sizes, window, padding, strict=True)):
-        before = _dilate(w, rhs_dilation[i]) - lo - 1
-        after = (_dilate(size, lhs_dilation[i]) + _dilate(w, rhs_dilation[i]) - 1
-                 - _dilate(ct.shape[out_spec[i + 2]], window_strides[i]) - before)
-        pads.append((before, after))
+    pads = vjp_lhs_padding(_spatial(lhs_aval.shape, lhs_spec), _spatial(rhs_shape, rhs_spec),
+                           window_strides, _spatial(ct.shape, out_spec), padding,
+                           lhs_dilation, rhs_dilation)
     flipped = rev(rhs, tuple(rhs_spec[2:]))
     if flipped.dtype != ct.dtype:
         flipped = convert_element_type(flipped, ct.dtype)

@@ -572,15 +572,16 @@ def _pow_jvp_y(t, out, x, y):
 defjvp(binary_p["pow"], _pow_jvp_x, _pow_jvp_y)
 
 
-def _minmax_jvp(pick):
-    # Ties split the tangent evenly between the two arguments, as JAX.
+def _minmax_jvp(pick, pick_or_tie):
+    # Ties split the tangent evenly between the two arguments, as JAX: the weight is
+    # 1, 1/2 or 0, computed exactly as (pick + pick_or_tie) * 1/2 from the two comparisons
+    # (no full-size constant to select from).
     def contribution(mine, other):
         def f(t, out, x, y):
             a, b = (x, y) if mine == 0 else (y, x)
-            half = _const(t, 0.5)
-            one, zero = _const(t, 1), _const(t, 0)
-            weight = select(pick(a, b), _broadcast_like(one, out), _broadcast_like(zero, out))
-            weight = select(eq(a, b), _broadcast_like(half, out), weight)
+            count = add(convert_element_type(pick(a, b), t.dtype),
+                        convert_element_type(pick_or_tie(a, b), t.dtype))
+            weight = mul(count, _const(t, 0.5))
             return mul(_broadcast_like(t, out), weight)
 
         return f
@@ -588,8 +589,8 @@ def _minmax_jvp(pick):
     return contribution(0, 1), contribution(1, 0)
 
 
-defjvp(binary_p["max"], *_minmax_jvp(gt))
-defjvp(binary_p["min"], *_minmax_jvp(lt))
+defjvp(binary_p["max"], *_minmax_jvp(gt, ge))
+defjvp(binary_p["min"], *_minmax_jvp(lt, le))
 
 
 def _atan2_jvp(t, out, x, y, wrt):

@@ -29,6 +29,7 @@ from ..core.trace import Primitive
 from ..interpreters.ad import Zero, deflinear, jvp_rules, transpose_rules
 from ..interpreters.batching import batching_rules, move_batch_axis
 from ._util import check_kinds, lax_operands
+from .convolution import padtype_to_pads, vjp_lhs_padding
 from .shape import pad
 
 _PARAMS = ("window_dimensions", "window_strides", "padding", "base_dilation",
@@ -99,28 +100,13 @@ reduce_window_max_p = _defwindow("reduce_window_max", "max")
 reduce_window_min_p = _defwindow("reduce_window_min", "min")
 
 
-def _vjp_padding(in_shape, window, strides, out_shape, padding, base_dilation,
-                 window_dilation):
-    """JAX's ``_conv_general_vjp_lhs_padding``: the padding of the transposed window."""
-    def dilate(n, d):
-        return 0 if n == 0 else (n - 1) * d + 1
-
-    pads = []
-    for size, w, s, out, (lo, _), bd, wd in zip(in_shape, window, strides, out_shape, padding,
-                                                base_dilation, window_dilation, strict=True):
-        before = dilate(w, wd) - lo - 1
-        after = dilate(size, bd) + dilate(w, wd) - 1 - dilate(out, s) - before
-        pads.append((before, after))
-    return pads
-
-
 def _reduce_window_sum_transpose(ct, x, *, window_dimensions, window_strides, padding,
                                  base_dilation, window_dilation):
     if isinstance(ct, Zero):
         return [None]
     shape = x.aval.shape
-    pads = _vjp_padding(shape, window_dimensions, window_strides, ct.shape, padding,
-                        base_dilation, window_dilation)
+    pads = vjp_lhs_padding(shape, window_dimensions, window_strides, ct.shape, padding,
+                           base_dilation, window_dilation)
     config = [(lo, hi, s - 1) for (lo, hi), s in zip(pads, window_strides, strict=True)]
     padded = pad(ct, np.zeros((), ct.dtype), config)
     out = reduce_window_sum_p.bind(
@@ -287,8 +273,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         Array([[1., 3.],
                [7., 9.]], dtype=float32)
     """
-    from .convolution import padtype_to_pads
-
     x = to_array(operand, "lax.reduce_window operand")
     (x,) = lax_operands("reduce_window", (x,))
     n = x.ndim

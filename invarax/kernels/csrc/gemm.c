@@ -346,12 +346,12 @@ EXPAND(UKR_NARROW_AVX2, ukr_narrow_avx2_f64, AVX2_F64, part_f64)
 #undef TL
 
 /* The microkernel for products of m rows and n columns. */
-static kernel_desc select_kernel(int dbl, ptrdiff_t m, ptrdiff_t n, int gather) {
+static kernel_desc select_kernel(int dbl, ptrdiff_t m, ptrdiff_t n) {
     kernel_desc d = {SCALAR_MR, SCALAR_NR, 0,
                      dbl ? (void (*)(void))ukr_scalar_f64 : (void (*)(void))ukr_scalar_f32};
 #ifdef HAVE_AVX2
     int w = dbl ? 4 : 8;
-    if (isa_current() == ISA_AVX2 && n <= 2 * w && !gather) {
+    if (isa_current() == ISA_AVX2 && n <= 2 * w) {
         d.mr = NARROW_MR;
         d.nr = n <= w ? w : 2 * w;
         d.narrow = 1;
@@ -581,7 +581,7 @@ static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_
     memset(&job, 0, sizeof job);
     job.rowoff = rowoff;
     job.coloff = coloff;
-    job.desc = select_kernel(dbl, m, n, rowoff != NULL);
+    job.desc = select_kernel(dbl, m, n);
     job.dbl = dbl;
     job.a = a;
     job.b = b;

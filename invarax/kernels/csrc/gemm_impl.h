@@ -55,9 +55,13 @@ static void F(pack_a)(const T *a, ptrdiff_t sm, ptrdiff_t sk, ptrdiff_t mc, ptrd
 }
 
 /* Pack an implicit A (a convolution's patches, never built whole) like pack_a: element
- * (i, p) of the block is x[rows[i] + cols[p]]; zero past the last row. */
+ * (i, p) of the block is x[rows[i] + cols[p]]; zero past the last row. The terms are
+ * visited in the order perm[0], perm[1], ... (the block's terms by increasing offset), so
+ * that the reads run through memory in order whatever the layout; only the order of the
+ * copies changes, never where a value lands. */
 static void F(pack_a_gather)(const T *x, const ptrdiff_t *rows, const ptrdiff_t *cols,
-                             ptrdiff_t mc, ptrdiff_t kb, int mr, T *dst) {
+                             const ptrdiff_t *perm, ptrdiff_t mc, ptrdiff_t kb, int mr,
+                             T *dst) {
     for (ptrdiff_t q = 0; q < mc; q += mr, dst += mr * kb) {
         int n = mc - q < mr ? (int)(mc - q) : mr;
         const ptrdiff_t *r = rows + q;
@@ -66,13 +70,22 @@ static void F(pack_a_gather)(const T *x, const ptrdiff_t *rows, const ptrdiff_t 
         if (evenly && n == mr && mr > 1) {
             ptrdiff_t step = r[1] - r[0];
             const T *base = x + r[0];
-            for (ptrdiff_t p = 0; p < kb; p++) {
+            if (step == 1) { /* consecutive outputs of one image row: a contiguous run */
+                for (ptrdiff_t j = 0; j < kb; j++) {
+                    ptrdiff_t p = perm[j];
+                    memcpy(dst + p * mr, base + cols[p], sizeof(T) * (size_t)mr);
+                }
+                continue;
+            }
+            for (ptrdiff_t j = 0; j < kb; j++) {
+                ptrdiff_t p = perm[j];
                 const T *xp = base + cols[p];
                 for (int i = 0; i < mr; i++) dst[p * mr + i] = xp[i * step];
             }
             continue;
         }
-        for (ptrdiff_t p = 0; p < kb; p++) {
+        for (ptrdiff_t j = 0; j < kb; j++) {
+            ptrdiff_t p = perm[j];
             const T *xp = x + cols[p];
             for (int i = 0; i < n; i++) dst[p * mr + i] = xp[r[i]];
             for (int i = n; i < mr; i++) dst[p * mr + i] = 0;
@@ -168,7 +181,7 @@ static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdi
             for (ptrdiff_t ic = 0; ic < m; ic += MC) {
                 ptrdiff_t mc = m - ic < MC ? m - ic : MC;
                 if (rowoff)
-                    F(pack_a_gather)(a, rowoff + ic, coloff + pc, mc, kb, mr, abuf);
+                    F(pack_a_gather)(a, rowoff + ic, coloff + pc, coloff + k + pc, mc, kb, mr, abuf);
                 else
                     F(pack_a)(a + ic * sam + pc * sak, sam, sak, mc, kb, mr, abuf);
                 for (ptrdiff_t jr = 0; jr < nc; jr += nr) {
@@ -196,13 +209,21 @@ static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdi
  * zero-padded panel, then every NARROW_MR rows from A in place (see ukr_narrow_avx2). */
 static AVX2 void F(narrow_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdiff_t sak,
                             const T *b, ptrdiff_t sbk, ptrdiff_t sbn, T *c, ptrdiff_t ldc,
-                                 ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, T *bbuf) {
+                                 ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, T *bbuf, T *abuf,
+                                 const ptrdiff_t *rowoff, const ptrdiff_t *coloff) {
     const int nv = d->nr / TL;
     for (ptrdiff_t pc = 0; pc < k; pc += INVARAX_KB) {
         ptrdiff_t kb = k - pc < INVARAX_KB ? k - pc : INVARAX_KB;
         F(pack_b)(b + pc * sbk, sbk, sbn, kb, n, d->nr, bbuf);
         for (ptrdiff_t i = 0; i < m; i += NARROW_MR) {
             int rows = m - i < NARROW_MR ? (int)(m - i) : NARROW_MR;
+            if (rowoff) { /* an implicit A: pack these rows, then read the panel in place */
+                F(pack_a_gather)(a, rowoff + i, coloff + pc, coloff + k + pc, rows, kb, NARROW_MR,
+                                 abuf);
+                F(ukr_narrow_avx2)(kb, abuf, 1, NARROW_MR, bbuf, nv, c + i * ldc, ldc, rows,
+                                   (int)n, pc == 0);
+                continue;
+            }
             F(ukr_narrow_avx2)(kb, a + i * sam + pc * sak, sam, sak, bbuf, nv, c + i * ldc, ldc,
                                rows, (int)n, pc == 0);
         }
@@ -235,7 +256,8 @@ static void F(gemm_units)(gemm_job *job, int t) {
 #ifdef HAVE_AVX2
         if (d->narrow) {
             F(narrow_block)(d, ai, job->a.s1, job->a.s2, bi_, job->b.s1, job->b.s2, ci, job->n,
-                            m1 - m0, n1 - n0, job->k, bbuf);
+                            m1 - m0, n1 - n0, job->k, bbuf, abuf,
+                            job->rowoff ? job->rowoff + m0 : NULL, job->coloff);
             continue;
         }
 #endif

@@ -115,7 +115,9 @@ PyDoc_STRVAR(conv_gemm_doc,
              "conv_gemm(x, gstride, rowoff, coloff, b, c, nthreads)\n\n"
              "c[g] = A[g] @ b[g] in the canonical order (as gemm), where A[g, i, p] is\n"
              "x.flat[g*gstride + rowoff[i] + coloff[p]] for a C-contiguous float array x, int64\n"
-             "offsets rowoff (M,) and coloff (K,), b (G, K, N) of x's dtype, c (G, M, N).");
+             "offsets rowoff (M,) and coloff (2K,): the K offsets, then for each block of 256\n"
+             "terms the order of its terms by increasing offset (local indices); b (G, K, N) of\n"
+             "x's dtype, c (G, M, N).");
 
 /* The smallest and largest of n offsets. */
 static void offset_range(const long long *v, ptrdiff_t n, long long *lo, long long *hi) {
@@ -146,8 +148,9 @@ static PyObject *py_conv_gemm(PyObject *self, PyObject *args) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "conv_gemm operands differ in dtype");
         goto release_c;
     }
-    ptrdiff_t nb = b.shape[0], m = r.shape[0], k = q.shape[0], n = b.shape[2];
+    ptrdiff_t nb = b.shape[0], m = r.shape[0], k = q.shape[0] / 2, n = b.shape[2];
     if (r.itemsize != 8 || q.itemsize != 8 || r.strides[0] != 8 || q.strides[0] != 8 ||
+        q.shape[0] % 2 ||
         b.shape[1] != k || c.shape[0] != nb || c.shape[1] != m || c.shape[2] != n) {
         PyErr_SetString(PyExc_ValueError,
                         "conv_gemm: offsets must be contiguous int64 (M,) and (K,); b (G, K, N); "
@@ -157,6 +160,12 @@ static PyObject *py_conv_gemm(PyObject *self, PyObject *args) {
     long long rlo, rhi, qlo, qhi, size = (long long)(x.len / x.itemsize);
     offset_range(r.buf, m, &rlo, &rhi);
     offset_range(q.buf, k, &qlo, &qhi);
+    const long long *perm = (const long long *)q.buf + k;
+    for (ptrdiff_t p = 0; p < k; p++) /* a local index inside its block */
+        if (perm[p] < 0 || perm[p] >= INVARAX_KB || p - p % INVARAX_KB + perm[p] >= k) {
+            PyErr_SetString(PyExc_IndexError, "conv_gemm: bad term order");
+            goto release_c;
+        }
     if (m && k && nb && (rlo + qlo < 0 || gstride < 0 ||
                          rhi + qhi + (long long)(nb - 1) * gstride >= size)) {
         PyErr_SetString(PyExc_IndexError, "conv_gemm: an offset falls outside x");

@@ -39,7 +39,8 @@ int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
 
 /* A convolution as an implicit product (docs/numerics.md, "Convolutions"): gemm with
  * A[g, i, p] = x[g*gstride + rowoff[i] + coloff[p]] (i < m, p < k), never built whole;
- * each element of C gets exactly the operations gemm gives it. */
+ * each element of C gets exactly the operations gemm gives it. coloff[k + p] is, for each
+ * block of INVARAX_KB terms, the order (local indices) in which to gather them. */
 int conv_gemm(int dbl, const void *x, ptrdiff_t gstride, const ptrdiff_t *rowoff,
               const ptrdiff_t *coloff, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
               ptrdiff_t n, ptrdiff_t k, int nthreads);
