@@ -134,19 +134,26 @@ def ppermute(x, axis_name, perm):
 # psum_scatter: the psum, of which member i keeps block i along ``scatter_dimension``.
 
 
-def _scatter_eval(x, size, *, scatter_dimension, tiled):
-    n = x.shape[scatter_dimension]
+def _split_shape(name: str, what: str, x, axis: int, size: int, tiled: bool) -> list:
+    """``x``'s shape with ``axis`` split between ``size`` members: removed (untiled: its
+    length must be ``size``) or divided (tiled: a multiple of ``size``)."""
+    n = x.shape[axis]
     if (n % size) if tiled else (n != size):
         need = f"a multiple of {size}" if tiled else f"{size}"
         raise ValueError(
-            f"lax.psum_scatter needs dimension {scatter_dimension} of its operand (shape "
-            f"{x.shape}) to be {need}, the axis size (tiled={tiled})"
+            f"lax.{name} needs {what} {axis} of its operand (shape {x.shape}) to be {need}, "
+            f"the axis size (tiled={tiled})"
         )
     shape = list(x.shape)
     if tiled:
-        shape[scatter_dimension] //= size
+        shape[axis] //= size
     else:
-        del shape[scatter_dimension]
+        del shape[axis]
+    return shape
+
+
+def _scatter_eval(x, size, *, scatter_dimension, tiled):
+    shape = _split_shape("psum_scatter", "dimension", x, scatter_dimension, size, tiled)
     return x.update(shape=tuple(shape))
 
 
@@ -217,19 +224,10 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
 
 
 def _a2a_eval(x, size, *, split_axis, concat_axis, tiled):
-    n = x.shape[split_axis]
-    if (n % size) if tiled else (n != size):
-        need = f"a multiple of {size}" if tiled else f"{size}"
-        raise ValueError(
-            f"lax.all_to_all needs split_axis {split_axis} of its operand (shape {x.shape}) "
-            f"to be {need}, the axis size (tiled={tiled})"
-        )
-    shape = list(x.shape)
+    shape = _split_shape("all_to_all", "split_axis", x, split_axis, size, tiled)
     if tiled:
-        shape[split_axis] //= size
         shape[concat_axis] *= size
     else:
-        del shape[split_axis]
         shape.insert(concat_axis, size)
     return x.update(shape=tuple(shape))
 
