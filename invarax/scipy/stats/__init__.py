@@ -1,8 +1,20 @@
 """``invarax.scipy.stats``: the distributions of ``jax.scipy.stats`` (``norm``, ``beta``,
 ``gamma``, ``poisson``, ``bernoulli``, ``t``, ``uniform``, ``logistic``, ``laplace``,
-``expon``), each a module of JAX's functions with JAX's formulas."""
+``expon``, ``multivariate_normal``), each a module of JAX's functions with JAX's formulas."""
 
-from . import bernoulli, beta, expon, gamma, laplace, logistic, norm, poisson, t, uniform
+from . import (
+    bernoulli,
+    beta,
+    expon,
+    gamma,
+    laplace,
+    logistic,
+    multivariate_normal,
+    norm,
+    poisson,
+    t,
+    uniform,
+)
 
-__all__ = ["bernoulli", "beta", "expon", "gamma", "laplace", "logistic", "norm", "poisson",
-           "t", "uniform"]
+__all__ = ["bernoulli", "beta", "expon", "gamma", "laplace", "logistic", "multivariate_normal",
+           "norm", "poisson", "t", "uniform"]
