@@ -356,6 +356,8 @@ def test_the_coverage_table_in_docs_is_true():
         assert lookup(eqx, name) is not None, f"{name} is not Equinox's"
         if here == "yes":
             assert lookup(invarax, name) is not None, f"{name} is listed as covered"
+        else:
+            assert lookup(invarax, name) is None, f"{name} is here: mark it yes"
 
 
 def test_batch_norm_over_two_named_axes_as_equinox():
