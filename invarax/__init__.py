@@ -126,3 +126,7 @@ __all__ += ["jacobian"]
 from .module import AbstractClassVar, AbstractVar, static_field, tree_equal  # noqa: E402
 
 __all__ += ["AbstractClassVar", "AbstractVar", "static_field", "tree_equal"]
+
+from .module import filter_pure_callback  # noqa: E402
+
+__all__ += ["filter_pure_callback"]

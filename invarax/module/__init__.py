@@ -9,6 +9,7 @@ from ._ad import (
     filter_jvp,
     filter_vjp,
 )
+from ._callback import filter_pure_callback
 from ._custom import filter_custom_jvp, filter_custom_vjp
 from ._enum import Enumeration, EnumerationItem
 from ._errors import EquinoxRuntimeError, EquinoxTracetimeError, branched_error_if, error_if
@@ -46,3 +47,4 @@ __all__ = [
     "tree_inference", "tree_pprint", "Partial",
 ]
 __all__ += ["AbstractClassVar", "AbstractVar", "static_field", "tree_equal"]
+__all__ += ["filter_pure_callback"]
