@@ -32,6 +32,7 @@ from ._tree import tree_check, tree_flatten_one_level, tree_inference, tree_pfor
 from ._tree_at import tree_at
 from ._tree_equal import tree_equal
 from ._vmap import filter_vmap
+from ._wrappers import module_update_wrapper
 
 __all__ = [
     "BoundMethod", "Module", "combine", "field", "filter", "filter_grad", "filter_jit",
@@ -48,3 +49,4 @@ __all__ = [
 ]
 __all__ += ["AbstractClassVar", "AbstractVar", "static_field", "tree_equal"]
 __all__ += ["filter_pure_callback"]
+__all__ += ["module_update_wrapper"]
