@@ -70,6 +70,13 @@ def test_apply_traced_indices_jit_and_vmap_rows():
             assert_bitwise(batched[r], eager[r])
 
 
+def test_apply_keeps_the_weak_type():
+    x = invarax.jit(lambda: jnp.arange(3) * 1.0)()
+    assert x.weak_type
+    out = x.at[1].apply(lambda v: v * np.float32(2.0))
+    assert out.weak_type and out.tolist() == [0.0, 2.0, 2.0]
+
+
 def test_apply_forward_derivative():
     x = jnp.asarray(X.reshape(-1)[:5])
     out, tangent = invarax.jvp(lambda x: x.at[jnp.array([1, 1, 4])].apply(jnp.sin),

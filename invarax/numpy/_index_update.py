@@ -264,4 +264,4 @@ def _apply(x: Array, index, func, mode) -> Array:
 
     _, flat = while_loop(lambda state: state[0] < reduce_max(counts), body,
                          (asarray(np.int32(0)), flat))
-    return sh.reshape(flat, x.shape)
+    return convert(sh.reshape(flat, x.shape), x.dtype, x.weak_type)  # x's weak type, as JAX
