@@ -127,3 +127,12 @@ __all__ += ["jacobian"]
 from .module import AbstractClassVar, AbstractVar, static_field, tree_equal  # noqa: E402
 
 __all__ += ["AbstractClassVar", "AbstractVar", "static_field", "tree_equal"]
+
+from .module import filter_pure_callback  # noqa: E402
+
+__all__ += ["filter_pure_callback"]
+
+from .module import module_update_wrapper  # noqa: E402
+from ._caches import clear_caches  # noqa: E402
+
+__all__ += ["clear_caches", "module_update_wrapper"]

@@ -191,6 +191,51 @@ def _check_outputs(outs, out_tree, avals, what):
     return leaves
 
 
+class SymbolicZero:
+    """A zero tangent that was never materialised, as ``jax.custom_derivatives.SymbolicZero``:
+    what a ``custom_jvp`` rule defined with ``symbolic_zeros=True`` receives for an input
+    that is not differentiated. It has the tangent's ``aval``, ``shape`` and ``dtype``.
+
+    Arguments:
+        aval: the tangent's abstract value.
+
+    Example:
+        >>> from invarax.core.aval import ShapedArray
+        >>> z = SymbolicZero(ShapedArray((2,), jnp.float32))
+        >>> z, z.shape, z.instantiate()
+        (SymbolicZero, (2,), Array([0., 0.], dtype=float32))
+    """
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return "SymbolicZero"
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+
+    def instantiate(self):
+        """The zeros it stands for."""
+        return ad.zeros_like_aval(self.aval)
+
+    @staticmethod
+    def from_primal_value(value):
+        """The symbolic zero tangent of ``value``."""
+        return SymbolicZero(ad.tangent_aval(to_array(value).aval))
+
+
+def rule_tangents(tangents, symbolic: bool) -> list:
+    """The tangents a custom JVP rule receives: ``SymbolicZero`` for each ``ad.Zero`` with
+    ``symbolic``, else every zero materialised."""
+    if symbolic:
+        return [SymbolicZero(t.aval) if isinstance(t, ad.Zero) else t for t in tangents]
+    return [ad.instantiate(t) for t in tangents]
+
+
 # ---------------------------------------------------------------------------------------
 # custom_jvp
 
@@ -200,25 +245,32 @@ _def_call(custom_jvp_call_p, "call_jaxpr")
 
 def _custom_jvp_call_jvp(primals, tangents, *, name, call_jaxpr, jvp, num_consts):
     _check_no_closure_tangents(tangents[:num_consts], "custom_jvp", name)
-    tangents = [ad.instantiate(t) for t in tangents[num_consts:]]
-    return jvp(primals[num_consts:], tangents)
+    return jvp(primals[num_consts:], list(tangents[num_consts:]))  # ad.Zero kept: see rule
 
 
 def _custom_jvp_call_batch(vals, dims, *, trace, name, call_jaxpr, jvp, num_consts):
     body, consts = _batch_call_jaxpr(call_jaxpr, vals, dims, trace, f"custom_jvp of {name}")
     num_out = len(call_jaxpr.out_avals)
+    in_avals = call_jaxpr.in_avals[num_consts:]
     zero_outs = []
 
-    def rule(ins):  # primals and tangents in, outputs and nonzero tangents out
-        outs, touts = jvp(ins[: len(ins) // 2], ins[len(ins) // 2 :])
-        zero_outs[:] = [isinstance(t, ad.Zero) for t in touts]
-        return [*outs, *(t for t in touts if not isinstance(t, ad.Zero))]
-
-    # A tangent has its primal's shape, so its batch axis is its primal's.
-    batched_rule = _batched(rule, dims[num_consts:] * 2, trace)
-
     def batched_jvp(primals, tangents):
-        res = batched_rule([*primals, *tangents])
+        # Zero tangents stay symbolic: the batched rule takes the others only.
+        zero_ins = [isinstance(t, ad.Zero) for t in tangents]
+
+        def rule(ins):  # primals and nonzero tangents in, outputs and nonzero tangents out
+            given = iter(ins[len(primals):])
+            ts = [ad.Zero(ad.tangent_aval(a)) if z else next(given)
+                  for a, z in zip(in_avals, zero_ins, strict=True)]
+            outs, touts = jvp(ins[: len(primals)], ts)
+            zero_outs[:] = [isinstance(t, ad.Zero) for t in touts]
+            return [*outs, *(t for t in touts if not isinstance(t, ad.Zero))]
+
+        # A tangent has its primal's shape, so its batch axis is its primal's.
+        in_dims = dims[num_consts:]
+        t_dims = [d for d, z in zip(in_dims, zero_ins, strict=True) if not z]
+        batched_rule = _batched(rule, [*in_dims, *t_dims], trace)
+        res = batched_rule([*primals, *(t for t in tangents if not isinstance(t, ad.Zero))])
         outs, touts = res[:num_out], iter(res[num_out:])
         return outs, [ad.Zero(ad.tangent_aval(o.aval)) if z else next(touts)
                       for o, z in zip(outs, zero_outs, strict=True)]
@@ -264,8 +316,9 @@ class custom_jvp:
         self._fun = fun
         self._nondiff_argnums = tuple(nondiff_argnums)
         self._jvp = None
+        self._symbolic_zeros = False
 
-    def defjvp(self, jvp):
+    def defjvp(self, jvp, symbolic_zeros=False):
         """Define the JVP rule.
 
         Arguments:
@@ -273,7 +326,9 @@ class custom_jvp:
                 nondiff arguments, if any); ``primals`` and ``tangents`` are tuples of
                 the arguments and of their tangents (zeros where an argument is not
                 differentiated); ``tangent_out`` has ``primal_out``'s structure, shapes
-                and dtypes.
+                and dtypes (a ``SymbolicZero`` in it stands for zeros).
+            symbolic_zeros: as JAX's: the tangent of an argument that is not
+                differentiated comes as a ``SymbolicZero`` instead of zeros.
 
         Returns:
             ``jvp``, so that ``defjvp`` can be used as a decorator.
@@ -285,6 +340,7 @@ class custom_jvp:
             Array(12., dtype=float32, weak_type=True)
         """
         self._jvp = jvp
+        self._symbolic_zeros = bool(symbolic_zeros)
         return jvp
 
     def defjvps(self, *jvps):
@@ -340,10 +396,11 @@ class custom_jvp:
             return direct
         split = _Split(args, nondiff)
         jaxpr, consts, leaves, out_tree = split.trace(self._fun, f"custom_jvp of {name}")
-        rule = self._jvp
+        rule, symbolic = self._jvp, self._symbolic_zeros
 
         def flat_rule(primals, tangents):
             what = f"the custom JVP rule {fun_name(rule)} of {name}"
+            tangents = rule_tangents(tangents, symbolic)
             res = rule(*split.nondiff, tuple(split.unflatten(primals)),
                        tuple(split.unflatten(tangents)))
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
@@ -372,6 +429,8 @@ def _check_tangents(touts, out_tree, outs, what):
         if not ad.is_differentiable(out.aval):
             checked.append(ad.Zero(out.aval))
             continue
+        if isinstance(t, SymbolicZero):
+            t = t.instantiate()
         t = to_array(t, f"a tangent output of {what}")
         if t.shape != out.shape or t.dtype != out.dtype:
             raise TypeError(

@@ -57,18 +57,18 @@ def direct_call(fun, args, nondiff, by_rule):
 
 
 def _primals_and_tangents(trace, split, name):
-    """The differentiable arguments' flat primals and (instantiated) tangents at ``trace``,
-    and their structure."""
+    """The differentiable arguments' flat primals and tangents at ``trace`` (``ad.Zero``
+    for those it does not differentiate), and their structure."""
     flat, tree = tree_flatten([split.args[i] for i in split.diff])
     primals, tangents = [], []
     for x in flat:
         if trace.owns(x):
             primals.append(x.primal)
-            tangents.append(ad.instantiate(x.tangent))
+            tangents.append(x.tangent)
         else:
             x = to_array(x, f"an argument of {name}")
             primals.append(x)
-            tangents.append(ad.zeros_like_aval(ad.tangent_aval(x.aval)))
+            tangents.append(ad.Zero(ad.tangent_aval(x.aval)))
     return primals, tangents, tree
 
 
@@ -76,10 +76,11 @@ def jvp_by_rule(f, trace, args, nondiff):
     """The outputs of ``f(*args)`` as ``trace``'s tracers, from the rule of ``f`` called on
     the primals and tangents of ``args`` in the parent trace (JAX's
     ``process_custom_jvp_call`` of a JVP trace)."""
-    from ._custom_derivatives import _check_tangents, _Split
+    from ._custom_derivatives import _check_tangents, _Split, rule_tangents
 
     split = _Split(args, nondiff)
     primals, tangents, tree = _primals_and_tangents(trace, split, f.__name__)
+    tangents = rule_tangents(tangents, f._symbolic_zeros)
     rule, name = f._jvp, f.__name__
     what = f"the custom JVP rule {fun_name(rule)} of {name}"
     with set_current_trace(trace.parent):
@@ -103,6 +104,7 @@ def vjp_by_rules(f, trace, args, nondiff):
     split = _Split(args, nondiff)
     name, fwd, bwd = f.__name__, f._fwd, f._bwd
     primals, tangents, tree = _primals_and_tangents(trace, split, name)
+    tangents = [ad.instantiate(t) for t in tangents]
     fwd_what = f"the fwd rule {fun_name(fwd)} of custom_vjp function {name}"
     with set_current_trace(trace.parent):
         res = fwd(*split.full(tree_unflatten(tree, primals)))

@@ -1,4 +1,5 @@
-"""``invarax.debug``: JAX's ``jax.debug`` — ``print``, ``callback`` and ``breakpoint``.
+"""``invarax.debug``: JAX's ``jax.debug`` — ``print``, ``callback`` and ``breakpoint`` — and
+Equinox's ``debug.assert_max_traces`` and ``debug.get_num_traces``.
 
 ``debug.print`` and ``debug.callback`` work eagerly and inside ``jit``, ``vmap`` and
 ``grad`` (see ``invarax.ops.callbacks``): the values they show are the ones the program
@@ -117,3 +118,7 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
 
 
 __all__ = ["breakpoint", "callback", "print"]
+
+from .module._debug import assert_max_traces, get_num_traces  # noqa: E402
+
+__all__ += ["assert_max_traces", "get_num_traces"]

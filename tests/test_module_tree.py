@@ -208,4 +208,4 @@ def test_partial_as_equinox():
 def test_tree_pformat_struct_as_array():
     struct = invarax.filter_eval_shape(lambda x: (x.sum(axis=0), "s"), jnp.ones((4, 3)))
     assert invarax.tree_pformat(struct, struct_as_array=True) == "(f32[3], 's')"
-    assert invarax.tree_pformat(struct) == "(ShapedArray(float32[3]), 's')"
+    assert invarax.tree_pformat(struct) == "(ShapeDtypeStruct(shape=(3,), dtype=float32), 's')"

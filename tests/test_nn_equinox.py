@@ -138,3 +138,42 @@ def test_multihead_attention(mask_kind):
     close(ours(q, k, v, mask, inference=True), theirs(q, k, v, mask, inference=True))
     k_ours, k_theirs = keys(9)  # per-head dropout keys: the same masks
     close(ours(q, k, v, mask, key=k_ours), theirs(q, k, v, mask, key=k_theirs))
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 4])
+def test_mlp_scan_as_equinox(depth):
+    """``scan=True``: Equinox's stacked hidden layer from the same key, bit for bit."""
+    ours = nn.MLP(3, 2, 8, depth, activation=nn.gelu, scan=True, key=invarax.random.key(5))
+    theirs = eqx.nn.MLP(3, 2, 8, depth, activation=jax.nn.gelu, scan=True,
+                        key=jax.random.key(5))
+    assert len(ours.layers) == len(theirs.layers) == (1 if depth == 0 else 3)
+    for a, b in zip(ours.layers, theirs.layers, strict=True):
+        assert_same_leaves(a, b)
+    x = data((5, 3))
+    close(ours(jnp.asarray(x)), jax.vmap(theirs)(x))
+    close(ours(jnp.asarray(x[1])), theirs(x[1]))
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_mlp_scan_is_bitwise_the_unrolled_mlp(depth):
+    """N1/N3: the scanned MLP gives bitwise the unscanned one's outputs and gradients,
+    eagerly, under jit and row by row under vmap."""
+    plain = nn.MLP("scalar", 3, 6, depth, key=invarax.random.key(7))
+    scanned = nn.MLP("scalar", 3, 6, depth, scan=True, key=invarax.random.key(7))
+    x = jnp.asarray(data((6,)))
+    assert_bitwise(scanned(x), plain(x))
+    assert_bitwise(invarax.jit(scanned)(x), scanned(x))
+    for n in (1, 4, 6):
+        batched = invarax.vmap(scanned)(x[:n])
+        for i in range(n):
+            assert_bitwise(batched[i], scanned(x[i]))
+
+    def loss(model):
+        return jnp.sum(model(x) ** 2)
+
+    grads = invarax.filter_grad(loss)(scanned)
+    assert_bitwise(invarax.filter_jit(invarax.filter_grad(loss))(scanned).layers[1].weight,
+                   grads.layers[1].weight)
+    plain_grads = invarax.filter_grad(loss)(plain)
+    for i in range(1, depth):
+        assert_bitwise(grads.layers[1].weight[i - 1], plain_grads.layers[i].weight)

@@ -39,3 +39,7 @@ from ..ops.convolution import (
     conv_with_general_padding, padtype_to_pads,
 )
 from ..ops.windowed import reduce_window
+from ._slicing import (  # noqa: E402
+    dynamic_index_in_dim, dynamic_slice_in_dim, dynamic_update_index_in_dim,
+    dynamic_update_slice_in_dim, index_in_dim, index_take,
+)

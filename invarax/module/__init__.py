@@ -9,6 +9,7 @@ from ._ad import (
     filter_jvp,
     filter_vjp,
 )
+from ._callback import filter_pure_callback
 from ._custom import filter_custom_jvp, filter_custom_vjp
 from ._enum import Enumeration, EnumerationItem
 from ._errors import EquinoxRuntimeError, EquinoxTracetimeError, branched_error_if, error_if
@@ -31,6 +32,7 @@ from ._tree import tree_check, tree_flatten_one_level, tree_inference, tree_pfor
 from ._tree_at import tree_at
 from ._tree_equal import tree_equal
 from ._vmap import filter_vmap
+from ._wrappers import module_update_wrapper
 
 __all__ = [
     "BoundMethod", "Module", "combine", "field", "filter", "filter_grad", "filter_jit",
@@ -46,3 +48,5 @@ __all__ = [
     "tree_inference", "tree_pprint", "Partial",
 ]
 __all__ += ["AbstractClassVar", "AbstractVar", "static_field", "tree_equal"]
+__all__ += ["filter_pure_callback"]
+__all__ += ["module_update_wrapper"]

@@ -29,9 +29,9 @@ def _join_out(arrays, static: Static):
 
 
 def _tangent_leaves(primals, tangents):
-    """The tangents of the inexact-array leaves of ``primals`` (zeros where None)."""
-    from .. import numpy as jnp
-
+    """``(mask, tangents)``: a pytree of bools over ``primals``, True at the inexact-array
+    leaves given a tangent (a None tangent is a symbolic zero: that leaf is held constant,
+    as Equinox), and those tangents."""
     pairs, treedef = tree_flatten_with_path(primals)
     try:
         given = treedef.flatten_up_to(tangents)
@@ -39,16 +39,17 @@ def _tangent_leaves(primals, tangents):
         raise ValueError(
             "filter_jvp: tangents must have the structure of primals, with None at the "
             f"leaves that are not float arrays: {e}") from None
-    out = []
+    out, mask = [], []
     for (path, p), t in zip(pairs, given, strict=True):
-        if is_inexact_array(p):
-            out.append(jnp.zeros_like(p) if t is None else t)
+        mask.append(is_inexact_array(p) and t is not None)
+        if mask[-1]:
+            out.append(t)
         elif t is not None:
             raise ValueError(
                 f"filter_jvp: the primal at {keystr(path) or 'the root'} is {p!r:.40} (not a "
                 "float array), so its tangent must be None, got "
                 f"{type(t).__name__}. Pass None there.")
-    return out
+    return treedef.unflatten(mask), out
 
 
 def filter_jvp(fn, primals, tangents, **kwargs):
@@ -58,7 +59,8 @@ def filter_jvp(fn, primals, tangents, **kwargs):
         fn: a function of the positional arguments ``primals`` (and ``**kwargs``).
         primals: a tuple or list of the positional arguments: any pytrees.
         tangents: the same structure as ``primals``, with a tangent at each float-array
-            leaf (None means a zero tangent) and None at every other leaf.
+            leaf (None means a symbolic zero: the leaf is held constant, as Equinox) and
+            None at every other leaf.
         **kwargs: keyword arguments of ``fn``; not differentiated.
 
     Returns:
@@ -73,8 +75,8 @@ def filter_jvp(fn, primals, tangents, **kwargs):
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("filter_jvp takes primals and tangents as tuples: "
                         "filter_jvp(f, (x, n), (t, None))")
-    diff, nondiff = partition(tuple(primals), is_inexact_array)
-    flat_t = _tangent_leaves(tuple(primals), tuple(tangents))
+    mask, flat_t = _tangent_leaves(tuple(primals), tuple(tangents))
+    diff, nondiff = partition(tuple(primals), mask)
 
     def diff_fn(*d):
         return _split_out(fn(*combine(d, nondiff), **kwargs))

@@ -3,17 +3,18 @@ any pytrees, with Equinox's interface.
 
 Both are thin layers over ``custom_jvp``/``custom_vjp``: the non-array part of the
 arguments travels as one non-differentiable ``Static`` argument, the arrays as the
-differentiable ones. invarax's rules see no symbolic zeros: a float array that is not
-differentiated gets a zero tangent (``filter_custom_jvp``), counts as perturbed and
-receives a zero cotangent (``filter_custom_vjp``). None stands for everything that is not
-a float array, as in Equinox.
+differentiable ones. ``filter_custom_jvp`` has Equinox's symbolic zeros (its rule gets None
+as the tangent of a float array that is not differentiated, through
+``custom_jvp.defjvp(..., symbolic_zeros=True)``); ``filter_custom_vjp`` does not yet: a
+float array of ``vjp_arg`` that is not differentiated counts as perturbed and receives a
+zero cotangent. None stands for everything that is not a float array, as in Equinox.
 """
 
 from __future__ import annotations
 
 import functools
 
-from .._custom_derivatives import custom_jvp, custom_vjp
+from .._custom_derivatives import SymbolicZero, custom_jvp, custom_vjp
 from ..core.pytree import tree_map, tree_structure
 from ._filters import combine, is_array, is_inexact_array, partition
 from ._static import Static
@@ -45,7 +46,8 @@ class filter_custom_jvp:  # noqa: N801  (Equinox's name)
         The decorated function; define its rule with ``def_jvp``:
         ``rule(primals, tangents, **kwargs) -> (out, tangent_out)``, ``primals`` the tuple
         of positional arguments, ``tangents`` alike with None at the leaves that are not
-        float arrays. A None in ``tangent_out`` is a zero tangent.
+        float arrays and at the float arrays that are not differentiated (symbolic zeros,
+        as Equinox). A None in ``tangent_out`` is a zero tangent.
 
     Example:
         >>> @filter_custom_jvp
@@ -54,8 +56,13 @@ class filter_custom_jvp:  # noqa: N801  (Equinox's name)
         >>> @call.def_jvp
         ... def call_jvp(primals, tangents, *, fn):
         ...     (x, y), (tx, ty) = primals, tangents
+        ...     print("ty:", ty)
         ...     return call(x, y, fn=fn), 2 * tx
         >>> filter_grad(lambda x: call(x, 3, fn=lambda a, b: a * b))(jnp.array(2.0))
+        ty: None
+        Array(2., dtype=float32, weak_type=True)
+        >>> filter_grad(lambda x: call(x, jnp.array(3.0), fn=lambda a, b: a * b))(jnp.array(2.0))
+        ty: None
         Array(2., dtype=float32, weak_type=True)
     """
 
@@ -72,13 +79,14 @@ class filter_custom_jvp:  # noqa: N801  (Equinox's name)
         """Define the JVP rule (see the class); returns ``fn_jvp``, for use as a decorator."""
         def rule(static, primals, tangents):
             (dynamic,), (t_dynamic,) = primals, tangents
-            t_args, _ = tree_map(lambda t, x: t if is_inexact_array(x) else None,
-                                 t_dynamic, dynamic)
+            t_args, _ = tree_map(
+                lambda t, x: None if isinstance(t, SymbolicZero) or not is_inexact_array(x)
+                else t, t_dynamic, dynamic)
             args, kwargs = combine(dynamic, static.value)
             out, t_out = fn_jvp(args, t_args, **kwargs)
             return out, _zeros_for_none(t_out, out)
 
-        self.fn.defjvp(rule)
+        self.fn.defjvp(rule, symbolic_zeros=True)
         return fn_jvp
 
     defjvp = def_jvp

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 
+from .._shapes import ShapeDtypeStruct
 from ..core.array import to_array
 from ..core.aval import ShapedArray
 from ..core.eval import eval_jaxpr
@@ -26,9 +27,10 @@ def _aval(x) -> ShapedArray:
     return ShapedArray(tuple(x.shape), x.dtype)
 
 
-def _struct(aval) -> ShapedArray:
-    """The shape-and-dtype stand-in returned for an array (invarax's ``ShapedArray``)."""
-    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+def _struct(aval) -> ShapeDtypeStruct:
+    """The shape-and-dtype stand-in returned for an array, as Equinox's (through
+    ``jax.eval_shape``): a ``ShapeDtypeStruct``, keeping the weak type."""
+    return ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)
 
 
 def filter_make_jaxpr(fun):
@@ -43,15 +45,15 @@ def filter_make_jaxpr(fun):
 
     Returns:
         A function of ``fun``'s arguments returning ``(jaxpr, out_struct, out_static)``:
-        the ``ClosedJaxpr``, the output's array part with a ``ShapedArray`` (shape and
-        dtype) per array, and its non-array part.
+        the ``ClosedJaxpr``, the output's array part with a ``ShapeDtypeStruct`` per
+        array, and its non-array part.
 
     Example:
         >>> jaxpr, struct, static = filter_make_jaxpr(lambda x, n: (x * n, "s"))(jnp.ones(2), 3)
         >>> print(jaxpr)
         { lambda ; a:f32[2]. let b:f32[2] = mul a 3.0:f32[] in (b,) }
         >>> struct, static
-        ((ShapedArray(float32[2]), None), (None, 's'))
+        ((ShapeDtypeStruct(shape=(2,), dtype=float32), None), (None, 's'))
     """
     name = getattr(fun, "__name__", type(fun).__name__)
 
@@ -87,12 +89,12 @@ def filter_eval_shape(fun, *args, **kwargs):
         *args, **kwargs: its arguments.
 
     Returns:
-        ``fun``'s output with each array replaced by a ``ShapedArray`` (its shape and
+        ``fun``'s output with each array replaced by a ``ShapeDtypeStruct`` (its shape and
         dtype) and every other leaf as ``fun`` returned it.
 
     Example:
         >>> filter_eval_shape(lambda x, name: (x.sum(axis=0), name), jnp.ones((4, 3)), "s")
-        (ShapedArray(float32[3]), 's')
+        (ShapeDtypeStruct(shape=(3,), dtype=float32), 's')
     """
     _, struct, static = filter_make_jaxpr(fun)(*args, **kwargs)
     return combine(struct, static)

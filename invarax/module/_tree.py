@@ -16,7 +16,7 @@ def tree_pformat(pytree, *, width: int = 80, indent: int = 2, short_arrays: bool
         width: the line width to wrap at.
         indent: the indent of each nesting level once wrapped.
         short_arrays: arrays as dtype and shape (``f32[3]``); False prints them in full.
-        struct_as_array: print shape-and-dtype stand-ins (``ShapedArray``, as
+        struct_as_array: print shape-and-dtype stand-ins (``ShapeDtypeStruct``, as
             ``filter_eval_shape`` returns) as arrays, ``f32[3]``.
         truncate_leaf: a predicate; the leaves it selects print as ``Type(...)``.
 

@@ -68,12 +68,13 @@ def _batched_output(leaf, axis) -> bool:
     return is_array(leaf) or (axis is not None and is_array_like(leaf))
 
 
-def filter_vmap(fun, in_axes=if_array(0), out_axes=if_array(0), axis_name=None,  # noqa: B008
+def filter_vmap(fun=None, in_axes=if_array(0), out_axes=if_array(0), axis_name=None,  # noqa: B008
                 axis_size=None):
     """Vectorise ``fun`` over pytrees with any leaves; non-array leaves are static.
 
     Arguments:
-        fun: any function of pytrees (a Module's bound method too).
+        fun: any function of pytrees (a Module's bound method too). Without it
+            (``@filter_vmap(in_axes=...)``, as Equinox), a decorator.
         in_axes: an int, None, a callable of one leaf returning either (``if_array(0)``:
             axis 0 for arrays, None otherwise), or a pytree prefix of the positional
             arguments (a tuple, one entry per argument) with those as leaves, or a dict
@@ -98,7 +99,19 @@ def filter_vmap(fun, in_axes=if_array(0), out_axes=if_array(0), axis_name=None, 
         >>> f = filter_vmap(lambda x, name: (x.sum(), name), in_axes=(0, None))
         >>> f(jnp.ones((3, 2)), "sum")
         (Array([2., 2., 2.], dtype=float32), 'sum')
+        >>> @filter_vmap(in_axes=(None, 0))
+        ... def scale(w, x):
+        ...     return w * x
+        >>> scale(2.0, jnp.arange(3.0))
+        Array([0., 2., 4.], dtype=float32)
     """
+    if fun is None:
+        return functools.partial(filter_vmap, in_axes=in_axes, out_axes=out_axes,
+                                 axis_name=axis_name, axis_size=axis_size)
+    if not callable(fun):
+        raise TypeError(f"filter_vmap: fun must be callable, got {type(fun).__name__}; "
+                        "pass the axes by keyword (filter_vmap(in_axes=...)) to get a "
+                        "decorator")
     return Transformed(fun, _vmap, (("axis_name", axis_name), ("axis_size", axis_size)),
                        (("in_axes", in_axes), ("out_axes", out_axes)))
 

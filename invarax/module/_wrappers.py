@@ -51,3 +51,57 @@ class Transformed(Module):
     @property
     def __name__(self):  # noqa: PLW3201  (as functools.wraps would set it)
         return fun_name(self.fun)
+
+
+_WRAPPER_FIELDS = ("__module__", "__name__", "__qualname__", "__doc__", "__annotations__")
+
+
+def module_update_wrapper(wrapper: Module, wrapped=None):
+    """``functools.update_wrapper`` for a Module wrapper, without changing it: Equinox's.
+
+    Arguments:
+        wrapper: an instance of a Module class that defines ``__wrapped__`` as a property
+            (redirecting to the wrapped callable, so it is not stored twice).
+        wrapped: the wrapped callable (default ``wrapper.__wrapped__``).
+
+    Returns:
+        A copy of ``wrapper`` with ``__module__``, ``__name__``, ``__qualname__``,
+        ``__doc__`` and ``__annotations__`` copied from ``wrapped`` (an attribute the class
+        defines as a property keeps the property's value).
+
+    Example:
+        >>> class Wrapper(Module):
+        ...     fn: object
+        ...     def __call__(self, *args):
+        ...         return self.fn(*args)
+        ...     @property
+        ...     def __wrapped__(self):
+        ...         return self.fn
+        >>> def double(x):
+        ...     "Twice x."
+        ...     return 2 * x
+        >>> w = module_update_wrapper(Wrapper(double))
+        >>> w.__name__, w.__doc__, w(3)
+        ('double', 'Twice x.', 6)
+    """
+    from ..core.pytree import tree_flatten, tree_unflatten
+
+    if not isinstance(wrapper, Module):
+        raise TypeError(f"module_update_wrapper: wrapper must be a Module instance, got "
+                        f"{type(wrapper).__name__}")
+    if not isinstance(getattr(type(wrapper), "__wrapped__", None), property):
+        raise ValueError(f"module_update_wrapper: {type(wrapper).__name__} must define "
+                         "__wrapped__ as a property returning the wrapped callable")
+    if wrapped is None:
+        wrapped = wrapper.__wrapped__
+    leaves, tree = tree_flatten(wrapper)
+    wrapper = tree_unflatten(tree, leaves)
+    for name in _WRAPPER_FIELDS:
+        if isinstance(getattr(type(wrapper), name, None), property):
+            continue
+        try:
+            value = getattr(wrapped, name)
+        except AttributeError:
+            continue
+        object.__setattr__(wrapper, name, value)
+    return wrapper

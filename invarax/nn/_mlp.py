@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from .. import random
-from ..module import Module, field
+from .. import lax, random
+from .. import numpy as jnp
+from ..module import Module, field, filter_vmap
 from ._activations import identity, relu
 from ._linear import Linear
 from ._misc import check_key, float_dtype
@@ -22,6 +23,13 @@ class MLP(Module):
     support). Like ``Linear``, the input may carry leading batch dimensions,
     ``(..., in_size)``, with bitwise the same rows as one example at a time or ``vmap``.
 
+    With ``scan=True`` (as Equinox's), the ``depth - 1`` hidden ``width_size x width_size``
+    layers are one ``Linear`` whose arrays are stacked on a leading axis (so ``layers`` is
+    ``(input, hidden, output)`` whenever ``depth >= 1``) and are run by ``lax.scan``: the
+    program holds one copy of the hidden layer's computation whatever the depth. The
+    parameters are those of ``scan=False`` from the same key, stacked, bit for bit, and the
+    outputs are bitwise those of ``scan=False``.
+
     Arguments:
         in_size: the input size, or ``"scalar"``.
         out_size: the output size, or ``"scalar"``.
@@ -32,6 +40,7 @@ class MLP(Module):
         use_bias: biases in the hidden layers.
         use_final_bias: a bias in the output layer.
         dtype: the parameters' dtype (default float32, float64 with x64 on).
+        scan: stack the hidden layers and run them with ``lax.scan`` (keyword only).
         key: a PRNG key (keyword only), e.g. ``invarax.random.key(0)``.
 
     Returns:
@@ -54,10 +63,11 @@ class MLP(Module):
     out_size: object = field(static=True)
     width_size: int = field(static=True)
     depth: int = field(static=True)
+    scan: bool = field(static=True, default=False)
 
     def __init__(self, in_size, out_size, width_size, depth, activation=relu,
                  final_activation=identity, use_bias=True, use_final_bias=True, dtype=None,
-                 *, key=None):
+                 *, scan=False, key=None):
         key = check_key("MLP", key)
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
             raise ValueError(f"MLP: depth must be a non-negative int, got {depth!r}")
@@ -67,8 +77,14 @@ class MLP(Module):
             layers = [Linear(in_size, out_size, use_final_bias, dtype, key=keys[0])]
         else:
             layers = [Linear(in_size, width_size, use_bias, dtype, key=keys[0])]
-            layers += [Linear(width_size, width_size, use_bias, dtype, key=keys[i])
-                       for i in range(1, depth)]
+
+            def hidden(k):
+                return Linear(width_size, width_size, use_bias, dtype, key=k)
+
+            if scan:
+                layers.append(filter_vmap(hidden)(keys[1:depth]))
+            else:
+                layers += [hidden(keys[i]) for i in range(1, depth)]
             layers.append(Linear(width_size, out_size, use_final_bias, dtype, key=keys[depth]))
         self.layers = tuple(layers)
         self.activation = activation
@@ -79,6 +95,7 @@ class MLP(Module):
         self.out_size = out_size
         self.width_size = width_size
         self.depth = depth
+        self.scan = bool(scan)
 
     def __call__(self, x, *, key=None):
         """Apply the layers and activations.
@@ -96,6 +113,14 @@ class MLP(Module):
             ()
         """
         del key
+        if self.scan and self.depth > 0:
+            first, hidden, last = self.layers
+
+            def step(h, layer):
+                return self.activation(layer(h)), None
+
+            x, _ = lax.scan(step, self.activation(first(jnp.asarray(x))), hidden)
+            return self.final_activation(last(x))
         for layer in self.layers[:-1]:
             x = self.activation(layer(x))
         return self.final_activation(self.layers[-1](x))

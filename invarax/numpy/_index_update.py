@@ -1,5 +1,5 @@
-"""``x.at[idx]``: functional index updates (set, add, multiply, min, max, divide, power) and
-``get``, with JAX's semantics.
+"""``x.at[idx]``: functional index updates (set, add, multiply, min, max, divide, power,
+apply) and ``get``, with JAX's semantics.
 
 An update lowers to one scatter over ``x`` in invarax's form (``ops.indexing``): axes
 taken by a full slice ``:`` stay whole, every other indexed axis gets an index column
@@ -217,5 +217,51 @@ class IndexUpdateRef:
         ``idx`` (JAX's formulation)."""
         return power(self.array, self._factors(values, mode))
 
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None) -> Array:
+        """``x[idx] = func(x[idx])``, elementwise; an element indexed ``k`` times gets
+        ``func`` applied ``k`` times (JAX's semantics). See ``_apply``."""
+        return _apply(self.array, self.index, func, mode)
+
     def _factors(self, values, mode) -> Array:
         return _update(ones_like(self.array), self.index, values, ix.scatter_mul, mode)
+
+
+def _apply(x: Array, index, func, mode) -> Array:
+    """``x.at[index].apply(func)``: ``func`` maps a scalar of ``x``'s dtype to one of the
+    same dtype, and is applied (batched over every element by ``vmap``, so each element's
+    value is bitwise ``func`` of that scalar) as many times as the element is indexed:
+    a ``while_loop`` up to the largest count, each step updating the elements not done.
+
+    Example:
+        >>> jnp.arange(5.0).at[jnp.array([0, 0, 2])].apply(lambda v: 2 * v + 1)
+        Array([3., 1., 5., 3., 4.], dtype=float32)
+    """
+    from .._vmap import vmap
+    from ..lax import while_loop
+    from ._reductions import max as reduce_max
+    from ._ufuncs import where
+
+    if not callable(func):
+        raise TypeError(f"x.at[idx].apply(func): func must be callable, got "
+                        f"{type(func).__name__}")
+    if x.size == 0:
+        return x
+    counts = _update(asarray(np.zeros(x.shape, np.int32)), index, 1, ix.scatter_add, mode)
+    flat = sh.reshape(x, (x.size,))
+    once = vmap(func)
+    out = once(flat)
+    if not isinstance(out, Array) or out.shape != flat.shape or out.dtype != x.dtype:
+        got = (f"shape {out.shape[1:]} and dtype {out.dtype}" if isinstance(out, Array)
+               else type(out).__name__)
+        raise TypeError(f"x.at[idx].apply(func): func must map a scalar of dtype {x.dtype} "
+                        f"to a scalar of the same dtype, but it returned {got}; cast "
+                        f"inside func (e.g. .astype({x.dtype}))")
+    counts = sh.reshape(counts, (x.size,))
+
+    def body(state):
+        step, y = state
+        return step + 1, where(counts > step, once(y), y)
+
+    _, flat = while_loop(lambda state: state[0] < reduce_max(counts), body,
+                         (asarray(np.int32(0)), flat))
+    return convert(sh.reshape(flat, x.shape), x.dtype, x.weak_type)  # x's weak type, as JAX
