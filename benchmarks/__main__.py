@@ -132,7 +132,7 @@ def _conv(cfg: problems.Config, loaded: dict) -> dict:
     times = medians(runs, cfg.rounds * cfg.calls, cfg.calls, cfg.pause)
     flops = cnn.conv_flops(cfg)
     gflops = {name: flops / t / 1e9 for name, t in times.items()}
-    label = (f"13. conv 3x3 {c}->{c} ch, {side}x{side}, batch {n}, GFLOP/s (invarax gemm "
+    label = (f"16. conv 3x3 {c}->{c} ch, {side}x{side}, batch {n}, GFLOP/s (invarax gemm "
              f"{n * side * side}x{9 * c}x{c}: {gflops.pop('gemm'):.3g})")
     return _row(label, gflops, invert=True)
 
