@@ -213,7 +213,9 @@ class _Pmapped:
                 continue
             first = values[0]
             target = canonicalize_axis(target, first.ndim + 1, "pmap out_axes")
-            out = ArrayImpl(np.stack([v._value for v in values], target), first.weak_type)
+            stacked_value = (np.expand_dims(first._value, target) if len(values) == 1
+                             else np.stack([v._value for v in values], target))
+            out = ArrayImpl(stacked_value, first.weak_type)
             out._sharding = sharding
             stacked.append(out)
         return tree_unflatten(out_tree, stacked)

@@ -319,3 +319,25 @@ def test_empty_reductions_give_the_identity(op):
             continue
         out = kernel(np.zeros((2, 0, 3), dtype), (1,), np.dtype(dtype))
         assert_bitwise(out, np.full((2, 3), kernels.reductions.identity(op, dtype)))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
+def test_one_term_rows_are_the_documented_order(op, dtype):
+    """A row of one element reduces to ``+0 + x`` (sum) or ``x`` (prod, max, min): -0, NaN
+    payloads and infinities as the compiled loop gives them, for any layout."""
+    from invarax.kernels import reductions as kr
+
+    values = np.array([-0.0, 0.0, 1.5, -np.inf, np.inf, np.nan, -np.nan, 3e-45], dtype)
+    x = np.stack([values, values[::-1]])  # reduce axis 0 of a (1, n) slice, and axis 1
+    kernel = getattr(kr, f"reduce_{op}")
+    want = {"sum": lambda v: v + dtype(0), "prod": np.copy, "max": np.copy,
+            "min": np.copy}[op]
+    for got, ref in [(kernel(x[:1], (0,), dtype), x[0]),
+                     (kernel(x[:, :1].T.copy(), (0,), dtype), x[:, 0]),
+                     (kernel(x[:, 2:3], (1,), dtype), x[:, 2])]:
+        assert got.tobytes() == want(ref).tobytes()
+    if dtype != np.float16:  # and the compiled loop itself agrees
+        code = {"sum": kr._SUM, "prod": kr._PROD, "max": kr._MAX, "min": kr._MIN}[op]
+        compiled = kr._native_rows(code, np.ascontiguousarray(values[:, None]), dtype)
+        assert compiled.tobytes() == kernel(values[:, None], (1,), dtype).tobytes()

@@ -109,7 +109,11 @@ def _reducer(ufunc, op: str, code):
         if code is not None and (dtype in _FLOATS or dtype == _HALF):
             wide = np.dtype(np.float32) if dtype == _HALF else dtype
             rows, out_shape = _rows(x, axes, wide)
-            return _native_rows(code, rows, wide).astype(dtype, copy=False).reshape(out_shape)
+            if rows.shape[1] == 1:  # one term: the order's result without the row loop
+                out = rows[:, 0] + wide.type(0) if op == "sum" else rows[:, 0].copy()
+            else:
+                out = _native_rows(code, rows, wide)
+            return out.astype(dtype, copy=False).reshape(out_shape)
         rows, out_shape = _rows(x, axes, dtype)
         if dtype.kind == "c":
             return _complex(op, rows).reshape(out_shape)
