@@ -125,6 +125,8 @@ def disagreement(ours: Outcome, theirs: Outcome, rtol: float = 2e-4):
     a, b = ours.value, theirs.value
     if a.dtype != b.dtype or a.shape != b.shape:
         return f"invarax gave {a.dtype}{list(a.shape)}, JAX {b.dtype}{list(b.shape)}"
+    if ours.weak is not None and theirs.weak is not None and ours.weak != theirs.weak:
+        return f"weak type: invarax {ours.weak}, JAX {theirs.weak} ({a.dtype}{list(a.shape)})"
     if a.dtype.kind in "biu":
         return None if np.array_equal(a, b) else f"values differ:\n{a}\n{b}"
     a64 = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
@@ -189,6 +191,7 @@ def compare(source: str, inputs, seed: int = 0):
 KNOWN = {
     "max/min of complex": r"reduce_m(ax|in) does not accept dtype complex|argm(ax|in).*complex",
     "round of complex": r"round of a complex array is not supported",
+    "arctan2 of complex": r"atan2 does not accept dtype complex",
 }
 
 
