@@ -58,3 +58,23 @@ def test_round_of_bool_raises_as_jax():
     with pytest.raises(ValueError, match="round of a bool array"):
         jnp.round(jnp.array([True]))
     assert np.array_equal(jnp.round(jnp.array([2, 3])), [2, 3])
+
+
+def test_integer_power_uses_six_exponent_bits_as_jax():
+    a = jnp.array([2, 3, -1, 0, 0, 1, 5], jnp.int32)
+    b = jnp.array([3, -1, -1, 5, 0, 100, 7], jnp.int32)
+    assert np.array_equal(a**b, [8, 2111105451, -1, 0, 1, 1, 78125])  # JAX's values
+
+
+def test_square_of_bool_is_int32_as_jax():
+    out = jnp.square(jnp.array([True, False]))
+    assert out.dtype == np.int32 and np.array_equal(out, [1, 0])
+
+
+def test_weak_types_of_comparisons_and_full_like_as_jax():
+    weak = jnp.array([True]) - 1.5
+    assert (1.5 > weak).weak_type and (weak > weak).weak_type
+    assert not (weak > jnp.zeros(1)).weak_type
+    assert jnp.ones_like(weak).weak_type and jnp.full_like(weak, 2).weak_type
+    assert not jnp.zeros_like(weak, dtype=jnp.float32).weak_type
+    assert invarax.jit(lambda x: x > 0.5)(weak).weak_type
