@@ -20,7 +20,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 SHAPES = [(), (3,), (2, 3), (1, 3), (4, 1, 3), (2, 1)]
-INPUT_DTYPES = ["float32", "float32", "float32", "int32", "bool", "float16", "uint8"]
+INPUT_DTYPES = ["float32", "float32", "float32", "int32", "bool", "float16", "uint8",
+                "int8", "complex64"]
 
 UNARY = ["sin", "cos", "exp", "tanh", "abs", "negative", "square", "sign", "floor", "ceil",
          "log1p", "sqrt", "expm1", "arctan", "sinh", "round", "logical_not", "isnan"]
@@ -58,6 +59,14 @@ def _templates(v, w):
             f"jnp.dot({v}, {w})", f"{v} @ {w}", f"jnp.einsum('...i,...i->...', {v}, {w})",
             f"jnp.matmul({v}, jnp.transpose({w}))", f"jnp.outer({v}, {w})",
             f"jnp.sum({v} * {w})", f"jnp.tensordot({v}, {w}, axes=1)",
+            f"jnp.sort({v}, axis=-1)", f"jnp.argsort({v}, axis=0)", f"jnp.cumprod({v}, axis=-1)",
+            f"{v} // 2", f"{v} % 3", f"jnp.std({v}, axis=0)", f"{v}.at[-1].max({w})",
+            f"jnp.repeat({v}, 2, axis=0)", f"jnp.tile({v}, 2)", f"jnp.pad({v}, 1)",
+            f"jnp.roll({v}, 1, axis=0)", f"jnp.moveaxis({v}, 0, -1)", f"jnp.ravel({v})",
+            f"jnp.swapaxes({v}, 0, -1)", f"jnp.minimum({v}, 0.5)", f"jnp.logical_xor({v}, {w})",
+            f"jnp.vstack([{v}, {w}])", f"jnp.hstack([{v}, {w}])", f"jnp.exp2({v})",
+            f"jnp.log({v} * {v} + 1)", f"{v}.sum()", f"{v}.mean(axis=-1)",
+            f"{v}.reshape(-1)[::2]", f"jnp.atleast_2d({v})",
         ]),
         st.sampled_from(DTYPES).map(lambda d: f"{v}.astype(jnp.{d})"),
     )
@@ -84,8 +93,10 @@ def programs(draw, max_inputs=3, max_lines=5):
 def _array(rng, shape, dtype):
     if dtype == "bool":
         return rng.random(shape) < 0.5
-    if dtype in ("int32", "uint8"):
+    if dtype in ("int32", "uint8", "int8"):
         return rng.integers(0 if dtype == "uint8" else -5, 6, shape).astype(dtype)
+    if dtype == "complex64":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
     return rng.standard_normal(shape).astype(dtype)
 
 
@@ -192,6 +203,7 @@ KNOWN = {
     "max/min of complex": r"reduce_m(ax|in) does not accept dtype complex|argm(ax|in).*complex",
     "round of complex": r"round of a complex array is not supported",
     "arctan2 of complex": r"atan2 does not accept dtype complex",
+    "rint of complex": r"rint of a complex array is not supported",
 }
 
 

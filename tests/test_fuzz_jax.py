@@ -78,3 +78,15 @@ def test_weak_types_of_comparisons_and_full_like_as_jax():
     assert jnp.ones_like(weak).weak_type and jnp.full_like(weak, 2).weak_type
     assert not jnp.zeros_like(weak, dtype=jnp.float32).weak_type
     assert invarax.jit(lambda x: x > 0.5)(weak).weak_type
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "trunc", "rint"])
+def test_rounding_of_complex_raises(name):
+    with pytest.raises(TypeError, match=f"{name} of a complex array"):
+        getattr(jnp, name)(jnp.array([1.5 + 2.5j]))
+
+
+def test_repeat_of_a_0d_array_as_jax():
+    for axis in (None, 0, -1):
+        out = jnp.repeat(jnp.float32(3), 2, axis=axis)
+        assert out.shape == (2,) and np.array_equal(out, [3.0, 3.0])

@@ -153,6 +153,9 @@ def reciprocal(x, /):
 def _rounding(name, op):
     def f(x, /):
         (x,) = promote_args(name, x)
+        if x.dtype.kind == "c":  # JAX raises too (but for rint, which rounds both parts)
+            raise TypeError(f"{name} of a complex array is not supported; apply it to "
+                            "jnp.real(x) and jnp.imag(x)")
         return op(x) if dtypes.is_float(x.dtype) else x
 
     f.__name__ = name
