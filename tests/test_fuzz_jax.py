@@ -46,6 +46,9 @@ def test_float_to_int_casts_saturate_as_jax():
         for f in (lambda a, d=dtype: a.astype(d), invarax.jit(lambda a, d=dtype: a.astype(d))):
             assert np.array_equal(f(x), np.array(values, dtype))
     assert int(jnp.float16(-3.5).astype("int8")) == -3
+    z = jnp.array([-1.5 + 2j, 300 + 1j, 2.7 - 5j, np.nan + 0j])  # the real part, saturated
+    assert np.array_equal(z.astype("uint8"), np.array([0, 255, 2, 0], np.uint8))
+    assert np.array_equal(z.astype("int32"), np.array([-1, 300, 2, 0], np.int32))
 
 
 def test_power_of_bools_is_integer_as_jax():

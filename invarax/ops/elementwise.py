@@ -298,6 +298,8 @@ select_n_p.def_abstract_eval(_select_n_abstract_eval)
 # and differs between machines (x86 gives the lowest integer, ARM saturates).
 def _convert_impl(x, new_dtype, weak_type):
     new_dtype = np.dtype(new_dtype)
+    if x.dtype.kind == "c" and new_dtype.kind in "iuf":
+        x = x.real  # complex -> real keeps the real part, as XLA
     if x.dtype.kind != "f" or new_dtype.kind not in "iu":
         return x.astype(new_dtype)
     info = np.iinfo(new_dtype)
