@@ -217,8 +217,19 @@ KNOWN = {
     "rint of complex": r"rint of a complex array is not supported",
     "JAX's jit differs from its eager": r"^JAX's \S+ differs from its",
 }
+# Known differences told by the program as well: (pattern of the difference, of the source).
+KNOWN_IN_SOURCE = {
+    "all/any of complex": (r"^values differ", r"jnp\.(all|any)\((?s:.*)(1j|complex64)"
+                           r"|(1j|complex64)(?s:.*)jnp\.(all|any)\("),
+}
 
 
-def known(diff: str) -> str | None:
-    """The name of the known difference that ``diff`` is, or None."""
-    return next((name for name, pattern in KNOWN.items() if re.search(pattern, diff)), None)
+def known(diff: str, source: str = "") -> str | None:
+    """The name of the known difference that ``diff`` (of program ``source``) is, or None."""
+    for name, pattern in KNOWN.items():
+        if re.search(pattern, diff):
+            return name
+    for name, (pattern, in_source) in KNOWN_IN_SOURCE.items():
+        if re.search(pattern, diff) and re.search(in_source, source):
+            return name
+    return None
