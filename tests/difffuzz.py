@@ -226,6 +226,7 @@ KNOWN = {
 }
 # Known differences told by the program as well: (pattern of the difference, of the source).
 KNOWN_IN_SOURCE = {
+    "0/0 of broadcast bools": (r"^values differ(?s:.*)nan", r"jnp\.divide\(| / "),
     "all/any of complex": (r"^values differ", r"jnp\.(all|any)\((?s:.*)(1j|complex64)"
                            r"|(1j|complex64)(?s:.*)jnp\.(all|any)\("),
 }
