@@ -65,14 +65,38 @@ def _trees(draw):
     return {"params": leaves, "nested": [leaves.copy(), (leaves.get("l0"),)]}
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ROUND_TRIPS = int(os.environ.get("INVARAX_ROUNDTRIP_EXAMPLES", "60"))
+
+
+@settings(max_examples=ROUND_TRIPS, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_trees())
 def test_round_trip_is_bitwise(tree):
+    """Random pytrees (every dtype, zero-size and 0-d arrays, NaN and Python numbers of any
+    size, unsaved leaves) come back bit for bit. ``INVARAX_ROUNDTRIP_EXAMPLES=N``."""
     f = io.BytesIO()
     tree_serialise_leaves(f, tree)
     f.seek(0)
     _assert_trees_bitwise(tree_deserialise_leaves(f, tree), tree)
     assert f.read() == b""
+
+
+@settings(max_examples=max(10, ROUND_TRIPS // 3), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(_trees())
+def test_round_trips_through_equinox_are_bitwise(tree):
+    """invarax -> Equinox -> invarax and Equinox -> invarax, for random pytrees."""
+    eqx = pytest.importorskip("equinox")
+    jax = pytest.importorskip("jax")
+    as_jax = invarax.tree_map(
+        lambda x: jax.numpy.asarray(np.asarray(x)) if isinstance(x, invarax.Array) else x, tree)
+    f = io.BytesIO()
+    tree_serialise_leaves(f, tree)
+    f.seek(0)
+    theirs = eqx.tree_deserialise_leaves(f, as_jax)
+    g = io.BytesIO()
+    eqx.tree_serialise_leaves(g, theirs)
+    g.seek(0)
+    _assert_trees_bitwise(tree_deserialise_leaves(g, tree), tree)
 
 
 def test_round_trip_through_a_path_adds_eqx_and_leaves_no_temporary(tmp_path):

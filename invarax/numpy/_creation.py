@@ -88,9 +88,14 @@ def full(shape, fill_value, dtype=None) -> Array:
         >>> jnp.full((2,), 7)
         Array([7, 7], dtype=int32)
     """
+    return _full(shape, fill_value, dtype, weak=None)
+
+
+def _full(shape, fill_value, dtype, weak):
+    """``full``; ``weak`` (if not None) sets the result's weak type (``full_like``'s)."""
     fill = asarray(fill_value)
     target = dtypes.canonicalize(dtype) if dtype is not None else fill.dtype
-    fill = convert(fill, target, fill.weak_type and dtype is None)
+    fill = convert(fill, target, fill.weak_type and dtype is None if weak is None else weak)
     shape = _shape(shape)
     if fill.ndim:
         return broadcast_to(fill, shape)
@@ -134,9 +139,11 @@ def ones_like(a, dtype=None, shape=None) -> Array:
 
 
 def full_like(a, fill_value, dtype=None, shape=None) -> Array:
-    """``fill_value`` with the shape and dtype of ``a``."""
+    """``fill_value`` with the shape and dtype of ``a`` (and its weak type, as JAX, when
+    ``dtype`` is None)."""
+    weak = dtype is None and asarray(a).weak_type
     dtype, shape = _like(a, dtype, shape)
-    return full(shape, fill_value, dtype)
+    return _full(shape, fill_value, dtype, weak)
 
 
 def arange(start, stop=None, step=None, dtype=None) -> Array:

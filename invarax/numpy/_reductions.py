@@ -477,7 +477,10 @@ def _cumulative(name, scan):
     def f(a, axis=None, dtype=None, out=None):
         _check_out(name, out)
         a = asarray_arg(a, name)
-        if axis is None or a.ndim == 0:
+        if axis is not None and a.ndim == 0:
+            raise ValueError(f"{name}: axis {axis} is out of bounds for a 0-d array, which "
+                             "has no axes (as JAX); pass axis=None to scan it as 1-d")
+        if axis is None:
             a = sh.reshape(a, (a.size,))
         result_dtype = _dtype_arg(name, dtype)
         if result_dtype is None:

@@ -445,7 +445,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None) -> Array:
         Array([1, 2, 2, 2], dtype=int32)
     """
     x = asarray_arg(a, "repeat")
-    if axis is None:
+    if axis is None or x.ndim == 0:  # a 0-d array repeats as a 1-d one, whatever axis (JAX)
         x, axis = sh.reshape(x, (x.size,)), 0
     axis = canonicalize_axis(axis, x.ndim)
     counts = _static_repeats(repeats)

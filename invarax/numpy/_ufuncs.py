@@ -140,7 +140,7 @@ def sign(x, /):
 
 def square(x, /):
     """Elementwise ``x * x``."""
-    (x,) = promote_args("square", x)
+    (x,) = _numeric(*promote_args("square", x))
     return lax.integer_pow(x, 2)
 
 
@@ -153,6 +153,9 @@ def reciprocal(x, /):
 def _rounding(name, op):
     def f(x, /):
         (x,) = promote_args(name, x)
+        if x.dtype.kind == "c":  # JAX raises too (but for rint, which rounds both parts)
+            raise TypeError(f"{name} of a complex array is not supported; apply it to "
+                            "jnp.real(x) and jnp.imag(x)")
         return op(x) if dtypes.is_float(x.dtype) else x
 
     f.__name__ = name
@@ -268,9 +271,15 @@ def _numeric(*args):
 
 
 def _integer_power(a, b):
-    # Square-and-multiply over the bits of a traced exponent, as JAX (b < 0 gives 0 or 1).
-    acc, base = broadcast_to_shape(_one(a), a.shape), a
-    for bit in range(8 * a.dtype.itemsize - (a.dtype.kind == "i")):
+    # Square-and-multiply over the low 6 bits of a traced exponent, as JAX's _pow_int_int
+    # (any larger power of an integer other than -1, 0 or 1 overflows; the parity bit keeps
+    # those three exact); 0 ** b is 0 for b != 0.
+    shape = broadcast_shapes(a.shape, b.shape)
+    a, b = broadcast_to_shape(a, shape), broadcast_to_shape(b, shape)
+    one = broadcast_to_shape(_one(a), shape)
+    zero_base = lax.bitwise_and(lax.eq(a, _zero(a)), lax.ne(b, _zero(b)))
+    acc, base = lax.select(zero_base, broadcast_to_shape(_zero(a), shape), one), a
+    for bit in range(6):
         mask = convert(asarray_arg(1 << bit, "power"), b.dtype, b.weak_type)
         on = lax.ne(lax.bitwise_and(b, mask), _zero(b))
         acc = lax.select(on, lax.mul(acc, base), acc)

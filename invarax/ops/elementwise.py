@@ -59,9 +59,8 @@ def defvectorized(name: str, impl, kinds: str = ANY, out_dtype=None) -> Primitiv
         check_same_dtypes(name, avals)
         check_kinds(name, avals[0], kinds)
         shape = broadcast_shapes_strict(name, avals)
-        if out_dtype is not None:
-            return ShapedArray(shape, out_dtype)
-        return ShapedArray(shape, avals[0].dtype, all(a.weak_type for a in avals))
+        weak = all(a.weak_type for a in avals)  # as JAX, comparisons included
+        return ShapedArray(shape, avals[0].dtype if out_dtype is None else out_dtype, weak)
 
     prim.def_impl(impl)
     prim.def_abstract_eval(abstract_eval)
@@ -299,6 +298,8 @@ select_n_p.def_abstract_eval(_select_n_abstract_eval)
 # and differs between machines (x86 gives the lowest integer, ARM saturates).
 def _convert_impl(x, new_dtype, weak_type):
     new_dtype = np.dtype(new_dtype)
+    if x.dtype.kind == "c" and new_dtype.kind in "iuf":
+        x = x.real  # complex -> real keeps the real part, as XLA
     if x.dtype.kind != "f" or new_dtype.kind not in "iu":
         return x.astype(new_dtype)
     info = np.iinfo(new_dtype)
