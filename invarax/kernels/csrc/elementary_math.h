@@ -44,7 +44,7 @@ EM_INLINE double em_pow2(int64_t k) { return em_double((uint64_t)(k + 1023) << 5
 
 /* y * 2^k for |k| <= 2044, rounded once (two exact-power scalings; the second rounds). */
 EM_INLINE double em_scale(double y, int64_t k) {
-    int64_t k1 = k / 2;
+    int64_t k1 = (int64_t)((uint64_t)(k + 4096) >> 1) - 2048; /* floor(k / 2), logical shift */
     return y * em_pow2(k1) * em_pow2(k - k1);
 }
 
@@ -167,10 +167,10 @@ EM_INLINE double em_split(uint64_t u, int64_t *k) {
 
 EM_INLINE double em_log(double x) {
     int sub = em_bits(x) < 0x0010000000000000ULL; /* +0 or a positive subnormal */
-    double xs = sub ? x * 0x1p54 : x;
+    double xs = x * (sub ? 0x1p54 : 1.0);
     int64_t k;
     double m = em_split(em_bits(xs), &k);
-    k -= sub ? 54 : 0;
+    k -= (int64_t)sub * 54;
     double y = em_log_reduced(em_int_to_double(k), m - 1.0, 0.0);
     y = x == 0.0 ? -INFINITY : y;
     y = x < 0.0 ? NAN : y;
@@ -186,7 +186,8 @@ EM_INLINE double em_log1p(double x) {
     double m = em_split(em_bits(us), &k);
     /* k == 0: u is within [sqrt(2)/2, sqrt(2)), and f = x exactly */
     double f = k == 0 ? x : m - 1.0;
-    double cu = k == 0 ? 0.0 : c / us; /* log(u + c) = log u + c / u (+ O(2^-106)) */
+    double cu = c / us; /* log(u + c) = log u + c / u (+ O(2^-106)) */
+    cu = k == 0 ? 0.0 : cu;
     double y = em_log_reduced(em_int_to_double(k), f, cu);
     y = x == 0.0 ? x : y; /* log1p(-0) = -0 */
     y = x == -1.0 ? -INFINITY : y;
@@ -300,7 +301,8 @@ EM_INLINE double em_sincos_small(double x, int cos_) {
     em_reduce_pio2(em_abs(x) < EM_TRIG_BIG ? x : 0.0, &n, &rh, &rl);
     double y = em_sincos_quadrant(n, rh, rl, cos_);
     /* sin x = x for |x| < 2^-26 (correctly rounded, and the sign of zero kept) */
-    return (!cos_ && em_abs(x) < 0x1p-26) ? x : y;
+    int tiny = (em_abs(x) < 0x1p-26) & (cos_ == 0);
+    return tiny ? x : y;
 }
 
 /* ---- float32: one rounding of the double result -------------------------------------- */
