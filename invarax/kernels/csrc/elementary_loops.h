@@ -28,8 +28,8 @@
         return flag;                                                                        \
     }
 
-EL_BLOCK_FN(sin_f64, double, em_sincos_small(v, 0), d, !(em_abs(v) < EM_TRIG_BIG))
-EL_BLOCK_FN(cos_f64, double, em_sincos_small(v, 1), d, !(em_abs(v) < EM_TRIG_BIG))
+EL_BLOCK_FN(sin_f64, double, em_sincos_small(v, 0), d, !em_abs_below(v, EM_TRIG_BIG))
+EL_BLOCK_FN(cos_f64, double, em_sincos_small(v, 1), d, !em_abs_below(v, EM_TRIG_BIG))
 EL_BLOCK_FN(exp_f32, float, em_exp(v), (float)d, em_f32_is_hard(d))
 EL_BLOCK_FN(log_f32, float, em_log(v), (float)d, em_f32_is_hard(d))
 EL_BLOCK_FN(expm1_f32, float, em_expm1(v), (float)d, em_f32_is_hard(d))
@@ -37,9 +37,9 @@ EL_BLOCK_FN(log1p_f32, float, em_log1p(v), (float)d, em_f32_is_hard(d))
 EL_BLOCK_FN(tanh_f32, float, em_tanh(v), (float)d, em_f32_is_hard(d))
 EL_BLOCK_FN(logistic_f32, float, em_logistic(v), (float)d, em_f32_is_hard(d))
 EL_BLOCK_FN(sin_f32, float, em_sincos_small(v, 0), (float)d,
-            em_f32_is_hard(d) | !(em_abs(v) < EM_TRIG_BIG))
+            em_f32_is_hard(d) | !em_abs_below(v, EM_TRIG_BIG))
 EL_BLOCK_FN(cos_f32, float, em_sincos_small(v, 1), (float)d,
-            em_f32_is_hard(d) | !(em_abs(v) < EM_TRIG_BIG))
+            em_f32_is_hard(d) | !em_abs_below(v, EM_TRIG_BIG))
 
 #define EL_LOOP_BLOCKS(T, BLOCK_FN, FIX)                                                    \
     for (ptrdiff_t b = 0; b < n; b += ELEM_BLOCK) {                                         \
@@ -50,8 +50,8 @@ EL_BLOCK_FN(cos_f32, float, em_sincos_small(v, 1), (float)d,
         memcpy(y + b, yb, (size_t)m * sizeof *yb);                                          \
     }
 
-#define EL_SIN_FIX(v) (em_abs(v) < EM_TRIG_BIG ? em_sincos_small(v, 0) : elem_sincos_big(v, 0))
-#define EL_COS_FIX(v) (em_abs(v) < EM_TRIG_BIG ? em_sincos_small(v, 1) : elem_sincos_big(v, 1))
+#define EL_SIN_FIX(v) (em_abs_below(v, EM_TRIG_BIG) ? em_sincos_small(v, 0) : elem_sincos_big(v, 0))
+#define EL_COS_FIX(v) (em_abs_below(v, EM_TRIG_BIG) ? em_sincos_small(v, 1) : elem_sincos_big(v, 1))
 #define EL_F32_FIX(v) elem_f32_fix(fn, v)
 
 static void EL(elementary_f64)(int fn, const double *x, double *y, ptrdiff_t n) {

@@ -55,6 +55,26 @@ EM_INLINE double em_int_to_double(int64_t k) {
 
 EM_INLINE double em_abs(double x) { return em_double(em_bits(x) & 0x7fffffffffffffffULL); }
 
+/* Tests on the bits, so that for a float input converted to double the compiler keeps them
+ * in double lanes (a comparison it narrows to float stops the loop's vectorisation). */
+EM_INLINE int64_t em_ibits(double x) { return (int64_t)em_bits(x); }
+/* |x| < |bound| (false for NaN), for a positive finite bound. */
+EM_INLINE int em_abs_below(double x, double bound) {
+    return (em_ibits(x) & 0x7fffffffffffffffLL) < em_ibits(bound);
+}
+EM_INLINE int em_is_zero(double x) { return (em_bits(x) << 1) == 0; }
+/* x < b for a negative b (NaNs with the sign bit set count as below: callers settle NaN). */
+EM_INLINE int em_below_negative(double x, double b) {
+    return em_ibits(x) < 0 && em_ibits(x) > em_ibits(b);
+}
+EM_INLINE int em_is_bits(double x, double b) { return em_bits(x) == em_bits(b); }
+/* c ? a : b on the bits (a select of a float input converted to double also stops GCC's
+ * vectorisation when written with ?:). */
+EM_INLINE double em_select(int c, double a, double b) {
+    uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
+    return em_double((em_bits(a) & m) | (em_bits(b) & ~m));
+}
+
 /* |x| with the sign of s. */
 EM_INLINE double em_with_sign(double x, double s) {
     return em_double(em_bits(x) | (em_bits(s) & 0x8000000000000000ULL));
@@ -135,7 +155,7 @@ EM_INLINE double em_expm1(double x) {
     double p2 = em_pow2(kn);
     double down = (p2 - 1.0) + (p2 * eh + p2 * el);
     double y = k == 0 ? eh : (k > 0 ? up : down);
-    y = x == 0.0 ? x : y; /* expm1(-0) = -0 */
+    y = em_is_zero(x) ? x : y; /* expm1(-0) = -0 */
     return x != x ? x + x : y;
 }
 
@@ -172,9 +192,9 @@ EM_INLINE double em_log(double x) {
     double m = em_split(em_bits(xs), &k);
     k -= (int64_t)sub * 54;
     double y = em_log_reduced(em_int_to_double(k), m - 1.0, 0.0);
-    y = x == 0.0 ? -INFINITY : y;
-    y = x < 0.0 ? NAN : y;
-    y = x == INFINITY ? x : y;
+    y = em_is_zero(x) ? -INFINITY : y;
+    y = (em_ibits(x) < 0 && !em_is_zero(x)) ? NAN : y;
+    y = em_is_bits(x, INFINITY) ? x : y;
     return x != x ? x + x : y;
 }
 
@@ -189,10 +209,10 @@ EM_INLINE double em_log1p(double x) {
     double cu = c / us; /* log(u + c) = log u + c / u (+ O(2^-106)) */
     cu = k == 0 ? 0.0 : cu;
     double y = em_log_reduced(em_int_to_double(k), f, cu);
-    y = x == 0.0 ? x : y; /* log1p(-0) = -0 */
-    y = x == -1.0 ? -INFINITY : y;
-    y = x < -1.0 ? NAN : y;
-    y = x == INFINITY ? x : y;
+    y = em_select(em_is_zero(x), x, y); /* log1p(-0) = -0 */
+    y = em_is_bits(x, -1.0) ? -INFINITY : y;
+    y = em_below_negative(x, -1.0) ? NAN : y;
+    y = em_select(em_is_bits(x, INFINITY), x, y);
     return x != x ? x + x : y;
 }
 
@@ -298,11 +318,11 @@ EM_INLINE double em_sincos_quadrant(int64_t n, double rh, double rl, int cos_) {
 EM_INLINE double em_sincos_small(double x, int cos_) {
     int64_t n;
     double rh, rl;
-    em_reduce_pio2(em_abs(x) < EM_TRIG_BIG ? x : 0.0, &n, &rh, &rl);
+    em_reduce_pio2(em_abs_below(x, EM_TRIG_BIG) ? x : 0.0, &n, &rh, &rl);
     double y = em_sincos_quadrant(n, rh, rl, cos_);
     /* sin x = x for |x| < 2^-26 (correctly rounded, and the sign of zero kept) */
-    int tiny = (em_abs(x) < 0x1p-26) & (cos_ == 0);
-    return tiny ? x : y;
+    int tiny = em_abs_below(x, 0x1p-26) & (cos_ == 0);
+    return em_select(tiny, x, y);
 }
 
 /* ---- float32: one rounding of the double result -------------------------------------- */
