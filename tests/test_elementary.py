@@ -26,11 +26,13 @@ def _logistic_ld(x):
 
 
 REF_LD = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p,
-          "tanh": np.tanh, "logistic": _logistic_ld, "sin": np.sin, "cos": np.cos}
+          "tanh": np.tanh, "logistic": _logistic_ld, "sin": np.sin, "cos": np.cos,
+          "exp2": np.exp2, "sinh": np.sinh, "cosh": np.cosh}
 REF_MP = {"exp": mpmath.exp, "log": mpmath.log, "expm1": mpmath.expm1,
           "log1p": mpmath.log1p, "tanh": mpmath.tanh,
           "logistic": lambda x: 1 / (1 + mpmath.exp(-x)), "sin": mpmath.sin,
-          "cos": mpmath.cos}
+          "cos": mpmath.cos, "exp2": lambda x: mpmath.mpf(2) ** x, "sinh": mpmath.sinh,
+          "cosh": mpmath.cosh}
 DOMAIN = {"log": (0.0, np.inf), "log1p": (-1.0, np.inf)}
 
 
@@ -196,7 +198,8 @@ def test_out_may_be_the_input(dtype):
 
 
 OPS = {"exp": jnp.exp, "log": jnp.log, "expm1": jnp.expm1, "log1p": jnp.log1p,
-       "tanh": jnp.tanh, "logistic": lax.logistic, "sin": jnp.sin, "cos": jnp.cos}
+       "tanh": jnp.tanh, "logistic": lax.logistic, "sin": jnp.sin, "cos": jnp.cos,
+       "exp2": jnp.exp2, "sinh": jnp.sinh, "cosh": jnp.cosh}
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -44,6 +44,7 @@ for dtype in (np.float32, np.float64):
     arrays = {
         "exp": jnp.exp(x), "log": jnp.log(p), "expm1": jnp.expm1(x), "log1p": jnp.log1p(p),
         "tanh": jnp.tanh(x), "logistic": lax.logistic(x), "sin": jnp.sin(x), "cos": jnp.cos(x),
+        "exp2": jnp.exp2(x), "sinh": jnp.sinh(x), "cosh": jnp.cosh(x),
     }
     for name, value in arrays.items():
         out[f"{name}_{np.dtype(dtype).name}"] = np.asarray(value)

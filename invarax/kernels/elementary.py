@@ -1,5 +1,5 @@
 """invarax's own elementary functions: the compiled kernels behind ``exp``, ``log``, ``expm1``,
-``log1p``, ``tanh``, ``logistic``, ``sin`` and ``cos``.
+``log1p``, ``tanh``, ``logistic``, ``sin``, ``cos``, ``exp2``, ``sinh`` and ``cosh``.
 
 float32 results are correctly rounded (the float nearest the exact value, ties to even), so
 their bits are defined by mathematics alone; float64 results are within 1 ulp, from a fixed
@@ -14,7 +14,8 @@ import numpy as np
 from . import _native
 
 #: The functions of the compiled kernel, in the kernel's numbering (native.h, ``ELEM_*``).
-NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos")
+NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "exp2", "sinh",
+         "cosh")
 _CODE = {name: code for code, name in enumerate(NAMES)}
 _NATIVE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 

@@ -1,5 +1,5 @@
 /* elementary.c - invarax's elementary functions (docs/numerics.md, "Elementary functions"):
- * exp, log, expm1, log1p, tanh, logistic, sin, cos in float32 and float64.
+ * exp, log, expm1, log1p, tanh, logistic, sin, cos, exp2, sinh, cosh in float32 and float64.
  *
  * float64: elementary_math.h's algorithm, within 1 ulp. float32: the same double algorithm
  * rounded once, which is the correctly rounded result wherever em_f32_is_hard is false;
@@ -118,6 +118,9 @@ static double elem_f64_scalar(int fn, double x) {
     case ELEM_LOG1P: return em_log1p(x);
     case ELEM_TANH: return em_tanh(x);
     case ELEM_LOGISTIC: return em_logistic(x);
+    case ELEM_EXP2: return em_exp2(x);
+    case ELEM_SINH: return em_sinh(x);
+    case ELEM_COSH: return em_cosh(x);
     case ELEM_SIN:
     case ELEM_COS: {
         int cos_ = fn == ELEM_COS;

@@ -19,7 +19,8 @@ static const uint32_t HARD_NONE[1][2] = {{0, 0}};
 #define ELEM_HARD_TABLES                                                                    \
     {                                                                                       \
         {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0},   \
-            {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0},                               \
+            {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0},   \
+            {HARD_NONE, 0},                                                               \
     }
 
 #endif

@@ -36,6 +36,9 @@ EL_BLOCK_FN(expm1_f32, float, em_expm1(v), (float)d, em_f32_is_hard(d))
 EL_BLOCK_FN(log1p_f32, float, em_log1p(v), (float)d, em_f32_is_hard(d))
 EL_BLOCK_FN(tanh_f32, float, em_tanh(v), (float)d, em_f32_is_hard(d))
 EL_BLOCK_FN(logistic_f32, float, em_logistic(v), (float)d, em_f32_is_hard(d))
+EL_BLOCK_FN(exp2_f32, float, em_exp2(v), (float)d, em_f32_is_hard(d))
+EL_BLOCK_FN(sinh_f32, float, em_coshsinh(v, 1), (float)d, em_f32_is_hard(d))
+EL_BLOCK_FN(cosh_f32, float, em_coshsinh(v, 0), (float)d, em_f32_is_hard(d))
 EL_BLOCK_FN(sin_f32, float, em_sincos_small(v, 0), (float)d,
             em_f32_is_hard(d) | !em_abs_below(v, EM_TRIG_BIG))
 EL_BLOCK_FN(cos_f32, float, em_sincos_small(v, 1), (float)d,
@@ -64,6 +67,9 @@ static void EL(elementary_f64)(int fn, const double *x, double *y, ptrdiff_t n) 
     case ELEM_LOGISTIC: EL_LOOP_F64(em_logistic) break;
     case ELEM_SIN: EL_LOOP_BLOCKS(double, sin_f64, EL_SIN_FIX) break;
     case ELEM_COS: EL_LOOP_BLOCKS(double, cos_f64, EL_COS_FIX) break;
+    case ELEM_EXP2: EL_LOOP_F64(em_exp2) break;
+    case ELEM_SINH: EL_LOOP_F64(em_sinh) break;
+    case ELEM_COSH: EL_LOOP_F64(em_cosh) break;
     }
 }
 
@@ -77,6 +83,9 @@ static void EL(elementary_f32)(int fn, const float *x, float *y, ptrdiff_t n) {
     case ELEM_LOGISTIC: EL_LOOP_BLOCKS(float, logistic_f32, EL_F32_FIX) break;
     case ELEM_SIN: EL_LOOP_BLOCKS(float, sin_f32, EL_F32_FIX) break;
     case ELEM_COS: EL_LOOP_BLOCKS(float, cos_f32, EL_F32_FIX) break;
+    case ELEM_EXP2: EL_LOOP_BLOCKS(float, exp2_f32, EL_F32_FIX) break;
+    case ELEM_SINH: EL_LOOP_BLOCKS(float, sinh_f32, EL_F32_FIX) break;
+    case ELEM_COSH: EL_LOOP_BLOCKS(float, cosh_f32, EL_F32_FIX) break;
     }
 }
 

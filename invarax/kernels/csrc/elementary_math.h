@@ -87,16 +87,9 @@ EM_INLINE double em_with_sign(double x, double s) {
 #define EM_LN2_LO 0x1.a39ef35793c76p-33
 #define EM_SHIFT 0x1.8p52 /* adding it rounds to an integer, kept in the low bits */
 
-/* For |x| <= 746: k, and expm1(x - k ln2) = eh + el (|el| <= ulp(eh); relative error
- * below 2^-62). */
-EM_INLINE void em_expm1_reduced(double x, int64_t *k, double *eh, double *el) {
-    double z = x * EM_INV_LN2 + EM_SHIFT;
-    *k = (int64_t)(em_bits(z) - em_bits(EM_SHIFT));
-    double kd = z - EM_SHIFT;
-    double rh = x - kd * EM_LN2_HI; /* exact */
-    double rl = kd * EM_LN2_LO;
-    double r = rh - rl, bb = r - rh;
-    double cr = (rh - (r - bb)) + (-rl - bb); /* r + cr = rh - rl exactly (TwoSum) */
+/* expm1(r + cr) = eh + el for |r| <= 0.35 and |cr| <= 2^-50 |r| (|el| <= ulp(eh); relative
+ * error below 2^-62). */
+EM_INLINE void em_expm1_poly(double r, double cr, double *eh, double *el) {
     double r2 = r * r, r2l = fma(r, r, -r2);
     double p = 0x1.ae7f3e733b81fp-41;
     p = p * r + 0x1.93974a8c07c9dp-37;
@@ -117,6 +110,18 @@ EM_INLINE void em_expm1_reduced(double x, int64_t *k, double *eh, double *el) {
     double lo = al + (0.5 * r2l + t + cr * (1.0 + r));
     *eh = a + lo;
     *el = (a - *eh) + lo;
+}
+
+/* For |x| <= 746: k, and expm1(x - k ln2) = eh + el. */
+EM_INLINE void em_expm1_reduced(double x, int64_t *k, double *eh, double *el) {
+    double z = x * EM_INV_LN2 + EM_SHIFT;
+    *k = (int64_t)(em_bits(z) - em_bits(EM_SHIFT));
+    double kd = z - EM_SHIFT;
+    double rh = x - kd * EM_LN2_HI; /* exact */
+    double rl = kd * EM_LN2_LO;
+    double r = rh - rl, bb = r - rh;
+    double cr = (rh - (r - bb)) + (-rl - bb); /* r + cr = rh - rl exactly (TwoSum) */
+    em_expm1_poly(r, cr, eh, el);
 }
 
 /* exp(x) = 2^k (ph + pl), for |x| <= 746. */
@@ -159,10 +164,55 @@ EM_INLINE double em_expm1(double x) {
     return x != x ? x + x : y;
 }
 
+#define EM_LN2 0x1.62e42fefa39efp-1
+#define EM_LN2_TAIL 0x1.abc9e3b39803fp-56
+
+EM_INLINE double em_exp2(double x) {
+    double xc = x > 1024.5 ? 1024.5 : x;
+    xc = xc < -1076.0 ? -1076.0 : xc;
+    double z = xc + EM_SHIFT;
+    int64_t k = (int64_t)(em_bits(z) - em_bits(EM_SHIFT));
+    double r = xc - (z - EM_SHIFT); /* exact, |r| <= 1/2 */
+    double rh = r * EM_LN2, rl = fma(r, EM_LN2, -rh) + r * EM_LN2_TAIL;
+    double eh, el;
+    em_expm1_poly(rh, rl, &eh, &el);
+    double ph = 1.0 + eh, pl = ((1.0 - ph) + eh) + el;
+    double y = em_scale(ph + pl, k);
+    return x != x ? x + x : y;
+}
+
+/* cosh (sinh_ = 0) or sinh (sinh_ = 1). */
+EM_INLINE double em_coshsinh(double x, int sinh_) {
+    double ax = em_abs(x);
+    int64_t k;
+    double eh, el;
+    em_expm1_reduced(ax > 711.0 ? 711.0 : ax, &k, &eh, &el);
+    double ph = 1.0 + eh, pl = ((1.0 - ph) + eh) + el;
+    /* E/2 = 2^(k-1) (ph + pl), 1/(2E) = 2^(-k-1) (q + ql) */
+    double q = 1.0 / ph, ql = (fma(-q, ph, 1.0) - q * pl) * q;
+    double ah = em_scale(ph, k - 1), al = em_scale(pl, k - 1);
+    double sgn = sinh_ ? -1.0 : 1.0;
+    double bh = sgn * em_scale(q, -k - 1), bl = sgn * em_scale(ql, -k - 1);
+    double s = ah + bh, sl = (ah - s) + bh; /* Fast2Sum: ah >= |bh| */
+    double big = em_select(em_is_bits(ah, INFINITY), ah, s + (sl + (al + bl))); /* overflow */
+    /* sinh, k == 0 (|x| <= 0.35): (e + e / (1 + e)) / 2, e = expm1(|x|) */
+    double dh = 1.0 + eh, dl = ((1.0 - dh) + eh) + el;
+    double qq = eh / dh, qql = ((fma(-qq, dh, eh) + el) - qq * dl) / dh;
+    double u = eh + qq, ub = u - eh;
+    double ul = (eh - (u - ub)) + (qq - ub);
+    double small = 0.5 * (u + (ul + (el + qql)));
+    double y = sinh_ ? em_with_sign(k == 0 ? small : big, x) : big;
+    return x != x ? x + x : y;
+}
+
+EM_INLINE double em_sinh(double x) { return em_coshsinh(x, 1); }
+EM_INLINE double em_cosh(double x) { return em_coshsinh(x, 0); }
+
 /* ---- log, log1p: x = 2^k m, m in [sqrt(2)/2, sqrt(2)), log m = 2 atanh(f / (2 + f)) ----- */
 
-/* k ln2 + log(1 + f) + c, where f = m - 1 (fdlibm's polynomial, error below 2^-58.45). */
-EM_INLINE double em_log_reduced(double dk, double f, double c) {
+/* k ln2 + log(1 + f) + c = lh + ll (|ll| <= ulp(lh)), where f = m - 1 (fdlibm's polynomial,
+ * error below 2^-58.45). */
+EM_INLINE void em_log_parts(double dk, double f, double c, double *lh, double *ll) {
     double s = f / (2.0 + f);
     double z = s * s, w = z * z;
     double t1 = w * (0x1.999999997fa04p-2 + w * (0x1.c71c51d8e78afp-3 + w * 0x1.39a09d078c69fp-3));
@@ -174,7 +224,9 @@ EM_INLINE double em_log_reduced(double dk, double f, double c) {
     double ul = (a - (u - ub)) + (f - ub);
     double v = u - hfsq, vb = v - u;
     double vl = (u - (v - vb)) + (-hfsq - vb);
-    return v + ((ul + vl) + ((s * (hfsq + r) + (dk * EM_LN2_LO + c)) - hfsql));
+    double t = (ul + vl) + ((s * (hfsq + r) + (dk * EM_LN2_LO + c)) - hfsql);
+    *lh = v + t;
+    *ll = (v - *lh) + t;
 }
 
 /* The exponent k and the mantissa m in [sqrt(2)/2, sqrt(2)) of a positive normal u. */
@@ -185,17 +237,29 @@ EM_INLINE double em_split(uint64_t u, int64_t *k) {
     return em_double(hx | (i ^ 0x3ff0000000000000ULL));
 }
 
-EM_INLINE double em_log(double x) {
+/* log x = lh + ll for positive finite x (subnormals scaled by 2^54 first); the other x are
+ * the callers' to settle. */
+EM_INLINE void em_log_dd(double x, double *lh, double *ll) {
     int sub = em_bits(x) < 0x0010000000000000ULL; /* +0 or a positive subnormal */
     double xs = x * (sub ? 0x1p54 : 1.0);
     int64_t k;
     double m = em_split(em_bits(xs), &k);
     k -= (int64_t)sub * 54;
-    double y = em_log_reduced(em_int_to_double(k), m - 1.0, 0.0);
+    em_log_parts(em_int_to_double(k), m - 1.0, 0.0, lh, ll);
+}
+
+/* y, with log's special cases: -inf at +-0, NaN below 0, inf at inf, NaN at NaN. */
+EM_INLINE double em_log_specials(double x, double y) {
     y = em_is_zero(x) ? -INFINITY : y;
     y = (em_ibits(x) < 0 && !em_is_zero(x)) ? NAN : y;
-    y = em_is_bits(x, INFINITY) ? x : y;
+    y = em_select(em_is_bits(x, INFINITY), x, y);
     return x != x ? x + x : y;
+}
+
+EM_INLINE double em_log(double x) {
+    double lh, ll;
+    em_log_dd(x, &lh, &ll);
+    return em_log_specials(x, lh);
 }
 
 EM_INLINE double em_log1p(double x) {
@@ -208,7 +272,8 @@ EM_INLINE double em_log1p(double x) {
     double f = k == 0 ? x : m - 1.0;
     double cu = c / us; /* log(u + c) = log u + c / u (+ O(2^-106)) */
     cu = k == 0 ? 0.0 : cu;
-    double y = em_log_reduced(em_int_to_double(k), f, cu);
+    double y, yl;
+    em_log_parts(em_int_to_double(k), f, cu, &y, &yl);
     y = em_select(em_is_zero(x), x, y); /* log1p(-0) = -0 */
     y = em_is_bits(x, -1.0) ? -INFINITY : y;
     y = em_below_negative(x, -1.0) ? NAN : y;

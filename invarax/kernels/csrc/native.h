@@ -82,7 +82,7 @@ void fma_f64(const double *a, const double *b, const double *c, double *out, ptr
  * (dbl = 0, correctly rounded) or double (dbl = 1) elements. */
 enum {
     ELEM_EXP = 0, ELEM_LOG, ELEM_EXPM1, ELEM_LOG1P, ELEM_TANH, ELEM_LOGISTIC, ELEM_SIN, ELEM_COS,
-    ELEM_COUNT
+    ELEM_EXP2, ELEM_SINH, ELEM_COSH, ELEM_COUNT
 };
 void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 
