@@ -149,12 +149,14 @@ EM_INLINE double em_expm1(double x) {
     int64_t k;
     double eh, el;
     em_expm1_reduced(em_clamp_exp_arg(x), &k, &eh, &el);
-    /* k >= 1: ((1 - 2^-k) + e) 2^k */
-    int64_t kp = k > 60 ? 60 : (k < 1 ? 1 : k);
+    /* k >= 1: ((1 - 2^-k) + e) 2^k, with 1 - 2^-min(k, 53) (exact) in the sum and
+     * 2^-53 - 2^-k (exact to 2^-106) in the tail */
+    int64_t kp = k > 53 ? 53 : (k < 1 ? 1 : k);
+    int64_t kq = k > 1000 ? 1000 : (k < 1 ? 1 : k);
     double s = 1.0 - em_pow2(-kp);
     double v = s + eh, vb = v - s;
     double vl = (s - (v - vb)) + (eh - vb);
-    double up = em_scale(v + (vl + el), k);
+    double up = em_scale(v + ((vl + el) + (em_pow2(-kp) - em_pow2(-kq))), k);
     /* k <= -1: 2^k e + (2^k - 1) */
     int64_t kn = k < -60 ? -60 : (k > -1 ? -1 : k);
     double p2 = em_pow2(kn);
