@@ -40,7 +40,8 @@ def _logistic64(x):
 
 
 REF64 = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p, "tanh": np.tanh,
-         "logistic": _logistic64, "sin": np.sin, "cos": np.cos}
+         "logistic": _logistic64, "sin": np.sin, "cos": np.cos, "exp2": np.exp2,
+         "sinh": np.sinh, "cosh": np.cosh}
 
 
 def _mp_reference(name):
@@ -49,7 +50,8 @@ def _mp_reference(name):
     table = {"exp": mpmath.exp, "log": mpmath.log, "expm1": mpmath.expm1,
              "log1p": mpmath.log1p, "tanh": mpmath.tanh,
              "logistic": lambda v: 1 / (1 + mpmath.exp(-v)), "sin": mpmath.sin,
-             "cos": mpmath.cos}
+             "cos": mpmath.cos, "exp2": lambda v: mpmath.mpf(2) ** v, "sinh": mpmath.sinh,
+             "cosh": mpmath.cosh}
     return mpmath, table[name]
 
 

@@ -127,7 +127,17 @@ static const uint32_t HARD_COS[][2] = {
     {0xe115cb11u, 0x3f78142fu},
 };
 
+static const uint32_t HARD_EXP2[][2] = {
+    {0x3b429d37u, 0x3f804385u},
+    {0xbcf3a937u, 0x3f7ac6b1u},
+};
+
+static const uint32_t HARD_SINH[][2] = {
+    {0x3a1285ffu, 0x3a1285ffu},
+    {0xba1285ffu, 0xba1285ffu},
+};
+
 /* in native.h's ELEM_* order */
-#define ELEM_HARD_TABLES {{HARD_NONE, 0}, {HARD_LOG, 5}, {HARD_NONE, 0}, {HARD_LOG1P, 9}, {HARD_NONE, 0}, {HARD_LOGISTIC, 76}, {HARD_SIN, 2}, {HARD_COS, 4}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}}
+#define ELEM_HARD_TABLES {{HARD_NONE, 0}, {HARD_LOG, 5}, {HARD_NONE, 0}, {HARD_LOG1P, 9}, {HARD_NONE, 0}, {HARD_LOGISTIC, 76}, {HARD_SIN, 2}, {HARD_COS, 4}, {HARD_EXP2, 2}, {HARD_SINH, 2}, {HARD_NONE, 0}}
 
 #endif
