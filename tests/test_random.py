@@ -320,11 +320,12 @@ def test_x64_matches_jax(jax_x64, partitionable):
         np.testing.assert_array_equal(ours, jr.uniform(jkey, (40, 7), minval=lo, maxval=hi))
     np.testing.assert_array_equal(random.randint(key, (100,), -(10**12), 10**12),
                                   jr.randint(jkey, (100,), -(10**12), 10**12))
-    # float64 normal: XLA's log1p calls the C library's log, invarax's is NumPy's; they
-    # differ in the last bit for a few inputs in ten thousand, and normal by up to 3 ulp.
+    # float64 normal: XLA's log1p calls the C library's log, invarax's is its own (N6,
+    # invarax/kernels/elementary.py); they differ in the last bit for about one input in
+    # ten thousand (measured: 30 of 200,000 normals), and normal by up to 3 ulp.
     ours, theirs = random.normal(key, (200_000,)), jr.normal(jkey, (200_000,))
     assert ulps(ours, theirs).max() <= 3
-    assert same_bits(ours, theirs).mean() > 0.9999
+    assert same_bits(ours, theirs).mean() > 0.9998
 
 
 def test_fma_is_correctly_rounded(x64):

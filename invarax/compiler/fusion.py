@@ -185,11 +185,13 @@ class Group:
 
 
 def ufunc_of(eqn):
-    """The NumPy ufunc that computes ``eqn`` (and can write into a buffer), or None."""
+    """The NumPy ufunc (or kernel taking ``out=``, as invarax's elementary functions) that
+    computes ``eqn`` and can write into a buffer, or None."""
     if eqn.primitive not in CHUNKABLE or eqn.params or len(eqn.outvars) != 1:
         return None
     kernel = chunk_kernel(eqn.primitive, eqn.invars[0].aval.dtype)
-    return kernel if isinstance(kernel, np.ufunc) else None
+    writes = isinstance(kernel, np.ufunc) or getattr(kernel, "writes_out", False)
+    return kernel if writes else None
 
 
 def fusable(eqn, min_size: int) -> bool:

@@ -6,6 +6,7 @@ is written down in ``docs/numerics.md``.
 """
 
 from . import windows
+from ._isa import apply_max_isa
 from .contraction import dot_general
 from .convolution import conv
 from .reductions import (
@@ -20,6 +21,8 @@ from .reductions import (
     reduce_sum,
 )
 from .scatter import scatter_rows
+
+apply_max_isa()  # $INVARAX_MAX_ISA caps every kernel's dispatch, read once at import
 
 __all__ = [
     "argmax", "argmin", "conv", "cumulative", "dot_general", "reduce_and", "reduce_max",

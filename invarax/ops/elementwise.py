@@ -1,8 +1,10 @@
 """Elementwise primitives: arithmetic, transcendental, comparison, bitwise, select, convert.
 
-Impls are NumPy ufuncs on the operands as given (a 0-d operand broadcasts), so
-a value's bits depend only on its inputs, never on the array's length, layout or
-batch position. Eager evaluation and ``jit`` call these same impls.
+Impls are NumPy ufuncs on the operands as given (a 0-d operand broadcasts), or, for the
+elementary functions of ``invarax.kernels.elementary`` (exp, log, sin, ...), invarax's own
+kernels, whose bits are the same on every CPU (N6); so a value's bits depend only on its
+inputs, never on the array's length, layout or batch position. Eager evaluation and ``jit``
+call these same impls.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..interpreters.ad import (
     zeros_like_aval,
 )
 from ..interpreters.batching import axis_size_of, batching_rules, moveaxis, not_mapped
+from ..kernels.elementary import kernel as _elementary
 from ._util import (
     ANY,
     FLOAT,
@@ -90,11 +93,6 @@ def _div_impl(x, y):
     return _div_kernel(x.dtype)(x, y)
 
 
-def _logistic_impl(x):
-    one = np.ones((), x.dtype)
-    return one / (one + np.exp(-x))
-
-
 def _rsqrt_impl(x):
     return np.ones((), x.dtype) / np.sqrt(x)
 
@@ -133,21 +131,21 @@ UNARY = {
     "sign": (_sign_impl, NUMBER),
     "floor": (np.floor, "f"),
     "ceil": (np.ceil, "f"),
-    "exp": (np.exp, FLOAT),
-    "exp2": (np.exp2, FLOAT),
-    "log": (np.log, FLOAT),
-    "expm1": (np.expm1, FLOAT),
-    "log1p": (np.log1p, FLOAT),
-    "tanh": (np.tanh, FLOAT),
-    "logistic": (_logistic_impl, FLOAT),
-    "sin": (np.sin, FLOAT),
-    "cos": (np.cos, FLOAT),
+    "exp": (_elementary("exp"), FLOAT),
+    "exp2": (_elementary("exp2"), FLOAT),
+    "log": (_elementary("log"), FLOAT),
+    "expm1": (_elementary("expm1"), FLOAT),
+    "log1p": (_elementary("log1p"), FLOAT),
+    "tanh": (_elementary("tanh"), FLOAT),
+    "logistic": (_elementary("logistic"), FLOAT),
+    "sin": (_elementary("sin"), FLOAT),
+    "cos": (_elementary("cos"), FLOAT),
     "tan": (np.tan, FLOAT),
     "asin": (np.arcsin, FLOAT),
     "acos": (np.arccos, FLOAT),
     "atan": (np.arctan, FLOAT),
-    "sinh": (np.sinh, FLOAT),
-    "cosh": (np.cosh, FLOAT),
+    "sinh": (_elementary("sinh"), FLOAT),
+    "cosh": (_elementary("cosh"), FLOAT),
     "asinh": (np.arcsinh, FLOAT),
     "acosh": (np.arccosh, FLOAT),
     "atanh": (np.arctanh, FLOAT),

@@ -27,7 +27,8 @@ and machine code):
 They agree with ``jax.lax.log``/``log1p``/``erf`` bit for bit on normal float32 inputs
 (tests/test_random_xla_math.py). XLA runs with subnormals flushed to zero; these routines
 do not (a subnormal input gives an accurate result, XLA's gives +-0 or -inf). The samplers
-never produce subnormal inputs. Users' ``jnp.log``/``jnp.log1p`` stay NumPy's.
+never produce subnormal inputs. Users' ``jnp.log``/``jnp.log1p`` are invarax's own kernels
+(``invarax/kernels/elementary.py``), as is this module's float64 ``log``.
 """
 
 from __future__ import annotations

@@ -84,6 +84,9 @@ static int g_isa = -1;
 int isa_detect(void) {
 #ifdef HAVE_AVX2
     __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
+        return ISA_AVX512;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return ISA_AVX2;
 #endif
     return ISA_SCALAR;
@@ -351,16 +354,16 @@ static kernel_desc select_kernel(int dbl, ptrdiff_t m, ptrdiff_t n) {
                      dbl ? (void (*)(void))ukr_scalar_f64 : (void (*)(void))ukr_scalar_f32};
 #ifdef HAVE_AVX2
     int w = dbl ? 4 : 8;
-    if (isa_current() == ISA_AVX2 && n <= 2 * w) {
+    if (isa_current() >= ISA_AVX2 && n <= 2 * w) {
         d.mr = NARROW_MR;
         d.nr = n <= w ? w : 2 * w;
         d.narrow = 1;
         d.ukr = NULL;
-    } else if (isa_current() == ISA_AVX2 && m == 1) {
+    } else if (isa_current() >= ISA_AVX2 && m == 1) {
         d.mr = 1;
         d.nr = dbl ? 32 : 64;
         d.ukr = dbl ? (void (*)(void))ukr_row_avx2_f64 : (void (*)(void))ukr_row_avx2_f32;
-    } else if (isa_current() == ISA_AVX2) {
+    } else if (isa_current() >= ISA_AVX2) {
         d.mr = 6;
         d.nr = dbl ? 8 : 16;
         d.ukr = dbl ? (void (*)(void))ukr_avx2_f64 : (void (*)(void))ukr_avx2_f32;

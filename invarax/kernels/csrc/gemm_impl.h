@@ -120,7 +120,7 @@ static void F(pack_b)(const T *b, ptrdiff_t sk, ptrdiff_t sn, ptrdiff_t kb, ptrd
         } else {
             int j0 = 0;
 #ifdef HAVE_AVX2
-            if (sk == 1 && isa_current() == ISA_AVX2) { /* B.T row-major: TL x TL transposes */
+            if (sk == 1 && isa_current() >= ISA_AVX2) { /* B.T row-major: TL x TL transposes */
                 for (; j0 + TL <= cols; j0 += TL) {
                     ptrdiff_t p = 0;
                     for (; p + TL <= kb; p += TL)

@@ -76,7 +76,7 @@ AVX2_END
 
 static void run_one(job *j, ptrdiff_t b, void *work) {
 #ifdef HAVE_AVX2
-    if (isa_current() == ISA_AVX2) {
+    if (isa_current() >= ISA_AVX2) {
         if (j->dbl) run_one_avx2_f64(j, b, work);
         else run_one_avx2_f32(j, b, work);
         return;

@@ -11,7 +11,7 @@
 
 #include "native.h"
 
-static const char *ISA_NAMES[ISA_COUNT] = {"scalar", "avx2"};
+static const char *ISA_NAMES[ISA_COUNT] = {"scalar", "avx2", "avx512"};
 
 /* 1 for double, 0 for float, -1 (with an exception set) otherwise. */
 static int float_kind(const Py_buffer *v) {
@@ -355,6 +355,13 @@ PyDoc_STRVAR(linalg_doc,
              "linalg(op, nthreads, unit, k, *operands)\n\n"
              "Factorise a batch of matrices in place (invarax/kernels/linalg.py calls it).");
 
+/* elementary.c */
+PyObject *py_elementary(PyObject *self, PyObject *args);
+PyDoc_STRVAR(elementary_doc,
+             "elementary(fn, x, out)\n\n"
+             "out = fn(x) elementwise for C-contiguous float32 or float64 buffers of one dtype and\n"
+             "size (invarax/kernels/elementary.py numbers the functions).");
+
 static PyMethodDef methods[] = {
     {"gemm", py_gemm, METH_VARARGS, gemm_doc},
     {"conv_gemm", py_conv_gemm, METH_VARARGS, conv_gemm_doc},
@@ -364,6 +371,7 @@ static PyMethodDef methods[] = {
     {"isas", py_isas, METH_NOARGS, isas_doc},
     {"set_isa", py_set_isa, METH_VARARGS, set_isa_doc},
     {"linalg", py_linalg, METH_VARARGS, linalg_doc},
+    {"elementary", py_elementary, METH_VARARGS, elementary_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,7 +16,7 @@
 #define INVARAX_KB 256
 
 /* Dispatch levels of the kernels: every level gives the same bits. */
-enum { ISA_SCALAR = 0, ISA_AVX2 = 1, ISA_COUNT = 2 };
+enum { ISA_SCALAR = 0, ISA_AVX2 = 1, ISA_AVX512 = 2, ISA_COUNT = 3 };
 
 /* The best level this CPU supports. */
 int isa_detect(void);
@@ -78,5 +78,13 @@ int reduce(int dbl, int op, const void *p, ptrdiff_t m, ptrdiff_t k, ptrdiff_t s
 /* out[i] = a[i] * b[i] + c[i] rounded once (C99 fma), for contiguous operands of n elements. */
 void fma_f32(const float *a, const float *b, const float *c, float *out, ptrdiff_t n);
 void fma_f64(const double *a, const double *b, const double *c, double *out, ptrdiff_t n);
+
+/* Elementary functions (elementary.c): y[i] = fn(x[i]) for contiguous x, y of n float
+ * (dbl = 0, correctly rounded) or double (dbl = 1) elements. */
+enum {
+    ELEM_EXP = 0, ELEM_LOG, ELEM_EXPM1, ELEM_LOG1P, ELEM_TANH, ELEM_LOGISTIC, ELEM_SIN, ELEM_COS,
+    ELEM_EXP2, ELEM_SINH, ELEM_COSH, ELEM_COUNT
+};
+void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 
 #endif

@@ -121,7 +121,7 @@ AVX2_END
 int reduce(int dbl, int op, const void *p, ptrdiff_t m, ptrdiff_t k, ptrdiff_t sm, ptrdiff_t sk,
            void *out) {
 #ifdef HAVE_AVX2
-    if (isa_current() == ISA_AVX2)
+    if (isa_current() >= ISA_AVX2)
         return dbl ? reduce_avx2_f64(op, p, m, k, sm, sk, out)
                    : reduce_avx2_f32(op, p, m, k, sm, sk, out);
 #endif

@@ -1,0 +1,82 @@
+"""``python -m benchmarks.elementary [--size N] [--repeats R]``: invarax's own elementary
+functions (correctly rounded float32, docs/numerics.md "Elementary functions") against
+NumPy's native ufuncs, on float32 arrays of 10^7 elements, and the fused expression of
+workload 4 against JAX.
+
+Columns: NumPy's ufunc (one thread, its best instruction set), invarax's kernel called
+directly (one thread), and ``invarax.jit`` of the same function (default threads: fusion
+may split the array between threads). Same-run medians, the functions alternating
+(``benchmarks/timing.py``); ratios are invarax / NumPy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+
+from . import problems
+from .timing import medians
+
+
+def _inputs(name: str, size: int) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    if name == "log":
+        return rng.uniform(0.01, 100, size).astype(np.float32)
+    return rng.uniform(-10, 10, size).astype(np.float32)
+
+
+def run(size: int, repeats: int) -> list[str]:
+    import invarax
+    import invarax.numpy as jnp
+    from invarax.kernels import _native
+    from invarax.kernels.elementary import elementary
+
+    funcs = {"exp": (np.exp, jnp.exp), "log": (np.log, jnp.log), "sin": (np.sin, jnp.sin),
+             "tanh": (np.tanh, jnp.tanh)}
+    lines = [f"float32, {size:.0e} elements, kernels at {_native.set_isa(_native.isas()[-1])}, "
+             f"load {os.getloadavg()[0]:.1f}",
+             "| function | NumPy (ms) | invarax kernel, 1 thread (ms) | ratio | "
+             "invarax jit, default threads (ms) | ratio |", "|---|---|---|---|---|---|"]
+    def timed(name, ufunc, jitted):
+        x = _inputs(name, size)
+        out = np.empty_like(x)
+        return medians({"numpy": lambda: ufunc(x, out=out),
+                        "kernel": lambda: elementary(name, x, out),
+                        "jit": lambda: np.asarray(jitted(x))}, repeats=repeats)
+
+    for name, (ufunc, ours) in funcs.items():
+        t = timed(name, ufunc, invarax.jit(ours))
+        lines.append(f"| {name} | {t['numpy'] * 1e3:.1f} | {t['kernel'] * 1e3:.1f} | "
+                     f"{t['kernel'] / t['numpy']:.1f} | {t['jit'] * 1e3:.1f} | "
+                     f"{t['jit'] / t['numpy']:.1f} |")
+    x1, x2 = problems.elementwise_data(problems.Config("elementary", elementwise=size))
+    fused = invarax.jit(lambda a, b: problems.elementwise(jnp, a, b))
+    fns = {"invarax": lambda: np.asarray(fused(x1, x2))}
+    try:
+        import jax
+        import jax.numpy as jjnp
+
+        jfused = jax.jit(lambda a, b: problems.elementwise(jjnp, a, b))
+        fns["jax"] = lambda: jfused(x1, x2).block_until_ready()
+    except ImportError:
+        pass
+    t = medians(fns, repeats=repeats)
+    row = f"fused expression of workload 4: invarax {t['invarax'] * 1e3:.1f} ms"
+    if "jax" in t:
+        row += f", JAX {t['jax'] * 1e3:.1f} ms, ratio {t['invarax'] / t['jax']:.2f}"
+    lines.append(row)
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=int, default=10_000_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    print("\n".join(run(args.size, args.repeats)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+/* elementary.c - invarax's elementary functions (docs/numerics.md, "Elementary functions"):
+ * exp, log, expm1, log1p, tanh, logistic, sin, cos, exp2, sinh, cosh in float32 and float64.
+ *
+ * float64: elementary_math.h's algorithm, within 1 ulp. float32: the same double algorithm
+ * rounded once, which is the correctly rounded result wherever em_f32_is_hard is false;
+ * where it is true, the exact result lies within 2^-48 of a rounding boundary, and the
+ * table elementary_hard.h (made by tools/exhaustive_f32.py over all 2^32 inputs) gives
+ * the inputs among those whose double result rounds the wrong way, with their correctly
+ * rounded results.
+ *
+ * The same loops (elementary_loops.h) are compiled for every dispatch level.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "native.h"
+#include "elementary_math.h"
+#include "elementary_hard.h"
+
+#define ELEM_BLOCK 256
+
+/* ---- Payne-Hanek reduction for |x| >= EM_TRIG_BIG ------------------------------------- */
+
+/* 2/pi = sum_j TWO_OVER_PI[j] 2^(-32 (j + 1)). */
+static const uint32_t TWO_OVER_PI[40] = {
+    0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561,
+    0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484,
+    0xe99c7026, 0xb45f7e41, 0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f,
+    0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7, 0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b,
+    0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08, 0x56033046, 0xfc7b6bab, 0xf0cfbc20, 0x9af4361d,
+};
+
+#define PH_WORDS 7              /* words of 2/pi multiplied by x's mantissa */
+#define PH_LIMBS (PH_WORDS + 2) /* 32-bit limbs of the product */
+
+/* Bits [pos, pos + 64) of the little-endian product p. */
+static uint64_t ph_bits(const uint32_t *p, int pos) {
+    int w = pos / 32, o = pos % 32;
+    uint64_t lo = p[w] | ((uint64_t)(w + 1 < PH_LIMBS ? p[w + 1] : 0) << 32);
+    uint64_t hi = w + 2 < PH_LIMBS ? p[w + 2] : 0;
+    return o ? (lo >> o) | (hi << (64 - o)) : lo;
+}
+
+/* x = n pi/2 + rh + rl for finite |x| >= EM_TRIG_BIG, |rh + rl| <= pi/4, with the fraction of
+ * x 2/pi known to 2^-138 (|x mod pi/2| >= 2^-62 for every double, so rh + rl has a relative
+ * error below 2^-70). */
+static void em_reduce_big(double x, int64_t *nq, double *rh, double *rl) {
+    uint64_t u = em_bits(x);
+    int e = (int)((u >> 52) & 0x7ff) - 1075; /* |x| = m 2^e */
+    uint64_t m = (u & 0x000fffffffffffffULL) | 0x0010000000000000ULL;
+    /* words j with e - 32 (j + 1) >= 2 only add multiples of 4 to x 2/pi: skip them */
+    int j0 = e >= 34 ? (e - 34) / 32 + 1 : 0;
+    uint32_t w[PH_WORDS], p[PH_LIMBS] = {0};
+    for (int i = 0; i < PH_WORDS; i++) w[i] = TWO_OVER_PI[j0 + PH_WORDS - 1 - i];
+    uint32_t mpart[2] = {(uint32_t)m, (uint32_t)(m >> 32)};
+    for (int h = 0; h < 2; h++) {
+        uint64_t carry = 0;
+        for (int i = 0; i < PH_WORDS; i++) {
+            uint64_t acc = (uint64_t)w[i] * mpart[h] + p[i + h] + carry;
+            p[i + h] = (uint32_t)acc;
+            carry = acc >> 32;
+        }
+        for (int i = PH_WORDS + h; i < PH_LIMBS && carry; i++) {
+            uint64_t acc = (uint64_t)p[i] + carry;
+            p[i] = (uint32_t)acc;
+            carry = acc >> 32;
+        }
+    }
+    int s = 32 * (j0 + PH_WORDS) - e; /* bit s of p has weight 2^0 in x 2/pi */
+    int64_t n = (int64_t)(ph_bits(p, s) & 3);
+    uint64_t fh = ph_bits(p, s - 64), fl = ph_bits(p, s - 128);
+    int neg = (int)(fh >> 63); /* fraction >= 1/2: round n up, the fraction becomes negative */
+    if (neg) {
+        fl = ~fl + 1;
+        fh = ~fh + (fl == 0);
+        n += 1;
+    }
+    int lz = 0;
+    while (!(fh >> 63) && lz < 128) {
+        fh = (fh << 1) | (fl >> 63);
+        fl <<= 1;
+        lz++;
+    }
+    double f_h = (double)(fh >> 11) * em_pow2(-53 - lz);
+    double f_l = (double)(((fh & 0x7ff) << 32) | (fl >> 32)) * em_pow2(-96 - lz);
+    double h = f_h * EM_PIO2_1;
+    double l = fma(f_h, EM_PIO2_1, -h) + (f_h * EM_PIO2_2 + f_l * EM_PIO2_1);
+    double r_h = h + l, r_l = (h - r_h) + l;
+    if (neg) {
+        r_h = -r_h;
+        r_l = -r_l;
+    }
+    if (x < 0) {
+        r_h = -r_h;
+        r_l = -r_l;
+        n = -n;
+    }
+    *nq = n;
+    *rh = r_h;
+    *rl = r_l;
+}
+
+/* sin (cos_ = 0) or cos (cos_ = 1) for |x| >= EM_TRIG_BIG, inf and NaN. */
+static double elem_sincos_big(double x, int cos_) {
+    if (!(em_abs(x) < INFINITY)) return x - x;
+    int64_t n;
+    double rh, rl;
+    em_reduce_big(x, &n, &rh, &rl);
+    return em_sincos_quadrant(n, rh, rl, cos_);
+}
+
+/* The double-precision value of function fn at x, element by element. */
+static double elem_f64_scalar(int fn, double x) {
+    switch (fn) {
+    case ELEM_EXP: return em_exp(x);
+    case ELEM_LOG: return em_log(x);
+    case ELEM_EXPM1: return em_expm1(x);
+    case ELEM_LOG1P: return em_log1p(x);
+    case ELEM_TANH: return em_tanh(x);
+    case ELEM_LOGISTIC: return em_logistic(x);
+    case ELEM_EXP2: return em_exp2(x);
+    case ELEM_SINH: return em_sinh(x);
+    case ELEM_COSH: return em_cosh(x);
+    case ELEM_SIN:
+    case ELEM_COS: {
+        int cos_ = fn == ELEM_COS;
+        return em_abs(x) < EM_TRIG_BIG ? em_sincos_small(x, cos_) : elem_sincos_big(x, cos_);
+    }
+    }
+    return x - x;
+}
+
+static const elem_hard_table HARD[ELEM_COUNT] = ELEM_HARD_TABLES;
+
+/* The correctly rounded float result of fn at x, element by element. */
+static float elem_f32_fix(int fn, float x) {
+    double d = elem_f64_scalar(fn, (double)x);
+    float y = (float)d;
+    if (!em_f32_is_hard(d)) return y;
+    uint32_t key;
+    memcpy(&key, &x, sizeof key);
+    const uint32_t(*t)[2] = HARD[fn].cases;
+    ptrdiff_t lo = 0, hi = HARD[fn].count; /* sorted by input bits */
+    while (lo < hi) {
+        ptrdiff_t mid = (lo + hi) / 2;
+        if (t[mid][0] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < HARD[fn].count && t[lo][0] == key) memcpy(&y, &t[lo][1], sizeof y);
+    return y;
+}
+
+/* ---- the loops, once per dispatch level ----------------------------------------------- */
+
+#define SFX scalar
+#include "elementary_loops.h"
+#undef SFX
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define ELEM_HAVE_X86 1
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#endif
+#define SFX avx2
+#include "elementary_loops.h"
+#undef SFX
+#if defined(__clang__)
+#pragma clang attribute pop
+#pragma clang attribute push(__attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma"))), apply_to = function)
+#else
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")
+#endif
+#define SFX avx512
+#include "elementary_loops.h"
+#undef SFX
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
+
+void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
+#ifdef ELEM_HAVE_X86
+    int isa = isa_current();
+    if (isa >= ISA_AVX512) {
+        if (dbl) elementary_f64_avx512(fn, x, y, n);
+        else elementary_f32_avx512(fn, x, y, n);
+        return;
+    }
+    if (isa >= ISA_AVX2) {
+        if (dbl) elementary_f64_avx2(fn, x, y, n);
+        else elementary_f32_avx2(fn, x, y, n);
+        return;
+    }
+#endif
+    if (dbl) elementary_f64_scalar(fn, x, y, n);
+    else elementary_f32_scalar(fn, x, y, n);
+}
+
+/* ---- Python entry point ---------------------------------------------------------------- */
+
+PyObject *py_elementary(PyObject *self, PyObject *args) {
+    int fn;
+    PyObject *objs[2];
+    if (!PyArg_ParseTuple(args, "iOO", &fn, &objs[0], &objs[1])) return NULL;
+    if (fn < 0 || fn >= ELEM_COUNT) {
+        PyErr_Format(PyExc_ValueError, "elementary: unknown function %d", fn);
+        return NULL;
+    }
+    Py_buffer v[2];
+    int got = 0, ok = 0, kind[2] = {-1, -1};
+    for (; got < 2; got++) {
+        int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (got ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objs[got], &v[got], flags) < 0) goto release;
+        const char *f = v[got].format ? v[got].format : "B";
+        if (f[0] == '=' || f[0] == '<' || f[0] == '@') f++;
+        kind[got] = (strcmp(f, "d") == 0 && v[got].itemsize == 8) ? 1
+                    : (strcmp(f, "f") == 0 && v[got].itemsize == 4) ? 0 : -1;
+    }
+    if (kind[0] < 0 || kind[0] != kind[1] || v[0].len != v[1].len) {
+        PyErr_SetString(PyExc_ValueError,
+                        "elementary: operands must be C-contiguous float32 or float64 of one "
+                        "dtype and size");
+        goto release;
+    }
+    ptrdiff_t n = v[0].len / v[0].itemsize;
+    Py_BEGIN_ALLOW_THREADS
+    elementary(fn, kind[0], v[0].buf, v[1].buf, n);
+    Py_END_ALLOW_THREADS
+    ok = 1;
+release:
+    while (got > 0) PyBuffer_Release(&v[--got]);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}

@@ -1,0 +1,97 @@
+/* elementary_loops.h - the loops of the elementary-function kernels, included by elementary.c
+ * once per dispatch level with SFX naming the level (and a target pragma around it). The
+ * loops only call elementary_math.h's functions, so every level computes the same IEEE
+ * operations for each element: vectorisation changes how many at once, never a bit.
+ *
+ * float32: the double result d of each element is rounded to float; where em_f32_is_hard(d)
+ * (or, for sin and cos, |x| >= EM_TRIG_BIG or x is not finite) the block is redone by
+ * elem_f32_fix, element by element. The blocked loops write each block to a local buffer
+ * first, so x and y may be the same buffer. */
+#define EL_CAT2(a, b) a##_##b
+#define EL_CAT(a, b) EL_CAT2(a, b)
+#define EL(name) EL_CAT(name, SFX)
+
+#define EL_LOOP_F64(F)                                                                      \
+    for (ptrdiff_t i = 0; i < n; i++) y[i] = F(x[i]);
+
+/* One block of at most ELEM_BLOCK elements, computed into yb (so x may alias the output);
+ * returns whether an element needs elem_f32_fix / elem_sincos_big. */
+#define EL_BLOCK_FN(NAME, T, EXPR, OUT, FLAG)                                               \
+    static int EL(NAME)(const T *restrict x, T *restrict yb, ptrdiff_t m) {                 \
+        int flag = 0;                                                                       \
+        for (ptrdiff_t i = 0; i < m; i++) {                                                 \
+            double v = (double)x[i];                                                        \
+            double d = EXPR;                                                                \
+            yb[i] = OUT;                                                                    \
+            flag |= FLAG;                                                                   \
+        }                                                                                   \
+        return flag;                                                                        \
+    }
+
+EL_BLOCK_FN(sin_f64, double, em_sincos_small(v, 0), d, !em_abs_below(v, EM_TRIG_BIG))
+EL_BLOCK_FN(cos_f64, double, em_sincos_small(v, 1), d, !em_abs_below(v, EM_TRIG_BIG))
+EL_BLOCK_FN(exp_f32, float, em_exp(v), (float)d, em_f32_is_hard(d))
+EL_BLOCK_FN(log_f32, float, em_log(v), (float)d, em_f32_is_hard(d))
+EL_BLOCK_FN(expm1_f32, float, em_expm1(v), (float)d, em_f32_is_hard(d))
+EL_BLOCK_FN(log1p_f32, float, em_log1p(v), (float)d, em_f32_is_hard(d))
+EL_BLOCK_FN(tanh_f32, float, em_tanh(v), (float)d, em_f32_is_hard(d))
+EL_BLOCK_FN(logistic_f32, float, em_logistic(v), (float)d, em_f32_is_hard(d))
+EL_BLOCK_FN(exp2_f32, float, em_exp2(v), (float)d, em_f32_is_hard(d))
+EL_BLOCK_FN(sinh_f32, float, em_coshsinh(v, 1), (float)d, em_f32_is_hard(d))
+EL_BLOCK_FN(cosh_f32, float, em_coshsinh(v, 0), (float)d, em_f32_is_hard(d))
+EL_BLOCK_FN(sin_f32, float, em_sincos_small(v, 0), (float)d,
+            em_f32_is_hard(d) | !em_abs_below(v, EM_TRIG_BIG))
+EL_BLOCK_FN(cos_f32, float, em_sincos_small(v, 1), (float)d,
+            em_f32_is_hard(d) | !em_abs_below(v, EM_TRIG_BIG))
+
+#define EL_LOOP_BLOCKS(T, BLOCK_FN, FIX)                                                    \
+    for (ptrdiff_t b = 0; b < n; b += ELEM_BLOCK) {                                         \
+        ptrdiff_t m = n - b < ELEM_BLOCK ? n - b : ELEM_BLOCK;                               \
+        T yb[ELEM_BLOCK];                                                                   \
+        if (EL(BLOCK_FN)(x + b, yb, m))                                                     \
+            for (ptrdiff_t i = 0; i < m; i++) yb[i] = FIX(x[b + i]);                        \
+        memcpy(y + b, yb, (size_t)m * sizeof *yb);                                          \
+    }
+
+#define EL_SIN_FIX(v) (em_abs_below(v, EM_TRIG_BIG) ? em_sincos_small(v, 0) : elem_sincos_big(v, 0))
+#define EL_COS_FIX(v) (em_abs_below(v, EM_TRIG_BIG) ? em_sincos_small(v, 1) : elem_sincos_big(v, 1))
+#define EL_F32_FIX(v) elem_f32_fix(fn, v)
+
+static void EL(elementary_f64)(int fn, const double *x, double *y, ptrdiff_t n) {
+    switch (fn) {
+    case ELEM_EXP: EL_LOOP_F64(em_exp) break;
+    case ELEM_LOG: EL_LOOP_F64(em_log) break;
+    case ELEM_EXPM1: EL_LOOP_F64(em_expm1) break;
+    case ELEM_LOG1P: EL_LOOP_F64(em_log1p) break;
+    case ELEM_TANH: EL_LOOP_F64(em_tanh) break;
+    case ELEM_LOGISTIC: EL_LOOP_F64(em_logistic) break;
+    case ELEM_SIN: EL_LOOP_BLOCKS(double, sin_f64, EL_SIN_FIX) break;
+    case ELEM_COS: EL_LOOP_BLOCKS(double, cos_f64, EL_COS_FIX) break;
+    case ELEM_EXP2: EL_LOOP_F64(em_exp2) break;
+    case ELEM_SINH: EL_LOOP_F64(em_sinh) break;
+    case ELEM_COSH: EL_LOOP_F64(em_cosh) break;
+    }
+}
+
+static void EL(elementary_f32)(int fn, const float *x, float *y, ptrdiff_t n) {
+    switch (fn) {
+    case ELEM_EXP: EL_LOOP_BLOCKS(float, exp_f32, EL_F32_FIX) break;
+    case ELEM_LOG: EL_LOOP_BLOCKS(float, log_f32, EL_F32_FIX) break;
+    case ELEM_EXPM1: EL_LOOP_BLOCKS(float, expm1_f32, EL_F32_FIX) break;
+    case ELEM_LOG1P: EL_LOOP_BLOCKS(float, log1p_f32, EL_F32_FIX) break;
+    case ELEM_TANH: EL_LOOP_BLOCKS(float, tanh_f32, EL_F32_FIX) break;
+    case ELEM_LOGISTIC: EL_LOOP_BLOCKS(float, logistic_f32, EL_F32_FIX) break;
+    case ELEM_SIN: EL_LOOP_BLOCKS(float, sin_f32, EL_F32_FIX) break;
+    case ELEM_COS: EL_LOOP_BLOCKS(float, cos_f32, EL_F32_FIX) break;
+    case ELEM_EXP2: EL_LOOP_BLOCKS(float, exp2_f32, EL_F32_FIX) break;
+    case ELEM_SINH: EL_LOOP_BLOCKS(float, sinh_f32, EL_F32_FIX) break;
+    case ELEM_COSH: EL_LOOP_BLOCKS(float, cosh_f32, EL_F32_FIX) break;
+    }
+}
+
+#undef EL_BLOCK_FN
+#undef EL_LOOP_BLOCKS
+#undef EL_SIN_FIX
+#undef EL_COS_FIX
+#undef EL_F32_FIX
+#undef EL_LOOP_F64

@@ -1,0 +1,88 @@
+"""invarax's own elementary functions: the compiled kernels behind ``exp``, ``log``, ``expm1``,
+``log1p``, ``tanh``, ``logistic``, ``sin``, ``cos``, ``exp2``, ``sinh`` and ``cosh``.
+
+float32 results are correctly rounded (the float nearest the exact value, ties to even), so
+their bits are defined by mathematics alone; float64 results are within 1 ulp, from a fixed
+sequence of IEEE operations and ``fma``. Every dispatch level (``INVARAX_MAX_ISA``) gives the
+same bits. The algorithms are written down in ``docs/numerics.md`` ("Elementary functions").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _native
+
+#: The functions of the compiled kernel, in the kernel's numbering (native.h, ``ELEM_*``).
+NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "exp2", "sinh",
+         "cosh")
+_CODE = {name: code for code, name in enumerate(NAMES)}
+_NATIVE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _complex(name: str, x: np.ndarray) -> np.ndarray:
+    # Complex operands stay on NumPy (docs/numerics.md lists what is not yet invarax's own).
+    if name == "logistic":
+        one = np.ones((), x.dtype)
+        return one / (one + np.exp(-x))
+    return getattr(np, name)(x)
+
+
+def elementary(name: str, x, out: np.ndarray | None = None) -> np.ndarray:
+    """``name(x)`` elementwise with invarax's kernels: correctly rounded for float32.
+
+    Arguments:
+        name: one of ``NAMES`` (``"logistic"`` is ``1 / (1 + exp(-x))``).
+        x: a float array (float16 and bfloat16 are computed in float32 and rounded to their
+            type; complex arrays use NumPy).
+        out: optionally, an array of ``x``'s shape to write the results into (directly if it
+            is C-contiguous of ``x``'s dtype, which may be ``x`` itself).
+
+    Returns:
+        The results, an array of ``x``'s shape and dtype (``out`` if given).
+
+    Example:
+        >>> y = elementary("exp", np.array([0.0, 1.0], np.float32))
+        >>> y.tolist(), y.dtype.name
+        ([1.0, 2.7182817459106445], 'float32')
+    """
+    code = _CODE.get(name)
+    if code is None:
+        raise ValueError(f"elementary: unknown function {name!r}; the functions are {NAMES}")
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        result = _complex(name, x)
+    elif x.dtype in _NATIVE_DTYPES:
+        direct = (out is not None and out.flags.c_contiguous and out.dtype == x.dtype
+                  and out.shape == x.shape)
+        result = out if direct else np.empty(x.shape, x.dtype)
+        # the kernel reads each block of x before writing it: out may be x itself
+        _native.elementary(code, np.ascontiguousarray(x).reshape(-1), result.reshape(-1))
+        if direct or out is None:
+            return result
+    elif x.dtype.kind == "f":  # float16, bfloat16: one more rounding, the same on every CPU
+        result = elementary(name, x.astype(np.float32)).astype(x.dtype)
+    else:
+        raise TypeError(f"elementary: {name} takes a float array, got {x.dtype.name}; "
+                        "convert it first, e.g. x.astype(np.float32)")
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
+def kernel(name: str):
+    """The impl of primitive ``name``: ``elementary(name, x)`` as a function of ``x``.
+
+    Example:
+        >>> kernel("sin")(np.zeros(2)).tolist()
+        [0.0, 0.0]
+    """
+    code = _CODE[name]  # a KeyError here is a typo in invarax, not a user error
+
+    def impl(x, out=None):
+        return elementary(NAMES[code], x, out)
+
+    impl.__name__ = impl.__qualname__ = f"elementary_{name}"
+    impl.writes_out = True  # fusion calls it as a ufunc: impl(x, out=buffer)
+    return impl

@@ -1,0 +1,242 @@
+"""invarax's own elementary functions (invarax/kernels/elementary.py, docs/numerics.md N6):
+float32 correctly rounded, float64 within 1 ulp, the same bits at every dispatch level, and
+the same bits eager, under jit, under vmap and in a fused chunked loop."""
+
+import numpy as np
+import pytest
+
+import invarax
+import invarax.numpy as jnp
+from invarax import lax
+from invarax.kernels import _native
+from invarax.kernels.elementary import NAMES, elementary
+
+mpmath = pytest.importorskip("mpmath")
+
+# 80-bit x87 long double (64-bit significand) is the fast reference: its libm functions are
+# accurate to about 2^-63, far below float32's and float64's rounding steps.
+LONG = np.finfo(np.longdouble).nmant >= 63
+needs_long = pytest.mark.skipif(not LONG, reason="needs an 80-bit long double reference")
+
+
+def _logistic_ld(x):
+    one = np.longdouble(1)
+    with np.errstate(over="ignore"):
+        return one / (one + np.exp(-x))
+
+
+REF_LD = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p,
+          "tanh": np.tanh, "logistic": _logistic_ld, "sin": np.sin, "cos": np.cos,
+          "exp2": np.exp2, "sinh": np.sinh, "cosh": np.cosh}
+REF_MP = {"exp": mpmath.exp, "log": mpmath.log, "expm1": mpmath.expm1,
+          "log1p": mpmath.log1p, "tanh": mpmath.tanh,
+          "logistic": lambda x: 1 / (1 + mpmath.exp(-x)), "sin": mpmath.sin,
+          "cos": mpmath.cos, "exp2": lambda x: mpmath.mpf(2) ** x, "sinh": mpmath.sinh,
+          "cosh": mpmath.cosh}
+DOMAIN = {"log": (0.0, np.inf), "log1p": (-1.0, np.inf)}
+
+
+def reference_ld(name, x):
+    with np.errstate(all="ignore"):
+        return REF_LD[name](x.astype(np.longdouble))
+
+
+def correctly_rounded_f32(name, x):
+    """The float32 nearest the exact value of name(x), for float32 x."""
+    ref = reference_ld(name, x)
+    with np.errstate(over="ignore"):  # exp(100) is inf in float32, as it should be
+        out = ref.astype(np.float32)
+        # long double -> float32 rounds twice: where ref is within 2^-58 of a float32
+        # midpoint, settle the rounding with mpmath
+        lo = (ref * (1 - np.longdouble(2.0**-58))).astype(np.float32)
+        hi = (ref * (1 + np.longdouble(2.0**-58))).astype(np.float32)
+    for i in np.flatnonzero((lo != hi) & np.isfinite(ref)):
+        with mpmath.workprec(200):
+            exact = REF_MP[name](mpmath.mpf(float(x[i])))
+            below, above = lo[i], hi[i]  # adjacent floats
+            mid = (mpmath.mpf(float(below)) + mpmath.mpf(float(above))) / 2
+            if exact == mid:  # ties to even (never happens for these functions)
+                out[i] = below if (below.view(np.uint32) & 1) == 0 else above
+            else:
+                out[i] = below if abs(exact - mpmath.mpf(float(below))) < abs(
+                    exact - mpmath.mpf(float(above))) else above
+    return out
+
+
+def bits(a):
+    a = np.asarray(a)
+    return a.view(f"u{a.dtype.itemsize}")
+
+
+def same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and np.array_equal(bits(a), bits(b))
+
+
+def random_f32(name, n, seed):
+    """n float32 inputs: half random bit patterns (every binade, NaN and inf included),
+    half uniform over the range where the function is neither constant nor overflowing."""
+    rng = np.random.default_rng(seed)
+    raw = rng.integers(0, 2**32, n // 2, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    span = {"log": (0, 10), "log1p": (-1, 10), "sin": (-100, 100), "cos": (-100, 100)}
+    lo, hi = span.get(name, (-30, 30))
+    dense = rng.uniform(lo, hi, n - n // 2).astype(np.float32)
+    return np.concatenate([raw, dense])
+
+
+@needs_long
+@pytest.mark.parametrize("name", NAMES)
+def test_float32_is_correctly_rounded(name):
+    x = random_f32(name, 1_000_000, seed=NAMES.index(name))
+    got = elementary(name, x)
+    want = correctly_rounded_f32(name, x)
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    bad = np.flatnonzero(bits(got)[~nan] != bits(want)[~nan])
+    assert bad.size == 0, f"{bad.size} misrounded, e.g. x={x[~nan][bad[:5]]!r}"
+
+
+def ulp_errors(name, x, got):
+    ref = reference_ld(name, x)
+    got = np.asarray(got)
+    big = np.longdouble(np.finfo(np.float64).max)
+    finite = np.isfinite(ref) & (ref != 0) & (np.abs(ref) <= big)  # float64 results only
+    r = ref[finite]
+    mag = np.abs(r).astype(np.float64)
+    exponent = np.maximum(np.floor(np.log2(mag)), -1022)
+    # the ulp of float64 at |r| (a power of two above r would be the binade's ulp too)
+    ulp = np.ldexp(np.longdouble(1), (exponent - 52).astype(int))
+    err = np.abs(got[finite].astype(np.longdouble) - r) / ulp
+    return err.astype(np.float64), x[finite]
+
+
+@needs_long
+@pytest.mark.parametrize("name", NAMES)
+def test_float64_is_within_one_ulp(name):
+    rng = np.random.default_rng(100 + NAMES.index(name))
+    lo, hi = {"log": (-700, 700), "log1p": (-40, 40)}.get(name, (-40, 40))
+    magnitude = np.exp(rng.uniform(lo, hi, 500_000))
+    sign = 1 if name == "log" else rng.choice([-1.0, 1.0], 500_000)
+    x = np.concatenate([magnitude * sign, rng.uniform(-1, 1, 500_000)])
+    if name == "log1p":
+        x = np.where(x < -1, -x, x)
+    if name == "log":
+        x = np.abs(x)
+    with np.errstate(all="ignore"):
+        err, where = ulp_errors(name, x, elementary(name, x))
+    assert err.max() <= 1.0, f"{err.max():.3f} ulp at x={where[err.argmax()]!r}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_special_values(name, dtype):
+    info = np.finfo(dtype)
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, info.tiny, -info.tiny,
+                  info.smallest_subnormal, -info.smallest_subnormal, info.tiny / 3,
+                  info.max, -info.max, 0.5, 2.0, 88.72283, 88.72284, -87.33655, -103.97208,
+                  -104.0, 709.782712893384, 709.7827128933841, -745.1332191019412,
+                  -745.1332191019413, 1e30, -1e30, 2.0**30, 3 * 2.0**29, 1e-30],
+                 dtype)
+    with np.errstate(all="ignore"):
+        got = elementary(name, x)
+        if name == "logistic":
+            want = (1 / (1 + np.exp(-x.astype(np.longdouble)))).astype(dtype)
+        else:
+            want = getattr(np, name)(x.astype(np.longdouble)).astype(dtype)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        ok = ~np.isnan(want)
+        inf_or_zero = ok & (np.isinf(want) | (want == 0))
+        # infinities and zeros exactly, signs included
+        assert same(got[inf_or_zero], want[inf_or_zero]), (x[inf_or_zero], got[inf_or_zero])
+        ok &= ~inf_or_zero
+        rel = np.abs(got[ok] - want[ok]) <= np.spacing(np.abs(want[ok]).astype(dtype))
+    assert rel.all(), (x[ok][~rel], got[ok][~rel], want[ok][~rel])
+
+
+def test_nan_propagates_and_hard_blocks_fall_back():
+    # a NaN in a block sends the block through the element-by-element path: same results
+    x = random_f32("exp", 4096, seed=7)
+    x = x[np.isfinite(x)][:1000]
+    for name in NAMES:
+        clean = elementary(name, x)
+        poisoned = x.copy()
+        poisoned[500] = np.nan
+        got = elementary(name, poisoned)
+        assert np.isnan(got[500])
+        keep = np.arange(x.size) != 500
+        assert same(got[keep], clean[keep])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_every_dispatch_level_gives_the_same_bits(dtype):
+    rng = np.random.default_rng(3)
+    raw = rng.integers(0, 2**32, 3000).astype(np.uint32).view(np.float32)
+    raw = raw[np.isfinite(raw)].astype(np.float64)
+    with np.errstate(over="ignore"):
+        x = np.concatenate([rng.uniform(-50, 50, 3000), np.exp(rng.uniform(-80, 80, 3000)),
+                            raw, [np.nan, np.inf, -np.inf]]).astype(dtype)
+    results = {}
+    for isa in _native.isas():
+        previous = _native.set_isa(isa)
+        try:
+            results[isa] = {name: elementary(name, x) for name in NAMES}
+        finally:
+            _native.set_isa(previous)
+    first = results.pop(_native.isas()[0])
+    for isa, got in results.items():
+        for name in NAMES:
+            assert same(got[name], first[name]), (isa, name)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_out_may_be_the_input(dtype):
+    x = np.random.default_rng(4).uniform(-5e9, 5e9, 5000).astype(dtype)  # sin's slow path too
+    for name in NAMES:
+        buffer = x.copy()
+        elementary(name, buffer, out=buffer)
+        assert same(buffer, elementary(name, x)), name
+
+
+OPS = {"exp": jnp.exp, "log": jnp.log, "expm1": jnp.expm1, "log1p": jnp.log1p,
+       "tanh": jnp.tanh, "logistic": lax.logistic, "sin": jnp.sin, "cos": jnp.cos,
+       "exp2": jnp.exp2, "sinh": jnp.sinh, "cosh": jnp.cosh}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_public_ops_use_the_kernels(name):
+    x = random_f32(name, 2000, seed=9)
+    with np.errstate(all="ignore"):
+        assert same(OPS[name](x), elementary(name, x))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_jit_vmap_and_grad_give_eager_bits(name):
+    f = OPS[name]
+    x = np.random.default_rng(5).uniform(0.1, 3, (7, 33)).astype(np.float32)
+    eager = f(x)
+    assert same(invarax.jit(f)(x), eager)
+    for rows in (1, 3, 7):
+        batched = invarax.vmap(f)(x[:rows])
+        for i in range(rows):
+            assert same(batched[i], f(x[i]))
+    g = invarax.grad(lambda v: jnp.sum(f(v)))
+    assert same(invarax.jit(g)(x), g(x))
+
+
+def test_fused_chunks_give_eager_bits():
+    # a long elementwise chain is fused and evaluated in chunks (invarax/compiler/fusion.py)
+    def f(x):
+        return jnp.tanh(jnp.exp(x) * jnp.sin(x) + jnp.log1p(jnp.abs(x))) + lax.logistic(
+            jnp.cos(x)) - jnp.expm1(x * 0.1) * jnp.log(x * x + 1.0)
+
+    x = np.random.default_rng(6).uniform(-4, 4, 300_000).astype(np.float32)
+    assert same(invarax.jit(f)(x), f(x))
+
+
+def test_float16_goes_through_float32_and_errors_are_clear():
+    x = np.array([0.5, 1.0, 2.0], np.float16)
+    assert same(elementary("exp", x), elementary("exp", x.astype(np.float32)).astype(np.float16))
+    with pytest.raises(ValueError, match="unknown function 'expp'"):
+        elementary("expp", x)
+    with pytest.raises(TypeError, match="float array, got int64"):
+        elementary("exp", np.arange(3))

@@ -1,0 +1,111 @@
+"""N6: one program, run with the kernels' dispatch capped at each level (``INVARAX_MAX_ISA``)
+and NumPy's capped to match (``NPY_DISABLE_CPU_FEATURES``), gives the same bits: invarax's
+elementary functions, jax.nn activations, softmax, an MLP's loss and gradients, and
+random.normal."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from invarax.kernels import _native
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# NumPy's dispatch groups above x86-64-v2 that each level must not use.
+NUMPY_CAPS = {
+    "baseline": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR",
+    "avx2": "X86_V4 AVX512_ICL AVX512_SPR",
+    "avx512": "",
+}
+KERNEL_LEVEL = {"baseline": "scalar", "avx2": "avx2", "avx512": "avx512"}
+
+PROGRAM = r"""
+import hashlib
+import numpy as np
+import invarax
+import invarax.numpy as jnp
+from invarax import lax, nn, random
+from invarax.kernels import _native
+
+rng = np.random.default_rng(0)
+x32 = np.concatenate([rng.uniform(-30, 30, 20000), rng.uniform(-1, 1, 20000),
+                      np.exp(rng.uniform(-80, 80, 20000))]).astype(np.float32)
+with np.errstate(over="ignore"):
+    x32 = np.concatenate([x32, -x32, rng.uniform(-1e6, 1e6, 2000).astype(np.float32)])
+pos = np.abs(x32) + np.float32(1e-30)
+level = _native.set_isa("scalar")  # returns the level in use, which is then restored
+_native.set_isa(level)
+out = {}
+for dtype in (np.float32, np.float64):
+    x, p = x32.astype(dtype), pos.astype(dtype)
+    arrays = {
+        "exp": jnp.exp(x), "log": jnp.log(p), "expm1": jnp.expm1(x), "log1p": jnp.log1p(p),
+        "tanh": jnp.tanh(x), "logistic": lax.logistic(x), "sin": jnp.sin(x), "cos": jnp.cos(x),
+        "exp2": jnp.exp2(x), "sinh": jnp.sinh(x), "cosh": jnp.cosh(x),
+    }
+    for name, value in arrays.items():
+        out[f"{name}_{np.dtype(dtype).name}"] = np.asarray(value)
+a = jnp.asarray(x32[:4096].reshape(64, 64) * np.float32(0.1))
+out.update(sigmoid=nn.sigmoid(a), silu=nn.silu(a), softplus=nn.softplus(a),
+           gelu=nn.gelu(a, approximate=True), softmax=nn.softmax(a),
+           log_softmax=nn.log_softmax(a))
+
+def mlp(params, xs, ys):
+    h = xs
+    for w, b in params[:-1]:
+        h = jnp.tanh(h @ w + b)
+    w, b = params[-1]
+    logits = h @ w + b
+    return -jnp.mean(jnp.sum(nn.log_softmax(logits) * ys, axis=-1))
+
+key = random.PRNGKey(0)
+keys = random.split(key, 5)
+sizes = [(32, 64), (64, 64), (64, 10)]
+params = [(random.normal(k, s) * 0.3, jnp.zeros(s[1])) for k, s in zip(keys[:3], sizes)]
+xs = random.normal(keys[3], (128, 32))
+ys = nn.one_hot(random.randint(keys[4], (128,), 0, 10), 10)
+loss, grads = invarax.value_and_grad(mlp)(params, xs, ys)
+jloss, jgrads = invarax.jit(invarax.value_and_grad(mlp))(params, xs, ys)
+out.update(loss=loss, jloss=jloss, normal=random.normal(key, (10000,)))
+for i, (gw, gb) in enumerate(grads):
+    out[f"gw{i}"], out[f"gb{i}"] = gw, gb
+for i, (gw, gb) in enumerate(jgrads):
+    out[f"jgw{i}"], out[f"jgb{i}"] = gw, gb
+for name in sorted(out):
+    print(name, hashlib.sha256(np.ascontiguousarray(np.asarray(out[name])).tobytes()).hexdigest())
+print("level", level)
+"""
+
+
+def run_at(level):
+    env = dict(os.environ, INVARAX_MAX_ISA=level, NPY_DISABLE_CPU_FEATURES=NUMPY_CAPS[level],
+               PYTHONPATH=str(ROOT), INVARAX_NUM_THREADS="1")
+    result = subprocess.run([sys.executable, "-c", PROGRAM], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert lines.pop("level") == KERNEL_LEVEL[level], "INVARAX_MAX_ISA did not cap the kernels"
+    return lines
+
+
+def test_every_level_gives_the_same_digests():
+    levels = [level for level, name in KERNEL_LEVEL.items() if name in _native.isas()]
+    if len(levels) < 2:
+        pytest.skip("this CPU runs one dispatch level only")
+    digests = {level: run_at(level) for level in levels}
+    first = digests.pop(levels[0])
+    for level, got in digests.items():
+        differ = sorted(name for name in first if got[name] != first[name])
+        assert not differ, f"{level} differs from {levels[0]} in {differ}"
+
+
+def test_bad_level_is_a_clear_error():
+    env = dict(os.environ, INVARAX_MAX_ISA="avx9000", PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-c", "import invarax"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "INVARAX_MAX_ISA='avx9000' is not a dispatch level; use one of baseline" in (
+        result.stderr)

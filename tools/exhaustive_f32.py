@@ -1,0 +1,157 @@
+"""Check a float32 elementary function of invarax on all 2^32 inputs: is every result the
+correctly rounded one?
+
+    nice -n 19 python tools/exhaustive_f32.py exp [--start HEX --stop HEX]
+    python tools/exhaustive_f32.py --header   # elementary_hard.h from the saved cases
+
+The reference is independent of invarax's algorithm: NumPy's float64 function of the input
+(within a few float64 ulp, far below 2^-45), rounded to float32; where that float64 value
+lies within 2^-45 (relative) of a float32 rounding boundary, mpmath at 200 bits decides.
+The inputs invarax rounds the wrong way are printed and saved to
+``tools/exhaustive_f32/NAME.txt`` (input bits, correct result bits); ``--header`` writes
+them into ``invarax/kernels/csrc/elementary_hard.h``, the kernels' table of hard cases
+(looked up only where the kernel's double result is within 2^-48 of a boundary, so the
+table changes exactly those outputs). Not part of the test suite: it takes minutes per
+function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from invarax.kernels.elementary import NAMES, elementary  # noqa: E402
+
+SAVED = ROOT / "tools" / "exhaustive_f32"
+HEADER = ROOT / "invarax" / "kernels" / "csrc" / "elementary_hard.h"
+CHUNK = 1 << 22
+MARGIN = 2.0**-45
+
+
+def _logistic64(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+REF64 = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p, "tanh": np.tanh,
+         "logistic": _logistic64, "sin": np.sin, "cos": np.cos, "exp2": np.exp2,
+         "sinh": np.sinh, "cosh": np.cosh}
+
+
+def _mp_reference(name):
+    import mpmath
+
+    table = {"exp": mpmath.exp, "log": mpmath.log, "expm1": mpmath.expm1,
+             "log1p": mpmath.log1p, "tanh": mpmath.tanh,
+             "logistic": lambda v: 1 / (1 + mpmath.exp(-v)), "sin": mpmath.sin,
+             "cos": mpmath.cos, "exp2": lambda v: mpmath.mpf(2) ** v, "sinh": mpmath.sinh,
+             "cosh": mpmath.cosh}
+    return mpmath, table[name]
+
+
+def nearest(name, x, below, above):
+    """The correctly rounded float32 of name(x), given the two floats around it."""
+    mpmath, f = _mp_reference(name)
+    with mpmath.workprec(200):
+        exact = f(mpmath.mpf(float(x)))
+        top = mpmath.mpf(2) ** 128  # inf stands for 2^128 when rounding
+        lo = top if np.isinf(below) else mpmath.mpf(float(below))
+        hi = top if np.isinf(above) else mpmath.mpf(float(above))
+        if np.isinf(below) and below < 0:
+            lo = -top
+        d_lo, d_hi = abs(exact - lo), abs(exact - hi)
+        if d_lo == d_hi:  # ties to even
+            return below if (np.float32(below).view(np.uint32) & 1) == 0 else above
+        return below if d_lo < d_hi else above
+
+
+def reference(name, x):
+    """The correctly rounded float32 results for float32 inputs x."""
+    with np.errstate(all="ignore"):
+        r = REF64[name](x.astype(np.float64))
+        want = r.astype(np.float32)
+        lo = (r * (1 - MARGIN)).astype(np.float32)
+        hi = (r * (1 + MARGIN)).astype(np.float32)
+    close = np.flatnonzero((lo != hi) & ~np.isnan(r))
+    for i in close:
+        below, above = sorted((lo[i], hi[i]))
+        want[i] = nearest(name, x[i], below, above)
+    return want, close.size
+
+
+def check(name, start, stop):
+    wrong, resolved, began = [], 0, time.time()
+    for first in range(start, stop, CHUNK):
+        bits = np.arange(first, min(first + CHUNK, stop), dtype=np.uint64).astype(np.uint32)
+        x = bits.view(np.float32)
+        got = elementary(name, x)
+        want, n = reference(name, x)
+        resolved += n
+        nan = np.isnan(want)
+        bad = np.flatnonzero((got.view(np.uint32) != want.view(np.uint32)) & ~nan
+                             | (np.isnan(got) != nan))
+        for i in bad:
+            wrong.append((int(bits[i]), int(want[i:i + 1].view(np.uint32)[0])))
+            print(f"  misrounded: x={x[i]!r} ({bits[i]:#010x}) got {got[i]!r} want {want[i]!r}",
+                  flush=True)
+        if (first // CHUNK) % 128 == 0:
+            print(f"  {name}: {first:#010x} ... {time.time() - began:.0f} s", flush=True)
+    return wrong, resolved, time.time() - began
+
+
+def write_header():
+    tables, entries = [], []
+    for name in NAMES:
+        path = SAVED / f"{name}.txt"
+        cases = []
+        if path.exists():
+            cases = sorted(tuple(int(v, 16) for v in line.split())
+                           for line in path.read_text().splitlines() if line.strip())
+        if cases:
+            rows = ",\n".join(f"    {{{a:#010x}u, {b:#010x}u}}" for a, b in cases)
+            tables.append(f"static const uint32_t HARD_{name.upper()}[][2] = {{\n{rows},\n}};")
+            entries.append(f"{{HARD_{name.upper()}, {len(cases)}}}")
+        else:
+            entries.append("{HARD_NONE, 0}")
+    text = HEADER.read_text()
+    head = text[:text.index("static const uint32_t HARD_NONE")]
+    body = "\n\n".join(["static const uint32_t HARD_NONE[1][2] = {{0, 0}};", *tables])
+    listing = ", ".join(entries)
+    HEADER.write_text(f"{head}{body}\n\n/* in native.h's ELEM_* order */\n"
+                      f"#define ELEM_HARD_TABLES {{{listing}}}\n\n#endif\n")
+    print(f"wrote {HEADER.relative_to(ROOT)}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("name", nargs="?", choices=NAMES)
+    parser.add_argument("--start", default="0", help="first input bit pattern (hex)")
+    parser.add_argument("--stop", default="100000000", help="one past the last (hex)")
+    parser.add_argument("--header", action="store_true", help="write elementary_hard.h")
+    args = parser.parse_args()
+    if args.header:
+        write_header()
+        return
+    if args.name is None:
+        parser.error("name a function, or pass --header")
+    start, stop = int(args.start, 16), int(args.stop, 16)
+    wrong, resolved, seconds = check(args.name, start, stop)
+    print(f"{args.name}: {stop - start} inputs, {len(wrong)} misrounded, {resolved} settled "
+          f"by mpmath, {seconds:.0f} s")
+    if start == 0 and stop == 1 << 32:
+        # keep the cases found before: with the table in place they are no longer wrong
+        SAVED.mkdir(exist_ok=True)
+        path = SAVED / f"{args.name}.txt"
+        old = path.read_text().splitlines() if path.exists() else []
+        known = {tuple(int(v, 16) for v in line.split()) for line in old if line.strip()}
+        path.write_text("".join(f"{a:#010x} {b:#010x}\n" for a, b in sorted(known | set(wrong))))
+
+
+if __name__ == "__main__":
+    main()
