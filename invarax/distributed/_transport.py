@@ -14,6 +14,7 @@ from .. import _devices
 TIMEOUT_ENV = "INVARAX_COLLECTIVE_TIMEOUT"  # seconds a collective waits for the other processes
 DEFAULT_TIMEOUT = 300.0
 SPIN = 0.01  # seconds a collective polls without pausing
+ABORT_GRACE = 0.5  # seconds between printing a failure and aborting the run
 _LAUNCH_VARS = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS")
 
 _current = None
@@ -137,8 +138,11 @@ def _aborting_hook(previous, comm):
     or at exit."""
 
     def hook(kind, value, traceback):
+        sys.stderr.write(f"invarax: process {comm.rank} of {comm.size} failed: "
+                         f"{kind.__name__}: {value}\n")
         previous(kind, value, traceback)
         sys.stderr.flush()
+        time.sleep(ABORT_GRACE)  # let the launcher forward the message before the abort
         comm.Abort(1)
 
     return hook
