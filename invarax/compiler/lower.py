@@ -41,7 +41,7 @@ def compile_jaxpr(jaxpr: Jaxpr, donated=None):
     Example:
         >>> run = compile_jaxpr(make_jaxpr(jnp.sin)(1.0).jaxpr)
         >>> run(np.float32(0.5))
-        [array(0.47942555, dtype=float32)]
+        [np.float32(0.47942555)]
     """
     donated = tuple(donated) if donated is not None else (False,) * len(jaxpr.invars)
     if len(donated) != len(jaxpr.invars):
