@@ -11,6 +11,14 @@ from invarax import lax
 from invarax.kernels import _native
 from invarax.kernels.elementary import NAMES, elementary
 
+
+@pytest.fixture(autouse=True)
+def _exact_elementary():
+    """These tests are of invarax's own functions, which the flag switches on."""
+    invarax.config.update("invarax_exact_elementary", True)
+    yield
+    invarax.config.update("invarax_exact_elementary", False)
+
 mpmath = pytest.importorskip("mpmath")
 
 # 80-bit x87 long double (64-bit significand) is the fast reference: its libm functions are
@@ -240,3 +248,15 @@ def test_float16_goes_through_float32_and_errors_are_clear():
         elementary("expp", x)
     with pytest.raises(TypeError, match="float array, got int64"):
         elementary("exp", np.arange(3))
+
+
+def test_the_flag_chooses_the_functions_and_jit_follows_it():
+    x = np.linspace(-20, 20, 1001).astype(np.float32)
+    f = invarax.jit(lambda v: jnp.sin(v) + jnp.exp(v * 0.1))
+    exact = np.asarray(f(x))
+    assert exact.tobytes() == np.asarray(jnp.sin(x) + jnp.exp(x * 0.1)).tobytes()
+    assert np.asarray(jnp.sin(x)).tobytes() == elementary("sin", x).tobytes()
+    invarax.config.update("invarax_exact_elementary", False)
+    with np.errstate(all="ignore"):
+        assert np.asarray(jnp.sin(x)).tobytes() == np.sin(x).tobytes()
+    assert np.asarray(f(x)).tobytes() == np.asarray(jnp.sin(x) + jnp.exp(x * 0.1)).tobytes()

@@ -9,7 +9,6 @@ import pytest
 
 import invarax.numpy as jnp
 from invarax import lax
-from invarax.kernels.elementary import elementary
 from invarax.ops import special
 from invarax.ops.fused import fma
 from invarax.random import _xla_math as xla
@@ -92,10 +91,10 @@ def test_normal_path_for_every_uniform_value():
 
 
 def test_public_functions_keep_numpy_semantics():
-    # jnp.log1p is invarax's own kernel (N6), and erf_inv keeps using it: only the samplers
-    # use XLA's
+    # jnp.log1p stays NumPy's, and erf_inv keeps using it: only the samplers use XLA's
     x = inputs(-1)
-    np.testing.assert_array_equal(bits(jnp.log1p(x)), bits(elementary("log1p", x)))
+    with np.errstate(divide="ignore"):  # log1p(-1)
+        np.testing.assert_array_equal(bits(jnp.log1p(x)), bits(np.log1p(x)))
     u = x[np.abs(x) < 1]
     public = np.asarray(special.erf_inv(u))
     np.testing.assert_array_equal(bits(public),

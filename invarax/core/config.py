@@ -23,6 +23,9 @@ class Config:
         "jax_explain_cache_misses": False,
         # random: JAX's default threefry streams since JAX 0.5 (False: the older ones)
         "jax_threefry_partitionable": True,
+        # invarax's own exp, log, sin, ... (correctly rounded, the same bits on every CPU:
+        # N6) instead of NumPy's ufuncs; off by default until they reach NumPy's speed
+        "invarax_exact_elementary": False,
         # local CPU devices of this process (read once, when devices are first used)
         "jax_num_cpu_devices": 1,
     }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.config import config
 from . import _native
 
 #: The functions of the compiled kernel, in the kernel's numbering (native.h, ``ELEM_*``).
@@ -71,17 +72,48 @@ def elementary(name: str, x, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+# NumPy's ufunc of each function: what runs while config.invarax_exact_elementary is off.
+_UFUNCS = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p,
+           "tanh": np.tanh, "sin": np.sin, "cos": np.cos, "exp2": np.exp2, "sinh": np.sinh,
+           "cosh": np.cosh}
+_exact = [config.invarax_exact_elementary]
+
+
+def _on_config(name, value):
+    if name == "invarax_exact_elementary":
+        _exact[0] = value
+
+
+config.on_update(_on_config)
+
+
+def _numpy_logistic(x, out=None):
+    """``1 / (1 + exp(-x))`` by NumPy's ufuncs (invarax's order before its own kernels)."""
+    one = np.ones((), x.dtype)
+    if out is None:
+        return one / (one + np.exp(-x))
+    np.negative(x, out=out)
+    np.exp(out, out=out)
+    np.add(one, out, out=out)
+    return np.divide(one, out, out=out)
+
+
 def kernel(name: str):
-    """The impl of primitive ``name``: ``elementary(name, x)`` as a function of ``x``.
+    """The impl of primitive ``name``: ``elementary(name, x)`` as a function of ``x`` when
+    ``config.invarax_exact_elementary`` is on, else NumPy's ufunc (the flag is part of
+    jit's cache key, so eager and jit always agree).
 
     Example:
         >>> kernel("sin")(np.zeros(2)).tolist()
         [0.0, 0.0]
     """
     code = _CODE[name]  # a KeyError here is a typo in invarax, not a user error
+    fallback = _UFUNCS.get(name, _numpy_logistic)
 
     def impl(x, out=None):
-        return elementary(NAMES[code], x, out)
+        if _exact[0]:
+            return elementary(NAMES[code], x, out)
+        return fallback(x, out=out)
 
     impl.__name__ = impl.__qualname__ = f"elementary_{name}"
     impl.writes_out = True  # fusion calls it as a ufunc: impl(x, out=buffer)
