@@ -21,12 +21,26 @@ _CODE = {name: code for code, name in enumerate(NAMES)}
 _NATIVE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _numpy_logistic(x, out=None):
+    """``1 / (1 + exp(-x))`` by NumPy's ufuncs (invarax's order before its own kernels)."""
+    one = np.ones((), x.dtype)
+    if out is None:
+        return one / (one + np.exp(-x))
+    np.negative(x, out=out)
+    np.exp(out, out=out)
+    np.add(one, out, out=out)
+    return np.divide(one, out, out=out)
+
+
+def _numpy(name: str):
+    """NumPy's version of function ``name``: what complex operands use, and every operand
+    while ``config.invarax_exact_elementary`` is off."""
+    return _numpy_logistic if name == "logistic" else getattr(np, name)
+
+
 def _complex(name: str, x: np.ndarray) -> np.ndarray:
     # Complex operands stay on NumPy (docs/numerics.md lists what is not yet invarax's own).
-    if name == "logistic":
-        one = np.ones((), x.dtype)
-        return one / (one + np.exp(-x))
-    return getattr(np, name)(x)
+    return _numpy(name)(x)
 
 
 def elementary(name: str, x, out: np.ndarray | None = None) -> np.ndarray:
@@ -72,10 +86,6 @@ def elementary(name: str, x, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-# NumPy's ufunc of each function: what runs while config.invarax_exact_elementary is off.
-_UFUNCS = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p,
-           "tanh": np.tanh, "sin": np.sin, "cos": np.cos, "exp2": np.exp2, "sinh": np.sinh,
-           "cosh": np.cosh}
 _exact = [config.invarax_exact_elementary]
 
 
@@ -85,17 +95,6 @@ def _on_config(name, value):
 
 
 config.on_update(_on_config)
-
-
-def _numpy_logistic(x, out=None):
-    """``1 / (1 + exp(-x))`` by NumPy's ufuncs (invarax's order before its own kernels)."""
-    one = np.ones((), x.dtype)
-    if out is None:
-        return one / (one + np.exp(-x))
-    np.negative(x, out=out)
-    np.exp(out, out=out)
-    np.add(one, out, out=out)
-    return np.divide(one, out, out=out)
 
 
 def kernel(name: str):
@@ -108,7 +107,7 @@ def kernel(name: str):
         [0.0, 0.0]
     """
     code = _CODE[name]  # a KeyError here is a typo in invarax, not a user error
-    fallback = _UFUNCS.get(name, _numpy_logistic)
+    fallback = _numpy(name)
 
     def impl(x, out=None):
         if _exact[0]:
