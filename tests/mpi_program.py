@@ -3,6 +3,7 @@
 MODE ``layout``: psum, all_gather, ppermute and all_to_all over every device of the run,
 printing a digest of the results (the same for any split into processes). MODE ``die``:
 process 1 exits before the first collective. MODE ``hang``: process 1 sleeps instead.
+MODE ``threads``: each process prints its kernel thread count and the usable CPUs.
 """
 
 import hashlib
@@ -26,6 +27,11 @@ first = invarax.process_index() * L
 xs = np.random.default_rng(0).standard_normal((n, n, 5)).astype(np.float32)
 local = jnp.asarray(xs[first:first + L])
 
+if mode == "threads":
+    from invarax.kernels import _support
+
+    print("threads", invarax.process_index(), _support.num_threads(), len(os.sched_getaffinity(0)))
+    sys.exit(0)
 if mode == "die" and invarax.process_index() == 1:
     os._exit(3)
 if mode == "hang" and invarax.process_index() == 1:

@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from .. import _devices
+from ..kernels import _support
 
 TIMEOUT_ENV = "INVARAX_COLLECTIVE_TIMEOUT"  # seconds a collective waits for the other processes
 DEFAULT_TIMEOUT = 300.0
@@ -114,6 +115,9 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
             "the same config.update('jax_num_cpu_devices', N)"
         )
     _devices._registry.widen(comm.rank, comm.size)
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED)  # the processes of this run on this machine
+    _support.share_cpus(node.size)
+    node.Free()
     _current = MpiTransport(comm, float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT)))
     sys.excepthook = _aborting_hook(sys.excepthook, comm)
     signal.signal(signal.SIGTERM, _terminated(comm.rank, comm.size))
@@ -160,3 +164,4 @@ def shutdown():
         _current.comm.Barrier()
         _current = None
         _devices._registry.widen(0, 1)
+        _support.share_cpus(1)
