@@ -28,9 +28,9 @@ xs = np.random.default_rng(0).standard_normal((n, n, 5)).astype(np.float32)
 local = jnp.asarray(xs[first:first + L])
 
 if mode == "threads":
-    from invarax.kernels import _support
-
     from mpi4py import MPI
+
+    from invarax.kernels import _support
 
     rows = MPI.COMM_WORLD.gather((_support.num_threads(), len(os.sched_getaffinity(0))))
     for threads, cpus in rows or ():  # process 0 prints every process's row
