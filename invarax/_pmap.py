@@ -187,15 +187,25 @@ class _Pmapped:
 
         def work(j, device):
             axis = DeviceAxis(self.axis_name, total, first + j, exchange, j)
-            with capped_threads(threads), bound(axis):
-                return entry.call(slices[j])
+            try:
+                with capped_threads(threads), bound(axis):
+                    return entry.call(slices[j])
+            except BaseException:
+                exchange.abort()  # release the devices waiting for this one at a collective
+                raise
 
-        futures = [device._submit(work, j, device) for j, device in enumerate(local)]
-        done, _ = concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_EXCEPTION)
-        if any(f.exception() is not None for f in done):
-            exchange.abort()  # release the devices waiting for the failed one at a collective
-            concurrent.futures.wait(futures)
-            errors = [f.exception() for f in futures if f.exception() is not None]
+        # Device 0 works on the calling thread: a process with one device (as under MPI)
+        # then hands no work between threads, each handoff costing a wake-up that waits for
+        # a free core when the cores are busy.
+        futures = [device._submit(work, j, device) for j, device in enumerate(local) if j]
+        futures.insert(0, concurrent.futures.Future())
+        try:
+            futures[0].set_result(work(0, local[0]))
+        except Exception as error:
+            futures[0].set_exception(error)
+        concurrent.futures.wait(futures)
+        errors = [f.exception() for f in futures if f.exception() is not None]
+        if errors:
             # The failure itself, not a device released from a collective because of it.
             raise next((e for e in errors if not isinstance(e, DeviceFailure)), errors[0])
         return [f.result() for f in futures]

@@ -3,6 +3,7 @@
 MODE ``layout``: psum, all_gather, ppermute and all_to_all over every device of the run,
 printing a digest of the results (the same for any split into processes). MODE ``die``:
 process 1 exits before the first collective. MODE ``hang``: process 1 sleeps instead.
+MODE ``threads``: each process prints its kernel thread count and the usable CPUs.
 """
 
 import hashlib
@@ -26,6 +27,15 @@ first = invarax.process_index() * L
 xs = np.random.default_rng(0).standard_normal((n, n, 5)).astype(np.float32)
 local = jnp.asarray(xs[first:first + L])
 
+if mode == "threads":
+    from mpi4py import MPI
+
+    from invarax.kernels import _support
+
+    rows = MPI.COMM_WORLD.gather((_support.num_threads(), len(os.sched_getaffinity(0))))
+    for threads, cpus in rows or ():  # process 0 prints every process's row
+        print("threads", threads, cpus)
+    sys.exit(0)
 if mode == "die" and invarax.process_index() == 1:
     os._exit(3)
 if mode == "hang" and invarax.process_index() == 1:
@@ -47,4 +57,8 @@ if invarax.process_index() == 0:
     reference = invarax.vmap(body, axis_name="d")(jnp.asarray(xs))
     same = all(np.array_equal(np.asarray(g)[0], np.asarray(r))
                for g, r in zip(gathered, reference, strict=True))
+    # The first call's outputs (all_gather's among them) are intact after the second call,
+    # whose collectives gathered into the transport's buffers again.
+    same &= all(np.array_equal(np.asarray(o), np.asarray(r)[first:first + L])
+                for o, r in zip(outs, reference, strict=True))
     print("equals vmap", same)

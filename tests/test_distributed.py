@@ -57,3 +57,14 @@ def test_a_hung_process_times_out_with_a_clear_error():
     assert result.returncode != 0
     assert "waited 2 s for the other processes" in result.stderr
     assert "INVARAX_COLLECTIVE_TIMEOUT" in result.stderr
+
+
+def test_processes_on_one_machine_share_its_cores():
+    # Without INVARAX_NUM_THREADS, each of P processes on this machine gets CPUs // P kernel
+    # threads (at least one), so their kernels do not oversubscribe the cores.
+    result = _run(2, 1, PROGRAM, "threads", INVARAX_NUM_THREADS="")
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("threads")]
+    assert len(rows) == 2
+    for _, threads, cpus in rows:
+        assert int(threads) == max(1, int(cpus) // 2)

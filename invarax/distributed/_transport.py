@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from .. import _devices
+from ..kernels import _support
 
 TIMEOUT_ENV = "INVARAX_COLLECTIVE_TIMEOUT"  # seconds a collective waits for the other processes
 DEFAULT_TIMEOUT = 300.0
@@ -35,16 +36,27 @@ class MpiTransport:
     def __init__(self, comm, timeout: float):
         self.comm = comm
         self.timeout = timeout
+        self._buffer = np.empty(0, np.uint8)  # reused while nothing else refers to it
 
     def allgather(self, local: np.ndarray) -> np.ndarray:
-        """The processes' stacks of local values, concatenated in process order."""
+        """The processes' stacks of local values, concatenated in process order.
+
+        The result lives in a buffer that the next call reuses once nothing refers to the
+        result any more (memory already touched: no page faults for every collective).
+        """
         local = np.ascontiguousarray(local)
-        out = np.empty((self.comm.size, *local.shape), local.dtype)
+        out = self._receive_buffer(self.comm.size * local.nbytes)
         # Raw bytes: every dtype (bool, float16, complex) crosses unchanged.
-        request = self.comm.Iallgather(local.reshape(-1).view(np.uint8),
-                                       out.reshape(-1).view(np.uint8))
+        request = self.comm.Iallgather(local.reshape(-1).view(np.uint8), out)
         self._wait(request)
-        return out.reshape((-1, *local.shape[1:]))
+        return out.view(local.dtype).reshape((-1, *local.shape[1:]))
+
+    def _receive_buffer(self, nbytes: int) -> np.ndarray:
+        # References: self._buffer and getrefcount's argument; a result still in use (or
+        # a view of it) adds one.
+        if self._buffer.nbytes < nbytes or sys.getrefcount(self._buffer) > 2:
+            self._buffer = np.empty(nbytes, np.uint8)
+        return self._buffer[:nbytes]
 
     def _wait(self, request):
         """Wait for ``request``: polling without pause for ``SPIN`` seconds (a collective
@@ -114,6 +126,9 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
             "the same config.update('jax_num_cpu_devices', N)"
         )
     _devices._registry.widen(comm.rank, comm.size)
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED)  # the processes of this run on this machine
+    _support.share_cpus(node.size)
+    node.Free()
     _current = MpiTransport(comm, float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT)))
     sys.excepthook = _aborting_hook(sys.excepthook, comm)
     signal.signal(signal.SIGTERM, _terminated(comm.rank, comm.size))
@@ -160,3 +175,4 @@ def shutdown():
         _current.comm.Barrier()
         _current = None
         _devices._registry.widen(0, 1)
+        _support.share_cpus(1)

@@ -26,10 +26,19 @@ def _available() -> int:
 
 
 _AVAILABLE = _available()
+_share = [1]  # processes of this run sharing this machine's CPUs (distributed.initialize)
+
+
+def share_cpus(processes: int):
+    """Divide the usable CPUs among ``processes`` processes of one run on this machine (MPI
+    launches several per node): without ``$INVARAX_NUM_THREADS``, each process's kernels
+    then use ``CPUs // processes`` threads, so the processes do not oversubscribe the cores."""
+    _share[0] = max(1, int(processes))
 
 
 def num_threads() -> int:
-    """The threads a kernel may use: ``$INVARAX_NUM_THREADS`` if set, else the usable CPUs.
+    """The threads a kernel may use: ``$INVARAX_NUM_THREADS`` if set, else the usable CPUs
+    (this process's share of them in a run of several processes on one machine).
 
     Returns:
         An int >= 1.
@@ -57,7 +66,7 @@ def capped_threads(cap: int):
 def _configured() -> int:
     value = os.environ.get(ENV)
     if not value:
-        return _AVAILABLE
+        return max(1, _AVAILABLE // _share[0])
     try:
         count = int(value)
     except ValueError:

@@ -76,6 +76,7 @@ class Exchange:
         self._barrier = threading.Barrier(local_size, action=self._assemble, timeout=timeout)
 
     def _assemble(self):
+        self._gathered = None  # every device is done with the last stack: let it go
         slots = self._slots  # one device: a view, no copy
         local = slots[0][None] if len(slots) == 1 else np.stack(slots)
         self._gathered = local if self._transport is None else self._transport.allgather(local)
