@@ -26,6 +26,9 @@ REAL = {c: r for r, c in COMPLEX.items()}
 KINDS = {"FFT": 0, "IFFT": 1, "RFFT": 2, "IRFFT": 3}
 #: Lines transformed together, one per vector lane (any value gives the same bits).
 LANES = 16
+#: Rows (lines along the last axis) of a power-of-two length from this one on are
+#: transformed one at a time, vectorised within the row.
+ROW_MIN = 64
 #: The scratch of one thread stays below this many bytes (fewer lanes for long lines).
 SCRATCH_BYTES = 1 << 25
 
@@ -43,8 +46,8 @@ def fft_1d(x: np.ndarray, kind: str, n: int, axis: int) -> np.ndarray:
         >>> fft_1d(np.array([1.0, 0.0, 0.0, 0.0], np.float32), "RFFT", 4, 0)
         array([1.+0.j, 1.+0.j, 1.+0.j], dtype=complex64)
     """
-    if n < 1:
-        raise ValueError(f"fft: a transform needs a length of at least 1, got {n}")
+    if n < 0 or (n == 0 and kind == "RFFT"):
+        raise ValueError(f"fft: an {kind} needs a length of at least 1, got {n}")
     real = REAL.get(x.dtype, x.dtype)
     out_len = n // 2 + 1 if kind == "RFFT" else n
     out_dtype = real if kind == "IRFFT" else COMPLEX[real]
@@ -53,10 +56,13 @@ def fft_1d(x: np.ndarray, kind: str, n: int, axis: int) -> np.ndarray:
     out = np.empty(shape, out_dtype)
     inner = math.prod(x.shape[axis + 1:])
     lines = math.prod(x.shape[:axis]) * inner
-    if lines == 0:
+    if lines == 0 or n == 0:  # nothing to transform (a length-0 FFT is empty, as JAX's)
         return out
     x = np.ascontiguousarray(x)
-    lanes = min(LANES, lines)
+    # rows of a power-of-two length are fastest one at a time, vectorised within (their
+    # elements are contiguous); other lines go LANES at a time, one per vector lane
+    within = inner == 1 and n >= ROW_MIN and n & (n - 1) == 0
+    lanes = 1 if within else min(LANES, lines)
     while lanes > 1 and lanes * (n + 2) * 8 * real.itemsize > SCRATCH_BYTES:
         lanes //= 2
     plan = _plan(n, real == np.float64, kind in ("RFFT", "IRFFT"))
