@@ -132,7 +132,7 @@ static void F(stage2)(ptrdiff_t m, ptrdiff_t S, const T *restrict xr, const T *r
 /* An odd radix r (3, 5, 7, ...): with c_t + i s_t = W_r^t (roots cr, ci), for k = 1..h,
  * h = (r-1)/2, P_k = a_k + a_{r-k}, M_k = a_k - a_{r-k}; b_0 = a_0 + P_1 + ... + P_h and,
  * for j = 1..h, R_j = a_0 + c_{jk} P_k summed over k = 1..h in turn and
- * I_j = s_{jk} M_k summed likewise (complex times real), b_j = R_j + i I_j,
+ * I_j = s_{j1} M_1 + s_{j2} M_2 + ... likewise (complex times real), b_j = R_j + i I_j,
  * b_{r-j} = R_j - i I_j; then y_j = b_j w_j for j >= 1. Computed for a chunk of u at a
  * time (the same operations per element). */
 #define ODD_CHUNK 32
@@ -173,13 +173,14 @@ static void F(stage_odd)(int r, ptrdiff_t m, ptrdiff_t S, const T *restrict xr,
                 y0i[u] = ri[u];
             }
             for (int j = 1; j <= h; j++) {
+                T c1 = cr[j % r], s1 = ci[j % r];
                 for (ptrdiff_t u = 0; u < nu; u++) {
-                    rr[u] = a0r[u];
-                    ri[u] = a0i[u];
-                    ir[u] = 0;
-                    ii[u] = 0;
+                    rr[u] = a0r[u] + c1 * pr[0][u];
+                    ri[u] = a0i[u] + c1 * pi[0][u];
+                    ir[u] = s1 * mr[0][u];
+                    ii[u] = s1 * mi[0][u];
                 }
-                for (int k = 1; k <= h; k++) {
+                for (int k = 2; k <= h; k++) {
                     int t = (j * k) % r;
                     T c = cr[t], s = ci[t];
                     for (ptrdiff_t u = 0; u < nu; u++) {
@@ -207,6 +208,78 @@ static void F(stage_odd)(int r, ptrdiff_t m, ptrdiff_t S, const T *restrict xr,
     }
 }
 
+/* Radices 3 and 5 with S >= 8: stage_odd's operations, element by element (no chunks). */
+#define ODD_OUT(j, k, BR, BI, WJ, WK)                                                        \
+    {                                                                                        \
+        T bjr = BR - II, bji = BI + IR, bkr = BR + II, bki = BI - IR;                        \
+        yr[OX(j)] = CMUL_RE(bjr, bji, twr[WJ], twi[WJ]);                                     \
+        yi[OX(j)] = CMUL_IM(bjr, bji, twr[WJ], twi[WJ]);                                     \
+        yr[OX(k)] = CMUL_RE(bkr, bki, twr[WK], twi[WK]);                                     \
+        yi[OX(k)] = CMUL_IM(bkr, bki, twr[WK], twi[WK]);                                     \
+    }
+static void F(stage3)(ptrdiff_t m, ptrdiff_t S, const T *restrict xr, const T *restrict xi,
+                      T *restrict yr, T *restrict yi, const T *restrict twr,
+                      const T *restrict twi, const T *restrict cr, const T *restrict ci) {
+    T c1 = cr[1], s1 = ci[1];
+    for (ptrdiff_t p = 0; p < m; p++) {
+        const ptrdiff_t in0 = S * p, out0 = S * 3 * p;
+#define IX(k) (in0 + S * (k) * m + u)
+#define OX(j) (out0 + S * (j) + u)
+        IVDEP for (ptrdiff_t u = 0; u < S; u++) {
+            T a0r = xr[IX(0)], a0i = xi[IX(0)];
+            T p1r = xr[IX(1)] + xr[IX(2)], p1i = xi[IX(1)] + xi[IX(2)];
+            T m1r = xr[IX(1)] - xr[IX(2)], m1i = xi[IX(1)] - xi[IX(2)];
+            yr[OX(0)] = a0r + p1r;
+            yi[OX(0)] = a0i + p1i;
+            T r1r = a0r + c1 * p1r, r1i = a0i + c1 * p1i;
+#define IR (s1 * m1r)
+#define II (s1 * m1i)
+            ODD_OUT(1, 2, r1r, r1i, p, m + p)
+#undef IR
+#undef II
+        }
+#undef IX
+#undef OX
+    }
+}
+
+static void F(stage5)(ptrdiff_t m, ptrdiff_t S, const T *restrict xr, const T *restrict xi,
+                      T *restrict yr, T *restrict yi, const T *restrict twr,
+                      const T *restrict twi, const T *restrict cr, const T *restrict ci) {
+    T c1 = cr[1], s1 = ci[1], c2 = cr[2], s2 = ci[2], c4 = cr[4], s4 = ci[4];
+    for (ptrdiff_t p = 0; p < m; p++) {
+        const ptrdiff_t in0 = S * p, out0 = S * 5 * p;
+#define IX(k) (in0 + S * (k) * m + u)
+#define OX(j) (out0 + S * (j) + u)
+        IVDEP for (ptrdiff_t u = 0; u < S; u++) {
+            T a0r = xr[IX(0)], a0i = xi[IX(0)];
+            T p1r = xr[IX(1)] + xr[IX(4)], p1i = xi[IX(1)] + xi[IX(4)];
+            T m1r = xr[IX(1)] - xr[IX(4)], m1i = xi[IX(1)] - xi[IX(4)];
+            T p2r = xr[IX(2)] + xr[IX(3)], p2i = xi[IX(2)] + xi[IX(3)];
+            T m2r = xr[IX(2)] - xr[IX(3)], m2i = xi[IX(2)] - xi[IX(3)];
+            yr[OX(0)] = (a0r + p1r) + p2r;
+            yi[OX(0)] = (a0i + p1i) + p2i;
+            T r1r = (a0r + c1 * p1r) + c2 * p2r, r1i = (a0i + c1 * p1i) + c2 * p2i;
+            T q1r = s1 * m1r + s2 * m2r, q1i = s1 * m1i + s2 * m2i;
+            T r2r = (a0r + c2 * p1r) + c4 * p2r, r2i = (a0i + c2 * p1i) + c4 * p2i;
+            T q2r = s2 * m1r + s4 * m2r, q2i = s2 * m1i + s4 * m2i;
+#define IR q1r
+#define II q1i
+            ODD_OUT(1, 4, r1r, r1i, p, 3 * m + p)
+#undef IR
+#undef II
+#define IR q2r
+#define II q2i
+            ODD_OUT(2, 3, r2r, r2i, m + p, 2 * m + p)
+#undef IR
+#undef II
+        }
+#undef IX
+#undef OX
+    }
+}
+#undef ODD_OUT
+
 /* The forward transform of L lanes of length pl->n held in (ar, ai), (br, bi) as scratch;
  * returns which of the two holds the result (0: a, 1: b). */
 static int F(run_stages)(const fft_plan *pl, ptrdiff_t L, T *ar, T *ai, T *br, T *bi) {
@@ -222,7 +295,9 @@ static int F(run_stages)(const fft_plan *pl, ptrdiff_t L, T *ar, T *ai, T *br, T
         else if (r == 2) F(stage2)(m, S, xr, xi, yr, yi, twr, twi);
         else {
             const T *cr = tw + pl->rootoff[st];
-            F(stage_odd)(r, m, S, xr, xi, yr, yi, twr, twi, cr, cr + r);
+            if (r == 3 && S >= 8) F(stage3)(m, S, xr, xi, yr, yi, twr, twi, cr, cr + r);
+            else if (r == 5 && S >= 8) F(stage5)(m, S, xr, xi, yr, yi, twr, twi, cr, cr + r);
+            else F(stage_odd)(r, m, S, xr, xi, yr, yi, twr, twi, cr, cr + r);
         }
         S *= r;
         at ^= 1;
