@@ -168,3 +168,21 @@ def test_length_zero():
     assert jnp.fft.irfft(jnp.ones(1)).shape == (0,)
     with pytest.raises(ValueError, match="an RFFT needs a length of at least 1, got 0"):
         kfft.fft_1d(np.zeros((2, 0), np.float32), "RFFT", 0, 1)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_n1_with_infinities_and_nans(kind, rng):
+    """Rows against columns (the fused one-row path against the lanes): the same bits,
+    except that a NaN's sign and payload are outside the contract (docs/numerics.md)."""
+    for n in (64, 256, 60):
+        x = _operand(rng, kind, (5, n), np.float32)
+        x[1, 3], x[2, 5], x[4, 7] = np.nan, np.inf, -0.0
+        if np.iscomplexobj(x):
+            x[3, 0] = complex(-np.inf, np.nan)
+        rows = kfft.fft_1d(x, kind, n, 1)
+        cols = np.ascontiguousarray(kfft.fft_1d(np.ascontiguousarray(x.T), kind, n, 0).T)
+        real = rows.view(kfft.REAL.get(rows.dtype, rows.dtype))
+        other = cols.view(real.dtype)
+        nan = np.isnan(real)
+        np.testing.assert_array_equal(nan, np.isnan(other))
+        assert_bitwise(np.where(nan, 0, real), np.where(nan, 0, other))

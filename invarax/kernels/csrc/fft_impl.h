@@ -30,35 +30,42 @@
 #define CMUL_RE(br, bi, wr, wi) ((br) * (wr) - (bi) * (wi))
 #define CMUL_IM(br, bi, wr, wi) ((br) * (wi) + (bi) * (wr))
 
+/* Where a butterfly loads its inputs and stores its outputs: the split arrays, unless a
+ * fused first or last stage (below) redefines them. */
+#define LD_R(i) xr[i]
+#define LD_I(i) xi[i]
+#define ST_R(i, v) yr[i] = (v)
+#define ST_I(i, v) yi[i] = (v)
+
 /* Radix 4: t0 = a0 + a2, t1 = a0 - a2, t2 = a1 + a3, t3 = a1 - a3; b0 = t0 + t2,
  * b1 = t1 - i t3, b2 = t0 - t2, b3 = t1 + i t3; y_j = b_j w_j (w_0 = 1 is not multiplied). */
 #define RADIX4_BODY(IX, OX, W1R, W1I, W2R, W2I, W3R, W3I)                                    \
     {                                                                                        \
-        T a0r = xr[IX(0)], a0i = xi[IX(0)], a1r = xr[IX(1)], a1i = xi[IX(1)];                 \
-        T a2r = xr[IX(2)], a2i = xi[IX(2)], a3r = xr[IX(3)], a3i = xi[IX(3)];                 \
+        T a0r = LD_R(IX(0)), a0i = LD_I(IX(0)), a1r = LD_R(IX(1)), a1i = LD_I(IX(1));         \
+        T a2r = LD_R(IX(2)), a2i = LD_I(IX(2)), a3r = LD_R(IX(3)), a3i = LD_I(IX(3));         \
         T t0r = a0r + a2r, t0i = a0i + a2i, t1r = a0r - a2r, t1i = a0i - a2i;                 \
         T t2r = a1r + a3r, t2i = a1i + a3i, t3r = a1r - a3r, t3i = a1i - a3i;                 \
         T b1r = t1r + t3i, b1i = t1i - t3r, b2r = t0r - t2r, b2i = t0i - t2i;                 \
         T b3r = t1r - t3i, b3i = t1i + t3r;                                                   \
-        yr[OX(0)] = t0r + t2r;                                                                \
-        yi[OX(0)] = t0i + t2i;                                                                \
-        yr[OX(1)] = CMUL_RE(b1r, b1i, W1R, W1I);                                              \
-        yi[OX(1)] = CMUL_IM(b1r, b1i, W1R, W1I);                                              \
-        yr[OX(2)] = CMUL_RE(b2r, b2i, W2R, W2I);                                              \
-        yi[OX(2)] = CMUL_IM(b2r, b2i, W2R, W2I);                                              \
-        yr[OX(3)] = CMUL_RE(b3r, b3i, W3R, W3I);                                              \
-        yi[OX(3)] = CMUL_IM(b3r, b3i, W3R, W3I);                                              \
+        ST_R(OX(0), t0r + t2r);                                                              \
+        ST_I(OX(0), t0i + t2i);                                                              \
+        ST_R(OX(1), CMUL_RE(b1r, b1i, W1R, W1I));                                            \
+        ST_I(OX(1), CMUL_IM(b1r, b1i, W1R, W1I));                                            \
+        ST_R(OX(2), CMUL_RE(b2r, b2i, W2R, W2I));                                            \
+        ST_I(OX(2), CMUL_IM(b2r, b2i, W2R, W2I));                                            \
+        ST_R(OX(3), CMUL_RE(b3r, b3i, W3R, W3I));                                            \
+        ST_I(OX(3), CMUL_IM(b3r, b3i, W3R, W3I));                                            \
     }
 
 /* Radix 2: y_0 = a0 + a1, y_1 = (a0 - a1) w_1. */
 #define RADIX2_BODY(IX, OX, W1R, W1I)                                                         \
     {                                                                                        \
-        T a0r = xr[IX(0)], a0i = xi[IX(0)], a1r = xr[IX(1)], a1i = xi[IX(1)];                 \
+        T a0r = LD_R(IX(0)), a0i = LD_I(IX(0)), a1r = LD_R(IX(1)), a1i = LD_I(IX(1));         \
         T b1r = a0r - a1r, b1i = a0i - a1i;                                                   \
-        yr[OX(0)] = a0r + a1r;                                                                \
-        yi[OX(0)] = a0i + a1i;                                                                \
-        yr[OX(1)] = CMUL_RE(b1r, b1i, W1R, W1I);                                              \
-        yi[OX(1)] = CMUL_IM(b1r, b1i, W1R, W1I);                                              \
+        ST_R(OX(0), a0r + a1r);                                                              \
+        ST_I(OX(0), a0i + a1i);                                                              \
+        ST_R(OX(1), CMUL_RE(b1r, b1i, W1R, W1I));                                            \
+        ST_I(OX(1), CMUL_IM(b1r, b1i, W1R, W1I));                                            \
     }
 
 /* One radix-4 stage. tw: w_j(p) = W_{4m}^{jp}, j = 1..3, as twr[(j-1)m + p], twi[...]. */
@@ -127,6 +134,64 @@ static void F(stage2)(ptrdiff_t m, ptrdiff_t S, const T *restrict xr, const T *r
 #undef IX
 #undef OX
     }
+}
+
+/* The first stage (S = 1, radix 4 or 2) fused with the copy in: it reads the interleaved
+ * complex line src, imaginary parts times sg (+-1, exact), as the copy would. */
+static void F(stage_first)(int r, ptrdiff_t m, const T *restrict src, T sg, T *restrict yr,
+                           T *restrict yi, const T *restrict twr, const T *restrict twi) {
+#undef LD_R
+#undef LD_I
+#define LD_R(i) src[2 * (i)]
+#define LD_I(i) (sg * src[2 * (i) + 1])
+#define IX(k) (p + (k) * m)
+    if (r == 4) {
+#define OX(j) (4 * p + (j))
+        IVDEP for (ptrdiff_t p = 0; p < m; p++)
+            RADIX4_BODY(IX, OX, twr[p], twi[p], twr[m + p], twi[m + p], twr[2 * m + p],
+                        twi[2 * m + p])
+#undef OX
+    } else {
+#define OX(j) (2 * p + (j))
+        IVDEP for (ptrdiff_t p = 0; p < m; p++) RADIX2_BODY(IX, OX, twr[p], twi[p])
+#undef OX
+    }
+#undef IX
+#undef LD_R
+#undef LD_I
+#define LD_R(i) xr[i]
+#define LD_I(i) xi[i]
+}
+
+/* The last stage (S >= 8, radix 4 or 2) fused with the copy out: it writes the interleaved
+ * complex line dst, real parts times sr, imaginary parts times si, as the copy would. */
+static void F(stage_last)(int r, ptrdiff_t m, ptrdiff_t S, const T *restrict xr,
+                          const T *restrict xi, T *restrict dst, T sr, T si,
+                          const T *restrict twr, const T *restrict twi) {
+#undef ST_R
+#undef ST_I
+#define ST_R(i, v) dst[2 * (i)] = (v) * sr
+#define ST_I(i, v) dst[2 * (i) + 1] = (v) * si
+#define IX(k) (in0 + S * (k) * m + u)
+#define OX(j) (out0 + S * (j) + u)
+    for (ptrdiff_t p = 0; p < m; p++) {
+        const ptrdiff_t in0 = S * p, out0 = S * r * p;
+        if (r == 4) {
+            T w1r = twr[p], w1i = twi[p], w2r = twr[m + p], w2i = twi[m + p];
+            T w3r = twr[2 * m + p], w3i = twi[2 * m + p];
+            IVDEP for (ptrdiff_t u = 0; u < S; u++)
+                RADIX4_BODY(IX, OX, w1r, w1i, w2r, w2i, w3r, w3i)
+        } else {
+            T w1r = twr[p], w1i = twi[p];
+            IVDEP for (ptrdiff_t u = 0; u < S; u++) RADIX2_BODY(IX, OX, w1r, w1i)
+        }
+    }
+#undef IX
+#undef OX
+#undef ST_R
+#undef ST_I
+#define ST_R(i, v) yr[i] = (v)
+#define ST_I(i, v) yi[i] = (v)
 }
 
 /* An odd radix r (3, 5, 7, ...): with c_t + i s_t = W_r^t (roots cr, ci), for k = 1..h,
@@ -282,7 +347,11 @@ static void F(stage5)(ptrdiff_t m, ptrdiff_t S, const T *restrict xr, const T *r
 
 /* The forward transform of L lanes of length pl->n held in (ar, ai), (br, bi) as scratch;
  * returns which of the two holds the result (0: a, 1: b). */
-static int F(run_stages)(const fft_plan *pl, ptrdiff_t L, T *ar, T *ai, T *br, T *bi) {
+/* run_stages, the first stage reading the interleaved line `in` (unless NULL) and the last
+ * writing the interleaved line `out` (unless NULL): only for L = 1, radices 4 and 2, at least
+ * two stages and a last stride S >= 8 (fusable() says). */
+static int F(run_stages_fused)(const fft_plan *pl, ptrdiff_t L, T *ar, T *ai, T *br, T *bi,
+                               const T *in, T sg, T *out, T sr, T si) {
     const T *tw = (const T *)pl->tw;
     ptrdiff_t S = L;
     int at = 0;
@@ -291,7 +360,9 @@ static int F(run_stages)(const fft_plan *pl, ptrdiff_t L, T *ar, T *ai, T *br, T
         ptrdiff_t m = pl->m[st];
         const T *twr = tw + pl->twoff[st], *twi = twr + (r - 1) * m;
         T *xr = at ? br : ar, *xi = at ? bi : ai, *yr = at ? ar : br, *yi = at ? ai : bi;
-        if (r == 4) F(stage4)(m, S, xr, xi, yr, yi, twr, twi);
+        if (st == 0 && in) F(stage_first)(r, m, in, sg, yr, yi, twr, twi);
+        else if (st == pl->nst - 1 && out) F(stage_last)(r, m, S, xr, xi, out, sr, si, twr, twi);
+        else if (r == 4) F(stage4)(m, S, xr, xi, yr, yi, twr, twi);
         else if (r == 2) F(stage2)(m, S, xr, xi, yr, yi, twr, twi);
         else {
             const T *cr = tw + pl->rootoff[st];
@@ -303,6 +374,18 @@ static int F(run_stages)(const fft_plan *pl, ptrdiff_t L, T *ar, T *ai, T *br, T
         at ^= 1;
     }
     return at;
+}
+
+static int F(run_stages)(const fft_plan *pl, ptrdiff_t L, T *ar, T *ai, T *br, T *bi) {
+    return F(run_stages_fused)(pl, L, ar, ai, br, bi, NULL, 1, NULL, 1, 1);
+}
+
+/* Whether run_stages_fused may fuse the copies of a line of this plan. */
+static int F(fusable)(const fft_plan *pl, ptrdiff_t L, ptrdiff_t C) {
+    if (L != 1 || C != 1 || pl->bluestein || pl->nst < 2 || pl->n < 64) return 0;
+    for (int st = 0; st < pl->nst; st++)
+        if (pl->radix[st] != 4 && pl->radix[st] != 2) return 0;
+    return 1;
 }
 
 /* The forward transform of the L lanes in (ar, ai) (pl->n elements each); the result is left
@@ -395,33 +478,26 @@ static void F(gather_c)(const T *x, ptrdiff_t g0, ptrdiff_t nl, ptrdiff_t L, ptr
     }
 }
 
-/* Lanes into complex output lines, each element times scale (unless scale is 1), its
- * imaginary part negated if conj. */
+/* Lanes into complex output lines: real parts times scale, imaginary parts times scale or,
+ * if conj, -scale (scale is 1 for the forward transforms: the products are exact). */
 static void F(scatter_c)(T *y, ptrdiff_t g0, ptrdiff_t nl, ptrdiff_t L, ptrdiff_t len,
                          ptrdiff_t C, ptrdiff_t take, int conj, T scale, const T *ar,
                          const T *ai) {
     T sr = scale, si = conj ? -scale : scale;
     if (L == 1 && C == 1) {
         T *dst = y + 2 * g0 * len;
-        if (scale == 1)
-            for (ptrdiff_t e = 0; e < take; e++) {
-                dst[2 * e] = ar[e];
-                dst[2 * e + 1] = conj ? -ai[e] : ai[e];
-            }
-        else
-            for (ptrdiff_t e = 0; e < take; e++) {
-                dst[2 * e] = ar[e] * sr;
-                dst[2 * e + 1] = ai[e] * si;
-            }
+        for (ptrdiff_t e = 0; e < take; e++) {
+            dst[2 * e] = ar[e] * sr;
+            dst[2 * e + 1] = ai[e] * si;
+        }
         return;
     }
     if (C > 1 && g0 % C + nl <= C) {
         T *dst = y + 2 * F(line_base)(g0, len, C);
         for (ptrdiff_t e = 0; e < take; e++)
             for (ptrdiff_t l = 0; l < nl; l++) {
-                T re = ar[e * L + l], im = ai[e * L + l];
-                dst[2 * (e * C + l)] = scale == 1 ? re : re * sr;
-                dst[2 * (e * C + l) + 1] = scale == 1 ? (conj ? -im : im) : im * si;
+                dst[2 * (e * C + l)] = ar[e * L + l] * sr;
+                dst[2 * (e * C + l) + 1] = ai[e * L + l] * si;
             }
         return;
     }
@@ -430,9 +506,8 @@ static void F(scatter_c)(T *y, ptrdiff_t g0, ptrdiff_t nl, ptrdiff_t L, ptrdiff_
         for (ptrdiff_t l = 0; l < nl; l++) {
             T *dst = y + 2 * F(line_base)(g0 + l, len, C);
             for (ptrdiff_t e = e0; e < e1; e++) {
-                T re = ar[e * L + l], im = ai[e * L + l];
-                dst[2 * e * C] = scale == 1 ? re : re * sr;
-                dst[2 * e * C + 1] = scale == 1 ? (conj ? -im : im) : im * si;
+                dst[2 * e * C] = ar[e * L + l] * sr;
+                dst[2 * e * C + 1] = ai[e * L + l] * si;
             }
         }
     }
@@ -448,6 +523,11 @@ static void F(block)(const fft_job *j, ptrdiff_t g0, ptrdiff_t nl, ptrdiff_t L, 
     T one = 1, scale = j->kind == FFT_IFFT || j->kind == FFT_IRFFT ? one / (T)n : one;
     if (j->kind == FFT_FFT || j->kind == FFT_IFFT) {
         int conj = j->kind == FFT_IFFT;
+        if (F(fusable)(pl, L, C)) {
+            F(run_stages_fused)(pl, 1, ar, ai, br, bi, x + 2 * g0 * n, conj ? -one : one,
+                                y + 2 * g0 * n, scale, conj ? -scale : scale);
+            return;
+        }
         F(gather_c)(x, g0, nl, L, n, C, n, conj, ar, ai);
         F(transform)(pl, L, ar, ai, br, bi, cr_, ci_, dr, di);
         F(scatter_c)(y, g0, nl, L, n, C, n, conj, scale, ar, ai);
@@ -472,21 +552,33 @@ static void F(block)(const fft_job *j, ptrdiff_t g0, ptrdiff_t nl, ptrdiff_t L, 
          * O = (A - conj B)/(2i): E = (0.5 (Ar + Br), 0.5 (Ai - Bi)),
          * O = (0.5 (Ai + Bi), 0.5 (Br - Ar)). */
         ptrdiff_t h = n / 2;
-        if (L == 1 && C == 1) {
-            const T *src = x + g0 * n;
-            for (ptrdiff_t e = 0; e < h; e++) {
-                ar[e] = src[2 * e];
-                ai[e] = src[2 * e + 1];
+        if (F(fusable)(pl->sub, L, C)) {
+            if (F(run_stages_fused)(pl->sub, 1, ar, ai, br, bi, x + g0 * n, one, NULL, one,
+                                    one)) { /* the result is in b: swap the roles */
+                T *t = ar;
+                ar = br;
+                br = t;
+                t = ai;
+                ai = bi;
+                bi = t;
             }
-        } else
-            for (ptrdiff_t l = 0; l < L; l++) {
-                const T *src = l < nl ? x + F(line_base)(g0 + l, n, C) : NULL;
+        } else {
+            if (L == 1 && C == 1) {
+                const T *src = x + g0 * n;
                 for (ptrdiff_t e = 0; e < h; e++) {
-                    ar[e * L + l] = src ? src[2 * e * C] : 0;
-                    ai[e * L + l] = src ? src[(2 * e + 1) * C] : 0;
+                    ar[e] = src[2 * e];
+                    ai[e] = src[2 * e + 1];
                 }
-            }
-        F(transform)(pl->sub, L, ar, ai, br, bi, cr_, ci_, dr, di);
+            } else
+                for (ptrdiff_t l = 0; l < L; l++) {
+                    const T *src = l < nl ? x + F(line_base)(g0 + l, n, C) : NULL;
+                    for (ptrdiff_t e = 0; e < h; e++) {
+                        ar[e * L + l] = src ? src[2 * e * C] : 0;
+                        ai[e * L + l] = src ? src[(2 * e + 1) * C] : 0;
+                    }
+                }
+            F(transform)(pl->sub, L, ar, ai, br, bi, cr_, ci_, dr, di);
+        }
         const T *wr = (const T *)pl->rtw, *wi = wr + h + 1;
         T half = (T)0.5;
 #define RPOST(k, ka, kb, l)                                                                  \
@@ -548,12 +640,17 @@ static void F(block)(const fft_job *j, ptrdiff_t g0, ptrdiff_t nl, ptrdiff_t L, 
         for (ptrdiff_t k = 0; k < h; k++)
             for (ptrdiff_t l = 0; l < L; l++) IPRE(k, l)
 #undef IPRE
+    if (F(fusable)(pl->sub, L, C)) {
+        F(run_stages_fused)(pl->sub, 1, ar, ai, br, bi, NULL, one, y + g0 * n, scale, -scale);
+        return;
+    }
     F(transform)(pl->sub, L, ar, ai, br, bi, cr_, ci_, dr, di);
+    T nscale = -scale;
     if (L == 1 && C == 1) {
         T *dst = y + g0 * n;
         for (ptrdiff_t k = 0; k < h; k++) {
             dst[2 * k] = ar[k] * scale;
-            dst[2 * k + 1] = -ai[k] * scale;
+            dst[2 * k + 1] = ai[k] * nscale;
         }
         return;
     }
@@ -561,7 +658,7 @@ static void F(block)(const fft_job *j, ptrdiff_t g0, ptrdiff_t nl, ptrdiff_t L, 
         T *dst = y + F(line_base)(g0 + l, n, C);
         for (ptrdiff_t k = 0; k < h; k++) {
             dst[2 * k * C] = ar[k * L + l] * scale;
-            dst[(2 * k + 1) * C] = -ai[k * L + l] * scale;
+            dst[(2 * k + 1) * C] = ai[k * L + l] * nscale;
         }
     }
 }
