@@ -43,6 +43,7 @@ typedef struct {
     const fft_plan *plan;
     int kind;
     ptrdiff_t n, lines, inner, lanes, scratch;
+    int bluestein; /* whether the plan (or its half-length plan) goes by Bluestein */
     const void *x;
     void *y;
 } fft_job;
@@ -389,7 +390,8 @@ PyObject *py_fft(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "fft: operand sizes or types do not match the plan");
         goto release;
     }
-    fft_job j = {pl, kind, n, lines, inner, lanes, plan_scratch(pl), v[0].buf, v[1].buf};
+    int blue = pl->bluestein || (pl->sub && pl->sub->bluestein);
+    fft_job j = {pl, kind, n, lines, inner, lanes, plan_scratch(pl), blue, v[0].buf, v[1].buf};
     int rc = 0;
     if (lines > 0) {
         Py_BEGIN_ALLOW_THREADS

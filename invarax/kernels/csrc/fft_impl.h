@@ -666,10 +666,17 @@ static void F(block)(const fft_job *j, ptrdiff_t g0, ptrdiff_t nl, ptrdiff_t L, 
 /* Blocks tid, tid + nthreads, ... of the call's lines. */
 static int F(run_share)(const fft_job *j, int tid, int nthreads) {
     ptrdiff_t L = j->lanes, words = j->scratch * L;
-    T *buf = malloc(sizeof(T) * (size_t)words * 8 + 64);
+    /* four arrays of `words`, and four more for Bluestein's convolution */
+    T *buf = malloc(sizeof(T) * (size_t)words * (j->bluestein ? 8 : 4) + 64);
     if (!buf) return -1;
     T *ar = buf, *ai = ar + words, *br = ai + words, *bi = br + words;
-    T *cr_ = bi + words, *ci_ = cr_ + words, *dr = ci_ + words, *di = dr + words;
+    T *cr_ = NULL, *ci_ = NULL, *dr = NULL, *di = NULL;
+    if (j->bluestein) {
+        cr_ = bi + words;
+        ci_ = cr_ + words;
+        dr = ci_ + words;
+        di = dr + words;
+    }
     ptrdiff_t nblocks = (j->lines + L - 1) / L;
     for (ptrdiff_t b = tid; b < nblocks; b += nthreads) {
         ptrdiff_t g0 = b * L, nl = j->lines - g0 < L ? j->lines - g0 : L;
