@@ -6,8 +6,9 @@ dispatch level."""
 
 import numpy as np
 import pytest
-from helpers import assert_bitwise
+from helpers import assert_bitwise, eager_and_jit
 
+import invarax
 import invarax.numpy as jnp
 from invarax.kernels import _native
 from invarax.kernels import fft as kfft
@@ -109,6 +110,20 @@ def test_n1_any_batch_size_and_lane_block(kind, dtype, rng, monkeypatch):
             assert_bitwise(np.ascontiguousarray(columns.T), np.stack(alone))
             middle = kfft.fft_1d(np.ascontiguousarray(x.T[None]), kind, n, 1)[0]
             assert_bitwise(np.ascontiguousarray(middle.T), np.stack(alone))
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "fft2", "irfftn"])
+def test_n1_vmap_and_n3_jit_for_every_kind_of_length(name, rng):
+    """vmap row i is the row alone, and jit is eager, for mixed-radix, odd-radix, Bluestein
+    and fused power-of-two lengths."""
+    f = getattr(jnp.fft, name)
+    for n in (12, 37, 64, 243, 1024):
+        kind = "IRFFT" if name.startswith("irfft") else name.upper().rstrip("2")
+        shape = (5, 3, n) if name in ("fft2", "irfftn") else (5, n)
+        x = _operand(rng, kind, shape, np.float32)
+        batched = eager_and_jit(invarax.vmap(f), x)
+        for i in range(5):
+            assert_bitwise(batched[i], eager_and_jit(f, x[i]))
 
 
 @pytest.mark.parametrize("kind", KINDS)
