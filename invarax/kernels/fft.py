@@ -26,11 +26,26 @@ REAL = {c: r for r, c in COMPLEX.items()}
 KINDS = {"FFT": 0, "IFFT": 1, "RFFT": 2, "IRFFT": 3}
 #: Lines transformed together, one per vector lane (any value gives the same bits).
 LANES = 16
-#: Rows (lines along the last axis) of a power-of-two length from this one on are
-#: transformed one at a time, vectorised within the row.
+#: Rows (lines along the last axis) from this length on may be transformed one at a time,
+#: vectorised within the row (see _within).
 ROW_MIN = 64
 #: The scratch of one thread stays below this many bytes (fewer lanes for long lines).
 SCRATCH_BYTES = 1 << 25
+
+
+@lru_cache(maxsize=256)
+def _within(n: int) -> bool:
+    """Whether rows of length n are fastest one at a time, vectorised within the row (their
+    elements are contiguous): from ROW_MIN on, with a power-of-two factor of 32 at least
+    (the stages with few elements per twiddle) and no prime factor above 31 (Bluestein);
+    other lines go LANES at a time, one per vector lane."""
+    if n < ROW_MIN or n & -n < 32:
+        return False
+    odd = n // (n & -n)
+    for p in range(3, 32, 2):
+        while odd % p == 0:
+            odd //= p
+    return odd == 1
 
 
 @lru_cache(maxsize=64)
@@ -59,10 +74,7 @@ def fft_1d(x: np.ndarray, kind: str, n: int, axis: int) -> np.ndarray:
     if lines == 0 or n == 0:  # nothing to transform (a length-0 FFT is empty, as JAX's)
         return out
     x = np.ascontiguousarray(x)
-    # rows of a power-of-two length are fastest one at a time, vectorised within (their
-    # elements are contiguous); other lines go LANES at a time, one per vector lane
-    within = inner == 1 and n >= ROW_MIN and n & (n - 1) == 0
-    lanes = 1 if within else min(LANES, lines)
+    lanes = 1 if inner == 1 and _within(n) else min(LANES, lines)
     while lanes > 1 and lanes * (n + 2) * 8 * real.itemsize > SCRATCH_BYTES:
         lanes //= 2
     plan = _plan(n, real == np.float64, kind in ("RFFT", "IRFFT"))
