@@ -201,3 +201,13 @@ def test_n1_with_infinities_and_nans(kind, rng):
         nan = np.isnan(real)
         np.testing.assert_array_equal(nan, np.isnan(other))
         assert_bitwise(np.where(nan, 0, real), np.where(nan, 0, other))
+
+
+def test_benchmark_of_row_lengths_runs(capsys):
+    """benchmarks/fft_lengths.py end to end on tiny sizes (no timing asserted)."""
+    pytest.importorskip("jax")
+    from benchmarks import fft_lengths
+
+    fft_lengths.main(["--tiny"])
+    out = capsys.readouterr().out
+    assert out.count("\n| 16 |") + out.count("\n| 37 |") == 2 and "load average" in out
