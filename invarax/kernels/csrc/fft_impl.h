@@ -37,8 +37,8 @@ static int F(run_stages_fused)(const fft_plan *pl, ptrdiff_t L, T *ar, T *ai, T 
         else if (r == 2) F(stage2)(m, S, xr, xi, yr, yi, twr, twi);
         else {
             const T *cr = tw + pl->rootoff[st];
-            if (r == 3 && S >= 8) F(stage3)(m, S, xr, xi, yr, yi, twr, twi, cr, cr + r);
-            else if (r == 5 && S >= 8) F(stage5)(m, S, xr, xi, yr, yi, twr, twi, cr, cr + r);
+            if (r == 3) F(stage3)(m, S, xr, xi, yr, yi, twr, twi, cr, cr + r);
+            else if (r == 5) F(stage5)(m, S, xr, xi, yr, yi, twr, twi, cr, cr + r);
             else F(stage_odd)(r, m, S, xr, xi, yr, yi, twr, twi, cr, cr + r);
         }
         S *= r;

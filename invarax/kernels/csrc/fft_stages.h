@@ -267,7 +267,7 @@ static void F(stage_odd)(int r, ptrdiff_t m, ptrdiff_t S, const T *restrict xr,
 }
 
 /* Radices 3 and 5 with S >= 8: stage_odd's operations, element by element (no chunks). */
-#define ODD_OUT(j, k, BR, BI, WJ, WK)                                                        \
+#define ODD_OUT(OX, j, k, BR, BI, WJ, WK)                                                    \
     {                                                                                        \
         T bjr = BR - II, bji = BI + IR, bkr = BR + II, bki = BI - IR;                        \
         yr[OX(j)] = CMUL_RE(bjr, bji, twr[WJ], twi[WJ]);                                     \
@@ -275,65 +275,82 @@ static void F(stage_odd)(int r, ptrdiff_t m, ptrdiff_t S, const T *restrict xr,
         yr[OX(k)] = CMUL_RE(bkr, bki, twr[WK], twi[WK]);                                     \
         yi[OX(k)] = CMUL_IM(bkr, bki, twr[WK], twi[WK]);                                     \
     }
+#define RADIX3_BODY(IX, OX, P)                                                               \
+    {                                                                                        \
+        T a0r = xr[IX(0)], a0i = xi[IX(0)];                                                  \
+        T p1r = xr[IX(1)] + xr[IX(2)], p1i = xi[IX(1)] + xi[IX(2)];                          \
+        T m1r = xr[IX(1)] - xr[IX(2)], m1i = xi[IX(1)] - xi[IX(2)];                          \
+        yr[OX(0)] = a0r + p1r;                                                               \
+        yi[OX(0)] = a0i + p1i;                                                               \
+        T r1r = a0r + c1 * p1r, r1i = a0i + c1 * p1i;                                        \
+        T IR = s1 * m1r, II = s1 * m1i;                                                      \
+        ODD_OUT(OX, 1, 2, r1r, r1i, P, m + (P))                                              \
+    }
+
+#define RADIX5_BODY(IX, OX, P)                                                               \
+    {                                                                                        \
+        T a0r = xr[IX(0)], a0i = xi[IX(0)];                                                  \
+        T p1r = xr[IX(1)] + xr[IX(4)], p1i = xi[IX(1)] + xi[IX(4)];                          \
+        T m1r = xr[IX(1)] - xr[IX(4)], m1i = xi[IX(1)] - xi[IX(4)];                          \
+        T p2r = xr[IX(2)] + xr[IX(3)], p2i = xi[IX(2)] + xi[IX(3)];                          \
+        T m2r = xr[IX(2)] - xr[IX(3)], m2i = xi[IX(2)] - xi[IX(3)];                          \
+        yr[OX(0)] = (a0r + p1r) + p2r;                                                       \
+        yi[OX(0)] = (a0i + p1i) + p2i;                                                       \
+        T r1r = (a0r + c1 * p1r) + c2 * p2r, r1i = (a0i + c1 * p1i) + c2 * p2i;              \
+        T r2r = (a0r + c2 * p1r) + c4 * p2r, r2i = (a0i + c2 * p1i) + c4 * p2i;              \
+        {                                                                                    \
+            T IR = s1 * m1r + s2 * m2r, II = s1 * m1i + s2 * m2i;                            \
+            ODD_OUT(OX, 1, 4, r1r, r1i, P, 3 * m + (P))                                      \
+        }                                                                                    \
+        {                                                                                    \
+            T IR = s2 * m1r + s4 * m2r, II = s2 * m1i + s4 * m2i;                            \
+            ODD_OUT(OX, 2, 3, r2r, r2i, m + (P), 2 * m + (P))                                \
+        }                                                                                    \
+    }
+
+/* Radix 3 or 5 (R): for S >= 8 vectorised over u, else over p with S a constant where it
+ * can be (as the radix-4 stage). */
+#define ODD_STAGE(R, BODY)                                                                   \
+    if (S >= 8) {                                                                            \
+        for (ptrdiff_t p = 0; p < m; p++) {                                                  \
+            const ptrdiff_t in0 = S * p, out0 = S * (R) * p;                                 \
+            IVDEP for (ptrdiff_t u = 0; u < S; u++) BODY(IXB, OXB, p)                        \
+        }                                                                                    \
+    } else if (S == 1) {                                                                     \
+        IVDEP for (ptrdiff_t p = 0; p < m; p++) BODY(IX1, OX1##R, p)                         \
+    } else {                                                                                 \
+        for (ptrdiff_t u = 0; u < S; u++)                                                    \
+            IVDEP for (ptrdiff_t p = 0; p < m; p++) BODY(IXS, OXS##R, p)                     \
+    }
+#define IXB(k) (in0 + S * (k) * m + u)
+#define OXB(j) (out0 + S * (j) + u)
+#define IX1(k) (p + (k) * m)
+#define OX13(j) (3 * p + (j))
+#define OX15(j) (5 * p + (j))
+#define IXS(k) (S * (p + (k) * m) + u)
+#define OXS3(j) (S * (3 * p + (j)) + u)
+#define OXS5(j) (S * (5 * p + (j)) + u)
+
 static void F(stage3)(ptrdiff_t m, ptrdiff_t S, const T *restrict xr, const T *restrict xi,
                       T *restrict yr, T *restrict yi, const T *restrict twr,
                       const T *restrict twi, const T *restrict cr, const T *restrict ci) {
     T c1 = cr[1], s1 = ci[1];
-    for (ptrdiff_t p = 0; p < m; p++) {
-        const ptrdiff_t in0 = S * p, out0 = S * 3 * p;
-#define IX(k) (in0 + S * (k) * m + u)
-#define OX(j) (out0 + S * (j) + u)
-        IVDEP for (ptrdiff_t u = 0; u < S; u++) {
-            T a0r = xr[IX(0)], a0i = xi[IX(0)];
-            T p1r = xr[IX(1)] + xr[IX(2)], p1i = xi[IX(1)] + xi[IX(2)];
-            T m1r = xr[IX(1)] - xr[IX(2)], m1i = xi[IX(1)] - xi[IX(2)];
-            yr[OX(0)] = a0r + p1r;
-            yi[OX(0)] = a0i + p1i;
-            T r1r = a0r + c1 * p1r, r1i = a0i + c1 * p1i;
-#define IR (s1 * m1r)
-#define II (s1 * m1i)
-            ODD_OUT(1, 2, r1r, r1i, p, m + p)
-#undef IR
-#undef II
-        }
-#undef IX
-#undef OX
-    }
+    ODD_STAGE(3, RADIX3_BODY)
 }
 
 static void F(stage5)(ptrdiff_t m, ptrdiff_t S, const T *restrict xr, const T *restrict xi,
                       T *restrict yr, T *restrict yi, const T *restrict twr,
                       const T *restrict twi, const T *restrict cr, const T *restrict ci) {
     T c1 = cr[1], s1 = ci[1], c2 = cr[2], s2 = ci[2], c4 = cr[4], s4 = ci[4];
-    for (ptrdiff_t p = 0; p < m; p++) {
-        const ptrdiff_t in0 = S * p, out0 = S * 5 * p;
-#define IX(k) (in0 + S * (k) * m + u)
-#define OX(j) (out0 + S * (j) + u)
-        IVDEP for (ptrdiff_t u = 0; u < S; u++) {
-            T a0r = xr[IX(0)], a0i = xi[IX(0)];
-            T p1r = xr[IX(1)] + xr[IX(4)], p1i = xi[IX(1)] + xi[IX(4)];
-            T m1r = xr[IX(1)] - xr[IX(4)], m1i = xi[IX(1)] - xi[IX(4)];
-            T p2r = xr[IX(2)] + xr[IX(3)], p2i = xi[IX(2)] + xi[IX(3)];
-            T m2r = xr[IX(2)] - xr[IX(3)], m2i = xi[IX(2)] - xi[IX(3)];
-            yr[OX(0)] = (a0r + p1r) + p2r;
-            yi[OX(0)] = (a0i + p1i) + p2i;
-            T r1r = (a0r + c1 * p1r) + c2 * p2r, r1i = (a0i + c1 * p1i) + c2 * p2i;
-            T q1r = s1 * m1r + s2 * m2r, q1i = s1 * m1i + s2 * m2i;
-            T r2r = (a0r + c2 * p1r) + c4 * p2r, r2i = (a0i + c2 * p1i) + c4 * p2i;
-            T q2r = s2 * m1r + s4 * m2r, q2i = s2 * m1i + s4 * m2i;
-#define IR q1r
-#define II q1i
-            ODD_OUT(1, 4, r1r, r1i, p, 3 * m + p)
-#undef IR
-#undef II
-#define IR q2r
-#define II q2i
-            ODD_OUT(2, 3, r2r, r2i, m + p, 2 * m + p)
-#undef IR
-#undef II
-        }
-#undef IX
-#undef OX
-    }
+    ODD_STAGE(5, RADIX5_BODY)
 }
+#undef ODD_STAGE
+#undef IXB
+#undef OXB
+#undef IX1
+#undef OX13
+#undef OX15
+#undef IXS
+#undef OXS3
+#undef OXS5
 #undef ODD_OUT
