@@ -1,7 +1,7 @@
 """N6: one program, run with the kernels' dispatch capped at each level (``INVARAX_MAX_ISA``)
 and NumPy's capped to match (``NPY_DISABLE_CPU_FEATURES``), gives the same bits: invarax's
-elementary functions, jax.nn activations, softmax, an MLP's loss and gradients, and
-random.normal."""
+elementary functions, jax.nn activations, softmax, an MLP's loss and gradients,
+random.normal and FFTs."""
 
 import os
 import subprocess
@@ -71,6 +71,9 @@ ys = nn.one_hot(random.randint(keys[4], (128,), 0, 10), 10)
 loss, grads = invarax.value_and_grad(mlp)(params, xs, ys)
 jloss, jgrads = invarax.jit(invarax.value_and_grad(mlp))(params, xs, ys)
 out.update(loss=loss, jloss=jloss, normal=random.normal(key, (10000,)))
+spec = x32[:4096].reshape(4, 1024) + 1j * x32[4096:8192].reshape(4, 1024)
+out.update(rfft=jnp.fft.rfft(x32[:2 ** 14]), fft=jnp.fft.fft(spec), irfft=jnp.fft.irfft(spec),
+           fft2_odd=jnp.fft.fft2(spec[:, :999].reshape(-1, 37, 27)))
 for i, (gw, gb) in enumerate(grads):
     out[f"gw{i}"], out[f"gb{i}"] = gw, gb
 for i, (gw, gb) in enumerate(jgrads):

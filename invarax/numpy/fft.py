@@ -1,8 +1,8 @@
 """``invarax.numpy.fft``: JAX's ``jnp.fft``: NumPy's names and arguments.
 
 Every transform is one ``fft`` primitive over trailing axes (the axes are moved there and
-back), so it is differentiable (the FFT is linear) and batchable; its bits are NumPy's
-pocketfft's, the same for a transform alone or in any batch (docs/numerics.md).
+back), so it is differentiable (the FFT is linear) and batchable; its bits are invarax's
+FFT kernel's, the same for a transform alone or in any batch (docs/numerics.md).
 """
 
 from __future__ import annotations

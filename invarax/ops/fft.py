@@ -1,9 +1,8 @@
 """The ``fft`` primitive (``lax.fft``): FFT, IFFT, RFFT and IRFFT over the trailing axes.
 
-The impl is ``invarax.kernels.fft``: NumPy's pocketfft, which computes each transform alone:
-measured here (tests/test_fft.py), a transform's bits do not depend on the batch, the
-layout or the axis it runs along, and threads only split the batch, so N1, N2, N3 and N5
-hold; N6 (the same bits on another CPU or NumPy build) is open, as docs/numerics.md says.
+The impl is ``invarax.kernels.fft``, invarax's own compiled FFT: each transform gets a fixed
+sequence of IEEE operations per length (docs/numerics.md, "Factorisations and the FFT"),
+whatever the batch, the layout, the thread count or the CPU, so N1, N2, N3, N5 and N6 hold.
 
 The FFT is linear: the JVP applies it to the tangent, and the transposes are JAX's (the
 DFT matrix is symmetric; RFFT's transpose is the real part of a full FFT of the zero-padded

@@ -362,6 +362,16 @@ PyDoc_STRVAR(elementary_doc,
              "out = fn(x) elementwise for C-contiguous float32 or float64 buffers of one dtype and\n"
              "size (invarax/kernels/elementary.py numbers the functions).");
 
+/* fft.c */
+PyObject *py_fft_plan(PyObject *self, PyObject *args);
+PyDoc_STRVAR(fft_plan_doc,
+             "fft_plan(n, dbl, real)\n\n"
+             "The plan (a capsule) of a complex (real = False) or real transform of length n.");
+PyObject *py_fft(PyObject *self, PyObject *args);
+PyDoc_STRVAR(fft_doc,
+             "fft(kind, plan, x, y, lines, inner, lanes, nthreads)\n\n"
+             "Transform the lines of x into y (invarax/kernels/fft.py calls it).");
+
 static PyMethodDef methods[] = {
     {"gemm", py_gemm, METH_VARARGS, gemm_doc},
     {"conv_gemm", py_conv_gemm, METH_VARARGS, conv_gemm_doc},
@@ -372,6 +382,8 @@ static PyMethodDef methods[] = {
     {"set_isa", py_set_isa, METH_VARARGS, set_isa_doc},
     {"linalg", py_linalg, METH_VARARGS, linalg_doc},
     {"elementary", py_elementary, METH_VARARGS, elementary_doc},
+    {"fft_plan", py_fft_plan, METH_VARARGS, fft_plan_doc},
+    {"fft", py_fft, METH_VARARGS, fft_doc},
     {NULL, NULL, 0, NULL},
 };
 
