@@ -11,7 +11,7 @@ def _memoised():
     from .ops import _control_flow, while_grad
 
     return (jit._executable, jit._split, passes._run_sub, passes._structure, ad._forwards,
-            _control_flow.scan_loop, _control_flow.while_loop_program, while_grad._vjp_jaxpr)
+            _control_flow._scan_loop, _control_flow._while_loop_program, while_grad._vjp_jaxpr)
 
 
 def clear_caches() -> None:

@@ -477,11 +477,11 @@ def test_jitted_loop_bodies_compile_once():
     g = jit(grad(lambda x: lax.fori_loop(0, 10, lambda i, c: jnp.sin(c) * x, x)))
     f(np.float32(1.0))
     g(np.float32(1.0))
-    before = cf.scan_loop.cache_info()
+    before = cf._scan_loop.cache_info()
     for _ in range(4):
         f(np.float32(1.0))
         g(np.float32(2.0))
-    after = cf.scan_loop.cache_info()
+    after = cf._scan_loop.cache_info()
     assert after.misses == before.misses and after.hits >= before.hits + 12
 
 
