@@ -201,3 +201,52 @@ def test_a_corrupt_cache_entry_is_rebuilt(tmp_path, monkeypatch):
     with open(path, "rb") as f:
         assert f.read(4) == b"\x7fELF" and os.path.getsize(path) > 1000
     assert [n for n in os.listdir(os.path.dirname(path)) if not n.endswith(".so")] == []
+
+
+def _native_python_bitwise(f, *args):
+    """``f(*args)`` natively and as Python: the same bits; returns the native result."""
+    invarax.config.update("invarax_native_loops", False)
+    python = invarax.tree_leaves(f(*args))
+    jitted_python = invarax.tree_leaves(jit(f)(*args))
+    invarax.config.update("invarax_native_loops", True)
+    native = invarax.tree_leaves(f(*args))
+    for n, j, p, q in zip(native, invarax.tree_leaves(jit(f)(*args)), python, jitted_python,
+                          strict=True):
+        assert_bitwise(n, p)
+        assert_bitwise(j, p)
+        assert_bitwise(q, p)
+    return native
+
+
+def test_vmap_of_while_runs_natively_and_rows_equal_unbatched_runs():
+    a = np.concatenate([np.random.default_rng(7).uniform(1, 1e4, 37).astype(np.float32),
+                        np.float32([np.nan, np.inf, 0.0, -0.0, 1e-40])])
+    closed = make_jaxpr(invarax.vmap(_newton))(a)
+    p = closed.jaxpr.eqns[-1].params
+    assert cf.while_loop_program(p["cond_jaxpr"], p["body_jaxpr"], p["cond_nconsts"],
+                                 p["body_nconsts"]).native
+    for n in (1, 5, len(a)):
+        (got,) = _native_python_bitwise(invarax.vmap(_newton), a[:n])
+        for i in range(n):  # N1: row i is the unbatched run
+            assert_bitwise(got[i], _newton(a[i]))
+
+
+def test_array_scans_with_reductions_inside_the_body():
+    rng = np.random.default_rng(9)
+    xs = jnp.asarray(rng.standard_normal((20, 3, 4)).astype(np.float32))
+    w = jnp.asarray(rng.standard_normal((3, 4)).astype(np.float32))
+
+    def f(c0, xs):
+        def step(carry, x):
+            c, keep = carry
+            big = jnp.any(c > 2.0)  # a reduction: the next phase reads it
+            c = lax.select_n(jnp.broadcast_to(big, c.shape), c * x + w, c * 0.25)
+            return (c, keep), (c - x, jnp.all(c < 1.0), keep)
+
+        return lax.scan(step, (c0, w), xs), lax.scan(step, (c0, w), xs, reverse=True)
+
+    closed = make_jaxpr(f)(w, xs)
+    p = closed.jaxpr.eqns[0].params
+    assert cf.scan_loop(p["jaxpr"], p["num_consts"], p["num_carry"]).native
+    _native_python_bitwise(f, w, xs)
+    _native_python_bitwise(invarax.vmap(f, in_axes=(None, 1)), w, xs)

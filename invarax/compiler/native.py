@@ -1,50 +1,46 @@
-"""Native loops: a ``scan`` or ``while`` whose body is scalar arithmetic, compiled to C.
+"""Native loops: a ``scan`` or ``while`` whose body is elementwise arithmetic, in C.
 
-A loop body (after ``jit``'s passes) whose every equation is in ``_OPS`` and whose every
-value is 0-d (the ``xs`` and ``ys`` of a ``scan``: one element per iteration) is written
-as one C function running the whole loop, compiled with the C compiler that built
-Python's extensions (``sysconfig``'s ``CC``, or the ``CC`` environment variable) with
-``-O2 -ffp-contract=off`` (no fused multiply-add, never fast-math), and loaded with
-``ctypes``. Each operation is written to give exactly the bits NumPy's ufunc gives on 0-d
+A loop body (after ``jit``'s passes) whose every equation is one of the operations below,
+on 0-d values and arrays of one shape, is written as one C function running the whole
+loop, compiled (``native_build``: the C compiler that built Python's extensions, ``-O3
+-march=native -ffp-contract=off``, never fast-math), cached on disk and called through
+``ctypes``. Arrays are computed element by element, all the elementwise equations of the
+body in one C loop (which the compiler vectorizes) up to a full ``reduce_or`` or
+``reduce_and``, whose 0-d result the rest of the body may read (``_Body``); array carries
+are double-buffered. Each operation gives exactly the bits NumPy's ufunc gives on 0-d
 operands, which the Python loop (``lower.compile_loop``) and eager evaluation compute:
 
-- float ``+ - * /`` are IEEE operations in the operands' precision (x86-64's SSE, so no
-  double rounding); a NaN operand's payload is kept as NumPy's scalar loop keeps it (the
+- float ``+ - * /`` are IEEE operations in the operands' precision (SSE/AVX, no double
+  rounding, no FMA); a NaN operand's payload is kept as NumPy's scalar loop keeps it (the
   first operand's if it is NaN, else the second's); ``max``/``min`` return the first
   operand when it is NaN or strictly greater (smaller), else the second, as NumPy's;
+  ``sqrt``, ``floor`` and ``ceil`` of a NaN quiet it, as NumPy's;
 - integer ``+ - *``, ``neg`` and ``abs`` wrap around (computed in ``uint64_t``: signed
   overflow is undefined in C); a float-to-integer conversion truncates and saturates, NaN
   giving 0 (XLA's rule, which invarax's ``convert_element_type`` implements);
-- comparisons, ``select_n`` (an int32 index clipped), ``sqrt``, ``floor``, ``ceil``,
-  ``is_finite``, bitwise ``and or xor not``, ``integer_pow`` (binary powering in the
-  order of its impl) and the other conversions are C's, which are NumPy's.
+- comparisons, ``select_n`` (an int32 index clipped), ``is_finite``, bitwise ``and or xor
+  not``, ``integer_pow`` (binary powering in the order of its impl), ``broadcast_in_dim``
+  of a 0-d value and the other conversions are C's, which are NumPy's.
 
-The shared object is cached on disk (``~/.cache/invarax/loops``, or ``$INVARAX_CACHE_DIR/
-loops``), keyed by a hash of the source, the compiler command, its version and the flags,
-and written atomically (a temporary file renamed); an entry that does not load is built
-again. When no compiler runs, the compilation fails, or the body holds anything else, the
-loop runs as Python (``lower.compile_loop``): same bits, slower. The config flag
-``invarax_native_loops`` (default True) turns native loops off. The first call of a new
-loop pays the compilation (about 0.1 s with GCC), later ones (and later processes) load it.
+Anything else (another primitive, arrays of two shapes, float16, a partial reduction) keeps
+the loop in Python (``lower.compile_loop``), as does a missing or failing compiler: the
+same bits, slower. The config flag ``invarax_native_loops`` (default True) turns native
+loops off. The first call of a new loop pays the compilation (0.05-0.2 s with GCC; later
+calls and later processes load the cached object).
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import shlex
-import subprocess
-import sysconfig
-import tempfile
-import threading
-import time
+import math
 
 import numpy as np
 
 from ..core.ir import Jaxpr, Literal
+from .native_build import cache_path, load
 
-FLAGS = ("-O2", "-ffp-contract=off", "-fno-fast-math", "-fPIC", "-shared")
+__all__ = ["cache_path", "load", "native_scan", "native_while", "scan_source", "while_source"]
+
 
 _CTYPES = {"float32": "float", "float64": "double", "bool": "uint8_t",
            **{f"int{b}": f"int{b}_t" for b in (8, 16, 32, 64)},
@@ -55,7 +51,7 @@ _PRELUDE = r"""#include <stdint.h>
 #include <math.h>
 static inline float f32_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline double f64_bits(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
-#define NAN_FIRST(a, b, op) ((a) != (a) ? (a) op (a) : (a) op (b))
+#define NAN_FIRST(a, b, op) ((a) op ((a) != (a) ? (a) : (b)))
 #define FMAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
 #define FMIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
 #define WRAP(T, a, op, b) ((T)((uint64_t)(a) op (uint64_t)(b)))
@@ -71,8 +67,6 @@ class _Unsupported(Exception):
 
 
 def _ctype(aval) -> str:
-    if aval.shape != ():
-        raise _Unsupported(f"a value of shape {aval.shape}")
     name = np.dtype(aval.dtype).name
     if name not in _CTYPES:
         raise _Unsupported(f"dtype {name}")
@@ -189,200 +183,262 @@ def _integer_pow(kind, t, a, y) -> str:
     return f"NAN_FIRST(({t})1, {acc}, /)" if y < 0 else acc
 
 
-class _Body:
-    """The C statements of ``jaxpr`` on named inputs: ``lines``, ``outs`` (expressions)."""
+_REDUCE = {"reduce_or": ("0", "|="), "reduce_and": ("~0", "&=")}
 
-    def __init__(self, jaxpr: Jaxpr, in_names, prefix: str):
-        names = {id(v): n for v, n in zip((*jaxpr.constvars, *jaxpr.invars), in_names,
-                                          strict=True)}
-        for v in (*jaxpr.constvars, *jaxpr.invars):
+
+def loop_shape(*jaxprs) -> tuple:
+    """The one shape of the non-0-d values of ``jaxprs`` (() if none): the native path
+    computes 0-d values and arrays of a single shape, elementwise."""
+    shapes = set()
+    for j in jaxprs:
+        for v in (*j.constvars, *j.invars, *j.outvars,
+                  *(w for e in j.eqns for w in (*e.invars, *e.outvars))):
+            if isinstance(v, Literal) and v.aval.shape != ():
+                raise _Unsupported("an array literal")
             _ctype(v.aval)
+            shapes.add(v.aval.shape)
+    shapes.discard(())
+    if len(shapes) > 1:
+        raise _Unsupported(f"values of shapes {sorted(shapes)}")
+    return shapes.pop() if shapes else ()
 
-        def ref(v):
-            return _literal(v) if isinstance(v, Literal) else names[id(v)]
 
-        self.lines = []
+class _Body:
+    """The C statements (``lines``) of one run of ``jaxpr``. ``inputs``: for each input, the
+    C name of a 0-d value or a pointer to an array's elements; ``dests``: for each output,
+    None (0-d: its expression is in ``outs``) or the pointers its elements are written to.
+
+    Arrays are computed elementwise in phases: one C loop over the elements runs every
+    elementwise equation of a phase, and a phase ends with a full reduction (``reduce_or``
+    or ``reduce_and``), whose 0-d result the next phases may read. An array read in a later
+    phase is kept in a scratch buffer (``scratch``: names and C types, of ``size``
+    elements each)."""
+
+    def __init__(self, jaxpr: Jaxpr, inputs, dests, prefix: str, size: int):
+        self.scratch, self.size, self.lines = [], size, []
+        self.vals = {}  # id(var) -> ("s", expr) | ("u", scalar expr) | ("p", pointer)
+        for v, name in zip((*jaxpr.constvars, *jaxpr.invars), inputs, strict=True):
+            self.vals[id(v)] = ("s" if v.aval.shape == () else "p", name)
+        self.computed = set()  # ids of the arrays computed in a phase loop
+        phase_of, phase = {}, 0
         for k, eqn in enumerate(jaxpr.eqns):
             if len(eqn.outvars) != 1:
                 raise _Unsupported(f"{eqn.primitive.name} with {len(eqn.outvars)} outputs")
+            if eqn.primitive.name in _REDUCE:
+                x = eqn.invars[0].aval
+                if x.shape == () or tuple(eqn.params["axes"]) != tuple(range(len(x.shape))):
+                    raise _Unsupported(f"{eqn.primitive.name} over axes {eqn.params['axes']}")
+                phase_of[k], phase = phase, phase + 1
+            else:
+                phase_of[k] = phase
+        written = {id(v): [d for w, d in zip(jaxpr.outvars, dests, strict=True)
+                           if w is v and d is not None] for v in jaxpr.outvars}
+        later = {}  # id(array var) -> the last phase reading it
+        for k, eqn in enumerate(jaxpr.eqns):
+            for v in eqn.invars:
+                if not isinstance(v, Literal):
+                    later[id(v)] = max(later.get(id(v), -1), phase_of[k])
+        for p in range(phase + 1):
+            self._phase(jaxpr, [k for k in phase_of if phase_of[k] == p], p, prefix, later,
+                        written)
+        copies = []  # array outputs computed in no phase: inputs and broadcast scalars
+        for v, d in zip(jaxpr.outvars, dests, strict=True):
+            if d is not None and (isinstance(v, Literal) or id(v) not in self.computed):
+                kind, expr = ("s", _literal(v)) if isinstance(v, Literal) else self.vals[id(v)]
+                copies.append(f"{d}[j] = {expr}[j];" if kind == "p" else f"{d}[j] = {expr};")
+        if copies:
+            self.lines += [f"for (int64_t j = 0; j < {size}; j++) {{",
+                           *(f"    {c}" for c in copies), "}"]
+        self.outs = [None if d is not None else self._scalar(v)
+                     for v, d in zip(jaxpr.outvars, dests, strict=True)]
+
+    @staticmethod
+    def _uniform(eqn) -> bool:
+        return eqn.primitive.name == "broadcast_in_dim" and eqn.invars[0].aval.shape == ()
+
+    def _scalar(self, v) -> str:
+        if isinstance(v, Literal):
+            return _literal(v)
+        kind, expr = self.vals[id(v)]
+        if kind != "s":
+            raise AssertionError("internal error: an array read as a scalar")
+        return expr
+
+    def _elem(self, v, loads, lines) -> str:
+        """The C expression of element ``j`` of ``v`` inside a phase loop."""
+        if isinstance(v, Literal):
+            return _literal(v)
+        kind, expr = self.vals[id(v)]
+        if kind in "slu":
+            return expr
+        if expr not in loads:  # a pointer: load the element once per phase
+            loads[expr] = f"e{len(loads)}_{expr.strip('()').split()[0]}"
+            lines.insert(len(loads) - 1, f"const {_ctype(v.aval)} {loads[expr]} = {expr}[j];")
+        return loads[expr]
+
+    def _phase(self, jaxpr, ks, p, prefix, later, written):
+        loads, body, accs, stored = {}, [], [], []
+        for k in ks:
+            eqn = jaxpr.eqns[k]
             out = eqn.outvars[0]
             name = f"{prefix}{k}"
-            self.lines.append(f"const {_ctype(out.aval)} {name} = "
-                              f"{_expr(eqn, [ref(v) for v in eqn.invars])};")
-            names[id(out)] = name
-        self.outs = [ref(v) for v in jaxpr.outvars]
+            t = _ctype(out.aval)
+            if eqn.primitive.name in _REDUCE:
+                init, op = _REDUCE[eqn.primitive.name]
+                accs.append(f"{t} {name} = ({t}){init};")
+                body.append(f"{name} {op} {self._elem(eqn.invars[0], loads, body)};")
+                self.vals[id(out)] = ("s", name)
+                continue
+            if self._uniform(eqn):  # a 0-d value broadcast: each element is that value
+                self.vals[id(out)] = ("u", self._scalar(eqn.invars[0]))
+                continue
+            if out.aval.shape == ():
+                expr = _expr(eqn, [self._scalar(v) for v in eqn.invars])
+                self.lines.append(f"const {t} {name} = {expr};")
+                self.vals[id(out)] = ("s", name)
+                continue
+            body.append(f"const {t} {name} = "
+                        f"{_expr(eqn, [self._elem(v, loads, body) for v in eqn.invars])};")
+            self.vals[id(out)] = ("l", name)
+            self.computed.add(id(out))
+            for d in written.get(id(out), []):
+                body.append(f"{d}[j] = {name};")
+            if later.get(id(out), -1) > p:
+                buf = f"{prefix}s{len(self.scratch)}"
+                self.scratch.append((buf, t))
+                body.append(f"{buf}[j] = {name};")
+                stored.append((id(out), buf))
+        if body:
+            self.lines += [*accs, f"for (int64_t j = 0; j < {self.size}; j++) {{",
+                           *(f"    {line}" for line in body), "}"]
+        for i, buf in stored:  # later phases read the scratch buffer
+            self.vals[i] = ("p", buf)
 
 
-def _decls(avals, names, slot) -> list:
-    """Lines loading 0-d inputs ``names`` from the pointer array ``p`` from ``slot`` on."""
-    return [f"    {_ctype(a)} {n} = *({_ctype(a)} *)p[{slot + k}];"
-            for k, (a, n) in enumerate(zip(avals, names, strict=True))]
+class _Function:
+    """A C function ``int loop(void **p, ...)`` over the values ``avals`` that ``p`` points
+    at, in order: 0-d ones are read into locals, arrays are pointers; ``carry`` (indices)
+    are double-buffered arrays (the body writes the next carry into a second buffer and the
+    two swap) or locals, written back at the end."""
+
+    def __init__(self, avals, names, carry, size):
+        self.size = size
+        self.head, self.tail, self.swap = [], [], []
+        self.scratch = []
+        for k, (a, n) in enumerate(zip(avals, names, strict=True)):
+            t = _ctype(a)
+            if a.shape == ():
+                self.head.append(f"{t} {n} = *({t} *)p[{k}];")
+                if k in carry:
+                    self.tail.append(f"*({t} *)p[{k}] = {n};")
+            elif k in carry:
+                self.head.append(f"{t} *{n} = ({t} *)p[{k}];")
+                self.scratch.append((f"{n}n", t))
+                self.swap.append(f"{{ {t} *w = {n}; {n} = {n}n; {n}n = w; }}")
+                self.tail.append(f"if ({n} != ({t} *)p[{k}]) {{ memcpy(p[{k}], {n}, "
+                                 f"{size} * sizeof({t})); {n}n = {n}; }}")
+            else:
+                self.head.append(f"const {t} *{n} = (const {t} *)p[{k}];")
+
+    def source(self, signature, loop, bodies) -> str:
+        scratch = self.scratch + [s for b in bodies for s in b.scratch]
+        lines = [_PRELUDE, "#include <stdlib.h>", f"int {signature} {{",
+                 *(f"    {h}" for h in self.head)]
+        lines += [f"    {t} *{n} = malloc({self.size} * sizeof({t}) + 1);" for n, t in scratch]
+        if scratch:
+            lines.append(f"    if ({' || '.join(f'!{n}' for n, _ in scratch)}) return 1;")
+        lines += [f"    {line}" for line in loop]
+        lines += [f"    {line}" for line in self.tail]
+        lines += [f"    free({n});" for n, _ in scratch]
+        lines += ["    return 0;", "}"]
+        return "\n".join(lines) + "\n"
 
 
 def scan_source(jaxpr: Jaxpr, num_consts: int, num_carry: int) -> str:
-    """C source of ``void loop(void **p, int64_t start, int64_t count, int64_t step)``:
+    """C source of ``int loop(void **p, int64_t start, int64_t count, int64_t step)``:
     the scan of ``jaxpr`` (see ``lower.compile_loop``); ``p`` points at the consts, the
-    carry (read, then written at the end), the xs and the ys (contiguous, one element per
-    index). Raises ``_Unsupported`` for a body the native path does not compute."""
+    carry (read, then written at the end), the xs and the ys (contiguous). Raises
+    ``_Unsupported`` for a body the native path does not compute."""
+    size = math.prod(loop_shape(jaxpr))
     avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]
     n_const = len(jaxpr.constvars) + num_consts
     n_in = len(avals)
     n_x = n_in - n_const - num_carry
-    carry = avals[n_const:n_const + num_carry]
     y_avals = [v.aval for v in jaxpr.outvars[num_carry:]]
-    ins = [f"a{k}" for k in range(n_in)]
-    body = _Body(jaxpr, ins, "t")
-    lines = [_PRELUDE, "void loop(void **p, int64_t start, int64_t count, int64_t step) {"]
-    lines += _decls(avals[:n_const + num_carry], ins[:n_const + num_carry], 0)
-    for k in range(n_x):
-        t = _ctype(avals[n_const + num_carry + k])
-        lines.append(f"    const {t} *x{k} = (const {t} *)p[{n_const + num_carry + k}];")
+    names = [f"a{k}" for k in range(n_const + num_carry)]
+    fn = _Function([*avals[:n_const + num_carry], *avals[n_const + num_carry:],
+                    *y_avals], [*names, *(f"x{k}" for k in range(n_x)),
+                                *(f"y{k}" for k in range(len(y_avals)))],
+                   range(n_const, n_const + num_carry), size)
+    xs = [f"x{k}[i]" if a.shape == () else f"(x{k} + i * {size})"
+          for k, a in enumerate(avals[n_const + num_carry:])]
+    carry = names[n_const:]
+    dests = [*(f"{n}n" if a.shape else None for n, a in
+               zip(carry, avals[n_const:n_const + num_carry], strict=True)),
+             *(f"(y{k} + i * {size})" if a.shape else None for k, a in enumerate(y_avals))]
+    for k, a in enumerate(avals[n_const + num_carry:]):  # xs and ys: always pointers
+        fn.head[n_const + num_carry + k] = (f"const {_ctype(a)} *x{k} = "
+                                            f"(const {_ctype(a)} *)p[{n_const + num_carry + k}];")
     for k, a in enumerate(y_avals):
-        lines.append(f"    {_ctype(a)} *y{k} = ({_ctype(a)} *)p[{n_in + k}];")
-    lines.append("    for (int64_t s = 0; s < count; s++) {")
-    lines.append("        const int64_t i = start + s * step;")
-    lines += [f"        const {_ctype(avals[n_const + num_carry + k])} "
-              f"{ins[n_const + num_carry + k]} = x{k}[i];" for k in range(n_x)]
-    lines += [f"        {line}" for line in body.lines]
-    lines += [f"        y{k}[i] = {o};" for k, o in enumerate(body.outs[num_carry:])]
-    new = [f"n{k}" for k in range(num_carry)]
-    lines += [f"        const {_ctype(a)} {n} = {o};"
-              for a, n, o in zip(carry, new, body.outs[:num_carry], strict=True)]
-    lines += [f"        {ins[n_const + k]} = {n};" for k, n in enumerate(new)]
-    lines.append("    }")
-    lines += [f"    *({_ctype(a)} *)p[{n_const + k}] = {ins[n_const + k]};"
-              for k, a in enumerate(carry)]
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+        fn.head[n_in + k] = f"{_ctype(a)} *y{k} = ({_ctype(a)} *)p[{n_in + k}];"
+    body = _Body(jaxpr, [*names, *xs], dests, "t", size)
+    loop = ["for (int64_t s = 0; s < count; s++) {", "    const int64_t i = start + s * step;",
+            *(f"    {line}" for line in body.lines)]
+    loop += [f"    y{k}[i] = {o};" for k, (a, o) in
+             enumerate(zip(y_avals, body.outs[num_carry:], strict=True)) if a.shape == ()]
+    new = [(f"n{k}", a, o) for k, (a, o) in
+           enumerate(zip(avals[n_const:n_const + num_carry], body.outs[:num_carry],
+                         strict=True))
+           if a.shape == ()]
+    loop += [f"    const {_ctype(a)} {n} = {o};" for n, a, o in new]
+    loop += [f"    {carry[int(n[1:])]} = {n};" for n, _, _ in new]
+    loop += [f"    {s}" for s in fn.swap] + ["}"]
+    return fn.source("loop(void **p, int64_t start, int64_t count, int64_t step)", loop,
+                     [body])
 
 
 def while_source(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int) -> str:
-    """C source of ``void loop(void **p)``: the while of ``cond`` and ``body`` (see
+    """C source of ``int loop(void **p)``: the while of ``cond`` and ``body`` (see
     ``lower.compile_while``); ``p`` points at the cond consts (constvars first), the body
     consts (likewise) and the carry (read, then written at the end)."""
+    size = math.prod(loop_shape(cond, body))
     nc = len(cond.constvars) + cond_nconsts
     nb = len(body.constvars) + body_nconsts
     c_avals = [v.aval for v in (*cond.constvars, *cond.invars)]
     b_avals = [v.aval for v in (*body.constvars, *body.invars)]
     carry = b_avals[nb:]
-    cc = [f"c{k}" for k in range(nc)]
-    bc = [f"b{k}" for k in range(nb)]
+    cc, bc = [f"c{k}" for k in range(nc)], [f"b{k}" for k in range(nb)]
     ks = [f"k{k}" for k in range(len(carry))]
-    c = _Body(cond, [*cc, *ks], "u")
-    b = _Body(body, [*bc, *ks], "t")
-    lines = [_PRELUDE, "void loop(void **p) {"]
-    lines += _decls(c_avals[:nc], cc, 0) + _decls(b_avals[:nb], bc, nc)
-    lines += _decls(carry, ks, nc + nb)
-    lines.append("    for (;;) {")
-    lines += [f"        {line}" for line in c.lines]
-    lines.append(f"        if (!({c.outs[0]})) break;")
-    lines.append("        {")
-    lines += [f"            {line}" for line in b.lines]
-    new = [f"n{k}" for k in range(len(carry))]
-    lines += [f"            const {_ctype(a)} {n} = {o};"
-              for a, n, o in zip(carry, new, b.outs, strict=True)]
-    lines += [f"            {k} = {n};" for k, n in zip(ks, new, strict=True)]
-    lines.append("        }")
-    lines.append("    }")
-    lines += [f"    *({_ctype(a)} *)p[{nc + nb + k}] = {n};"
-              for k, (a, n) in enumerate(zip(carry, ks, strict=True))]
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
-# ---------------------------------------------------------------------------------------
-# Compilation, the on-disk cache and loading.
-
-_LOCK = threading.Lock()
-_LOADED = {}  # cache path -> the loaded function, or the reason it could not be built
-_VERSIONS = {}  # compiler command -> its version line, or None if it does not run
-COMPILED = []  # (key, seconds) of each compilation in this process (first-call cost)
-
-
-def compiler() -> list:
-    """The C compiler command: ``$CC``, else the one that built Python's extensions."""
-    return shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
-
-
-def cache_dir() -> str:
-    """Where compiled loops are kept: ``$INVARAX_CACHE_DIR/loops``, else
-    ``~/.cache/invarax/loops``."""
-    root = os.environ.get("INVARAX_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "invarax")
-    return os.path.join(root, "loops")
-
-
-def _version(cc: list):
-    key = " ".join(cc)
-    if key not in _VERSIONS:
-        try:
-            out = subprocess.run([*cc, "--version"], capture_output=True, text=True, timeout=30)
-            _VERSIONS[key] = out.stdout.splitlines()[0] if out.returncode == 0 and \
-                out.stdout else None
-        except (OSError, subprocess.SubprocessError):
-            _VERSIONS[key] = None
-    return _VERSIONS[key]
-
-
-def cache_path(source: str):
-    """The cache entry of ``source`` with this compiler, or None if no compiler runs."""
-    cc = compiler()
-    version = _version(cc)
-    if version is None:
-        return None
-    key = hashlib.sha256("\0".join([source, " ".join(cc), version, *FLAGS]).encode()
-                         ).hexdigest()[:32]
-    return os.path.join(cache_dir(), f"{key}.so")
-
-
-def load(source: str, symbol: str = "loop"):
-    """The C function ``symbol`` of ``source``, compiled (or found in the cache) and loaded;
-    None if no compiler runs or the compilation fails (the reason is kept in ``_LOADED``)."""
-    path = cache_path(source)
-    if path is None:
-        return None
-    key = path
-    with _LOCK:
-        if key in _LOADED:
-            fn = _LOADED[key]
-            return None if isinstance(fn, str) else fn
-        try:
-            fn = _load_or_build(compiler(), path, source, symbol)
-        except (OSError, subprocess.SubprocessError) as e:
-            fn = f"{type(e).__name__}: {e}"
-        _LOADED[key] = fn
-        return None if isinstance(fn, str) else fn
-
-
-def _load_or_build(cc, path, source, symbol):
-    folder = os.path.dirname(path)
-    if os.path.exists(path):
-        try:
-            return getattr(ctypes.CDLL(path), symbol)
-        except (OSError, AttributeError):
-            pass  # a corrupt or partial entry: build it again
-    os.makedirs(folder, exist_ok=True)
-    start = time.perf_counter()
-    with tempfile.TemporaryDirectory(dir=folder) as tmp:
-        src = os.path.join(tmp, "loop.c")
-        with open(src, "w") as f:
-            f.write(source)
-        out = os.path.join(tmp, "loop.so")
-        done = subprocess.run([*cc, *FLAGS, "-o", out, src, "-lm"], capture_output=True,
-                              text=True, timeout=120)
-        if done.returncode != 0:
-            raise subprocess.SubprocessError(f"{cc[0]} failed: {done.stderr.strip()[:500]}")
-        os.replace(out, path)  # atomic: a reader sees the old entry or the whole new one
-    COMPILED.append((path, time.perf_counter() - start))
-    return getattr(ctypes.CDLL(path), symbol)
+    fn = _Function([*c_avals[:nc], *b_avals], [*cc, *bc, *ks],
+                   range(nc + nb, nc + nb + len(carry)), size)
+    c = _Body(cond, [*cc, *ks], [None], "u", size)
+    b = _Body(body, [*bc, *ks], [f"{k}n" if a.shape else None
+                                 for k, a in zip(ks, carry, strict=True)], "t", size)
+    loop = ["for (;;) {", *(f"    {line}" for line in c.lines),
+            f"    if (!({c.outs[0]})) break;", "    {", *(f"        {line}" for line in b.lines)]
+    new = [(f"n{k}", a, o) for k, (a, o) in enumerate(zip(carry, b.outs, strict=True))
+           if a.shape == ()]
+    loop += [f"        const {_ctype(a)} {n} = {o};" for n, a, o in new]
+    loop += [f"        {ks[int(n[1:])]} = {n};" for n, _, _ in new]
+    loop += [f"        {s}" for s in fn.swap] + ["    }", "}"]
+    return fn.source("loop(void **p)", loop, [c, b])
 
 
 # ---------------------------------------------------------------------------------------
 # The loops as Python functions (the signatures of lower.compile_loop / compile_while).
 
 
-def _scalar_buffers(avals, values):
-    return [np.array(v, dtype=a.dtype) for a, v in zip(avals, values, strict=True)]
+def _buffers(avals, values, carry):
+    """The arrays the C function reads: fresh ones for the carry (written over), others
+    contiguous."""
+    return [np.array(v, dtype=a.dtype) if k in carry or a.shape == () else
+            np.ascontiguousarray(v, dtype=a.dtype)
+            for k, (a, v) in enumerate(zip(avals, values, strict=True))]
+
+
+def _call(fn, arrays, *extra):
+    if fn((ctypes.c_void_p * len(arrays))(*(a.ctypes.data for a in arrays)), *extra):
+        raise MemoryError("a native loop could not allocate its buffers")
 
 
 def native_scan(jaxpr: Jaxpr, num_consts: int, num_carry: int, fallback):
@@ -396,28 +452,22 @@ def native_scan(jaxpr: Jaxpr, num_consts: int, num_carry: int, fallback):
     fn = load(source)
     if fn is None:
         return None
-    fn.restype = None
+    fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
     avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]
-    n_scalar = len(jaxpr.constvars) + num_consts + num_carry
-    scalar_avals = avals[:n_scalar]
-    x_dtypes = [a.dtype for a in avals[n_scalar:]]
-    n_ptr = len(avals) + len(jaxpr.outvars) - num_carry
-    carry_slice = slice(n_scalar - num_carry, n_scalar)
+    n_in = len(jaxpr.constvars) + num_consts + num_carry
+    carry = range(n_in - num_carry, n_in)
+    x_avals = [a.update(shape=(0, *a.shape)) for a in avals[n_in:]]
 
     def run(*args):
         order = args[-1]
-        if not isinstance(order, range):
+        ys = args[len(avals):-1]
+        if not isinstance(order, range) or any(
+                not (y.flags.c_contiguous and y.flags.writeable) for y in ys):
             return fallback(*args)
-        bufs = _scalar_buffers(scalar_avals, args[:n_scalar])
-        xs = [np.ascontiguousarray(x, dtype=d) for x, d in
-              zip(args[n_scalar:n_scalar + len(x_dtypes)], x_dtypes, strict=True)]
-        ys = args[n_scalar + len(x_dtypes):-1]
-        if any(not (y.flags.c_contiguous and y.flags.writeable) for y in ys):
-            return fallback(*args)
-        ptrs = (ctypes.c_void_p * n_ptr)(*(a.ctypes.data for a in (*bufs, *xs, *ys)))
-        fn(ptrs, order.start, len(order), order.step)
-        return [b[()] for b in bufs[carry_slice]]
+        bufs = _buffers([*avals[:n_in], *x_avals], args[:len(avals)], carry)
+        _call(fn, [*bufs, *ys], order.start, len(order), order.step)
+        return [b[()] if b.ndim == 0 else b for b in bufs[n_in - num_carry:n_in]]
 
     run.source = source
     run.native = True
@@ -433,17 +483,17 @@ def native_while(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int)
     fn = load(source)
     if fn is None:
         return None
-    fn.restype = None
+    fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_void_p]
     avals = [*(v.aval for v in (*cond.constvars, *cond.invars[:cond_nconsts])),
              *(v.aval for v in (*body.constvars, *body.invars))]
     n = len(avals)
-    n_carry = len(body.invars) - body_nconsts
+    carry = range(n - (len(body.invars) - body_nconsts), n)
 
     def run(*args):
-        bufs = _scalar_buffers(avals, args)
-        fn((ctypes.c_void_p * n)(*(b.ctypes.data for b in bufs)))
-        return [b[()] for b in bufs[n - n_carry:]]
+        bufs = _buffers(avals, args, carry)
+        _call(fn, bufs)
+        return [b[()] if b.ndim == 0 else b for b in bufs[carry.start:]]
 
     run.source = source
     run.native = True

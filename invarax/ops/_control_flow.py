@@ -45,7 +45,12 @@ def _scan_loop(closed: ClosedJaxpr, num_consts: int, num_carry: int, native: boo
     consts = [c._value for c in opt.consts]
     if not consts:
         return loop
-    return lambda *args: loop(*consts, *args)
+
+    def run(*args):
+        return loop(*consts, *args)
+
+    run.native = loop.native
+    return run
 
 
 def while_loop_program(cond: ClosedJaxpr, body: ClosedJaxpr, cond_nconsts: int,
@@ -69,6 +74,7 @@ def _while_loop_program(cond: ClosedJaxpr, body: ClosedJaxpr, cond_nconsts: int,
     def run(*args):
         return loop(*cc, *args[:cond_nconsts], *bc, *args[cond_nconsts:])
 
+    run.native = loop.native
     return run
 
 
