@@ -503,3 +503,33 @@ def test_loop_invariant_statements_run_once_before_the_loop():
     assert_bitwise(f(x), c)
     assert_bitwise(f(x, 0), x)
     check_n3(f, x)
+
+
+def test_loop_invariant_residuals_are_not_stacked():
+    # W.T (computed from a loop constant) is needed by the backward pass: the staged scan
+    # computes it again once, instead of the known scan saving a copy per iteration.
+    W = jnp.asarray(data((4, 3), seed=21))
+    xs = jnp.asarray(data((6, 3), seed=22))
+
+    def f(W, h0):
+        def step(h, x):
+            h = jnp.tanh(h @ W.T[:3, :3] + x)
+            return h, h
+
+        return jnp.sum(lax.scan(step, h0, xs)[1] ** 2)
+
+    h0 = jnp.asarray(data((3,), seed=23))
+    closed = make_jaxpr(grad(f, argnums=(0, 1)))(W, h0)
+    shapes = [v.aval.shape for e in closed.jaxpr.eqns for v in e.outvars]
+    assert (6, 3, 4) not in shapes and (6, 3, 3) not in shapes, shapes
+    want = check_n3(grad(f, argnums=(0, 1)), W, h0)
+
+    def unrolled(W, h0):
+        h, total = h0, 0.0
+        for x in xs:
+            h = jnp.tanh(h @ W.T[:3, :3] + x)
+            total = total + jnp.sum(h ** 2)
+        return total
+
+    for g, u in zip(want, grad(unrolled, argnums=(0, 1))(W, h0), strict=True):
+        np.testing.assert_allclose(g, u, rtol=1e-5, atol=1e-6)
