@@ -42,3 +42,6 @@ def clear_caches() -> None:
         caches.variants.clear()
     for helper in _memoised():
         helper.cache_clear()
+    from .ops import scan_p
+
+    scan_p.clear_pool()  # the buffers kept for scans' stacked outputs

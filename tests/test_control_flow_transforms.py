@@ -533,3 +533,24 @@ def test_loop_invariant_residuals_are_not_stacked():
 
     for g, u in zip(want, grad(unrolled, argnums=(0, 1))(W, h0), strict=True):
         np.testing.assert_allclose(g, u, rtol=1e-5, atol=1e-6)
+
+
+def test_pooled_stacked_outputs_are_never_shared_with_a_live_array():
+    from invarax.ops import scan_p
+
+    xs = jnp.asarray(data((8, 128, 64), seed=24))  # 256 KiB stacked ys: pooled
+
+    def f(s):
+        return lax.scan(lambda c, x: (c, x * s), 0.0, xs)[1]
+
+    first = np.asarray(f(2.0))
+    view = np.asarray(f(3.0))[1:]
+    again = [np.asarray(f(float(k))) for k in range(4, 8)]
+    assert_bitwise(first, np.asarray(xs) * np.float32(2.0))
+    assert_bitwise(view, np.asarray(xs)[1:] * np.float32(3.0))
+    assert len({id(a) for a in [first, view.base, *again]}) == 6
+    del first, view, again
+    a = np.asarray(f(1.0))
+    b = np.asarray(f(1.0))
+    assert a is not b  # one taken back from the pool, one new: never the same live buffer
+    assert scan_p.POOL_MIN_BYTES <= xs.size * 4
