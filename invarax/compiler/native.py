@@ -51,7 +51,10 @@ _PRELUDE = r"""#include <stdint.h>
 #include <math.h>
 static inline float f32_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline double f64_bits(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
-#define NAN_FIRST(a, b, op) ((a) op ((a) != (a) ? (a) : (b)))
+#define ARITH(T, N, op) static inline T N(T a, T b) { T r = a op b; \
+    if (__builtin_expect(r != r, 0) && a != a) r = a op a; return r; }
+ARITH(float, add_f, +) ARITH(float, sub_f, -) ARITH(float, mul_f, *) ARITH(float, div_f, /)
+ARITH(double, add_d, +) ARITH(double, sub_d, -) ARITH(double, mul_d, *) ARITH(double, div_d, /)
 #define FMAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
 #define FMIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
 #define WRAP(T, a, op, b) ((T)((uint64_t)(a) op (uint64_t)(b)))
@@ -99,7 +102,7 @@ def _expr(eqn, args) -> str:
     if name in _ARITH:
         a, b = args
         if kind == "f":
-            return f"NAN_FIRST({a}, {b}, {_ARITH[name]})"
+            return f"{name}_{t[0]}({a}, {b})"
         if kind in "iu" and name != "div":
             return f"WRAP({t}, {a}, {_ARITH[name]}, {b})"
     elif name in _COMPARE:
@@ -171,7 +174,7 @@ def _convert(src, dst, a) -> str:
 def _integer_pow(kind, t, a, y) -> str:
     if y == 0:
         return f"({t})1"
-    mul = (lambda p, q: f"NAN_FIRST({p}, {q}, *)") if kind == "f" else (
+    mul = (lambda p, q: f"mul_{t[0]}({p}, {q})") if kind == "f" else (
         lambda p, q: f"WRAP({t}, {p}, *, {q})")
     acc, base, n = None, a, -y if y < 0 else y
     while n:  # the order of ops.elementwise._integer_pow_impl
@@ -180,7 +183,7 @@ def _integer_pow(kind, t, a, y) -> str:
         n >>= 1
         if n:
             base = mul(base, base)
-    return f"NAN_FIRST(({t})1, {acc}, /)" if y < 0 else acc
+    return f"div_{t[0]}(({t})1, {acc})" if y < 0 else acc
 
 
 _REDUCE = {"reduce_or": ("0", "|="), "reduce_and": ("~0", "&=")}
