@@ -10,7 +10,11 @@ and under ``jit`` alike. Rules:
   iteration (a fixed point) are instantiated.
 - partial evaluation: the body is split (the unknown carries a fixed point); the known
   ``scan`` returns the residuals stacked as extra ys, except a residual that is a loop
-  constant or a slice of ``xs`` (passed to the staged ``scan`` as it is).
+  constant or a slice of ``xs`` (passed to the staged ``scan`` as it is), or one computed
+  from loop constants alone (such as ``W.T``): the staged body computes it again from
+  those constants, once, before its loop, instead of a copy being stacked per iteration.
+  Large stacked outputs reuse pooled buffers that nothing references any more
+  (``stacked_buffer``).
 - transpose: a ``scan`` in the other direction of the body's backward pass, carrying the
   cotangents of the carry and of the linear consts. A const's cotangent is accumulated in
   the order an unrolled loop's backward pass adds it: starting from the cotangent already
