@@ -250,3 +250,18 @@ def test_array_scans_with_reductions_inside_the_body():
     assert cf.scan_loop(p["jaxpr"], p["num_consts"], p["num_carry"]).native
     _native_python_bitwise(f, w, xs)
     _native_python_bitwise(invarax.vmap(f, in_axes=(None, 1)), w, xs)
+
+
+def test_a_full_max_or_an_array_sum_in_the_body_runs_as_python():
+    counts = jnp.asarray(np.array([3, 1, 4, 1, 5], np.int32))
+
+    def f(x):
+        return lax.while_loop(lambda s: s[0] < jnp.max(counts),
+                              lambda s: (s[0] + 1, s[1] * 1.5 + jnp.sum(s[1])), (0, x))
+
+    x = jnp.asarray(np.linspace(-1, 1, 5, dtype=np.float32))
+    closed = make_jaxpr(f)(x)
+    p = closed.jaxpr.eqns[-1].params
+    assert not cf.while_loop_program(p["cond_jaxpr"], p["body_jaxpr"], p["cond_nconsts"],
+                                     p["body_nconsts"]).native
+    _native_python_bitwise(f, x)

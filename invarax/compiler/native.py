@@ -189,6 +189,10 @@ def _integer_pow(kind, t, a, y) -> str:
 _REDUCE = {"reduce_or": ("0", "|="), "reduce_and": ("~0", "&=")}
 
 
+def out_shape(eqn) -> tuple:
+    return eqn.outvars[0].aval.shape
+
+
 def loop_shape(*jaxprs) -> tuple:
     """The one shape of the non-0-d values of ``jaxprs`` (() if none): the native path
     computes 0-d values and arrays of a single shape, elementwise."""
@@ -232,6 +236,8 @@ class _Body:
                 if x.shape == () or tuple(eqn.params["axes"]) != tuple(range(len(x.shape))):
                     raise _Unsupported(f"{eqn.primitive.name} over axes {eqn.params['axes']}")
                 phase_of[k], phase = phase, phase + 1
+            elif out_shape(eqn) == () and any(v.aval.shape != () for v in eqn.invars):
+                raise _Unsupported(f"{eqn.primitive.name} of an array to a 0-d value")
             else:
                 phase_of[k] = phase
         written = {id(v): [d for w, d in zip(jaxpr.outvars, dests, strict=True)
@@ -264,7 +270,7 @@ class _Body:
             return _literal(v)
         kind, expr = self.vals[id(v)]
         if kind != "s":
-            raise AssertionError("internal error: an array read as a scalar")
+            raise _Unsupported("an array read as a 0-d value")
         return expr
 
     def _elem(self, v, loads, lines) -> str:
