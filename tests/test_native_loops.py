@@ -95,13 +95,14 @@ def test_float_operations_are_bitwise(dtype):
         invarax.config.update("jax_enable_x64", False)
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int8, np.uint32])
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int8, np.uint32, np.int64])
 def test_integer_operations_wrap_around_bitwise(dtype):
     info = np.iinfo(dtype)
     rng = np.random.default_rng(5)
     values = np.concatenate([np.array([0, 1, 2, info.max, info.min, info.max - 1, info.min + 1,
                                        info.max // 2 + 1], dtype),
                              rng.integers(info.min, info.max, 8, dtype=dtype, endpoint=True)])
+    invarax.config.update("jax_enable_x64", dtype == np.int64)
     a, b = _pairs(values)
     a, b = jnp.asarray(a), jnp.asarray(b)
 
@@ -110,9 +111,13 @@ def test_integer_operations_wrap_around_bitwise(dtype):
                 x == y, x >= y, x & y, x | y, x ^ y, ~x, lax.integer_pow(x, 3),
                 lax.convert_element_type(x, np.float32), lax.convert_element_type(y, np.int8),
                 lax.convert_element_type(x, np.uint16), lax.convert_element_type(y, bool),
-                lax.select_n(x > y, x, y)]
+                lax.select_n(x > y, x, y), x + jnp.asarray(np.array(info.min, dtype)),
+                x * jnp.asarray(np.array(info.max, dtype))]
 
-    _check_battery(ops, a, b)
+    try:
+        _check_battery(ops, a, b)
+    finally:
+        invarax.config.update("jax_enable_x64", False)
 
 
 def test_bool_and_select_n_with_an_index():

@@ -86,10 +86,8 @@ def _literal(v) -> str:
         return f"f64_bits(0x{int(val.view(np.uint64)):016x}ull)"
     if dt == np.bool_:
         return "1" if val else "0"
-    _ctype(v.aval)
-    if dt.kind == "u":
-        return f"(({_CTYPES[dt.name]}){int(val)}ull)"
-    return f"(({_CTYPES[dt.name]})({int(val)}ll))"
+    _ctype(v.aval)  # an integer by its two's complement bits (INT64_MIN has no literal)
+    return f"(({_CTYPES[dt.name]})0x{int(val) & 0xFFFFFFFFFFFFFFFF:x}ull)"
 
 
 def _expr(eqn, args) -> str:
