@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import threading
 
 import numpy as np
 
@@ -59,6 +60,9 @@ ARITH(double, add_d, +) ARITH(double, sub_d, -) ARITH(double, mul_d, *) ARITH(do
 #define FMIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
 #define WRAP(T, a, op, b) ((T)((uint64_t)(a) op (uint64_t)(b)))
 """
+
+# A scan of fewer iterations x equations than this runs as the Python loop (same bits).
+MIN_WORK = 32
 
 _COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _BITWISE = {"and": "&", "or": "|", "xor": "^"}
@@ -435,17 +439,50 @@ def while_source(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int)
 # The loops as Python functions (the signatures of lower.compile_loop / compile_while).
 
 
-def _buffers(avals, values, carry):
-    """The arrays the C function reads: fresh ones for the carry (written over), others
-    contiguous."""
-    return [np.array(v, dtype=a.dtype) if k in carry or a.shape == () else
-            np.ascontiguousarray(v, dtype=a.dtype)
-            for k, (a, v) in enumerate(zip(avals, values, strict=True))]
+class _Caller:
+    """Calls a loop's C function on ``avals`` (then ``n_out`` output arrays) and returns the
+    carry (the indices ``carry``). The 0-d values go through a per-thread staging buffer
+    whose pointers are computed once (``ndarray.ctypes`` costs microseconds per array);
+    arrays are passed as they are (contiguous; the carry copied: the loop writes it)."""
 
+    def __init__(self, fn, avals, carry, n_out):
+        self.fn, self.carry, n = fn, carry, len(avals)
+        self.scalars = [k for k, a in enumerate(avals) if a.shape == ()]
+        self.arrays = [(k, np.dtype(a.dtype), k in carry) for k, a in enumerate(avals)
+                       if a.shape != ()]
+        slots = {k: i for i, k in enumerate(self.scalars)}
+        array_at = {k: i for i, (k, _, _) in enumerate(self.arrays)}
+        self.out_plan = [(True, slots[k]) if k in slots else (False, array_at[k])
+                         for k in carry]
+        dtypes = [np.dtype(avals[k].dtype) for k in self.scalars]
 
-def _call(fn, arrays, *extra):
-    if fn((ctypes.c_void_p * len(arrays))(*(a.ctypes.data for a in arrays)), *extra):
-        raise MemoryError("a native loop could not allocate its buffers")
+        class Staging(threading.local):
+            def __init__(self):
+                self.buf = np.zeros(max(len(dtypes), 1), np.uint64)
+                raw = self.buf.view(np.uint8)
+                self.views = [raw[8 * i:8 * i + d.itemsize].view(d).reshape(())
+                              for i, d in enumerate(dtypes)]
+                base = self.buf.ctypes.data
+                self.ptrs = (ctypes.c_void_p * (n + n_out))(
+                    *(base + 8 * slots[k] if k in slots else None for k in range(n)))
+
+        self.local = Staging()  # each thread sees its own buffer and pointers
+
+    def __call__(self, values, outs, *extra):
+        st = self.local
+        views, ptrs = st.views, st.ptrs
+        for k, view in zip(self.scalars, views, strict=True):
+            view[()] = values[k]
+        kept = []
+        for k, dtype, written in self.arrays:
+            a = np.array(values[k], dtype) if written else np.ascontiguousarray(values[k], dtype)
+            kept.append(a)
+            ptrs[k] = a.ctypes.data
+        for i, y in enumerate(outs, len(values)):
+            ptrs[i] = y.ctypes.data
+        if self.fn(ptrs, *extra):
+            raise MemoryError("a native loop could not allocate its buffers")
+        return [views[i][()] if scalar else kept[i] for scalar, i in self.out_plan]
 
 
 def native_scan(jaxpr: Jaxpr, num_consts: int, num_carry: int, fallback):
@@ -463,18 +500,19 @@ def native_scan(jaxpr: Jaxpr, num_consts: int, num_carry: int, fallback):
     fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
     avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]
     n_in = len(jaxpr.constvars) + num_consts + num_carry
-    carry = range(n_in - num_carry, n_in)
-    x_avals = [a.update(shape=(0, *a.shape)) for a in avals[n_in:]]
+    x_avals = [a.update(shape=(0, *a.shape)) for a in avals[n_in:]]  # whole arrays
+    call = _Caller(fn, [*avals[:n_in], *x_avals], range(n_in - num_carry, n_in),
+                   len(jaxpr.outvars) - num_carry)
+    n = len(avals)
+    work = max(len(jaxpr.eqns), 1)
 
     def run(*args):
         order = args[-1]
-        ys = args[len(avals):-1]
-        if not isinstance(order, range) or any(
-                not (y.flags.c_contiguous and y.flags.writeable) for y in ys):
-            return fallback(*args)
-        bufs = _buffers([*avals[:n_in], *x_avals], args[:len(avals)], carry)
-        _call(fn, [*bufs, *ys], order.start, len(order), order.step)
-        return [b[()] if b.ndim == 0 else b for b in bufs[n_in - num_carry:n_in]]
+        ys = args[n:-1]
+        if type(order) is not range or len(order) * work < MIN_WORK or not all(
+                y.flags.c_contiguous and y.flags.writeable for y in ys):
+            return fallback(*args)  # (a short loop: the C call's overhead, ~5 us, dominates)
+        return call(args[:n], ys, order.start, len(order), order.step)
 
     run.source = source
     run.native = True
@@ -495,12 +533,10 @@ def native_while(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int)
     avals = [*(v.aval for v in (*cond.constvars, *cond.invars[:cond_nconsts])),
              *(v.aval for v in (*body.constvars, *body.invars))]
     n = len(avals)
-    carry = range(n - (len(body.invars) - body_nconsts), n)
+    call = _Caller(fn, avals, range(n - (len(body.invars) - body_nconsts), n), 0)
 
     def run(*args):
-        bufs = _buffers(avals, args, carry)
-        _call(fn, bufs)
-        return [b[()] if b.ndim == 0 else b for b in bufs[carry.start:]]
+        return call(args, ())
 
     run.source = source
     run.native = True
