@@ -25,7 +25,8 @@ operands, which the Python loop (``lower.compile_loop``) and eager evaluation co
 Anything else (another primitive, arrays of two shapes, float16, a partial reduction) keeps
 the loop in Python (``lower.compile_loop``), as does a missing or failing compiler: the
 same bits, slower. The config flag ``invarax_native_loops`` (default True) turns native
-loops off. The first call of a new loop pays the compilation (0.05-0.2 s with GCC; later
+loops off; a ``scan`` of little work (``MIN_WORK``) runs as Python, where the C call's
+overhead would dominate. The first call of a new loop pays the compilation (0.05-0.2 s with GCC; later
 calls and later processes load the cached object).
 """
 
