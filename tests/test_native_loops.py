@@ -193,6 +193,22 @@ def test_without_a_compiler_loops_run_as_python(monkeypatch):
         invarax.clear_caches()
 
 
+def test_a_failing_compilation_runs_as_python(monkeypatch):
+    import sysconfig
+
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    monkeypatch.setenv("CC", f"{cc} -finvarax-no-such-option")
+    invarax.clear_caches()
+    try:
+        f = jit(lambda x: lax.fori_loop(0, 100, lambda i, c: c * 0.25 + 3.0, x))
+        assert_bitwise(f(np.float32(0)), np.asarray(np.float32(4.0)))
+        if native.cache_path("int loop;") is not None:  # the compiler runs (GCC)...
+            assert native.load("int loop;") is None  # ...but fails on this option
+    finally:
+        monkeypatch.undo()
+        invarax.clear_caches()
+
+
 def test_a_corrupt_cache_entry_is_rebuilt(tmp_path, monkeypatch):
     monkeypatch.setenv("INVARAX_CACHE_DIR", str(tmp_path))
     j = make_jaxpr(lambda c, x: (c + x, c * x))(np.float32(1), np.float32(2)).jaxpr

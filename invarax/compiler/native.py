@@ -26,8 +26,8 @@ Anything else (another primitive, arrays of two shapes, float16, a partial reduc
 the loop in Python (``lower.compile_loop``), as does a missing or failing compiler: the
 same bits, slower. The config flag ``invarax_native_loops`` (default True) turns native
 loops off; a ``scan`` of little work (``MIN_WORK``) runs as Python, where the C call's
-overhead would dominate. The first call of a new loop pays the compilation (0.05-0.2 s with GCC; later
-calls and later processes load the cached object).
+overhead would dominate. The first call of a new loop pays the compilation (0.05-0.2 s
+with GCC; later calls and later processes load the cached object).
 """
 
 from __future__ import annotations
@@ -488,24 +488,21 @@ class _Caller:
 
 def native_scan(jaxpr: Jaxpr, num_consts: int, num_carry: int, fallback):
     """``loop(*consts, *carry, *xs, *ys, order)`` running natively, or None (the body is
-    not native, or no compiler). ``fallback`` (the Python loop) runs an ``order`` that is
-    not a ``range``."""
+    not native, or no compiler runs). ``fallback`` (the Python loop) runs an ``order`` that
+    is not a ``range``, a short loop (``MIN_WORK``), or all calls if the compilation (on
+    the first call that needs it) fails."""
     try:
         source = scan_source(jaxpr, num_consts, num_carry)
     except _Unsupported:
         return None
-    fn = load(source)
-    if fn is None:
+    if cache_path(source) is None:  # no compiler runs
         return None
-    fn.restype = ctypes.c_int
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
     avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]
     n_in = len(jaxpr.constvars) + num_consts + num_carry
     x_avals = [a.update(shape=(0, *a.shape)) for a in avals[n_in:]]  # whole arrays
-    call = _Caller(fn, [*avals[:n_in], *x_avals], range(n_in - num_carry, n_in),
-                   len(jaxpr.outvars) - num_carry)
     n = len(avals)
     work = max(len(jaxpr.eqns), 1)
+    built = []  # the _Caller, or None if the compilation failed: built on the first long run
 
     def run(*args):
         order = args[-1]
@@ -513,7 +510,17 @@ def native_scan(jaxpr: Jaxpr, num_consts: int, num_carry: int, fallback):
         if type(order) is not range or len(order) * work < MIN_WORK or not all(
                 y.flags.c_contiguous and y.flags.writeable for y in ys):
             return fallback(*args)  # (a short loop: the C call's overhead, ~5 us, dominates)
-        return call(args[:n], ys, order.start, len(order), order.step)
+        if not built:
+            fn = load(source)
+            if fn is not None:
+                fn.restype = ctypes.c_int
+                fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
+            built.append(fn and _Caller(fn, [*avals[:n_in], *x_avals],
+                                        range(n_in - num_carry, n_in),
+                                        len(jaxpr.outvars) - num_carry))
+        if built[0] is None:
+            return fallback(*args)
+        return built[0](args[:n], ys, order.start, len(order), order.step)
 
     run.source = source
     run.native = True
