@@ -46,8 +46,13 @@ def _pairs(values):
     return a.ravel(), b.ravel()
 
 
-def _check_battery(ops, a, b):
-    """``ops(a, b)`` (a list of 0-d results) as a scan body: native, Python and eager."""
+def _check_battery(ops, a, b, width=None):
+    """``ops(a, b)`` (a list of 0-d results) as a scan body: native, Python and eager; with
+    ``width``, on rows of that many pairs (an array loop, vectorized) against 0-d eager."""
+    if width:
+        rows = len(a) // width
+        a, b = (jnp.asarray(np.asarray(v)[:rows * width].reshape(rows, width)) for v in (a, b))
+
     def f(a, b):
         return lax.scan(lambda c, ab: (c, ops(*ab)), jnp.float32(0), (a, b))[1]
 
@@ -61,18 +66,19 @@ def _check_battery(ops, a, b):
     invarax.config.update("invarax_native_loops", False)
     assert not cf.scan_loop(p["jaxpr"], p["num_consts"], p["num_carry"]).native
     python = f(a, b)
-    step = max(1, len(a) // 300)  # eager on 0-d arrays: a sample of the pairs
     for k in range(len(got)):
         assert_bitwise(got[k], python[k])
         assert_bitwise(jitted[k], python[k])
-    for i in range(0, len(a), step):
-        want = ops(jnp.asarray(a[i]), jnp.asarray(b[i]))
+    flat_a, flat_b = np.asarray(a).ravel(), np.asarray(b).ravel()
+    for i in range(0, len(flat_a), max(1, len(flat_a) // 300)):  # eager on 0-d: a sample
+        want = ops(jnp.asarray(flat_a[i]), jnp.asarray(flat_b[i]))
         for k, w in enumerate(want):
-            assert_bitwise(np.asarray(got[k])[i], np.asarray(w))
+            assert_bitwise(np.asarray(got[k]).reshape(-1)[i], np.asarray(w))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_float_operations_are_bitwise(dtype):
+@pytest.mark.parametrize("dtype, width", [(np.float32, None), (np.float64, None),
+                                          (np.float32, 16), (np.float64, 7)])
+def test_float_operations_are_bitwise(dtype, width):
     if dtype == np.float64:
         invarax.config.update("jax_enable_x64", True)
     try:
@@ -90,13 +96,15 @@ def test_float_operations_are_bitwise(dtype):
                     lax.convert_element_type(x, np.int64 if dtype == np.float64 else np.int16),
                     x * 2.0 + 1.0]
 
-        _check_battery(ops, a, b)
+        _check_battery(ops, a, b, width)
     finally:
         invarax.config.update("jax_enable_x64", False)
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int8, np.uint32, np.int64])
-def test_integer_operations_wrap_around_bitwise(dtype):
+@pytest.mark.parametrize("dtype, width", [(np.int32, None), (np.uint8, None), (np.int8, None),
+                                          (np.uint32, None), (np.int64, None), (np.int8, 16),
+                                          (np.int64, 5)])
+def test_integer_operations_wrap_around_bitwise(dtype, width):
     info = np.iinfo(dtype)
     rng = np.random.default_rng(5)
     values = np.concatenate([np.array([0, 1, 2, info.max, info.min, info.max - 1, info.min + 1,
@@ -115,7 +123,7 @@ def test_integer_operations_wrap_around_bitwise(dtype):
                 x * jnp.asarray(np.array(info.max, dtype))]
 
     try:
-        _check_battery(ops, a, b)
+        _check_battery(ops, a, b, width)
     finally:
         invarax.config.update("jax_enable_x64", False)
 
@@ -212,7 +220,7 @@ def test_a_failing_compilation_runs_as_python(monkeypatch):
 def test_a_corrupt_cache_entry_is_rebuilt(tmp_path, monkeypatch):
     monkeypatch.setenv("INVARAX_CACHE_DIR", str(tmp_path))
     j = make_jaxpr(lambda c, x: (c + x, c * x))(np.float32(1), np.float32(2)).jaxpr
-    source = native.scan_source(j, 0, 1) + f"/* {os.getpid()} {tmp_path.name} */\n"
+    source = native.scan_source(j, 0, 1)[0] + f"/* {os.getpid()} {tmp_path.name} */\n"
     path = native.cache_path(source)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f:

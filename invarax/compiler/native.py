@@ -57,6 +57,7 @@ static inline double f64_bits(uint64_t u) { double f; memcpy(&f, &u, 8); return 
     if (__builtin_expect(r != r, 0) && a != a) r = a op a; return r; }
 ARITH(float, add_f, +) ARITH(float, sub_f, -) ARITH(float, mul_f, *) ARITH(float, div_f, /)
 ARITH(double, add_d, +) ARITH(double, sub_d, -) ARITH(double, mul_d, *) ARITH(double, div_d, /)
+#define NAN_FIRST(a, b, op) ((a) op ((a) != (a) ? (a) : (b)))
 #define FMAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
 #define FMIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
 #define WRAP(T, a, op, b) ((T)((uint64_t)(a) op (uint64_t)(b)))
@@ -95,8 +96,12 @@ def _literal(v) -> str:
     return f"(({_CTYPES[dt.name]})0x{int(val) & 0xFFFFFFFFFFFFFFFF:x}ull)"
 
 
-def _expr(eqn, args) -> str:
-    """The C expression computing ``eqn`` (one 0-d output) from the C expressions ``args``."""
+def _expr(eqn, args, vector=False) -> str:
+    """The C expression computing ``eqn`` (one 0-d output) from the C expressions ``args``.
+
+    Float arithmetic keeps the first operand's NaN as NumPy does: on 0-d values by a
+    predicted branch after the operation (off the critical path of a scalar loop), in an
+    array loop (``vector``) by a select of the second operand (vectorizes cheaper)."""
     name, params = eqn.primitive.name, eqn.params
     ins = [v.aval for v in eqn.invars]
     out = eqn.outvars[0].aval
@@ -105,7 +110,8 @@ def _expr(eqn, args) -> str:
     if name in _ARITH:
         a, b = args
         if kind == "f":
-            return f"{name}_{t[0]}({a}, {b})"
+            return (f"NAN_FIRST({a}, {b}, {_ARITH[name]})" if vector else
+                    f"{name}_{t[0]}({a}, {b})")
         if kind in "iu" and name != "div":
             return f"WRAP({t}, {a}, {_ARITH[name]}, {b})"
     elif name in _COMPARE:
@@ -136,7 +142,7 @@ def _expr(eqn, args) -> str:
     elif name == "convert_element_type":
         return _convert(ins[0], out, args[0])
     elif name == "integer_pow" and kind in "fiu":
-        return _integer_pow(kind, t, args[0], params["y"])
+        return _integer_pow(kind, t, args[0], params["y"], vector)
     elif name in ("stop_gradient", "copy") and ins[0] == out:
         return args[0]
     raise _Unsupported(f"{name} of {[a.str_short() for a in ins]}")
@@ -174,11 +180,14 @@ def _convert(src, dst, a) -> str:
     return f"({t}){a}"
 
 
-def _integer_pow(kind, t, a, y) -> str:
+def _integer_pow(kind, t, a, y, vector) -> str:
     if y == 0:
         return f"({t})1"
-    mul = (lambda p, q: f"mul_{t[0]}({p}, {q})") if kind == "f" else (
-        lambda p, q: f"WRAP({t}, {p}, *, {q})")
+    def mul(p, q):
+        if kind != "f":
+            return f"WRAP({t}, {p}, *, {q})"
+        return f"NAN_FIRST({p}, {q}, *)" if vector else f"mul_{t[0]}({p}, {q})"
+
     acc, base, n = None, a, -y if y < 0 else y
     while n:  # the order of ops.elementwise._integer_pow_impl
         if n & 1:
@@ -186,7 +195,9 @@ def _integer_pow(kind, t, a, y) -> str:
         n >>= 1
         if n:
             base = mul(base, base)
-    return f"div_{t[0]}(({t})1, {acc})" if y < 0 else acc
+    if y < 0:
+        return f"NAN_FIRST(({t})1, {acc}, /)" if vector else f"div_{t[0]}(({t})1, {acc})"
+    return acc
 
 
 _REDUCE = {"reduce_or": ("0", "|="), "reduce_and": ("~0", "&=")}
@@ -224,8 +235,8 @@ class _Body:
     phase is kept in a scratch buffer (``scratch``: names and C types, of ``size``
     elements each)."""
 
-    def __init__(self, jaxpr: Jaxpr, inputs, dests, prefix: str, size: int):
-        self.scratch, self.size, self.lines = [], size, []
+    def __init__(self, jaxpr: Jaxpr, inputs, dests, prefix: str, size: int, lits: list):
+        self.scratch, self.size, self.lines, self.lits = [], size, [], lits
         self.vals = {}  # id(var) -> ("s", expr) | ("u", scalar expr) | ("p", pointer)
         for v, name in zip((*jaxpr.constvars, *jaxpr.invars), inputs, strict=True):
             self.vals[id(v)] = ("s" if v.aval.shape == () else "p", name)
@@ -256,7 +267,7 @@ class _Body:
         copies = []  # array outputs computed in no phase: inputs and broadcast scalars
         for v, d in zip(jaxpr.outvars, dests, strict=True):
             if d is not None and (isinstance(v, Literal) or id(v) not in self.computed):
-                kind, expr = ("s", _literal(v)) if isinstance(v, Literal) else self.vals[id(v)]
+                kind, expr = ("s", self._lit(v)) if isinstance(v, Literal) else self.vals[id(v)]
                 copies.append(f"{d}[j] = {expr}[j];" if kind == "p" else f"{d}[j] = {expr};")
         if copies:
             self.lines += [f"for (int64_t j = 0; j < {size}; j++) {{",
@@ -268,9 +279,17 @@ class _Body:
     def _uniform(eqn) -> bool:
         return eqn.primitive.name == "broadcast_in_dim" and eqn.invars[0].aval.shape == ()
 
+    def _lit(self, v) -> str:
+        """A literal: a bool inline, a number read from the function's parameters, so that
+        the source (and its compilation) does not depend on the values of constants."""
+        if np.dtype(v.aval.dtype) == np.bool_:
+            return _literal(v)
+        self.lits.append(v)
+        return f"L{len(self.lits) - 1}"
+
     def _scalar(self, v) -> str:
         if isinstance(v, Literal):
-            return _literal(v)
+            return self._lit(v)
         kind, expr = self.vals[id(v)]
         if kind != "s":
             raise _Unsupported("an array read as a 0-d value")
@@ -279,7 +298,7 @@ class _Body:
     def _elem(self, v, loads, lines) -> str:
         """The C expression of element ``j`` of ``v`` inside a phase loop."""
         if isinstance(v, Literal):
-            return _literal(v)
+            return self._lit(v)
         kind, expr = self.vals[id(v)]
         if kind in "slu":
             return expr
@@ -310,7 +329,7 @@ class _Body:
                 self.vals[id(out)] = ("s", name)
                 continue
             body.append(f"const {t} {name} = "
-                        f"{_expr(eqn, [self._elem(v, loads, body) for v in eqn.invars])};")
+                        f"{_expr(eqn, [self._elem(v, loads, body) for v in eqn.invars], True)};")
             self.vals[id(out)] = ("l", name)
             self.computed.add(id(out))
             for d in written.get(id(out), []):
@@ -352,10 +371,12 @@ class _Function:
             else:
                 self.head.append(f"const {t} *{n} = (const {t} *)p[{k}];")
 
-    def source(self, signature, loop, bodies) -> str:
+    def source(self, signature, loop, bodies, lits, first_lit) -> str:
         scratch = self.scratch + [s for b in bodies for s in b.scratch]
         lines = [_PRELUDE, "#include <stdlib.h>", f"int {signature} {{",
                  *(f"    {h}" for h in self.head)]
+        lines += [f"    const {_ctype(v.aval)} L{k} = *(const {_ctype(v.aval)} *)"
+                  f"p[{first_lit + k}];" for k, v in enumerate(lits)]
         lines += [f"    {t} *{n} = malloc({self.size} * sizeof({t}) + 1);" for n, t in scratch]
         if scratch:
             lines.append(f"    if ({' || '.join(f'!{n}' for n, _ in scratch)}) return 1;")
@@ -366,11 +387,12 @@ class _Function:
         return "\n".join(lines) + "\n"
 
 
-def scan_source(jaxpr: Jaxpr, num_consts: int, num_carry: int) -> str:
-    """C source of ``int loop(void **p, int64_t start, int64_t count, int64_t step)``:
-    the scan of ``jaxpr`` (see ``lower.compile_loop``); ``p`` points at the consts, the
-    carry (read, then written at the end), the xs and the ys (contiguous). Raises
-    ``_Unsupported`` for a body the native path does not compute."""
+def scan_source(jaxpr: Jaxpr, num_consts: int, num_carry: int):
+    """``(source, literals)``: C source of ``int loop(void **p, int64_t start, int64_t
+    count, int64_t step)``, the scan of ``jaxpr`` (see ``lower.compile_loop``); ``p`` points
+    at the consts, the carry (read, then written at the end), the xs, the ys (contiguous)
+    and the values of ``literals``. Raises ``_Unsupported`` for a body the native path does
+    not compute."""
     size = math.prod(loop_shape(jaxpr))
     avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]
     n_const = len(jaxpr.constvars) + num_consts
@@ -393,7 +415,8 @@ def scan_source(jaxpr: Jaxpr, num_consts: int, num_carry: int) -> str:
                                             f"(const {_ctype(a)} *)p[{n_const + num_carry + k}];")
     for k, a in enumerate(y_avals):
         fn.head[n_in + k] = f"{_ctype(a)} *y{k} = ({_ctype(a)} *)p[{n_in + k}];"
-    body = _Body(jaxpr, [*names, *xs], dests, "t", size)
+    lits = []
+    body = _Body(jaxpr, [*names, *xs], dests, "t", size, lits)
     loop = ["for (int64_t s = 0; s < count; s++) {", "    const int64_t i = start + s * step;",
             *(f"    {line}" for line in body.lines)]
     loop += [f"    y{k}[i] = {o};" for k, (a, o) in
@@ -406,13 +429,14 @@ def scan_source(jaxpr: Jaxpr, num_consts: int, num_carry: int) -> str:
     loop += [f"    {carry[int(n[1:])]} = {n};" for n, _, _ in new]
     loop += [f"    {s}" for s in fn.swap] + ["}"]
     return fn.source("loop(void **p, int64_t start, int64_t count, int64_t step)", loop,
-                     [body])
+                     [body], lits, n_in + len(y_avals)), lits
 
 
-def while_source(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int) -> str:
-    """C source of ``int loop(void **p)``: the while of ``cond`` and ``body`` (see
-    ``lower.compile_while``); ``p`` points at the cond consts (constvars first), the body
-    consts (likewise) and the carry (read, then written at the end)."""
+def while_source(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int):
+    """``(source, literals)``: C source of ``int loop(void **p)``, the while of ``cond``
+    and ``body`` (see ``lower.compile_while``); ``p`` points at the cond consts (constvars
+    first), the body consts (likewise), the carry (read, then written at the end) and the
+    values of ``literals``."""
     size = math.prod(loop_shape(cond, body))
     nc = len(cond.constvars) + cond_nconsts
     nb = len(body.constvars) + body_nconsts
@@ -423,9 +447,10 @@ def while_source(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int)
     ks = [f"k{k}" for k in range(len(carry))]
     fn = _Function([*c_avals[:nc], *b_avals], [*cc, *bc, *ks],
                    range(nc + nb, nc + nb + len(carry)), size)
-    c = _Body(cond, [*cc, *ks], [None], "u", size)
+    lits = []
+    c = _Body(cond, [*cc, *ks], [None], "u", size, lits)
     b = _Body(body, [*bc, *ks], [f"{k}n" if a.shape else None
-                                 for k, a in zip(ks, carry, strict=True)], "t", size)
+                                 for k, a in zip(ks, carry, strict=True)], "t", size, lits)
     loop = ["for (;;) {", *(f"    {line}" for line in c.lines),
             f"    if (!({c.outs[0]})) break;", "    {", *(f"        {line}" for line in b.lines)]
     new = [(f"n{k}", a, o) for k, (a, o) in enumerate(zip(carry, b.outs, strict=True))
@@ -433,7 +458,7 @@ def while_source(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int)
     loop += [f"        const {_ctype(a)} {n} = {o};" for n, a, o in new]
     loop += [f"        {ks[int(n[1:])]} = {n};" for n, _, _ in new]
     loop += [f"        {s}" for s in fn.swap] + ["    }", "}"]
-    return fn.source("loop(void **p)", loop, [c, b])
+    return fn.source("loop(void **p)", loop, [c, b], lits, nc + nb + len(carry)), lits
 
 
 # ---------------------------------------------------------------------------------------
@@ -446,16 +471,18 @@ class _Caller:
     whose pointers are computed once (``ndarray.ctypes`` costs microseconds per array);
     arrays are passed as they are (contiguous; the carry copied: the loop writes it)."""
 
-    def __init__(self, fn, avals, carry, n_out):
+    def __init__(self, fn, avals, carry, n_out, lits):
         self.fn, self.carry, n = fn, carry, len(avals)
         self.scalars = [k for k, a in enumerate(avals) if a.shape == ()]
+        lit_slots = range(len(self.scalars), len(self.scalars) + len(lits))
         self.arrays = [(k, np.dtype(a.dtype), k in carry) for k, a in enumerate(avals)
                        if a.shape != ()]
         slots = {k: i for i, k in enumerate(self.scalars)}
         array_at = {k: i for i, (k, _, _) in enumerate(self.arrays)}
         self.out_plan = [(True, slots[k]) if k in slots else (False, array_at[k])
                          for k in carry]
-        dtypes = [np.dtype(avals[k].dtype) for k in self.scalars]
+        dtypes = [np.dtype(a.dtype) for a in (*(avals[k] for k in self.scalars),
+                                              *(v.aval for v in lits))]
 
         class Staging(threading.local):
             def __init__(self):
@@ -464,15 +491,18 @@ class _Caller:
                 self.views = [raw[8 * i:8 * i + d.itemsize].view(d).reshape(())
                               for i, d in enumerate(dtypes)]
                 base = self.buf.ctypes.data
-                self.ptrs = (ctypes.c_void_p * (n + n_out))(
-                    *(base + 8 * slots[k] if k in slots else None for k in range(n)))
+                self.ptrs = (ctypes.c_void_p * (n + n_out + len(lits)))(
+                    *(base + 8 * slots[k] if k in slots else None for k in range(n)),
+                    *[None] * n_out, *(base + 8 * i for i in lit_slots))
+                for i, v in zip(lit_slots, lits, strict=True):
+                    self.views[i][()] = v.val._value
 
         self.local = Staging()  # each thread sees its own buffer and pointers
 
     def __call__(self, values, outs, *extra):
         st = self.local
         views, ptrs = st.views, st.ptrs
-        for k, view in zip(self.scalars, views, strict=True):
+        for k, view in zip(self.scalars, views, strict=False):  # (the literals' are set)
             view[()] = values[k]
         kept = []
         for k, dtype, written in self.arrays:
@@ -492,7 +522,7 @@ def native_scan(jaxpr: Jaxpr, num_consts: int, num_carry: int, fallback):
     is not a ``range``, a short loop (``MIN_WORK``), or all calls if the compilation (on
     the first call that needs it) fails."""
     try:
-        source = scan_source(jaxpr, num_consts, num_carry)
+        source, lits = scan_source(jaxpr, num_consts, num_carry)
     except _Unsupported:
         return None
     if cache_path(source) is None:  # no compiler runs
@@ -517,7 +547,7 @@ def native_scan(jaxpr: Jaxpr, num_consts: int, num_carry: int, fallback):
                 fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
             built.append(fn and _Caller(fn, [*avals[:n_in], *x_avals],
                                         range(n_in - num_carry, n_in),
-                                        len(jaxpr.outvars) - num_carry))
+                                        len(jaxpr.outvars) - num_carry, lits))
         if built[0] is None:
             return fallback(*args)
         return built[0](args[:n], ys, order.start, len(order), order.step)
@@ -530,7 +560,7 @@ def native_scan(jaxpr: Jaxpr, num_consts: int, num_carry: int, fallback):
 def native_while(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int):
     """``loop(*cond_consts, *body_consts, *carry)`` running natively, or None."""
     try:
-        source = while_source(cond, body, cond_nconsts, body_nconsts)
+        source, lits = while_source(cond, body, cond_nconsts, body_nconsts)
     except _Unsupported:
         return None
     fn = load(source)
@@ -541,7 +571,7 @@ def native_while(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int)
     avals = [*(v.aval for v in (*cond.constvars, *cond.invars[:cond_nconsts])),
              *(v.aval for v in (*body.constvars, *body.invars))]
     n = len(avals)
-    call = _Caller(fn, avals, range(n - (len(body.invars) - body_nconsts), n), 0)
+    call = _Caller(fn, avals, range(n - (len(body.invars) - body_nconsts), n), 0, lits)
 
     def run(*args):
         return call(args, ())
