@@ -294,3 +294,18 @@ def test_a_full_max_or_an_array_sum_in_the_body_runs_as_python():
     assert not cf.while_loop_program(p["cond_jaxpr"], p["body_jaxpr"], p["cond_nconsts"],
                                      p["body_nconsts"]).native
     _native_python_bitwise(f, x)
+
+
+def test_empty_arrays_in_a_while_run_as_python():
+    def f(x):
+        return lax.while_loop(lambda s: jnp.all(s[1] < 3.0) & (s[0] < 4),
+                              lambda s: (s[0] + 1, s[1] + 1.0), (0, x))
+
+    x = jnp.zeros((0, 3), np.float32)
+    closed = make_jaxpr(f)(x)
+    p = closed.jaxpr.eqns[-1].params
+    assert not cf.while_loop_program(p["cond_jaxpr"], p["body_jaxpr"], p["cond_nconsts"],
+                                     p["body_nconsts"]).native
+    assert int(f(x)[0]) == 4
+    (got,) = _native_python_bitwise(lambda x: f(x)[1], jnp.zeros((2, 3), np.float32))
+    assert_bitwise(got, np.full((2, 3), 3.0, np.float32))

@@ -221,6 +221,8 @@ def loop_shape(*jaxprs) -> tuple:
     shapes.discard(())
     if len(shapes) > 1:
         raise _Unsupported(f"values of shapes {sorted(shapes)}")
+    if any(0 in s for s in shapes):
+        raise _Unsupported("empty arrays")
     return shapes.pop() if shapes else ()
 
 
