@@ -34,7 +34,7 @@ NATIVE_ARCH = ("-march=native",)
 _LOCK = threading.Lock()
 _LOADED = {}  # cache path -> the loaded function, or the reason it could not be built
 _VERSIONS = {}  # compiler command -> its version line, or None if it does not run
-COMPILED = []  # (key, seconds) of each compilation in this process (first-call cost)
+COMPILED = []  # (cache path, seconds) of each compilation in this process (first-call cost)
 
 
 def compiler() -> list:
