@@ -11,7 +11,7 @@ def _memoised():
     from .ops import _control_flow, while_grad
 
     return (jit._executable, jit._split, passes._run_sub, passes._structure, ad._forwards,
-            _control_flow.scan_loop, _control_flow.while_loop_program, while_grad._vjp_jaxpr)
+            _control_flow._scan_loop, _control_flow._while_loop_program, while_grad._vjp_jaxpr)
 
 
 def clear_caches() -> None:
@@ -42,3 +42,6 @@ def clear_caches() -> None:
         caches.variants.clear()
     for helper in _memoised():
         helper.cache_clear()
+    from .ops import scan_p
+
+    scan_p.clear_pool()  # the buffers kept for scans' stacked outputs

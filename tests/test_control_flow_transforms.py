@@ -477,11 +477,11 @@ def test_jitted_loop_bodies_compile_once():
     g = jit(grad(lambda x: lax.fori_loop(0, 10, lambda i, c: jnp.sin(c) * x, x)))
     f(np.float32(1.0))
     g(np.float32(1.0))
-    before = cf.scan_loop.cache_info()
+    before = cf._scan_loop.cache_info()
     for _ in range(4):
         f(np.float32(1.0))
         g(np.float32(2.0))
-    after = cf.scan_loop.cache_info()
+    after = cf._scan_loop.cache_info()
     assert after.misses == before.misses and after.hits >= before.hits + 12
 
 
@@ -503,3 +503,54 @@ def test_loop_invariant_statements_run_once_before_the_loop():
     assert_bitwise(f(x), c)
     assert_bitwise(f(x, 0), x)
     check_n3(f, x)
+
+
+def test_loop_invariant_residuals_are_not_stacked():
+    # W.T (computed from a loop constant) is needed by the backward pass: the staged scan
+    # computes it again once, instead of the known scan saving a copy per iteration.
+    W = jnp.asarray(data((4, 3), seed=21))
+    xs = jnp.asarray(data((6, 3), seed=22))
+
+    def f(W, h0):
+        def step(h, x):
+            h = jnp.tanh(h @ W.T[:3, :3] + x)
+            return h, h
+
+        return jnp.sum(lax.scan(step, h0, xs)[1] ** 2)
+
+    h0 = jnp.asarray(data((3,), seed=23))
+    closed = make_jaxpr(grad(f, argnums=(0, 1)))(W, h0)
+    shapes = [v.aval.shape for e in closed.jaxpr.eqns for v in e.outvars]
+    assert (6, 3, 4) not in shapes and (6, 3, 3) not in shapes, shapes
+    want = check_n3(grad(f, argnums=(0, 1)), W, h0)
+
+    def unrolled(W, h0):
+        h, total = h0, 0.0
+        for x in xs:
+            h = jnp.tanh(h @ W.T[:3, :3] + x)
+            total = total + jnp.sum(h ** 2)
+        return total
+
+    for g, u in zip(want, grad(unrolled, argnums=(0, 1))(W, h0), strict=True):
+        np.testing.assert_allclose(g, u, rtol=1e-5, atol=1e-6)
+
+
+def test_pooled_stacked_outputs_are_never_shared_with_a_live_array():
+    from invarax.ops import scan_p
+
+    xs = jnp.asarray(data((8, 128, 64), seed=24))  # 256 KiB stacked ys: pooled
+
+    def f(s):
+        return lax.scan(lambda c, x: (c, x * s), 0.0, xs)[1]
+
+    first = np.asarray(f(2.0))
+    view = np.asarray(f(3.0))[1:]
+    again = [np.asarray(f(float(k))) for k in range(4, 8)]
+    assert_bitwise(first, np.asarray(xs) * np.float32(2.0))
+    assert_bitwise(view, np.asarray(xs)[1:] * np.float32(3.0))
+    assert len({id(a) for a in [first, view.base, *again]}) == 6
+    del first, view, again
+    a = np.asarray(f(1.0))
+    b = np.asarray(f(1.0))
+    assert a is not b  # one taken back from the pool, one new: never the same live buffer
+    assert scan_p.POOL_MIN_BYTES <= xs.size * 4

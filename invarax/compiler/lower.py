@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.ir import Jaxpr, Literal
 from .fusion import Group, plan, ufunc_of
+from .native import native_scan, native_while
 
 
 def compile_jaxpr(jaxpr: Jaxpr, donated=None):
@@ -53,7 +54,7 @@ def compile_jaxpr(jaxpr: Jaxpr, donated=None):
     return p.make("\n".join(lines))
 
 
-def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int):
+def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int, native: bool = False):
     """Return ``loop(*consts, *carry, *xs, *ys, order) -> carry``: a ``scan`` of ``jaxpr``
     (consts, carry, x slices -> carry, y slices) in one generated function.
 
@@ -96,7 +97,9 @@ def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int):
     if not p.body and not num_carry and not ys:
         lines.append("            pass")
     lines.append(f"    return [{', '.join(carry_in)}]")
-    return p.make("\n".join(lines))
+    run = p.make("\n".join(lines))
+    run.native = False
+    return (native and native_scan(jaxpr, num_consts, num_carry, run)) or run
 
 
 _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.less: "<",
@@ -119,14 +122,16 @@ def _scalar_operator(item):
     return _OPERATORS.get(ufunc)
 
 
-def compile_while(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int):
+def compile_while(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int,
+                  native: bool = False):
     """Return ``loop(*cond_consts, *body_consts, *carry) -> carry``: a ``while`` of ``cond``
     (cond consts, carry -> bool) and ``body`` (body consts, carry -> carry) in one generated
     function.
 
     Each iteration runs the statements ``compile_loop`` would generate for ``cond``, stops
     if its result is False, else those for ``body``, and rebinds the carry. The jaxprs'
-    constvars come first among the consts (``cond``'s, then ``body``'s).
+    constvars come first among the consts (``cond``'s, then ``body``'s). With ``native``, as
+    ``compile_loop``.
 
     Example:
         >>> c = make_jaxpr(lambda x: x < 10)(1).jaxpr
@@ -159,7 +164,9 @@ def compile_while(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int
     lines.append(f"    return [{', '.join(carry)}]")
     b.groups += c.groups
     b.reused += c.reused
-    return b.make("\n".join(lines))
+    run = b.make("\n".join(lines))
+    run.native = False
+    return (native and native_while(cond, body, cond_nconsts, body_nconsts)) or run
 
 
 def _as_scalars(jaxpr: Jaxpr, names) -> list:

@@ -26,6 +26,8 @@ class Config:
         # invarax's own exp, log, sin, ... (correctly rounded, the same bits on every CPU:
         # N6) instead of NumPy's ufuncs; off by default until they reach NumPy's speed
         "invarax_exact_elementary": False,
+        # loops whose body is 0-d arithmetic run as compiled C (compiler/native.py)
+        "invarax_native_loops": True,
         # local CPU devices of this process (read once, when devices are first used)
         "jax_num_cpu_devices": 1,
     }

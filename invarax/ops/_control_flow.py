@@ -15,6 +15,7 @@ import functools
 from ..compiler.jit import _executable, _split, _trace_call
 from ..compiler.lower import compile_loop, compile_while
 from ..compiler.passes import optimize
+from ..core.config import config
 from ..core.eval import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.trace import Tracer
@@ -30,25 +31,42 @@ def run_body(closed: ClosedJaxpr):
     return lambda *args: run(*consts, *args)
 
 
-@functools.lru_cache(maxsize=1024)
 def scan_loop(closed: ClosedJaxpr, num_consts: int, num_carry: int):
     """``loop(*consts, *carry, *xs, *ys, order) -> carry``: the ``scan`` of ``closed``
-    optimised and compiled once into one loop (``compiler.lower.compile_loop``)."""
+    optimised and compiled once into one loop (``compiler.lower.compile_loop``; native if
+    the config flag ``invarax_native_loops`` is on and the body allows)."""
+    return _scan_loop(closed, num_consts, num_carry, config.read("invarax_native_loops"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _scan_loop(closed: ClosedJaxpr, num_consts: int, num_carry: int, native: bool):
     opt = optimize(closed)
-    loop = compile_loop(opt.jaxpr, num_consts, num_carry)
+    loop = compile_loop(opt.jaxpr, num_consts, num_carry, native)
     consts = [c._value for c in opt.consts]
     if not consts:
         return loop
-    return lambda *args: loop(*consts, *args)
+
+    def run(*args):
+        return loop(*consts, *args)
+
+    run.native = loop.native
+    return run
 
 
-@functools.lru_cache(maxsize=1024)
 def while_loop_program(cond: ClosedJaxpr, body: ClosedJaxpr, cond_nconsts: int,
                        body_nconsts: int):
     """``loop(*cond_consts, *body_consts, *carry) -> carry``: the ``while`` of ``cond`` and
-    ``body``, optimised and compiled once into one loop (``compiler.lower.compile_while``)."""
+    ``body``, optimised and compiled once into one loop (``compiler.lower.compile_while``;
+    native as ``scan_loop``)."""
+    return _while_loop_program(cond, body, cond_nconsts, body_nconsts,
+                               config.read("invarax_native_loops"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _while_loop_program(cond: ClosedJaxpr, body: ClosedJaxpr, cond_nconsts: int,
+                        body_nconsts: int, native: bool):
     oc, ob = optimize(cond), optimize(body)
-    loop = compile_while(oc.jaxpr, ob.jaxpr, cond_nconsts, body_nconsts)
+    loop = compile_while(oc.jaxpr, ob.jaxpr, cond_nconsts, body_nconsts, native)
     cc, bc = [c._value for c in oc.consts], [c._value for c in ob.consts]
     if not cc and not bc:
         return loop
@@ -56,6 +74,7 @@ def while_loop_program(cond: ClosedJaxpr, body: ClosedJaxpr, cond_nconsts: int,
     def run(*args):
         return loop(*cc, *args[:cond_nconsts], *bc, *args[cond_nconsts:])
 
+    run.native = loop.native
     return run
 
 

@@ -10,7 +10,11 @@ and under ``jit`` alike. Rules:
   iteration (a fixed point) are instantiated.
 - partial evaluation: the body is split (the unknown carries a fixed point); the known
   ``scan`` returns the residuals stacked as extra ys, except a residual that is a loop
-  constant or a slice of ``xs`` (passed to the staged ``scan`` as it is).
+  constant or a slice of ``xs`` (passed to the staged ``scan`` as it is), or one computed
+  from loop constants alone (such as ``W.T``): the staged body computes it again from
+  those constants, once, before its loop, instead of a copy being stacked per iteration.
+  Large stacked outputs reuse pooled buffers that nothing references any more
+  (``stacked_buffer``).
 - transpose: a ``scan`` in the other direction of the body's backward pass, carrying the
   cotangents of the carry and of the linear consts. A const's cotangent is accumulated in
   the order an unrolled loop's backward pass adds it: starting from the cotangent already
@@ -25,9 +29,12 @@ and under ``jit`` alike. Rules:
 
 from __future__ import annotations
 
+import sys
+import threading
+
 import numpy as np
 
-from ..core.ir import Eqn, Var
+from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from ..core.trace import Primitive
 from ..interpreters import ad, batching
 from . import _control_flow as cf
@@ -38,10 +45,45 @@ scan_p = Primitive("scan", multiple_results=True)
 def _scan_impl(*args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
     loop = cf.scan_loop(jaxpr, num_consts, num_carry)
     xs = args[num_consts + num_carry:]
-    ys = [np.empty((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
+    ys = [stacked_buffer((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
     order = range(length - 1, -1, -1) if reverse else range(length)
     carry = loop(*args[:num_consts + num_carry], *xs, *ys, order)
     return [*(np.asarray(c) for c in carry), *ys]
+
+
+# Stacked outputs of at least POOL_MIN_BYTES are taken from a pool of buffers that nothing
+# else references any more (at most POOL_PER_KEY per shape and dtype, POOL_MAX_BYTES in
+# all): freshly allocated memory is mapped page by page on first touch, which cost the
+# LSTM benchmark's residuals (14 x 3.2 MB per call) about as much as writing them.
+POOL_MIN_BYTES, POOL_PER_KEY, POOL_MAX_BYTES = 1 << 18, 32, 1 << 30
+_pool, _pool_lock, _pool_bytes = {}, threading.Lock(), [0]
+
+
+def stacked_buffer(shape, dtype) -> np.ndarray:
+    """An uninitialised array for a scan's stacked output: a pooled one no other object
+    references (its last user has dropped it), a new pooled one, or a plain new one."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if nbytes < POOL_MIN_BYTES:
+        return np.empty(shape, dtype)
+    with _pool_lock:
+        arrays = _pool.setdefault((tuple(shape), dtype.str), [])
+        for a in arrays:
+            if sys.getrefcount(a) == 3:  # the list, ``a`` and getrefcount's argument
+                a.flags.writeable = True  # (an invarax Array made it read-only)
+                return a
+        if len(arrays) < POOL_PER_KEY and _pool_bytes[0] + nbytes <= POOL_MAX_BYTES:
+            arrays.append(np.empty(shape, dtype))
+            _pool_bytes[0] += nbytes
+            return arrays[-1]
+    return np.empty(shape, dtype)
+
+
+def clear_pool() -> None:
+    """Drop the pooled buffers (``invarax.clear_caches`` calls it)."""
+    with _pool_lock:
+        _pool.clear()
+        _pool_bytes[0] = 0
 
 
 def _scan_abstract_eval(*avals, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
@@ -149,17 +191,27 @@ def _scan_partial_eval(eqn, unknown):
     k_carry = num_carry - sum(carry_uk)
     known_outer = [v for v, u in zip(eqn.invars, body_uk, strict=True) if not u]
     # Each residual: a loop constant (passed as a const), a slice of known xs (the xs passed
-    # as they are) or another value (stacked as an extra ys of the known scan).
+    # as they are), a value computed from loop constants alone (computed again by the staged
+    # body from those constants, where it runs once, before the loop: the same operations on
+    # the same values) or another value (stacked as an extra ys of the known scan).
     position = {id(v): i for i, v in enumerate(kj.invars)}
-    res_consts, res_xs, stacked = [], [], []
+    invariant = _invariant_values(kj, k_consts)
+    res_consts, res_xs, stacked, remat = [], [], [], []
     for r, v in enumerate(kj.outvars[n_known_out:]):
         i = position.get(id(v)) if isinstance(v, Var) else None
         if i is not None and i < k_consts:
             res_consts.append((r, known_outer[i]))
         elif i is not None and i >= k_consts + k_carry:
             res_xs.append((r, known_outer[i]))
+        elif id(v) in invariant:
+            remat.append(r)
         else:
             stacked.append(r)
+    staged_stacked = stacked  # the stacked residuals' positions among the staged's inputs
+    if remat:
+        staged, num_res, res_consts, res_xs, staged_stacked = _rematerialise(
+            known, staged, num_res, k_consts, remat, res_consts, res_xs, stacked,
+            known_outer[:k_consts])
     if all(out_uk) and not stacked:  # the known scan would compute nothing
         return None, eqn
     stacked_vars = [Var(kj.outvars[n_known_out + r].aval.update(
@@ -181,7 +233,7 @@ def _scan_partial_eval(eqn, unknown):
     rx = [r for r, _ in res_xs]
     base = num_res
     order = [*rc, *range(base, base + uk_c), *range(base + uk_c, base + uk_c + uk_k), *rx,
-             *stacked, *range(base + uk_c + uk_k, len(staged.in_avals))]
+             *staged_stacked, *range(base + uk_c + uk_k, len(staged.in_avals))]
     staged_body = cf.permute(staged, order)
     uk_outer = [v for v, u in zip(eqn.invars, body_uk, strict=True) if u]
     ins = [*(v for _, v in res_consts), *uk_outer[:uk_c], *uk_outer[uk_c:uk_c + uk_k],
@@ -196,6 +248,51 @@ def _scan_partial_eval(eqn, unknown):
                      dict(p, jaxpr=staged_body, linear=staged_linear,
                           num_consts=len(rc) + uk_c, num_carry=uk_k))
     return known_eqn, staged_eqn
+
+
+def _invariant_values(kj, k_consts) -> set:
+    """The ids of the values of the known body ``kj`` computed from its first ``k_consts``
+    inputs (the loop constants), its constvars and literals alone, by pure equations."""
+    from ..compiler.passes import has_effect
+
+    invariant = {id(v) for v in (*kj.constvars, *kj.invars[:k_consts])}
+    for e in kj.eqns:
+        if not has_effect(e) and all(not isinstance(v, Var) or id(v) in invariant
+                                     for v in e.invars):
+            invariant.update(id(v) for v in e.outvars)
+    return invariant
+
+
+def _rematerialise(known, staged, num_res, k_consts, remat, res_consts, res_xs, stacked,
+                   const_vars):
+    """The staged body computing the loop-invariant residuals ``remat`` itself from the
+    known loop constants, which become its leading residuals (passed as consts): returns
+    ``(staged, num_res, res_consts, res_xs, stacked)`` renumbered."""
+    kj = known.jaxpr
+    n_known_out = len(kj.outvars) - num_res
+    targets = [kj.outvars[n_known_out + r] for r in remat]
+    invariant = _invariant_values(kj, k_consts)
+    sub = ClosedJaxpr(Jaxpr(kj.constvars, kj.invars[:k_consts], targets,
+                            [e for e in kj.eqns if all(id(v) in invariant for v in e.outvars)],
+                            check=False), known.consts)
+    keep = [r for r in range(num_res) if r not in remat]
+    n_uk = len(staged.in_avals) - num_res
+
+    def body(ins):
+        consts, rest = ins[:k_consts], ins[k_consts:]
+        values = dict(zip(remat, cf.body_fun(sub)(consts), strict=True))
+        values.update(zip(keep, rest[:len(keep)], strict=True))
+        return cf.body_fun(staged)([*(values[r] for r in range(num_res)), *rest[len(keep):]])
+
+    in_avals = [*(v.aval for v in kj.invars[:k_consts]),
+                *(staged.in_avals[r] for r in keep), *staged.in_avals[num_res:]]
+    new = cf.derive(body, in_avals, "partial evaluation of scan")
+    assert len(new.in_avals) == k_consts + len(keep) + n_uk
+    pos = {r: k_consts + i for i, r in enumerate(keep)}
+    res_consts = [*((i, v) for i, v in enumerate(const_vars)),
+                  *((pos[r], v) for r, v in res_consts)]
+    res_xs = [(pos[r], v) for r, v in res_xs]
+    return new, k_consts + len(keep), res_consts, res_xs, [pos[r] for r in stacked]
 
 
 def _scan_transpose(cts, *args, **params):
