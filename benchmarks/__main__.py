@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import cnn, memory, peers, problems, report
+from . import cnn, memory, peers, problems, report, transformer
 from .timing import medians
 
 
@@ -63,6 +63,8 @@ def _cnn_labels(cfg: problems.Config) -> dict:
         "resnet": (f"14. ResNet block (3x3, {rc} ch, {rs}x{rs}, batch {rn}) fwd+bwd (ms)",
                    1e-3),
         "maxpool": (f"15. max-pool 2x2 fwd+bwd, {'x'.join(map(str, pool))} (ms)", 1e-3),
+        "transformer": ("17. transformer block train step (pre-LN, d={2}, {3} heads, seq {1}, "
+                        "batch {0}), Equinox style (ms)".format(*transformer.sizes(cfg)), 1e-3),
     }
 
 
