@@ -100,6 +100,17 @@ static void F(pack_a_gather)(const T *x, const ptrdiff_t *rows, const ptrdiff_t 
             }
             continue;
         }
+        if (n == 6 && mr == 6) { /* the AVX2 tile: six rows anywhere, offsets in registers */
+            const ptrdiff_t r0 = r[0], r1 = r[1], r2 = r[2], r3 = r[3], r4 = r[4], r5 = r[5];
+            for (ptrdiff_t j = 0; j < kb; j++) {
+                ptrdiff_t p = perm[j];
+                const T *xp = x + cols[p];
+                T *dp = dst + p * 6;
+                dp[0] = xp[r0]; dp[1] = xp[r1]; dp[2] = xp[r2];
+                dp[3] = xp[r3]; dp[4] = xp[r4]; dp[5] = xp[r5];
+            }
+            continue;
+        }
         for (ptrdiff_t j = 0; j < kb; j++) {
             ptrdiff_t p = perm[j];
             const T *xp = x + cols[p];
