@@ -68,3 +68,15 @@ def test_control_flow_rows_run_alone(capsys):
     control_flow.main(["--tiny", "--repeats", "1"])
     printed = capsys.readouterr().out
     assert all(f"| {key} |" in printed for key in control_flow.ROWS)
+
+
+def test_issue17_rows_run_and_print_a_line_per_run(capsys):
+    pytest.importorskip("jax")
+    from benchmarks import issue17
+
+    issue17.main(["--tiny", "--runs", "2", "--rows", "jacrev,conv"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("# all threads, wall clock")
+    assert [line.split(":")[0] for line in lines[1:]] == [
+        "jacrev run 0", "jacrev run 1", "conv run 0", "conv run 1"]
+    assert "conv/square gemm" in lines[-1] and "load" in lines[-1]
