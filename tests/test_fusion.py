@@ -690,3 +690,27 @@ def test_pool_keeps_few_large_contiguous_buffers_only():
     key = ((POOL_MIN_BYTES // 4,), np.dtype(np.float32))
     assert pool.take(key) is big[POOL_PER_KEY - 1]
     assert pool.take(((3,), np.dtype(np.float64))).shape == (3,)
+
+
+def test_pooled_buffers_of_a_while_loops_condition_and_body_keep_their_shapes():
+    # the condition's and the body's programs share one namespace: their pool keys must
+    # not collide (a (20000,) buffer handed to a (30000,) value)
+    x = jnp.asarray(np.linspace(0, 1, 20000, dtype=np.float32))
+    y = jnp.asarray(np.linspace(0, 1, 30000, dtype=np.float32))
+
+    def cond(c):
+        a, b, i = c
+        t = jnp.sin(a) * 2.0 + a
+        return (jnp.sum(t * t) > -1.0) & (i < 3)
+
+    def body(c):
+        a, b, i = c
+        u = jnp.cos(b) * 3.0 - b
+        v = jnp.exp(a) * 0.5 + a
+        return v * 0.25, u * 0.5 + b, i + 1
+
+    def f(x, y):
+        return lax.while_loop(cond, body, (x, y, 0))
+
+    for got, want in zip(invarax.jit(f)(x, y), f(x, y), strict=True):
+        assert_same(got, want)

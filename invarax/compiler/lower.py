@@ -227,7 +227,7 @@ class _Program:
             fn = f"{prefix}f{i}"
             bufs = _buffers(_candidates(item), last_use.get(i, ()), lenders)
             reused += [b for b in bufs if b is not None]
-            buf_names = [_pooled(v, namespace) if b is None
+            buf_names = [_pooled(v, namespace, prefix) if b is None
                          else donor_names.get(id(b), names[id(b)])
                          for b, v in zip(bufs, item.outvars, strict=False)]
             args = [name_of(v) for v in item.invars]
@@ -355,13 +355,14 @@ POOL_MIN_BYTES = 1 << 16  # smaller arrays come from the heap, already resident
 POOL_PER_KEY = 4  # buffers kept per (shape, dtype) and program
 
 
-def _pooled(var, namespace) -> str:
+def _pooled(var, namespace, prefix: str) -> str:
     """The expression of an output buffer for ``var`` taken from the program's pool
-    (``None``, a fresh array, for a small one)."""
+    (``None``, a fresh array, for a small one); its key's name carries the program's
+    ``prefix``, as a while loop's condition and body share one namespace."""
     aval = var.aval
     if math.prod(aval.shape) * np.dtype(aval.dtype).itemsize < POOL_MIN_BYTES:
         return "None"
-    key = f"_key{len(namespace)}"
+    key = f"_{prefix}key{len(namespace)}"
     namespace[key] = (tuple(aval.shape), np.dtype(aval.dtype))
     return f"_take({key})"
 
