@@ -6,7 +6,7 @@ from functools import partial
 
 import numpy as np
 
-from . import cnn, problems
+from . import cnn, problems, transformer
 
 
 def workloads(jax, jnp, cfg: problems.Config) -> dict:
@@ -70,6 +70,7 @@ def workloads(jax, jnp, cfg: problems.Config) -> dict:
         "newton": lambda: timed(jax.jit(jax.vmap(partial(problems.newton_sqrt, jnp, jax.lax))),
                                 problems.newton_data(cfg)),
         **cnn.workloads(jax, jnp, cfg),
+        **transformer.workloads(jax, jnp, cfg),
     }
 
 

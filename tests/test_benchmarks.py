@@ -21,7 +21,7 @@ def test_tiny_run_writes_table_results_and_chart(tmp_path, capsys):
     assert "Command: `python -m benchmarks --tiny`" in results
     header, _, *rows = table.splitlines()
     assert header.split(" | ")[1:5] == list(peers.TITLES.values())
-    assert len(rows) == 18  # 1-9, control flow 10-12, convolution 13-15
+    assert len(rows) == 19  # 1-9, control flow 10-12, convolution 13-16, transformer 17
     installed = peers.installed()
     for row in rows:
         cells = [cell.strip() for cell in row.strip("|").split("|")]
@@ -41,9 +41,42 @@ def test_configs_share_the_workload_sizes_of_the_issue():
     assert (quick.mlp, quick.example_batch, quick.steps) == (full.mlp, 128, 100)
 
 
+def test_transformer_row_has_the_issue_sizes_and_equinox_parameters():
+    from benchmarks import transformer
+
+    # batch 8, seq 128, d 256, 4 heads (issue 17)
+    assert transformer.sizes(problems.CONFIGS["full"]) == (8, 128, 256, 4)
+    assert transformer.sizes(problems.CONFIGS["quick"]) == (8, 128, 256, 4)
+    eqx = pytest.importorskip("equinox")
+    jax = pytest.importorskip("jax")
+    import numpy as np
+
+    import invarax
+
+    ours = transformer.block_class(invarax, invarax)(8, 2, key=invarax.random.key(0))
+    theirs = transformer.block_class(jax, eqx)(8, 2, key=jax.random.key(0))
+    mine = invarax.tree_util.tree_leaves(invarax.filter(ours, invarax.is_array))
+    peer = jax.tree_util.tree_leaves(eqx.filter(theirs, eqx.is_array))
+    assert len(mine) == len(peer) == 12
+    for a, b in zip(mine, peer, strict=True):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+
+
 def test_control_flow_rows_run_alone(capsys):
     from benchmarks import control_flow
 
     control_flow.main(["--tiny", "--repeats", "1"])
     printed = capsys.readouterr().out
     assert all(f"| {key} |" in printed for key in control_flow.ROWS)
+
+
+def test_issue17_rows_run_and_print_a_line_per_run(capsys):
+    pytest.importorskip("jax")
+    from benchmarks import issue17
+
+    issue17.main(["--tiny", "--runs", "2", "--rows", "jacrev,conv"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("# all threads, wall clock")
+    assert [line.split(":")[0] for line in lines[1:]] == [
+        "jacrev run 0", "jacrev run 1", "conv run 0", "conv run 1"]
+    assert "conv/square gemm" in lines[-1] and "load" in lines[-1]

@@ -615,3 +615,102 @@ def test_fork_while_a_lock_is_held():
     call = fused_run(lambda x: jnp.sin(x) * 2.0, (x,))
     with fusion._SPARE_LOCK, fusion._POOL_LOCK:  # as if another thread held them
         in_fork(lambda: call(CHUNKS[1], 2)[0].tobytes() == eager.tobytes())
+
+
+# ---------------------------------------------------------------------------------------
+# Buffers kept between calls (lower._Pool)
+
+
+def _pooled_program():
+    """A program whose large intermediates die inside it: of the two values dying at the
+    product, one buffer takes the product and the other returns to the pool, which later
+    items and calls write into."""
+    def f(x, w):
+        h = jnp.exp(x) * jnp.sin(x)  # two owned values die here: one is given back
+        y = (h + x) @ w
+        z = jnp.tanh(y) - y
+        return jnp.sum(z * z, axis=1), z[:3], h[0]
+    return f
+
+
+def test_pooled_buffers_never_change_an_earlier_result_and_keep_eager_bits():
+    f = _pooled_program()
+    w = jnp.asarray(finite((256, 256), seed=9) / 16)
+    jf = invarax.jit(f)
+    xs = [finite((512, 256), seed=s) for s in range(4)]
+    results = [jf(jnp.asarray(x), w) for x in xs]  # each call reuses the earlier ones' buffers
+    kept = [[np.array(r) for r in res] for res in results]
+    for x, res, copy in zip(xs, results, kept, strict=True):
+        eager = f(jnp.asarray(x), w)
+        for got, want, before in zip(res, eager, copy, strict=True):
+            assert_same(got, want)
+            assert_same(got, before)  # nothing written over a result the caller holds
+    closed = invarax.make_jaxpr(f)(jnp.asarray(xs[0]), w)
+    source = compile_jaxpr(closed.jaxpr).source
+    assert "_take(" in source and "_give(" in source, source
+
+
+def test_pooled_buffers_under_threads_calling_one_program():
+    import threading
+
+    f = _pooled_program()
+    w = jnp.asarray(finite((256, 256), seed=9) / 16)
+    jf = invarax.jit(f)
+    xs = [finite((512, 256), seed=s) for s in range(6)]
+    want = [f(jnp.asarray(x), w) for x in xs]
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(5):
+                got = jf(jnp.asarray(xs[i]), w)
+                for g, e in zip(got, want[i], strict=True):
+                    assert_same(g, e)
+        except AssertionError as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(xs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_pool_keeps_few_large_contiguous_buffers_only():
+    from invarax.compiler.lower import POOL_MIN_BYTES, POOL_PER_KEY, _Pool
+
+    pool = _Pool()
+    big = [np.empty(POOL_MIN_BYTES // 4, np.float32) for _ in range(POOL_PER_KEY + 2)]
+    for b in big:
+        pool.give(b)
+    pool.give(np.empty(8, np.float32))  # small: the heap's
+    pool.give(np.empty((2, POOL_MIN_BYTES // 4), np.float32)[0])  # a view: never
+    assert [len(v) for v in pool.spare.values()] == [POOL_PER_KEY]
+    key = ((POOL_MIN_BYTES // 4,), np.dtype(np.float32))
+    assert pool.take(key) is big[POOL_PER_KEY - 1]
+    assert pool.take(((3,), np.dtype(np.float64))).shape == (3,)
+
+
+def test_pooled_buffers_of_a_while_loops_condition_and_body_keep_their_shapes():
+    # the condition's and the body's programs share one namespace: their pool keys must
+    # not collide (a (20000,) buffer handed to a (30000,) value)
+    x = jnp.asarray(np.linspace(0, 1, 20000, dtype=np.float32))
+    y = jnp.asarray(np.linspace(0, 1, 30000, dtype=np.float32))
+
+    def cond(c):
+        a, b, i = c
+        t = jnp.sin(a) * 2.0 + a
+        return (jnp.sum(t * t) > -1.0) & (i < 3)
+
+    def body(c):
+        a, b, i = c
+        u = jnp.cos(b) * 3.0 - b
+        v = jnp.exp(a) * 0.5 + a
+        return v * 0.25, u * 0.5 + b, i + 1
+
+    def f(x, y):
+        return lax.while_loop(cond, body, (x, y, 0))
+
+    for got, want in zip(invarax.jit(f)(x, y), f(x, y), strict=True):
+        assert_same(got, want)

@@ -307,3 +307,64 @@ def test_compiler_doc_runs():
     result = doctest.testfile(str(path), module_relative=False,
                               optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+# ---------------------------------------------------------------------------------------
+# Transposed products (layout)
+
+
+def _layout(closed):
+    return passes._run(closed, frozenset({"layout", "dce"}))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_transposed_product_becomes_the_swapped_product(dtype):
+    # the cotangent of W in x @ W.T (an Equinox Linear's weight gradient) is a transpose
+    # of x.T @ ct: computed as ct.T @ x, contiguous, with the same bits
+    x, w = (jnp.asarray((data(s) * 4).astype(dtype)) for s in ((9, 300), (7, 300)))
+    def f(x, w):
+        return lax.transpose(jnp.matmul(x.T, x @ w.T), (1, 0))
+    closed = make_jaxpr(f)(x, w)
+    out = _layout(closed)
+    # x.T and w.T stay (dot_general reads them in place), the product's transpose goes
+    assert prims(closed).count("transpose") == 3 and prims(out).count("transpose") == 2
+    same_bits(closed, out, x, w)
+    assert_bitwise(invarax.jit(f)(x, w), f(x, w))
+
+
+def test_transposed_batched_product_keeps_batch_axes_first():
+    a, b = data((5, 3, 300)), data((5, 300, 4))
+    def f(a, b):
+        return lax.transpose(lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,)))), (0, 2, 1))
+    closed = make_jaxpr(f)(a, b)
+    out = _layout(closed)
+    assert prims(out) == ["dot_general"]
+    assert out.eqns[0].invars == closed.jaxpr.invars[::-1]
+    same_bits(closed, out, a, b)
+
+
+def test_transposed_product_left_alone_when_read_twice_complex_or_other_permutation():
+    a, b = data((6, 300)), data((300, 4))
+    def read_twice(a, b):
+        p = a @ b
+        return p, p.T
+    twice = make_jaxpr(read_twice)(a, b)
+    assert "transpose" in prims(_layout(twice))
+    batch = make_jaxpr(lambda a, b: lax.transpose(jnp.einsum("bij,bjk->bik", a, b), (1, 0, 2)))
+    assert "transpose" in prims(_layout(batch(data((2, 3, 4)), data((2, 4, 5)))))
+    c = (data((6, 300)) + 1j * data((6, 300))).astype(np.complex64)
+    cplx = make_jaxpr(lambda c: (c @ c.T).T)(c)
+    assert "transpose" in prims(_layout(cplx))
+
+
+def test_grad_of_linear_weight_has_no_transposed_cotangent():
+    x, w = data((64, 300)), data((128, 300))
+    def loss(w, x):
+        return jnp.sum(jnp.tanh(x @ w.T))
+    g = invarax.grad(loss)
+    closed = make_jaxpr(g)(w, x)
+    text = str(optimize(closed))
+    assert text.count("transpose") == 1  # the forward's w.T only
+    assert_bitwise(invarax.jit(g)(w, x), g(w, x))
+    got = invarax.jit(g)(w, x)
+    assert np.asarray(got).flags.c_contiguous

@@ -304,3 +304,19 @@ def test_lax_pad_places_each_element(lo, hi, interior):
     two_d = invarax.lax.pad(jnp.asarray(np.stack([x, x + 4])), np.float32(-1.0),
                             [(1, -1, 0), (lo, hi, interior)])
     assert_bitwise(two_d[1], want)
+
+
+def test_broadcast_to_unit_axes_is_a_read_only_view_with_broadcast_to_values():
+    # The impl's fast path (a reshape when only unit axes appear) must look like
+    # np.broadcast_to's result: same values and shape, read-only (jit never donates or
+    # writes over it, which would change the operand it views).
+    from invarax.ops.shape import _broadcast_in_dim_impl
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for shape, dims in [((2, 1, 3), (0, 2)), ((1, 2, 3, 1), (1, 2)), ((2, 3), (0, 1))]:
+        got = _broadcast_in_dim_impl(x, shape, dims)
+        want = np.broadcast_to(x.reshape([x.shape[dims.index(d)] if d in dims else 1
+                                          for d in range(len(shape))]), shape)
+        assert got.shape == want.shape and np.array_equal(got, want)
+        assert not got.flags.writeable and np.shares_memory(got, x)
+    assert x.flags.writeable

@@ -13,11 +13,19 @@ buffer: the program owns the outputs of its fusion groups and ufunc equations
 buffer is lent this way only if every reader of the value is such an item,
 which never returns a view, so no live value can alias it; the program's inputs
 (unless donated), constants and outputs are never written over.
+
+Such a buffer also outlives the call: when an owned value dies without being lent on,
+its buffer goes to the program's pool (``_Pool``, by shape and dtype), and the next item
+whose output has no dying buffer to take (in this call or a later one) writes into a
+pooled one instead of a fresh array, whose pages the system would fault in again at
+every call (a transformer's activations: 4 MB arrays, a millisecond each). Pooled
+buffers are only ever those no live value can reach, so this changes no bit.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -186,7 +194,9 @@ class _Program:
 
     def __init__(self, jaxpr: Jaxpr, donated, kept, scalar_operators=False, prefix="",
                  invariant=()):
-        self.namespace = namespace = {"_errstate": np.errstate, "_donor": _donor}
+        pool = _Pool()
+        self.namespace = namespace = {"_errstate": np.errstate, "_donor": _donor,
+                                      "_take": pool.take, "_give": pool.give}
         names = {}
 
         def name_of(v):
@@ -224,8 +234,9 @@ class _Program:
             fn = f"{prefix}f{i}"
             bufs = _buffers(_candidates(item), last_use.get(i, ()), lenders)
             reused += [b for b in bufs if b is not None]
-            buf_names = ["None" if b is None else donor_names.get(id(b), names[id(b)])
-                         for b in bufs]
+            buf_names = [_pooled(v, namespace, prefix) if b is None
+                         else donor_names.get(id(b), names[id(b)])
+                         for b, v in zip(bufs, item.outvars, strict=False)]
             args = [name_of(v) for v in item.invars]
             op = _scalar_operator(item) if scalar_operators else None
             if op is not None:
@@ -248,7 +259,7 @@ class _Program:
                 groups.append(item)
             else:
                 impl = item.primitive.impl
-                if bufs and bufs[0] is not None:  # a ufunc that writes into a dead buffer
+                if bufs and buf_names[0] != "None":  # a ufunc writing into a dead or pooled buffer
                     impl = ufunc_of(item)
                     args.append(f"out={buf_names[0]}")
                 namespace[fn] = functools.partial(impl, **item.params) if item.params else impl
@@ -258,7 +269,11 @@ class _Program:
                 outs = f"({outs},)"
             call = f"{fn}({', '.join(args)})"
             body.append(f"{outs} = {call}" if outvars else call)  # no outputs: an effect
-            dead = [names[id(v)] for v in last_use.get(i, ())]
+            dying = last_use.get(i, ())
+            lent = {id(b) for b in bufs if b is not None}
+            body += [f"_give({names[id(v)]})" for v in dying
+                     if id(v) in lenders and id(v) not in lent and id(v) not in donor_names]
+            dead = [names[id(v)] for v in dying]
             if dead:
                 body.append(f"del {', '.join(dead)}")
         self.params, self.body, self.groups, self.reused = params, loop_body, groups, reused
@@ -341,3 +356,41 @@ def _donor(x, others):
     if any(np.may_share_memory(x, o) for o in others if isinstance(o, np.ndarray)):
         return None
     return x
+
+
+POOL_MIN_BYTES = 1 << 16  # smaller arrays come from the heap, already resident
+POOL_PER_KEY = 4  # buffers kept per (shape, dtype) and program
+
+
+def _pooled(var, namespace, prefix: str) -> str:
+    """The expression of an output buffer for ``var`` taken from the program's pool
+    (``None``, a fresh array, for a small one); its key's name carries the program's
+    ``prefix``, as a while loop's condition and body share one namespace."""
+    aval = var.aval
+    if math.prod(aval.shape) * np.dtype(aval.dtype).itemsize < POOL_MIN_BYTES:
+        return "None"
+    key = f"_{prefix}key{len(namespace)}"
+    namespace[key] = (tuple(aval.shape), np.dtype(aval.dtype))
+    return f"_take({key})"
+
+
+class _Pool:
+    """A program's spare output buffers by ``(shape, dtype)``: ``take`` one (a fresh
+    array when there is none), ``give`` back one that no live value can reach. ``list``'s
+    ``pop`` and ``append`` are atomic, so threads running the program share it safely."""
+
+    def __init__(self):
+        self.spare = {}
+
+    def take(self, key):
+        try:
+            return self.spare[key].pop()
+        except (KeyError, IndexError):
+            return np.empty(*key)
+
+    def give(self, x):
+        if x.nbytes < POOL_MIN_BYTES or not x.flags.c_contiguous or x.base is not None:
+            return
+        spare = self.spare.setdefault((x.shape, x.dtype), [])
+        if len(spare) < POOL_PER_KEY:
+            spare.append(x)

@@ -19,6 +19,13 @@ every input, the bits of the original:
 - **no-op removal** (``remove_noops``): exact identities only: a conversion to the
   operand's own dtype and weak type, a reshape or broadcast to the operand's own
   shape, an identity transpose, a squeeze of no axes, ``integer_pow`` with exponent 1.
+- **transposed products** (``layout``): ``transpose(dot_general(a, b))`` whose permutation
+  only swaps the two operands' free axes (batch axes first), the product's only reader,
+  becomes ``dot_general(b, a)``: the same values, computed straight into the transposed
+  layout instead of returning a strided view that every later elementwise operation
+  would walk across (a ``Linear`` layer's weight gradient, ``W.T``'s cotangent). The
+  canonical contraction's order is symmetric in its operands (``docs/numerics.md``), so
+  the bits are the same; complex products are left alone.
 
 What no pass does: reassociate, contract ``a*b+c`` into an FMA, rewrite by algebra
 (``x + 0.0 -> x`` is wrong for ``-0.0``, ``x * 2 / 2 -> x`` is wrong on overflow,
@@ -42,7 +49,7 @@ FOLD_MAX_SIZE = 4096  # elements of each output of a folded equation, at most
 EFFECTFUL: set = set()  # primitives never removed, merged nor folded (debug_callback)
 NO_FOLD: set = set()  # pure primitives run when the program runs, never folded (pure_callback)
 
-ALL_PASSES = frozenset({"dce", "cse", "fold", "noops"})
+ALL_PASSES = frozenset({"dce", "cse", "fold", "noops", "layout"})
 
 
 def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -169,6 +176,8 @@ def _sweep(closed: ClosedJaxpr, passes: frozenset) -> ClosedJaxpr:
     constvars, consts = list(jaxpr.constvars), list(closed.consts)
     seen = {}  # CSE key -> outvars of the first equation with that key
     eqns = []
+    products = {}  # id(outvar) -> a dot_general equation whose only reader is a transpose
+    readers = _readers(jaxpr) if "layout" in passes else {}
 
     def read(v):
         return subst.get(id(v), v) if isinstance(v, Var) else v
@@ -177,6 +186,11 @@ def _sweep(closed: ClosedJaxpr, passes: frozenset) -> ClosedJaxpr:
         invars = [read(v) for v in eqn.invars]
         params = _optimize_params(eqn.params, passes)
         prim = eqn.primitive
+        if prim.name == "transpose" and id(invars[0]) in products:
+            swapped = _swapped_product(products[id(invars[0])], params["permutation"])
+            if swapped is not None:
+                eqn = Eqn(swapped[0], swapped[1], eqn.outvars, swapped[2])
+                prim, invars, params = eqn.primitive, eqn.invars, eqn.params
         if "noops" in passes and _is_noop(prim.name, invars, eqn.outvars, params):
             subst[id(eqn.outvars[0])] = invars[0]
             continue
@@ -210,8 +224,38 @@ def _sweep(closed: ClosedJaxpr, passes: frozenset) -> ClosedJaxpr:
         unchanged = params is eqn.params and all(
             a is b for a, b in zip(invars, eqn.invars, strict=True))
         eqns.append(eqn if unchanged else Eqn(prim, invars, eqn.outvars, params))
+        if prim.name == "dot_general" and readers.get(id(eqn.outvars[0])) == 1:
+            products[id(eqn.outvars[0])] = eqns[-1]
     outvars = [read(v) for v in jaxpr.outvars]
     return ClosedJaxpr(Jaxpr(constvars, jaxpr.invars, outvars, eqns, check=False), consts)
+
+
+def _readers(jaxpr: Jaxpr) -> dict:
+    """id(var) -> how many times the equations and outputs of ``jaxpr`` read it."""
+    counts = {}
+    for v in (*(v for e in jaxpr.eqns for v in e.invars), *jaxpr.outvars):
+        if isinstance(v, Var):
+            counts[id(v)] = counts.get(id(v), 0) + 1
+    return counts
+
+
+def _swapped_product(dot: Eqn, permutation):
+    """``(primitive, invars, params)`` of ``dot_general(b, a)`` equal to
+    ``transpose(dot_general(a, b), permutation)`` (``dot``), or None when the permutation
+    does more than swap the free axes of the two operands, or the product is complex."""
+    lhs, rhs = dot.invars
+    if np.dtype(dot.outvars[0].aval.dtype).kind == "c":
+        return None
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dot.params["dimension_numbers"]
+    batch = len(lhs_batch)
+    lhs_free = len(lhs.aval.shape) - len(lhs_contract) - batch
+    rhs_free = len(rhs.aval.shape) - len(rhs_contract) - batch
+    swap = (*range(batch), *range(batch + lhs_free, batch + lhs_free + rhs_free),
+            *range(batch, batch + lhs_free))
+    if tuple(permutation) != swap or swap == tuple(range(len(swap))):
+        return None
+    numbers = ((rhs_contract, lhs_contract), (rhs_batch, lhs_batch))
+    return dot.primitive, [rhs, lhs], {**dot.params, "dimension_numbers": numbers}
 
 
 def _optimize_params(params: dict, passes: frozenset) -> dict:

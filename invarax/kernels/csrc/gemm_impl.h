@@ -42,6 +42,15 @@ static void F(pack_a)(const T *a, ptrdiff_t sm, ptrdiff_t sk, ptrdiff_t mc, ptrd
     for (ptrdiff_t q = 0; q < mc; q += mr, dst += mr * kb) {
         int rows = mc - q < mr ? (int)(mc - q) : mr;
         const T *src = a + q * sm;
+        if (sk == 1 && rows == 6 && mr == 6) { /* the AVX2 tile: six row streams in step */
+            const T *r0 = src, *r1 = src + sm, *r2 = src + 2 * sm, *r3 = src + 3 * sm,
+                    *r4 = src + 4 * sm, *r5 = src + 5 * sm;
+            for (ptrdiff_t p = 0; p < kb; p++) {
+                T *d = dst + p * 6;
+                d[0] = r0[p]; d[1] = r1[p]; d[2] = r2[p]; d[3] = r3[p]; d[4] = r4[p]; d[5] = r5[p];
+            }
+            continue;
+        }
         if (sk == 1) {
             for (int i = 0; i < rows; i++)
                 for (ptrdiff_t p = 0; p < kb; p++) dst[p * mr + i] = src[i * sm + p];
@@ -70,6 +79,13 @@ static void F(pack_a_gather)(const T *x, const ptrdiff_t *rows, const ptrdiff_t 
         if (evenly && n == mr && mr > 1) {
             ptrdiff_t step = r[1] - r[0];
             const T *base = x + r[0];
+            if (step == 1 && mr == 6) { /* the AVX2 tile: a copy of a constant size */
+                for (ptrdiff_t j = 0; j < kb; j++) {
+                    ptrdiff_t p = perm[j];
+                    memcpy(dst + p * 6, base + cols[p], sizeof(T) * 6);
+                }
+                continue;
+            }
             if (step == 1) { /* consecutive outputs of one image row: a contiguous run */
                 for (ptrdiff_t j = 0; j < kb; j++) {
                     ptrdiff_t p = perm[j];
@@ -81,6 +97,17 @@ static void F(pack_a_gather)(const T *x, const ptrdiff_t *rows, const ptrdiff_t 
                 ptrdiff_t p = perm[j];
                 const T *xp = base + cols[p];
                 for (int i = 0; i < mr; i++) dst[p * mr + i] = xp[i * step];
+            }
+            continue;
+        }
+        if (n == 6 && mr == 6) { /* the AVX2 tile: six rows anywhere, offsets in registers */
+            const ptrdiff_t r0 = r[0], r1 = r[1], r2 = r[2], r3 = r[3], r4 = r[4], r5 = r[5];
+            for (ptrdiff_t j = 0; j < kb; j++) {
+                ptrdiff_t p = perm[j];
+                const T *xp = x + cols[p];
+                T *dp = dst + p * 6;
+                dp[0] = xp[r0]; dp[1] = xp[r1]; dp[2] = xp[r2];
+                dp[3] = xp[r3]; dp[4] = xp[r4]; dp[5] = xp[r5];
             }
             continue;
         }
