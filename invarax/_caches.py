@@ -42,6 +42,6 @@ def clear_caches() -> None:
         caches.variants.clear()
     for helper in _memoised():
         helper.cache_clear()
-    from .ops import scan_p
+    from . import _buffers
 
-    scan_p.clear_pool()  # the buffers kept for scans' stacked outputs
+    _buffers.clear_pool()  # the buffers kept for scans' stacked outputs and MPI's stacks

@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from .. import _devices
+from .._buffers import unreferenced_buffer
 from ..kernels import _support
 
 TIMEOUT_ENV = "INVARAX_COLLECTIVE_TIMEOUT"  # seconds a collective waits for the other processes
@@ -36,27 +37,16 @@ class MpiTransport:
     def __init__(self, comm, timeout: float):
         self.comm = comm
         self.timeout = timeout
-        self._buffer = np.empty(0, np.uint8)  # reused while nothing else refers to it
 
     def allgather(self, local: np.ndarray) -> np.ndarray:
-        """The processes' stacks of local values, concatenated in process order.
-
-        The result lives in a buffer that the next call reuses once nothing refers to the
-        result any more (memory already touched: no page faults for every collective).
-        """
+        """The processes' stacks of local values, concatenated in process order (in a
+        pooled buffer: ``invarax._buffers``)."""
         local = np.ascontiguousarray(local)
-        out = self._receive_buffer(self.comm.size * local.nbytes)
+        out = unreferenced_buffer((self.comm.size * local.nbytes,), np.uint8)
         # Raw bytes: every dtype (bool, float16, complex) crosses unchanged.
         request = self.comm.Iallgather(local.reshape(-1).view(np.uint8), out)
         self._wait(request)
         return out.view(local.dtype).reshape((-1, *local.shape[1:]))
-
-    def _receive_buffer(self, nbytes: int) -> np.ndarray:
-        # References: self._buffer and getrefcount's argument; a result still in use (or
-        # a view of it) adds one.
-        if self._buffer.nbytes < nbytes or sys.getrefcount(self._buffer) > 2:
-            self._buffer = np.empty(nbytes, np.uint8)
-        return self._buffer[:nbytes]
 
     def _wait(self, request):
         """Wait for ``request``: polling without pause for ``SPIN`` seconds (a collective

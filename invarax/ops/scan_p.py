@@ -14,7 +14,7 @@ and under ``jit`` alike. Rules:
   from loop constants alone (such as ``W.T``): the staged body computes it again from
   those constants, once, before its loop, instead of a copy being stacked per iteration.
   Large stacked outputs reuse pooled buffers that nothing references any more
-  (``stacked_buffer``).
+  (``invarax._buffers``).
 - transpose: a ``scan`` in the other direction of the body's backward pass, carrying the
   cotangents of the carry and of the linear consts. A const's cotangent is accumulated in
   the order an unrolled loop's backward pass adds it: starting from the cotangent already
@@ -29,11 +29,9 @@ and under ``jit`` alike. Rules:
 
 from __future__ import annotations
 
-import sys
-import threading
-
 import numpy as np
 
+from .._buffers import unreferenced_buffer
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from ..core.trace import Primitive
 from ..interpreters import ad, batching
@@ -45,45 +43,10 @@ scan_p = Primitive("scan", multiple_results=True)
 def _scan_impl(*args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
     loop = cf.scan_loop(jaxpr, num_consts, num_carry)
     xs = args[num_consts + num_carry:]
-    ys = [stacked_buffer((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
+    ys = [unreferenced_buffer((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
     order = range(length - 1, -1, -1) if reverse else range(length)
     carry = loop(*args[:num_consts + num_carry], *xs, *ys, order)
     return [*(np.asarray(c) for c in carry), *ys]
-
-
-# Stacked outputs of at least POOL_MIN_BYTES are taken from a pool of buffers that nothing
-# else references any more (at most POOL_PER_KEY per shape and dtype, POOL_MAX_BYTES in
-# all): freshly allocated memory is mapped page by page on first touch, which cost the
-# LSTM benchmark's residuals (14 x 3.2 MB per call) about as much as writing them.
-POOL_MIN_BYTES, POOL_PER_KEY, POOL_MAX_BYTES = 1 << 18, 32, 1 << 30
-_pool, _pool_lock, _pool_bytes = {}, threading.Lock(), [0]
-
-
-def stacked_buffer(shape, dtype) -> np.ndarray:
-    """An uninitialised array for a scan's stacked output: a pooled one no other object
-    references (its last user has dropped it), a new pooled one, or a plain new one."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    if nbytes < POOL_MIN_BYTES:
-        return np.empty(shape, dtype)
-    with _pool_lock:
-        arrays = _pool.setdefault((tuple(shape), dtype.str), [])
-        for a in arrays:
-            if sys.getrefcount(a) == 3:  # the list, ``a`` and getrefcount's argument
-                a.flags.writeable = True  # (an invarax Array made it read-only)
-                return a
-        if len(arrays) < POOL_PER_KEY and _pool_bytes[0] + nbytes <= POOL_MAX_BYTES:
-            arrays.append(np.empty(shape, dtype))
-            _pool_bytes[0] += nbytes
-            return arrays[-1]
-    return np.empty(shape, dtype)
-
-
-def clear_pool() -> None:
-    """Drop the pooled buffers (``invarax.clear_caches`` calls it)."""
-    with _pool_lock:
-        _pool.clear()
-        _pool_bytes[0] = 0
 
 
 def _scan_abstract_eval(*avals, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
