@@ -27,8 +27,14 @@ typedef struct {
     ptrdiff_t nb, m, n, k;  /* k: qc for OP_QR_Q, uc for OP_SVD */
     void *p[4];
     int nthreads, tid;
+    int inner; /* threads for gemm within one matrix (a batch of one) */
     int failed;
 } job;
+
+/* The panel width of the blocked Cholesky and LU (linalg_blocked.h). */
+#ifndef LINALG_BLK
+#define LINALG_BLK 64
+#endif
 
 #define AT(base, size, b, bytes) ((char *)(base) + (size_t)(b) * (size_t)(size) * (bytes))
 
@@ -90,6 +96,12 @@ static void run_one(job *j, ptrdiff_t b, void *work) {
 static void *run_share(void *arg) {
     job *j = arg;
     size_t words = (size_t)(j->n + j->k) * 2 + 8;
+    if (j->op == OP_CHOLESKY || j->op == OP_LU) { /* the panel, and gemm's product */
+        ptrdiff_t m = j->op == OP_LU ? j->m : j->n, n = j->n, big = m > n ? m : n;
+        ptrdiff_t small = m < n ? m : n;
+        words = (size_t)(LINALG_BLK * big + LINALG_BLK * LINALG_BLK);
+        if (small > LINALG_BLK) words += (size_t)m * (size_t)n;
+    }
     void *work = malloc(words * sizeof(double));
     if (!work) {
         j->failed = 1;
@@ -109,6 +121,7 @@ static int run_job(job *j) {
     if (j->op == OP_EIGH || j->op == OP_SVD) work *= 10; /* several sweeps */
     if (nt > 1 + work / WORK_PER_THREAD) nt = (int)(1 + work / WORK_PER_THREAD);
     if (nt > j->nb) nt = (int)j->nb;
+    j->inner = j->nb == 1 ? j->nthreads : 1;
     if (nt <= 1) {
         j->nthreads = 1;
         j->tid = 0;

@@ -1,10 +1,11 @@
 /* linalg_impl.h - the factorisations for one float type T (suffix SFX); included by linalg.c.
  *
  * Every routine works on one matrix at a time, in place, in a C-contiguous buffer, and
- * performs for each output element a sequence of IEEE operations (+, -, *, /, sqrt; no FMA:
- * the build switches contraction off) that depends only on the matrix's size and values,
- * never on the batch, the thread count or the CPU (compiled for the baseline and for AVX2,
- * the same operations). docs/numerics.md ("Factorisations and the FFT") writes each order
+ * performs for each output element a sequence of IEEE operations (+, -, *, /, sqrt, and the
+ * FMAs of the canonical gemm that the blocked Cholesky and LU call; no other FMA: the build
+ * switches contraction off) that depends only on the matrix's size and values, never on
+ * the batch, the thread count or the CPU (compiled for the baseline and for AVX2, the same
+ * operations). docs/numerics.md ("Factorisations and the FFT") writes each order
  * down.
  */
 #define CAT2(a, b) a##_##b
@@ -31,80 +32,7 @@ static void F(fill_nan)(T *a, ptrdiff_t n) {
     for (ptrdiff_t i = 0; i < n; i++) a[i] = (T)NAN;
 }
 
-/* Cholesky of the n x n matrix a (its lower triangle is read): a becomes L (upper part
- * zero) with A = L L^T, or all NaN if A is not positive definite. Each element of U = L^T
- * (i <= j) is u_ij = a_ij, minus u_ki * u_kj for k = 0..i-1 in ascending k (one rounded
- * product, one rounded difference each), then sqrt (i == j) or / u_ii: the order of
- * right-looking Cholesky. It is computed by column tiles of TILE columns (rows in
- * ascending order within a tile), so that a tile of U stays in cache; the tiling does not
- * change any element's operations. u_ki is read from its mirror l_ik in the lower part,
- * written as soon as u_ki is final. */
-#ifndef CHOL_TILE
-#define CHOL_TILE 64
-#endif
-static void F(cholesky1)(T *a, ptrdiff_t n) {
-    for (ptrdiff_t i = 0; i < n; i++)
-        for (ptrdiff_t j = i + 1; j < n; j++) a[i * n + j] = a[j * n + i];
-    for (ptrdiff_t j0 = 0; j0 < n; j0 += CHOL_TILE) {
-        ptrdiff_t j1 = j0 + CHOL_TILE < n ? j0 + CHOL_TILE : n;
-        for (ptrdiff_t i = 0; i < j1; i++) {
-            ptrdiff_t c0 = i > j0 ? i : j0, len = j1 - c0;
-            T *ri = a + i * n, *seg = ri + c0;
-            for (ptrdiff_t k = 0; k < i; k++) F(axpy_sub)(seg, ri[k], a + k * n + c0, len);
-            ptrdiff_t first = 0;
-            if (i >= j0) {
-                T d = seg[0];
-                if (!(d > 0)) {
-                    F(fill_nan)(a, n * n);
-                    return;
-                }
-                seg[0] = sqrt(d);
-                first = 1;
-            }
-            T diag = ri[i];
-            for (ptrdiff_t j = first; j < len; j++) {
-                seg[j] = seg[j] / diag;
-                a[(c0 + j) * n + i] = seg[j];
-            }
-        }
-    }
-    for (ptrdiff_t i = 0; i < n; i++)
-        for (ptrdiff_t j = i + 1; j < n; j++) a[i * n + j] = 0;
-}
-
-/* LU with partial pivoting of the m x n matrix a (LAPACK getf2's order): a becomes L\U,
- * piv[k] the row swapped with row k at step k, perm the resulting row permutation. The
- * pivot is the first row of largest |a[i][k]|; a zero pivot leaves its column unscaled. */
-static void F(lu1)(T *a, int32_t *piv, int32_t *perm, ptrdiff_t m, ptrdiff_t n) {
-    ptrdiff_t kmax = m < n ? m : n;
-    for (ptrdiff_t i = 0; i < m; i++) perm[i] = (int32_t)i;
-    for (ptrdiff_t k = 0; k < kmax; k++) {
-        ptrdiff_t p = k;
-        T best = fabs(a[k * n + k]);
-        for (ptrdiff_t i = k + 1; i < m; i++) {
-            T v = fabs(a[i * n + k]);
-            if (v > best || (best != best && v == v)) best = v, p = i;
-        }
-        piv[k] = (int32_t)p;
-        if (p != k) {
-            for (ptrdiff_t j = 0; j < n; j++) {
-                T t = a[k * n + j];
-                a[k * n + j] = a[p * n + j];
-                a[p * n + j] = t;
-            }
-            int32_t t = perm[k];
-            perm[k] = perm[p];
-            perm[p] = t;
-        }
-        const T *rk = a + k * n;
-        T pivot = rk[k];
-        for (ptrdiff_t i = k + 1; i < m; i++) {
-            T *ri = a + i * n;
-            if (pivot != 0) ri[k] = ri[k] / pivot;
-            F(axpy_sub)(ri + k + 1, ri[k], rk + k + 1, n - k - 1);
-        }
-    }
-}
+#include "linalg_blocked.h"
 
 /* Solve T X = B for the m x m triangular T (lower, or upper if `upper`; diagonal 1 if
  * `unit`) and the m x n B (X overwrites B). Lower: row i of X is (b_i - sum_{k<i} t_ik x_k,
@@ -508,11 +436,12 @@ static void F(run_one)(job *j, ptrdiff_t b, void *work) {
     void **p = j->p;
     switch (j->op) {
     case OP_CHOLESKY:
-        F(cholesky1)((T *)AT(p[0], n * n, b, e), n);
+        if (F(cholesky1)((T *)AT(p[0], n * n, b, e), n, work, j->inner) < 0) j->failed = 1;
         break;
     case OP_LU:
-        F(lu1)((T *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
-               (int32_t *)AT(p[2], m, b, 4), m, n);
+        if (F(lu1)((T *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
+                   (int32_t *)AT(p[2], m, b, 4), m, n, work, j->inner) < 0)
+            j->failed = 1;
         break;
     case OP_TRSM:
         F(trsm1)((T *)AT(p[0], m * m, b, e), (T *)AT(p[1], m * n, b, e), m, n, j->unit & 1,

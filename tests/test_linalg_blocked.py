@@ -1,0 +1,153 @@
+"""The blocked factorisations (csrc/linalg_blocked.h, panels of 64 columns and the canonical
+gemm for the trailing updates) at sizes on both sides of the panel boundaries: accuracy
+against float64 references with explicit bounds, and the numerics contract bitwise: a
+matrix alone or in a batch of any size (N1, also under vmap), any thread count (N5; the
+gemm splits a single large matrix between threads), every instruction-set level (N6)."""
+
+import numpy as np
+import pytest
+from helpers import assert_bitwise
+
+import invarax
+import invarax.numpy as jnp
+from invarax import lax
+from invarax.kernels import _native
+from invarax.kernels import linalg as kernels
+
+SIZES = [1, 63, 64, 65, 130]
+EPS32 = np.finfo(np.float32).eps
+EPS64 = np.finfo(np.float64).eps
+
+
+def _spd(rng, n, batch=(), dtype=np.float32):
+    g = rng.standard_normal((*batch, n, n))
+    return (g @ np.swapaxes(g, -1, -2) / n + np.eye(n)).astype(dtype)
+
+
+def _general(rng, shape, dtype=np.float32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _lu_parts(lu, perm):
+    m, n = lu.shape
+    k = min(m, n)
+    lower = np.tril(lu[:, :k].astype(np.float64), -1) + np.eye(m, k)
+    upper = np.triu(lu[:k].astype(np.float64))
+    return lower, upper, perm
+
+
+# ---------------------------------------------------------------------------------------
+# Accuracy: backward errors within c * n * eps.
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [*SIZES, 200])
+def test_cholesky_backward_error(n, dtype, rng):
+    a = _spd(rng, n, dtype=dtype)
+    low = kernels.cholesky(a).astype(np.float64)
+    assert np.array_equal(low, np.tril(low))
+    eps = np.finfo(dtype).eps
+    err = np.abs(low @ low.T - a).max() / np.abs(a).max()
+    assert err <= 2 * n * eps, err
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(n, n) for n in SIZES] + [(130, 65), (65, 130), (200, 200)])
+def test_lu_backward_error_and_pivots(shape, dtype, rng):
+    a = _general(rng, shape, dtype)
+    lu, pivots, perm = kernels.lu(a)
+    lower, upper, perm = _lu_parts(lu, perm)
+    eps = np.finfo(dtype).eps
+    err = np.abs(lower @ upper - a[perm]).max() / np.abs(a).max()
+    assert err <= 4 * max(shape) * eps, err
+    assert np.abs(lower).max() <= 1  # partial pivoting: every multiplier at most 1
+    # The pivots are the permutation's record of swaps.
+    order = np.arange(shape[0])
+    for k, p in enumerate(pivots):
+        order[[k, p]] = order[[p, k]]
+    np.testing.assert_array_equal(order, perm)
+
+
+def test_solve_backward_error_512(rng):
+    a = _general(rng, (512, 512))
+    b = _general(rng, (512,))
+    x = np.asarray(jnp.linalg.solve(a, b), np.float64)
+    err = np.abs(a.astype(np.float64) @ x - b).max() / (np.abs(a).max() * np.abs(x).max())
+    assert err <= 512 * EPS32, err  # LAPACK (scipy, float32): 1e-5 to 2e-5 here
+
+
+def test_singular_and_not_pd_across_panels(rng):
+    a = _spd(rng, 130)
+    a[100, 100] = -1e3  # fails in the second panel
+    assert np.isnan(kernels.cholesky(a)).all()
+    s = _general(rng, (130, 130))
+    s[:, 70] = 0  # a zero column: a zero pivot in the second panel
+    lu, _, _ = kernels.lu(s)
+    assert lu[70, 70] == 0
+    x = np.asarray(jnp.linalg.solve(s, np.ones(130, np.float32)))
+    assert not np.isfinite(x).all()
+
+
+# ---------------------------------------------------------------------------------------
+# The numerics contract, bitwise.
+
+
+def _factorisations(x):
+    """Every factor of the blocked kernels for the batch x (..., n, n)."""
+    lu, pivots, perm = kernels.lu(x)
+    return [kernels.cholesky(x), lu, pivots, perm]
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_n1_alone_equals_row_of_batch(n, rng):
+    batch = _spd(rng, n, (5,))
+    whole = _factorisations(batch)
+    for size in (1, 2, 5):
+        part = _factorisations(batch[:size])
+        for got, ref in zip(part, whole, strict=True):
+            assert_bitwise(got, ref[:size])
+    for i in (0, 3):
+        alone = _factorisations(batch[i])
+        for got, ref in zip(alone, whole, strict=True):
+            assert_bitwise(got, ref[i])
+
+
+def test_n1_vmap_of_public_functions(rng):
+    a = _spd(rng, 65, (3,))
+    b = _general(rng, (3, 65))
+    for f in (jnp.linalg.cholesky, lambda m: lax.linalg.lu(m)[0]):
+        assert_bitwise(invarax.vmap(f)(a)[1], f(a[1]))
+    solve = invarax.vmap(jnp.linalg.solve)(a, b)
+    assert_bitwise(solve[2], jnp.linalg.solve(a[2], b[2]))
+
+
+@pytest.mark.parametrize("n", [130, 520])
+def test_n5_thread_count(n, rng, monkeypatch):
+    """520: the trailing updates are large enough for gemm to split them between threads."""
+    single = _spd(rng, n)
+    batch = _spd(rng, n, (3,))
+    results = []
+    for threads in ("1", "2", "3"):
+        monkeypatch.setenv("INVARAX_NUM_THREADS", threads)
+        results.append(_factorisations(single) + _factorisations(batch))
+    for other in results[1:]:
+        for got, ref in zip(other, results[0], strict=True):
+            assert_bitwise(got, ref)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_n6_every_isa_level(dtype, rng):
+    mats = [_spd(rng, n, dtype=dtype) for n in (*SIZES, 200)]
+    level = _native.set_isa("scalar")  # returns the level in use
+    _native.set_isa(level)
+    results = {}
+    try:
+        for isa in _native.isas():
+            _native.set_isa(isa)
+            results[isa] = [f for m in mats for f in _factorisations(m)]
+    finally:
+        _native.set_isa(level)
+    reference = results.pop("scalar")
+    for got in results.values():
+        for g, r in zip(got, reference, strict=True):
+            assert_bitwise(g, r)
