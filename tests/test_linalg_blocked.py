@@ -68,6 +68,23 @@ def test_lu_backward_error_and_pivots(shape, dtype, rng):
     np.testing.assert_array_equal(order, perm)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [9, 65, 130])
+def test_eigh_and_svd_backward_error(n, dtype, rng):
+    g = rng.standard_normal((n, n))
+    sym = (g + g.T).astype(dtype)
+    eps = np.finfo(dtype).eps
+    v, w = (x.astype(np.float64) for x in kernels.eigh(sym, True))
+    assert np.abs((v * w) @ v.T - sym).max() / np.abs(sym).max() <= 4 * n * eps
+    assert np.abs(v.T @ v - np.eye(n)).max() <= 4 * n * eps
+    tall = rng.standard_normal((2 * n, n)).astype(dtype)
+    s, u, vt = (x.astype(np.float64) for x in kernels.svd(tall, False, True))
+    assert np.abs((u * s) @ vt - tall).max() / np.abs(tall).max() <= 4 * n * eps
+    assert np.abs(u.T @ u - np.eye(n)).max() <= 4 * n * eps
+    np.testing.assert_allclose(s, np.linalg.svd(tall.astype(np.float64))[1], rtol=0,
+                               atol=4 * n * eps * s[0])
+
+
 def test_solve_backward_error_512(rng):
     a = _general(rng, (512, 512))
     b = _general(rng, (512,))
@@ -98,6 +115,12 @@ def _factorisations(x):
     return [kernels.cholesky(x), lu, pivots, perm]
 
 
+def _spectral(x):
+    """Every factor of the dot-based kernels (eigh, SVD of a tall matrix via QR, QR)."""
+    tall = np.concatenate([x, x[..., :1, :] * 0.5], axis=-2)
+    return [*kernels.eigh(x, True), *kernels.svd(tall, False, True), *kernels.qr(tall, False)]
+
+
 @pytest.mark.parametrize("n", SIZES)
 def test_n1_alone_equals_row_of_batch(n, rng):
     batch = _spd(rng, n, (5,))
@@ -110,6 +133,17 @@ def test_n1_alone_equals_row_of_batch(n, rng):
         alone = _factorisations(batch[i])
         for got, ref in zip(alone, whole, strict=True):
             assert_bitwise(got, ref[i])
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 31, 32, 33, 65])
+def test_n1_spectral_alone_equals_row_of_batch(n, rng):
+    batch = _spd(rng, n, (4,)) - np.float32(0.5)
+    whole = _spectral(batch)
+    for size in (1, 3):
+        for got, ref in zip(_spectral(batch[:size]), whole, strict=True):
+            assert_bitwise(got, ref[:size])
+    for got, ref in zip(_spectral(batch[2]), whole, strict=True):
+        assert_bitwise(got, ref[2])
 
 
 def test_n1_vmap_of_public_functions(rng):
@@ -129,7 +163,8 @@ def test_n5_thread_count(n, rng, monkeypatch):
     results = []
     for threads in ("1", "2", "3"):
         monkeypatch.setenv("INVARAX_NUM_THREADS", threads)
-        results.append(_factorisations(single) + _factorisations(batch))
+        results.append(_factorisations(single) + _factorisations(batch)
+                       + _spectral(batch[:, :40, :40]))
     for other in results[1:]:
         for got, ref in zip(other, results[0], strict=True):
             assert_bitwise(got, ref)
@@ -138,6 +173,7 @@ def test_n5_thread_count(n, rng, monkeypatch):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_n6_every_isa_level(dtype, rng):
     mats = [_spd(rng, n, dtype=dtype) for n in (*SIZES, 200)]
+    small = [_spd(rng, n, dtype=dtype) - dtype(0.5) for n in (7, 8, 9, 33)]
     level = _native.set_isa("scalar")  # returns the level in use
     _native.set_isa(level)
     results = {}
@@ -145,6 +181,7 @@ def test_n6_every_isa_level(dtype, rng):
         for isa in _native.isas():
             _native.set_isa(isa)
             results[isa] = [f for m in mats for f in _factorisations(m)]
+            results[isa] += [f for m in small + mats[2:4] for f in _spectral(m)]
     finally:
         _native.set_isa(level)
     reference = results.pop("scalar")

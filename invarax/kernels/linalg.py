@@ -3,8 +3,9 @@
 Each takes NumPy arrays of shape ``(..., m, n)`` (leading axes are a batch) and factorises
 every matrix on its own with the compiled code of ``csrc/linalg_impl.h``, whose order of
 operations per matrix is written down in ``docs/numerics.md`` ("Factorisations"): a matrix
-gets the same bits alone, in any batch, on any thread count (N1, N2, N5) and, having no FMA
-and no vendor code, on any CPU (N6). Here only copies, transposes and flips are made.
+gets the same bits alone, in any batch, on any thread count (N1, N2, N5) and, having no
+vendor code and no FMA besides the canonical gemm's, on any CPU (N6). Here only copies,
+transposes and flips are made.
 """
 
 from __future__ import annotations

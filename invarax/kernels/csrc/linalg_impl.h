@@ -23,6 +23,16 @@ static T F(dot)(const T *x, const T *y, ptrdiff_t n) {
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
+/* sum |x_i| in dot's order: 8 running sums, term i into sum i % 8, combined pairwise. */
+static T F(asum)(const T *x, ptrdiff_t n) {
+    T s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    ptrdiff_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++) s[l] = s[l] + (T)fabs(x[i + l]);
+    for (int l = 0; i < n; i++, l++) s[l] = s[l] + (T)fabs(x[i]);
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
 /* y[i] = y[i] - a * x[i]: one rounded product, one rounded difference per element. */
 static void F(axpy_sub)(T *y, T a, const T *x, ptrdiff_t n) {
     for (ptrdiff_t i = 0; i < n; i++) y[i] = y[i] - a * x[i];
@@ -149,41 +159,39 @@ static T F(pythag)(T a, T b) {
 }
 
 /* Householder reduction of the symmetric n x n a (both triangles, equal) to tridiagonal form
- * (EISPACK tred2's order, as in Numerical Recipes): d the diagonal, e[1..n) the
+ * (EISPACK tred2's steps, as in Numerical Recipes): d the diagonal, e[1..n) the
  * sub-diagonal (e[0] = 0), and qt the transpose of the orthogonal Q with Q^T A Q
- * tridiagonal (a is destroyed).
- * Every sum is sequential in ascending index. */
+ * tridiagonal (a is destroyed). Every sum is the canonical 8-lane order of dot (asum for
+ * the scale), so that every loop vectorises: rows i = n-1 .. 1 in turn, with u = a[i][0:i],
+ * scale = asum(u); u = u / scale, h = dot(u, u); g = -sign(f) sqrt(h) (f = u[i-1]),
+ * e[i] = scale g, h = h - f g, u[i-1] = f - g; p_j = dot(a[j][0:i], u) / h (j < i),
+ * f = dot(p, u), hh = f / (h + h), q_j = p_j - hh u_j; then the rank-2 update
+ * a[j][k] = a[j][k] - (u_j q_k + q_j u_k) of whole rows j < i (columns k < i). */
 static void F(tred2)(T *a, T *qt, ptrdiff_t n, T *d, T *e) {
 #define A_(i, j) a[(i) * n + (j)]
     for (ptrdiff_t i = n - 1; i > 0; i--) {
         ptrdiff_t l = i - 1;
         T h = 0, scale = 0;
+        T *ui = a + i * n;
         if (l > 0) {
-            for (ptrdiff_t k = 0; k < i; k++) scale = scale + ABS(A_(i, k));
+            scale = F(asum)(ui, i);
             if (scale == 0) {
                 e[i] = A_(i, l);
             } else {
-                for (ptrdiff_t k = 0; k < i; k++) {
-                    A_(i, k) = A_(i, k) / scale;
-                    h = h + A_(i, k) * A_(i, k);
-                }
-                T f = A_(i, l);
+                for (ptrdiff_t k = 0; k < i; k++) ui[k] = ui[k] / scale;
+                h = F(dot)(ui, ui, i);
+                T f = ui[l];
                 T g = f >= 0 ? -(T)sqrt(h) : (T)sqrt(h);
                 e[i] = scale * g;
                 h = h - f * g;
-                A_(i, l) = f - g;
-                f = 0;
-                const T *ui = a + i * n;
+                ui[l] = f - g;
                 for (ptrdiff_t j = 0; j < i; j++) {
-                    A_(j, i) = A_(i, j) / h;
-                    g = 0;
-                    const T *rj = a + j * n;  /* rj[k], k > j: the mirror of a_kj */
-                    for (ptrdiff_t k = 0; k < i; k++) g = g + rj[k] * ui[k];
-                    e[j] = g / h;
-                    f = f + e[j] * A_(i, j);
+                    A_(j, i) = ui[j] / h;
+                    e[j] = F(dot)(a + j * n, ui, i) / h;
                 }
+                f = F(dot)(e, ui, i);
                 T hh = f / (h + h);
-                for (ptrdiff_t j = 0; j < i; j++) e[j] = e[j] - hh * A_(i, j);
+                for (ptrdiff_t j = 0; j < i; j++) e[j] = e[j] - hh * ui[j];
                 /* Whole rows: the k > j entries keep the mirror (the same sum of the same two
                  * products as their transposed twins, so the same bits). */
                 for (ptrdiff_t j = 0; j < i; j++) {
@@ -201,8 +209,9 @@ static void F(tred2)(T *a, T *qt, ptrdiff_t n, T *d, T *e) {
     d[0] = 0;
     e[0] = 0;
     /* Accumulate Q^T in qt (EISPACK's loop on the transpose, so that every loop is
-     * contiguous: the same operations). Row i of a (its Householder vector, k < i) is not
-     * changed by the iterations before i, so it is read from a. */
+     * contiguous): for i ascending with d[i] != 0, every row j < i of qt gets
+     * qt[j] = qt[j] - dot(a[i][0:i], qt[j][0:i]) qt[i] (columns < i). Row i of a (its
+     * Householder vector) is not changed by the iterations before i, so it is read from a. */
 #define B_(i, j) qt[(i) * n + (j)]
     for (ptrdiff_t i = 0; i < n; i++)
         for (ptrdiff_t k = 0; k < n; k++) B_(i, k) = A_(k, i);
@@ -211,9 +220,7 @@ static void F(tred2)(T *a, T *qt, ptrdiff_t n, T *d, T *e) {
             const T *ai = a + i * n, *bi = qt + i * n;
             for (ptrdiff_t j = 0; j < i; j++) {
                 T *bj = qt + j * n;
-                T g = 0;
-                for (ptrdiff_t k = 0; k < i; k++) g = g + ai[k] * bj[k];
-                for (ptrdiff_t k = 0; k < i; k++) bj[k] = bj[k] - g * bi[k];
+                F(axpy_sub)(bj, F(dot)(ai, bj, i), bi, i);
             }
         }
         d[i] = B_(i, i);
