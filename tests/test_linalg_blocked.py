@@ -157,14 +157,16 @@ def test_n1_vmap_of_public_functions(rng):
 
 @pytest.mark.parametrize("n", [130, 520])
 def test_n5_thread_count(n, rng, monkeypatch):
-    """520: the trailing updates are large enough for gemm to split them between threads."""
+    """520: the trailing updates are large enough for gemm to split them between threads (and
+    so are the SVD's products for its preconditioner at 300)."""
     single = _spd(rng, n)
     batch = _spd(rng, n, (3,))
     results = []
     for threads in ("1", "2", "3"):
         monkeypatch.setenv("INVARAX_NUM_THREADS", threads)
         results.append(_factorisations(single) + _factorisations(batch)
-                       + _spectral(batch[:, :40, :40]))
+                       + _spectral(batch[:, :40, :40])
+                       + list(kernels.svd(single[:300, :300] - 0.1, False, True)))
     for other in results[1:]:
         for got, ref in zip(other, results[0], strict=True):
             assert_bitwise(got, ref)

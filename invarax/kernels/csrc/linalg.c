@@ -57,28 +57,36 @@ typedef struct {
 #define T float
 #define EPS FLT_EPSILON
 #define SFX f32
+#define SFX_F64 f64 /* the same instruction set's double instance */
 #include "linalg_impl.h"
 #undef SFX
+#undef SFX_F64
 #ifdef HAVE_AVX2
 #define SFX avx2_f32
+#define SFX_F64 avx2_f64
 AVX2_BEGIN
 #include "linalg_impl.h"
 AVX2_END
 #undef SFX
+#undef SFX_F64
 #endif
 #undef T
 #undef EPS
 #define T double
 #define EPS DBL_EPSILON
 #define SFX f64
+#define SFX_F64 f64
 #include "linalg_impl.h"
 #undef SFX
+#undef SFX_F64
 #ifdef HAVE_AVX2
 #define SFX avx2_f64
+#define SFX_F64 avx2_f64
 AVX2_BEGIN
 #include "linalg_impl.h"
 AVX2_END
 #undef SFX
+#undef SFX_F64
 #endif
 #undef T
 #undef EPS
