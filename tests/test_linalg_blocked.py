@@ -146,6 +146,21 @@ def test_n1_spectral_alone_equals_row_of_batch(n, rng):
         assert_bitwise(got, ref[2])
 
 
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("unit", [True, False])
+def test_triangular_solve_one_column_equals_column_of_many(lower, unit, rng):
+    """A one-column right-hand side has its own loop: the same operations as a column of many
+    (so vmap over right-hand sides folded into columns keeps the bits)."""
+    t = _spd(rng, 70)
+    b = _general(rng, (70, 5))
+    many = kernels.triangular_solve(t, b, left_side=True, lower=lower, transpose_a=False,
+                                    unit_diagonal=unit)
+    for j in range(5):
+        one = kernels.triangular_solve(t, b[:, j:j + 1], left_side=True, lower=lower,
+                                       transpose_a=False, unit_diagonal=unit)
+        assert_bitwise(one, many[:, j:j + 1])
+
+
 def test_n1_vmap_of_public_functions(rng):
     a = _spd(rng, 65, (3,))
     b = _general(rng, (3, 65))

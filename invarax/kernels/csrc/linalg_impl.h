@@ -49,6 +49,19 @@ static void F(fill_nan)(T *a, ptrdiff_t n) {
  * subtracted in ascending k) / t_ii; upper: rows from the last, (b_i - sum_{k>i} t_ik x_k,
  * subtracted in descending k) / t_ii. */
 static void F(trsm1)(const T *t, T *b, ptrdiff_t m, ptrdiff_t n, int unit, int upper) {
+    if (n == 1) { /* one column: the same operations, without a call per term */
+        for (ptrdiff_t r = 0; r < m; r++) {
+            ptrdiff_t i = upper ? m - 1 - r : r;
+            const T *ti = t + i * m;
+            T x = b[i];
+            if (upper)
+                for (ptrdiff_t k = m - 1; k > i; k--) x = x - ti[k] * b[k];
+            else
+                for (ptrdiff_t k = 0; k < i; k++) x = x - ti[k] * b[k];
+            b[i] = unit ? x : x / ti[i];
+        }
+        return;
+    }
     for (ptrdiff_t r = 0; r < m; r++) {
         ptrdiff_t i = upper ? m - 1 - r : r;
         T *bi = b + i * n;
