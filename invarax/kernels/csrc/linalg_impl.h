@@ -23,6 +23,31 @@ static T F(dot)(const T *x, const T *y, ptrdiff_t n) {
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
+/* dot's eight running sums as one vector (GCC's vector extension: the same operation on
+ * every lane, in AVX or SSE registers). */
+typedef T F(v8) __attribute__((vector_size(8 * sizeof(T))));
+
+/* out[r] = dot(x[r], y, n) for r < 4, each in dot's order (the same bits), computed together
+ * so that the four sums' additions overlap. */
+static void F(dot4)(const T *const x[4], const T *y, ptrdiff_t n, T *out) {
+    F(v8) acc[4] = {{0}, {0}, {0}, {0}};
+    ptrdiff_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        F(v8) v, u;
+        memcpy(&v, y + i, sizeof v);
+        for (int r = 0; r < 4; r++) {
+            memcpy(&u, x[r] + i, sizeof u);
+            acc[r] = acc[r] + u * v;
+        }
+    }
+    for (int r = 0; r < 4; r++) {
+        T s[8];
+        memcpy(s, &acc[r], sizeof s);
+        for (ptrdiff_t k = i, l = 0; k < n; k++, l++) s[l] = s[l] + x[r][k] * y[k];
+        out[r] = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    }
+}
+
 /* sum |x_i| in dot's order: 8 running sums, term i into sum i % 8, combined pairwise. */
 static T F(asum)(const T *x, ptrdiff_t n) {
     T s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -76,6 +101,21 @@ static void F(trsm1)(const T *t, T *b, ptrdiff_t m, ptrdiff_t n, int unit, int u
     }
 }
 
+/* The reflector I - tau v v^T applied to `count` columns c_j = c + j * stride (len elements):
+ * c_j = c_j - (tau * dot(v, c_j)) v; four columns' dots at a time (dot4, the same bits). */
+static void F(reflect)(const T *v, T tau, T *c, ptrdiff_t stride, ptrdiff_t count,
+                       ptrdiff_t len) {
+    ptrdiff_t j = 0;
+    for (; j + 4 <= count; j += 4) {
+        const T *cols[4] = {c + j * stride, c + (j + 1) * stride, c + (j + 2) * stride,
+                            c + (j + 3) * stride};
+        T g[4];
+        F(dot4)(cols, v, len, g);
+        for (int r = 0; r < 4; r++) F(axpy_sub)(c + (j + r) * stride, tau * g[r], v, len);
+    }
+    for (; j < count; j++) F(axpy_sub)(c + j * stride, tau * F(dot)(v, c + j * stride, len), v, len);
+}
+
 /* Householder QR (LAPACK geqr2's reflectors) of the m x n matrix stored by columns: a[j*m + i]
  * is A[i][j]. R ends in the upper triangle, the reflectors' vectors below it (v_k has an
  * implicit 1 at row k), tau[k] their scales: H_k = I - tau_k v_k v_k^T. */
@@ -96,11 +136,7 @@ static void F(qr1)(T *a, T *tau, ptrdiff_t m, ptrdiff_t n) {
         T scale = alpha - beta;
         for (ptrdiff_t i = 1; i < len; i++) x[i] = x[i] / scale;
         x[0] = 1;
-        for (ptrdiff_t j = k + 1; j < n; j++) {
-            T *c = a + j * m + k;
-            T w = tau[k] * F(dot)(x, c, len);
-            F(axpy_sub)(c, w, x, len);
-        }
+        F(reflect)(x, tau[k], a + (k + 1) * m + k, m, n - k - 1, len);
         x[0] = beta;
     }
 }
@@ -116,11 +152,7 @@ static void F(qr_q1)(T *a, const T *tau, T *q, ptrdiff_t m, ptrdiff_t n, ptrdiff
         ptrdiff_t len = m - k;
         T saved = v[0];
         v[0] = 1;
-        for (ptrdiff_t j = 0; j < qc; j++) {
-            T *c = q + j * m + k;
-            T w = tau[k] * F(dot)(v, c, len);
-            F(axpy_sub)(c, w, v, len);
-        }
+        F(reflect)(v, tau[k], q + k, m, qc, len);
         v[0] = saved;
     }
 }
@@ -198,9 +230,16 @@ static void F(tred2)(T *a, T *qt, ptrdiff_t n, T *d, T *e) {
                 e[i] = scale * g;
                 h = h - f * g;
                 ui[l] = f - g;
-                for (ptrdiff_t j = 0; j < i; j++) {
+                ptrdiff_t j = 0;
+                for (; j + 4 <= i; j += 4) {
+                    const T *rows[4] = {a + j * n, a + (j + 1) * n, a + (j + 2) * n,
+                                        a + (j + 3) * n};
+                    F(dot4)(rows, ui, i, e + j);
+                }
+                for (; j < i; j++) e[j] = F(dot)(a + j * n, ui, i);
+                for (j = 0; j < i; j++) {
                     A_(j, i) = ui[j] / h;
-                    e[j] = F(dot)(a + j * n, ui, i) / h;
+                    e[j] = e[j] / h;
                 }
                 f = F(dot)(e, ui, i);
                 T hh = f / (h + h);
@@ -231,7 +270,15 @@ static void F(tred2)(T *a, T *qt, ptrdiff_t n, T *d, T *e) {
     for (ptrdiff_t i = 0; i < n; i++) {
         if (d[i] != 0) {
             const T *ai = a + i * n, *bi = qt + i * n;
-            for (ptrdiff_t j = 0; j < i; j++) {
+            ptrdiff_t j = 0;
+            for (; j + 4 <= i; j += 4) {
+                const T *rows[4] = {qt + j * n, qt + (j + 1) * n, qt + (j + 2) * n,
+                                    qt + (j + 3) * n};
+                T g[4];
+                F(dot4)(rows, ai, i, g);
+                for (int r = 0; r < 4; r++) F(axpy_sub)(qt + (j + r) * n, g[r], bi, i);
+            }
+            for (; j < i; j++) {
                 T *bj = qt + j * n;
                 F(axpy_sub)(bj, F(dot)(ai, bj, i), bi, i);
             }
