@@ -56,6 +56,8 @@ typedef struct {
 
 #define T float
 #define EPS FLT_EPSILON
+#define TMIN FLT_MIN
+#define TMAX FLT_MAX
 #define SFX f32
 #define SFX_F64 f64 /* the same instruction set's double instance */
 #include "linalg_impl.h"
@@ -72,8 +74,12 @@ AVX2_END
 #endif
 #undef T
 #undef EPS
+#undef TMIN
+#undef TMAX
 #define T double
 #define EPS DBL_EPSILON
+#define TMIN DBL_MIN
+#define TMAX DBL_MAX
 #define SFX f64
 #define SFX_F64 f64
 #include "linalg_impl.h"
@@ -90,6 +96,8 @@ AVX2_END
 #endif
 #undef T
 #undef EPS
+#undef TMIN
+#undef TMAX
 
 static void run_one(job *j, ptrdiff_t b, void *work) {
 #ifdef HAVE_AVX2

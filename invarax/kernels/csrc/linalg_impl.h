@@ -203,6 +203,14 @@ static T F(pythag)(T a, T b) {
     return ab * (T)sqrt(1 + r * r);
 }
 
+/* sqrt(a^2 + b^2): directly when TMIN / EPS < a^2 + b^2 < TMAX * EPS (so that neither square
+ * overflowed and any square that underflowed is negligible), else pythag. */
+static T F(hypot)(T a, T b) {
+    T q = a * a + b * b;
+    if (q < TMAX * EPS && q > TMIN / EPS) return sqrt(q);
+    return F(pythag)(a, b);
+}
+
 /* Householder reduction of the symmetric n x n a (both triangles, equal) to tridiagonal form
  * (EISPACK tred2's steps, as in Numerical Recipes): d the diagonal, e[1..n) the
  * sub-diagonal (e[0] = 0), and qt the transpose of the orthogonal Q with Q^T A Q
@@ -315,7 +323,7 @@ static int F(tql2)(T *d, T *e, T *zt, ptrdiff_t n) {
                 ptrdiff_t i;
                 for (i = m - 1; i >= l; i--) {
                     T f = s * e[i], b = c * e[i];
-                    e[i + 1] = (r = F(pythag)(f, g));
+                    e[i + 1] = (r = F(hypot)(f, g));
                     if (r == 0) {
                         d[i + 1] = d[i + 1] - p;
                         e[m] = 0;
