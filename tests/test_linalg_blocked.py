@@ -85,6 +85,19 @@ def test_eigh_and_svd_backward_error(n, dtype, rng):
                                atol=4 * n * eps * s[0])
 
 
+@pytest.mark.parametrize(("dtype", "scale"), [
+    (np.float32, 1e-30), (np.float32, 1e30), (np.float64, 1e-300), (np.float64, 1e300)])
+def test_eigh_far_from_one(dtype, scale, rng):
+    """The QL rotations fall back to pythag where f^2 + g^2 would under- or overflow."""
+    g = rng.standard_normal((40, 40))
+    sym = ((g + g.T) * scale).astype(dtype)
+    v, w = (x.astype(np.float64) for x in kernels.eigh(sym, True))
+    ref = np.linalg.eigvalsh(sym.astype(np.float64))
+    eps = np.finfo(dtype).eps
+    assert np.abs(w - ref).max() <= 40 * eps * np.abs(ref).max()
+    assert np.abs(v.T @ v - np.eye(40)).max() <= 40 * eps
+
+
 def test_solve_backward_error_512(rng):
     a = _general(rng, (512, 512))
     b = _general(rng, (512,))
