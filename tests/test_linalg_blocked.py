@@ -174,6 +174,17 @@ def test_triangular_solve_one_column_equals_column_of_many(lower, unit, rng):
         assert_bitwise(one, many[:, j:j + 1])
 
 
+@pytest.mark.parametrize("n", [1, 33, 65])
+def test_symmetrize_in_the_kernel_equals_numpy(n, rng):
+    """The kernel forms (x + x^T) / 2 itself: the bits of NumPy's, then the same factor."""
+    x = _spd(rng, n, (2,)) + np.triu(_general(rng, (n, n)), 1) * np.float32(0.01)
+    sym = (x + np.swapaxes(x, -1, -2)) / np.float32(2)
+    expected = lax.linalg.cholesky(sym, symmetrize_input=False)
+    assert_bitwise(lax.linalg.cholesky(x), expected)
+    assert_bitwise(invarax.jit(jnp.linalg.cholesky)(x), expected)
+    assert_bitwise(invarax.vmap(lax.linalg.cholesky)(x), expected)
+
+
 def test_n1_vmap_of_public_functions(rng):
     a = _spd(rng, 65, (3,))
     b = _general(rng, (3, 65))

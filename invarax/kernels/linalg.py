@@ -38,8 +38,9 @@ def _call(op, *operands, unit=False, k=0):
     _native.linalg(op, num_threads(), int(unit), k, *operands)
 
 
-def cholesky(a: np.ndarray) -> np.ndarray:
-    """The lower Cholesky factor of each matrix (lower triangle read), all NaN if not PD.
+def cholesky(a: np.ndarray, *, symmetrize_input: bool = False) -> np.ndarray:
+    """The lower Cholesky factor of each matrix (lower triangle read), all NaN if not PD;
+    of ``(a + a^T) / 2`` if ``symmetrize_input`` (formed by the kernel, the same bits).
 
     Example:
         >>> cholesky(np.array([[4.0, 0.0], [2.0, 2.0]]))
@@ -47,7 +48,7 @@ def cholesky(a: np.ndarray) -> np.ndarray:
                [1., 1.]])
     """
     x, batch = _batch(a)
-    _call(CHOLESKY, x)
+    _call(CHOLESKY, x, unit=symmetrize_input)
     return x.reshape(*batch, *x.shape[1:])
 
 

@@ -33,9 +33,20 @@ static int F(gemm_sub)(const T *a, ptrdiff_t lda, const T *b, ptrdiff_t ldb, T *
     return 0;
 }
 
+/* a_ij = (a_ij + a_ji) / 2 for i >= j (the lower triangle of (A + A^T) / 2, as two rounded
+ * operations), by tiles of 32 x 32, so that the transposed reads stay in cache. */
+static void F(symmetrize_lower)(T *a, ptrdiff_t n) {
+    for (ptrdiff_t i0 = 0; i0 < n; i0 += 32)
+        for (ptrdiff_t j0 = 0; j0 <= i0; j0 += 32)
+            for (ptrdiff_t i = i0; i < n && i < i0 + 32; i++)
+                for (ptrdiff_t j = j0; j <= i && j < j0 + 32; j++)
+                    a[i * n + j] = (a[i * n + j] + a[j * n + i]) / 2;
+}
+
 /* Cholesky of the n x n matrix a (its lower triangle is read): a becomes L (upper part zero)
- * with A = L L^T, or all NaN if A is not positive definite. By panels of BLK columns
- * k0..k1: (1) the panel's columns of the rows below, A[k0:, k0:k1], are copied transposed
+ * with A = L L^T, or all NaN if A is not positive definite; with `symmetrize`, A's lower
+ * triangle is first replaced by that of (A + A^T) / 2 (symmetrize_lower). By panels of BLK
+ * columns k0..k1: (1) the panel's columns of the rows below, A[k0:, k0:k1], are copied transposed
  * into p (row c = column k0 + c); (2) column c in turn: d = p[c][c], NaN result unless
  * d > 0; p[c][c] = sqrt(d); p[c][r] = p[c][r] / p[c][c] (r > c); then for each c' > c,
  * p[c'][r] = p[c'][r] - p[c'][c] * p[c][r] (r >= c'); (3) the columns go back into a; (4)
@@ -44,8 +55,9 @@ static int F(gemm_sub)(const T *a, ptrdiff_t lda, const T *b, ptrdiff_t ldb, T *
  * a_ij, minus one gemm product per earlier panel, minus l_ic * l_jc for the columns c of
  * its own panel in ascending c (one rounded product, one rounded difference each), then
  * sqrt or / l_jj. Returns 0, or -1 when out of memory. */
-static int F(cholesky1)(T *a, ptrdiff_t n, T *work, int nthreads) {
+static int F(cholesky1)(T *a, ptrdiff_t n, int symmetrize, T *work, int nthreads) {
     T *p = work, *tmp = work + LINALG_BLK * n + LINALG_BLK * LINALG_BLK;
+    if (symmetrize) F(symmetrize_lower)(a, n);
     for (ptrdiff_t k0 = 0; k0 < n; k0 += LINALG_BLK) {
         ptrdiff_t kb = n - k0 < LINALG_BLK ? n - k0 : LINALG_BLK, k1 = k0 + kb, len = n - k0;
         for (ptrdiff_t r = 0; r < len; r++) {

@@ -384,7 +384,8 @@ static void F(run_one)(job *j, ptrdiff_t b, void *work) {
     void **p = j->p;
     switch (j->op) {
     case OP_CHOLESKY:
-        if (F(cholesky1)((T *)AT(p[0], n * n, b, e), n, work, j->inner) < 0) j->failed = 1;
+        if (F(cholesky1)((T *)AT(p[0], n * n, b, e), n, j->unit & 1, work, j->inner) < 0)
+            j->failed = 1;
         break;
     case OP_LU:
         if (F(lu1)((T *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
