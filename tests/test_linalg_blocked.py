@@ -176,13 +176,20 @@ def test_triangular_solve_one_column_equals_column_of_many(lower, unit, rng):
 
 @pytest.mark.parametrize("n", [1, 33, 65])
 def test_symmetrize_in_the_kernel_equals_numpy(n, rng):
-    """The kernel forms (x + x^T) / 2 itself: the bits of NumPy's, then the same factor."""
+    """The kernels (cholesky, eigh) form (x + x^T) / 2 themselves: the bits of NumPy's, so
+    the same factors."""
     x = _spd(rng, n, (2,)) + np.triu(_general(rng, (n, n)), 1) * np.float32(0.01)
     sym = (x + np.swapaxes(x, -1, -2)) / np.float32(2)
     expected = lax.linalg.cholesky(sym, symmetrize_input=False)
     assert_bitwise(lax.linalg.cholesky(x), expected)
     assert_bitwise(invarax.jit(jnp.linalg.cholesky)(x), expected)
     assert_bitwise(invarax.vmap(lax.linalg.cholesky)(x), expected)
+    for lower in (True, False):  # eigh too, whichever triangle it would read
+        expected = lax.linalg.eigh(sym, lower=lower, symmetrize_input=False)
+        for got in (lax.linalg.eigh(x, lower=lower),
+                    invarax.jit(lambda m, lo=lower: lax.linalg.eigh(m, lower=lo))(x)):
+            for g, e in zip(got, expected, strict=True):
+                assert_bitwise(g, e)
 
 
 def test_n1_vmap_of_public_functions(rng):

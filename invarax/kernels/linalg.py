@@ -117,9 +117,10 @@ def qr(a: np.ndarray, full_matrices: bool) -> tuple:
     return q.reshape(*batch, m, qc), r.reshape(*batch, qc, n)
 
 
-def eigh(a: np.ndarray, lower: bool) -> tuple:
+def eigh(a: np.ndarray, lower: bool, *, symmetrize_input: bool = False) -> tuple:
     """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of each symmetric matrix,
-    whose ``lower`` (or upper) triangle is read (tridiagonalisation, then QL).
+    whose ``lower`` (or upper) triangle is read (tridiagonalisation, then QL), or of
+    ``(a + a^T) / 2`` if ``symmetrize_input`` (formed by the kernel, NumPy's bits).
 
     Example:
         >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]]), True)[1]
@@ -127,11 +128,9 @@ def eigh(a: np.ndarray, lower: bool) -> tuple:
     """
     x, batch = _batch(a, transpose=not lower)
     n = x.shape[-1]
-    rows, cols = np.indices((n, n))
-    x[:, rows < cols] = np.swapaxes(x, -1, -2)[:, rows < cols]
     vt = np.empty_like(x)
     w = np.empty(x.shape[:2], x.dtype)
-    _call(EIGH, x, vt, w)
+    _call(EIGH, x, vt, w, unit=symmetrize_input)
     v = np.ascontiguousarray(np.swapaxes(vt, -1, -2))
     return v.reshape(*batch, n, n), w.reshape(*batch, n)
 

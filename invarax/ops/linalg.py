@@ -305,24 +305,28 @@ _leading_batch_rule(qr_p)
 
 
 # ---------------------------------------------------------------------------------------
-# eigh: a (..., n, n) symmetric (its lower or upper triangle read) -> (v, w), w ascending.
+# eigh: a (..., n, n) symmetric (its lower or upper triangle read) -> (v, w), w ascending;
+# symmetrize_input: of (a + a^T) / 2 instead (formed by the kernel, as for cholesky).
 
 
-def _eigh_abstract_eval(a, *, lower):
+def _eigh_abstract_eval(a, *, lower, symmetrize_input=False):
     _check_matrix("eigh", a, square=True)
     return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
 
 
 eigh_p = Primitive("eigh", multiple_results=True)
-eigh_p.def_impl(lambda a, *, lower: list(klinalg.eigh(a, lower)))
+eigh_p.def_impl(lambda a, *, lower, symmetrize_input=False:
+                list(klinalg.eigh(a, lower, symmetrize_input=symmetrize_input)))
 eigh_p.def_abstract_eval(_eigh_abstract_eval)
 
 
-def _eigh_jvp(primals, tangents, *, lower):
+def _eigh_jvp(primals, tangents, *, lower, symmetrize_input=False):
     (a,), (a_dot,) = primals, tangents
-    v, w = eigh_p.bind(a, lower=lower)
+    v, w = eigh_p.bind(a, lower=lower, symmetrize_input=symmetrize_input)
     if isinstance(a_dot, Zero):
         return [v, w], [Zero(v.aval), Zero(w.aval)]
+    if symmetrize_input:
+        a_dot = _symmetrize(a_dot)
     n = a.shape[-1]
     # F[i, j] = 1 / (w_j - w_i) off the diagonal, 0 on it (inf where w_i == w_j, i != j).
     eye = _eye(a.shape, a.dtype)
@@ -534,8 +538,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
                                   "slice the eigenvalues instead")
     x = _operand(x, "eigh")
     _check_matrix("eigh", x.aval, square=True)
-    x = _symmetrize(x) if symmetrize_input else x
-    return tuple(eigh_p.bind(x, lower=bool(lower)))
+    return tuple(eigh_p.bind(x, lower=bool(lower), symmetrize_input=bool(symmetrize_input)))
 
 
 def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None):

@@ -43,6 +43,16 @@ static void F(symmetrize_lower)(T *a, ptrdiff_t n) {
                     a[i * n + j] = (a[i * n + j] + a[j * n + i]) / 2;
 }
 
+/* Both triangles of a become its lower one (a_ji = a_ij, i > j) or, with `symmetrize`, the
+ * lower one of (A + A^T) / 2 (symmetrize_lower first), by tiles of 32 x 32. */
+static void F(symmetric_from_lower)(T *a, ptrdiff_t n, int symmetrize) {
+    if (symmetrize) F(symmetrize_lower)(a, n);
+    for (ptrdiff_t i0 = 0; i0 < n; i0 += 32)
+        for (ptrdiff_t j0 = 0; j0 <= i0; j0 += 32)
+            for (ptrdiff_t i = i0; i < n && i < i0 + 32; i++)
+                for (ptrdiff_t j = j0; j < i && j < j0 + 32; j++) a[j * n + i] = a[i * n + j];
+}
+
 /* Cholesky of the n x n matrix a (its lower triangle is read): a becomes L (upper part zero)
  * with A = L L^T, or all NaN if A is not positive definite; with `symmetrize`, A's lower
  * triangle is first replaced by that of (A + A^T) / 2 (symmetrize_lower). By panels of BLK

@@ -404,6 +404,7 @@ static void F(run_one)(job *j, ptrdiff_t b, void *work) {
                  m, n, k);
         break;
     case OP_EIGH:
+        F(symmetric_from_lower)((T *)AT(p[0], n * n, b, e), n, j->unit & 1);
         F(eigh1)((T *)AT(p[0], n * n, b, e), (T *)AT(p[1], n * n, b, e), (T *)AT(p[2], n, b, e),
                  n, work);
         break;
