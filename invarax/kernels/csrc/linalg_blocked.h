@@ -117,6 +117,37 @@ static void F(swap_rows)(T *a, ptrdiff_t n, ptrdiff_t r, ptrdiff_t s, ptrdiff_t 
     }
 }
 
+/* getf2 on the m x n matrix a in place, rows whole (for matrices of one panel, where copying
+ * the panel costs more than it saves): step k takes the pivot as lu1's panel does (the same
+ * values, so the same choice), swaps rows k and p whole, then l_ik = a_ik / a_kk (skipped
+ * for a zero pivot) and a_ij = a_ij - l_ik * u_kj: lu1's operations, in another layout. */
+static void F(lu_small)(T *a, int32_t *piv, int32_t *perm, ptrdiff_t m, ptrdiff_t n) {
+    ptrdiff_t kmax = m < n ? m : n;
+    for (ptrdiff_t i = 0; i < m; i++) perm[i] = (int32_t)i;
+    for (ptrdiff_t k = 0; k < kmax; k++) {
+        ptrdiff_t p = k;
+        T best = fabs(a[k * n + k]);
+        for (ptrdiff_t i = k + 1; i < m; i++) {
+            T v = fabs(a[i * n + k]);
+            if (v > best || (best != best && v == v)) best = v, p = i;
+        }
+        piv[k] = (int32_t)p;
+        if (p != k) {
+            F(swap_rows)(a, n, k, p, 0, n);
+            int32_t t = perm[k];
+            perm[k] = perm[p];
+            perm[p] = t;
+        }
+        const T *rk = a + k * n;
+        T pivot = rk[k];
+        for (ptrdiff_t i = k + 1; i < m; i++) {
+            T *ri = a + i * n;
+            if (pivot != 0) ri[k] = ri[k] / pivot;
+            F(axpy_sub)(ri + k + 1, ri[k], rk + k + 1, n - k - 1);
+        }
+    }
+}
+
 /* LU with partial pivoting of the m x n matrix a: a becomes L\U, piv[k] the row swapped with
  * row k at step k, perm the resulting row permutation. By panels of BLK columns k0..k1:
  * (1) A[k0:, k0:k1] is copied transposed into p; (2) column c in turn: the pivot is the
@@ -131,6 +162,10 @@ static void F(swap_rows)(T *a, ptrdiff_t n, ptrdiff_t r, ptrdiff_t s, ptrdiff_t 
 static int F(lu1)(T *a, int32_t *piv, int32_t *perm, ptrdiff_t m, ptrdiff_t n, T *work,
                   int nthreads) {
     ptrdiff_t kmax = m < n ? m : n;
+    if (m <= LINALG_BLK && n <= LINALG_BLK) { /* one panel: getf2 in place, the same operations */
+        F(lu_small)(a, piv, perm, m, n);
+        return 0;
+    }
     T *p = work, *tmp = work + LINALG_BLK * (m > n ? m : n) + LINALG_BLK * LINALG_BLK;
     for (ptrdiff_t i = 0; i < m; i++) perm[i] = (int32_t)i;
     for (ptrdiff_t k0 = 0; k0 < kmax; k0 += LINALG_BLK) {

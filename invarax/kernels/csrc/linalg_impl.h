@@ -102,11 +102,12 @@ static void F(trsm1)(const T *t, T *b, ptrdiff_t m, ptrdiff_t n, int unit, int u
 }
 
 /* The reflector I - tau v v^T applied to `count` columns c_j = c + j * stride (len elements):
- * c_j = c_j - (tau * dot(v, c_j)) v; four columns' dots at a time (dot4, the same bits). */
+ * c_j = c_j - (tau * dot(v, c_j)) v; for long columns four columns' dots at a time (dot4,
+ * the same bits). */
 static void F(reflect)(const T *v, T tau, T *c, ptrdiff_t stride, ptrdiff_t count,
                        ptrdiff_t len) {
     ptrdiff_t j = 0;
-    for (; j + 4 <= count; j += 4) {
+    for (; j + 4 <= count && len >= 64; j += 4) { /* shorter: dot4 does not pay */
         const T *cols[4] = {c + j * stride, c + (j + 1) * stride, c + (j + 2) * stride,
                             c + (j + 3) * stride};
         T g[4];
