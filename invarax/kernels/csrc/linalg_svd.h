@@ -143,9 +143,8 @@ static int F(svd_jacobi)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrd
 /* The SVD of the m x n matrix (m >= n) stored by columns in a. A square matrix goes to
  * svd_jacobi directly; a tall one is first factorised a = Q R (qr1), R's SVD
  * R = U_R S V^T taken by svd_jacobi (columns of n instead of m: less work, and Jacobi
- * converges in fewer sweeps on R), and U = Q U_R, column j being the sum of
- * q_k * (U_R)_kj over k ascending (axpy from zero); the columns beyond n, if uc > n, are
- * completed as in svd_jacobi. Returns -1 when out of memory. */
+ * converges in fewer sweeps on R), and U = Q U_R by the canonical gemm; the columns beyond
+ * n, if uc > n, are completed as in svd_jacobi. Returns -1 when out of memory. */
 static int F(svd1)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t uc,
                    void *work, T eps, int nthreads) {
     if (m == n || n == 0) return F(svd_jacobi)(a, s, vt, u, m, n, uc, work, eps, nthreads);
@@ -163,10 +162,11 @@ static int F(svd1)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t 
     }
     if (uc) {
         unsigned char *valid = (unsigned char *)work;
-        for (ptrdiff_t j = 0; j < n; j++) {
-            T *uj = u + j * m;
-            memset(uj, 0, sizeof(T) * (size_t)m);
-            for (ptrdiff_t k = 0; k < n; k++) F(axpy_sub)(uj, -ur[j * n + k], q + k * m, m);
+        /* u[j][i] = sum_k ur[j][k] q[k][i] (columns of U, of U_R, of Q): U^T = U_R^T Q^T. */
+        operand3 urt = {ur, 0, n, 1}, qt = {q, 0, m, 1};
+        if (gemm(sizeof(T) == sizeof(double), urt, qt, u, 1, n, m, n, nthreads) < 0) {
+            free(buf);
+            return -1;
         }
         for (ptrdiff_t j = 0; j < uc; j++) valid[j] = j < n;
         F(complete1)(u, valid, m, uc);
