@@ -98,6 +98,24 @@ def test_eigh_far_from_one(dtype, scale, rng):
     assert np.abs(v.T @ v - np.eye(40)).max() <= 40 * eps
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize("shape", [(20, 20), (30, 20), (20, 30)])
+def test_svd_preconditioned_of_nan_or_inf_is_nan(bad, shape, rng):
+    a = _general(rng, shape)
+    a[3, 4] = bad
+    for part in kernels.svd(a, False, True):
+        assert np.isnan(part).all()
+
+
+def test_svd_preconditioned_of_rank_one(rng):
+    a = np.outer(np.arange(1, 41), rng.standard_normal(20)).astype(np.float32)
+    s, u, vt = kernels.svd(a, False, True)
+    ref = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    assert np.abs(s - ref).max() <= 40 * EPS32 * ref[0]
+    assert np.abs(u.T.astype(np.float64) @ u - np.eye(20)).max() <= 40 * EPS32
+    assert np.abs((u * s) @ vt - a).max() <= 40 * EPS32 * np.abs(a).max()
+
+
 def test_solve_backward_error_512(rng):
     a = _general(rng, (512, 512))
     b = _general(rng, (512,))
