@@ -124,6 +124,18 @@ def test_solve_backward_error_512(rng):
     assert err <= 512 * EPS32, err  # LAPACK (scipy, float32): 1e-5 to 2e-5 here
 
 
+@pytest.mark.parametrize("n", [3, 130])
+def test_lu_pivot_passes_over_nans(n, rng):
+    """Both LU paths (one panel in place, blocked) prefer a number to a NaN as pivot."""
+    a = _general(rng, (n, n))
+    k = n - 3 if n > 64 else 0  # the column where the last panel starts its step
+    a[k:, :k] = 0
+    a[k:, k] = [np.nan, 1.0, 2.0]
+    a[np.arange(k), np.arange(k)] = 10.0
+    _, pivots, _ = kernels.lu(a)
+    assert pivots[k] == k + 2
+
+
 def test_singular_and_not_pd_across_panels(rng):
     a = _spd(rng, 130)
     a[100, 100] = -1e3  # fails in the second panel

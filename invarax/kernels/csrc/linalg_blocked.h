@@ -151,7 +151,7 @@ static void F(lu_small)(T *a, int32_t *piv, int32_t *perm, ptrdiff_t m, ptrdiff_
 /* LU with partial pivoting of the m x n matrix a: a becomes L\U, piv[k] the row swapped with
  * row k at step k, perm the resulting row permutation. By panels of BLK columns k0..k1:
  * (1) A[k0:, k0:k1] is copied transposed into p; (2) column c in turn: the pivot is the
- * first row r >= c of largest |p[c][r]| (a NaN is taken over a number), rows c and r are
+ * first row r >= c of largest |p[c][r]| (a number preferred to a NaN), rows c and r are
  * swapped in the panel; p[c][r] = p[c][r] / pivot (r > c; skipped when the pivot is 0); for
  * each c' > c, p[c'][r] = p[c'][r] - p[c][r] * p[c'][c] (r > c); (3) the panel goes back,
  * and its swaps are applied to the other columns of the rows (in order); (4)
