@@ -160,7 +160,7 @@ def _backward(residual, *scales) -> float:
 
 def accuracy(n: int = 256, x64: bool = False) -> str:
     """Backward errors and orthogonality (docs/numerics.md) of invarax and JAX in float32, or
-    (``x64``) of invarax and NumPy in float64."""
+    (``x64``, which switches ``jax_enable_x64`` on) of invarax and NumPy in float64."""
     import invarax
     import invarax.numpy as jnp
 
@@ -218,7 +218,13 @@ def main(argv=None) -> None:
     if args.cpu_time:
         CLOCK["clock"] = time.process_time
     if args.accuracy:
-        print(accuracy(8 if args.tiny else 256, x64=args.x64))
+        import invarax
+
+        x64 = invarax.config.read("jax_enable_x64")
+        try:
+            print(accuracy(8 if args.tiny else 256, x64=args.x64))
+        finally:
+            invarax.config.update("jax_enable_x64", x64)
         return
     config = "tiny" if args.tiny else "quick" if args.quick else "full"
     start = os.getloadavg()[0]

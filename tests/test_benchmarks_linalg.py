@@ -22,9 +22,7 @@ def test_tiny_accuracy_table_float64(capsys):
     import invarax
     from benchmarks import linalg
 
-    try:
-        linalg.main(["--tiny", "--accuracy", "--x64"])
-    finally:
-        invarax.config.update("jax_enable_x64", False)
+    linalg.main(["--tiny", "--accuracy", "--x64"])
     out = capsys.readouterr().out
     assert "| invarax float64 |" in out and "| numpy float64 |" in out
+    assert not invarax.config.read("jax_enable_x64")  # restored

@@ -3,9 +3,9 @@
  *
  * Each kernel factorises a batch of matrices, one matrix at a time, each in the order that
  * linalg_impl.h writes down; threads split the batch between them (every matrix is whole
- * on one thread), except that a batch of one gives its threads to the canonical gemm of
- * the blocked Cholesky and LU (which splits only output tiles), so neither the batch nor
- * the thread count changes a bit (N1, N5).
+ * on one thread), except that a batch of one gives its threads to the canonical gemm
+ * products of the blocked Cholesky and LU and of the SVD (gemm splits only output tiles),
+ * so neither the batch nor the thread count changes a bit (N1, N5).
  * All operands are C-contiguous; outputs are overwritten in place.
  */
 #define PY_SSIZE_T_CLEAN
@@ -42,7 +42,7 @@ typedef struct {
 
 /* linalg_impl.h once per type for the baseline CPU and, on x86-64, once more for AVX2:
  * the same C, so the same IEEE operations on every element (no FMA either way, besides
- * those of the canonical gemm that the blocked Cholesky and LU call). */
+ * those of the canonical gemm that the blocked Cholesky and LU and the SVD call). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define HAVE_AVX2 1
 #if defined(__clang__)

@@ -2,11 +2,11 @@
  *
  * Every routine works on one matrix at a time, in place, in a C-contiguous buffer, and
  * performs for each output element a sequence of IEEE operations (+, -, *, /, sqrt, and the
- * FMAs of the canonical gemm that the blocked Cholesky and LU call; no other FMA: the build
- * switches contraction off) that depends only on the matrix's size and values, never on
- * the batch, the thread count or the CPU (compiled for the baseline and for AVX2, the same
- * operations). docs/numerics.md ("Factorisations and the FFT") writes each order
- * down.
+ * FMAs of the canonical gemm that the blocked Cholesky and LU and the SVD call; no other
+ * FMA: the build switches contraction off) that depends only on the matrix's size and
+ * values, never on the batch, the thread count or the CPU (compiled for the baseline and
+ * for AVX2, the same operations). docs/numerics.md ("Factorisations and the FFT") writes
+ * each order down.
  */
 #define CAT2(a, b) a##_##b
 #define CAT(a, b) CAT2(a, b)
