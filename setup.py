@@ -10,8 +10,9 @@ from setuptools.command.build_ext import build_ext
 
 SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c", "linalg.c", "window.c", "elementary.c",
            "fft.c"]
-HEADERS = ["native.h", "gemm_impl.h", "reduce_impl.h", "linalg_impl.h", "elementary_math.h",
-           "elementary_loops.h", "elementary_hard.h", "fft_impl.h", "fft_stages.h"]
+HEADERS = ["native.h", "gemm_impl.h", "reduce_impl.h", "linalg_impl.h", "linalg_blocked.h",
+           "linalg_svd.h", "elementary_math.h", "elementary_loops.h", "elementary_hard.h",
+           "fft_impl.h", "fft_stages.h"]
 
 
 class BuildExt(build_ext):

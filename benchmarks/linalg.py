@@ -7,7 +7,8 @@ in invarax (jit), JAX (jit) and NumPy/SciPy, timed in the same run by ``timing.m
 table with the invarax/JAX ratios and the load average. ``--cpu-time`` times the
 process's CPU time instead of wall-clock time (robust to a loaded machine when every
 library runs one thread, e.g. under ``taskset -c 1`` with one thread each).
-``--accuracy`` prints the backward errors of docs/numerics.md instead.
+``--accuracy`` prints the backward errors of docs/numerics.md instead (``--x64``: in
+float64, against NumPy).
 ``python -m benchmarks --linalg`` runs it.
 """
 
@@ -157,23 +158,30 @@ def _backward(residual, *scales) -> float:
     return float(np.abs(residual).max() / np.prod([np.abs(s).max() for s in scales]))
 
 
-def accuracy(n: int = 256) -> str:
-    """Backward errors and orthogonality (docs/numerics.md) of invarax and JAX in float32."""
+def accuracy(n: int = 256, x64: bool = False) -> str:
+    """Backward errors and orthogonality (docs/numerics.md) of invarax and JAX in float32, or
+    (``x64``, which switches ``jax_enable_x64`` on) of invarax and NumPy in float64."""
+    import invarax
     import invarax.numpy as jnp
 
     mods = {"invarax": jnp}
-    try:
-        import jax.numpy
+    dtype = np.float64 if x64 else np.float32
+    if x64:
+        invarax.config.update("jax_enable_x64", True)
+        mods["numpy"] = np
+    else:
+        try:
+            import jax.numpy
 
-        mods["jax"] = jax.numpy
-    except ImportError:
-        pass
+            mods["jax"] = jax.numpy
+        except ImportError:
+            pass
     rng = np.random.default_rng(0)
-    a = rng.standard_normal((n, n)).astype(np.float32)
-    b = rng.standard_normal((n, 1)).astype(np.float32)
-    spd = (a @ a.T + n * np.eye(n)).astype(np.float32)
-    sym = (a + a.T).astype(np.float32)
-    g = rng.standard_normal((n, n // 2)).astype(np.float32)
+    a = rng.standard_normal((n, n)).astype(dtype)
+    b = rng.standard_normal((n, 1)).astype(dtype)
+    spd = (a @ a.T + n * np.eye(n)).astype(dtype)
+    sym = (a + a.T).astype(dtype)
+    g = rng.standard_normal((n, n // 2)).astype(dtype)
     f64 = lambda x: np.asarray(x, np.float64)  # noqa: E731
     lines = ["| library | solve | cholesky | qr (orth.) | eigh (orth.) | svd (orth.) |",
              "|---|---|---|---|---|---|"]
@@ -192,7 +200,7 @@ def accuracy(n: int = 256) -> str:
             f"({np.abs(u.T @ u - np.eye(n // 2)).max():.1e})",
         ]
         cells = [c if isinstance(c, str) else f"{c:.1e}" for c in cells]
-        lines.append(f"| {name} float32 | " + " | ".join(cells) + " |")
+        lines.append(f"| {name} {np.dtype(dtype).name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -202,13 +210,21 @@ def main(argv=None) -> None:
     size.add_argument("--quick", action="store_true", help="fewer repeats")
     size.add_argument("--tiny", action="store_true", help="tiny sizes: a check of the harness")
     parser.add_argument("--accuracy", action="store_true", help="backward errors instead")
+    parser.add_argument("--x64", action="store_true",
+                        help="with --accuracy: float64, against NumPy")
     parser.add_argument("--cpu-time", action="store_true",
                         help="time the process's CPU time (all threads), not wall-clock time")
     args = parser.parse_args(argv)
     if args.cpu_time:
         CLOCK["clock"] = time.process_time
     if args.accuracy:
-        print(accuracy(8 if args.tiny else 256))
+        import invarax
+
+        x64 = invarax.config.read("jax_enable_x64")
+        try:
+            print(accuracy(8 if args.tiny else 256, x64=args.x64))
+        finally:
+            invarax.config.update("jax_enable_x64", x64)
         return
     config = "tiny" if args.tiny else "quick" if args.quick else "full"
     start = os.getloadavg()[0]

@@ -16,3 +16,13 @@ def test_tiny_accuracy_table(capsys):
 
     linalg.main(["--tiny", "--accuracy"])
     assert "| invarax float32 |" in capsys.readouterr().out
+
+
+def test_tiny_accuracy_table_float64(capsys):
+    import invarax
+    from benchmarks import linalg
+
+    linalg.main(["--tiny", "--accuracy", "--x64"])
+    out = capsys.readouterr().out
+    assert "| invarax float64 |" in out and "| numpy float64 |" in out
+    assert not invarax.config.read("jax_enable_x64")  # restored

@@ -3,8 +3,9 @@
 Each takes NumPy arrays of shape ``(..., m, n)`` (leading axes are a batch) and factorises
 every matrix on its own with the compiled code of ``csrc/linalg_impl.h``, whose order of
 operations per matrix is written down in ``docs/numerics.md`` ("Factorisations"): a matrix
-gets the same bits alone, in any batch, on any thread count (N1, N2, N5) and, having no FMA
-and no vendor code, on any CPU (N6). Here only copies, transposes and flips are made.
+gets the same bits alone, in any batch, on any thread count (N1, N2, N5) and, having no
+vendor code and no FMA besides the canonical gemm's, on any CPU (N6). Here only copies,
+transposes and flips are made.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ def _call(op, *operands, unit=False, k=0):
     _native.linalg(op, num_threads(), int(unit), k, *operands)
 
 
-def cholesky(a: np.ndarray) -> np.ndarray:
-    """The lower Cholesky factor of each matrix (lower triangle read), all NaN if not PD.
+def cholesky(a: np.ndarray, *, symmetrize_input: bool = False) -> np.ndarray:
+    """The lower Cholesky factor of each matrix (lower triangle read), all NaN if not PD;
+    of ``(a + a^T) / 2`` if ``symmetrize_input`` (formed by the kernel, the same bits).
 
     Example:
         >>> cholesky(np.array([[4.0, 0.0], [2.0, 2.0]]))
@@ -46,7 +48,7 @@ def cholesky(a: np.ndarray) -> np.ndarray:
                [1., 1.]])
     """
     x, batch = _batch(a)
-    _call(CHOLESKY, x)
+    _call(CHOLESKY, x, unit=symmetrize_input)
     return x.reshape(*batch, *x.shape[1:])
 
 
@@ -115,9 +117,10 @@ def qr(a: np.ndarray, full_matrices: bool) -> tuple:
     return q.reshape(*batch, m, qc), r.reshape(*batch, qc, n)
 
 
-def eigh(a: np.ndarray, lower: bool) -> tuple:
+def eigh(a: np.ndarray, lower: bool, *, symmetrize_input: bool = False) -> tuple:
     """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of each symmetric matrix,
-    whose ``lower`` (or upper) triangle is read (tridiagonalisation, then QL).
+    whose ``lower`` (or upper) triangle is read (tridiagonalisation, then QL), or of
+    ``(a + a^T) / 2`` if ``symmetrize_input`` (formed by the kernel, NumPy's bits).
 
     Example:
         >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]]), True)[1]
@@ -125,11 +128,9 @@ def eigh(a: np.ndarray, lower: bool) -> tuple:
     """
     x, batch = _batch(a, transpose=not lower)
     n = x.shape[-1]
-    rows, cols = np.indices((n, n))
-    x[:, rows < cols] = np.swapaxes(x, -1, -2)[:, rows < cols]
     vt = np.empty_like(x)
     w = np.empty(x.shape[:2], x.dtype)
-    _call(EIGH, x, vt, w)
+    _call(EIGH, x, vt, w, unit=symmetrize_input)
     v = np.ascontiguousarray(np.swapaxes(vt, -1, -2))
     return v.reshape(*batch, n, n), w.reshape(*batch, n)
 

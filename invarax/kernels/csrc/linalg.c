@@ -2,8 +2,10 @@
  * entry points, added to invarax.kernels._native by module.c.
  *
  * Each kernel factorises a batch of matrices, one matrix at a time, each in the order that
- * linalg_impl.h writes down; threads only split the batch between them (every matrix is
- * whole on one thread), so neither the batch nor the thread count changes a bit (N1, N5).
+ * linalg_impl.h writes down; threads split the batch between them (every matrix is whole
+ * on one thread), except that a batch of one gives its threads to the canonical gemm
+ * products of the blocked Cholesky and LU and of the SVD (gemm splits only output tiles),
+ * so neither the batch nor the thread count changes a bit (N1, N5).
  * All operands are C-contiguous; outputs are overwritten in place.
  */
 #define PY_SSIZE_T_CLEAN
@@ -27,13 +29,20 @@ typedef struct {
     ptrdiff_t nb, m, n, k;  /* k: qc for OP_QR_Q, uc for OP_SVD */
     void *p[4];
     int nthreads, tid;
+    int inner; /* threads for gemm within one matrix (a batch of one) */
     int failed;
 } job;
+
+/* The panel width of the blocked Cholesky and LU (linalg_blocked.h). */
+#ifndef LINALG_BLK
+#define LINALG_BLK 64
+#endif
 
 #define AT(base, size, b, bytes) ((char *)(base) + (size_t)(b) * (size_t)(size) * (bytes))
 
 /* linalg_impl.h once per type for the baseline CPU and, on x86-64, once more for AVX2:
- * the same C, so the same IEEE operations on every element (no FMA either way). */
+ * the same C, so the same IEEE operations on every element (no FMA either way, besides
+ * those of the canonical gemm that the blocked Cholesky and LU and the SVD call). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define HAVE_AVX2 1
 #if defined(__clang__)
@@ -47,32 +56,48 @@ typedef struct {
 
 #define T float
 #define EPS FLT_EPSILON
+#define TMIN FLT_MIN
+#define TMAX FLT_MAX
 #define SFX f32
+#define SFX_F64 f64 /* the same instruction set's double instance */
 #include "linalg_impl.h"
 #undef SFX
+#undef SFX_F64
 #ifdef HAVE_AVX2
 #define SFX avx2_f32
+#define SFX_F64 avx2_f64
 AVX2_BEGIN
 #include "linalg_impl.h"
 AVX2_END
 #undef SFX
+#undef SFX_F64
 #endif
 #undef T
 #undef EPS
+#undef TMIN
+#undef TMAX
 #define T double
 #define EPS DBL_EPSILON
+#define TMIN DBL_MIN
+#define TMAX DBL_MAX
 #define SFX f64
+#define SFX_F64 f64
 #include "linalg_impl.h"
 #undef SFX
+#undef SFX_F64
 #ifdef HAVE_AVX2
 #define SFX avx2_f64
+#define SFX_F64 avx2_f64
 AVX2_BEGIN
 #include "linalg_impl.h"
 AVX2_END
 #undef SFX
+#undef SFX_F64
 #endif
 #undef T
 #undef EPS
+#undef TMIN
+#undef TMAX
 
 static void run_one(job *j, ptrdiff_t b, void *work) {
 #ifdef HAVE_AVX2
@@ -90,6 +115,12 @@ static void run_one(job *j, ptrdiff_t b, void *work) {
 static void *run_share(void *arg) {
     job *j = arg;
     size_t words = (size_t)(j->n + j->k) * 2 + 8;
+    if (j->op == OP_CHOLESKY || j->op == OP_LU) { /* the panel, and gemm's product */
+        ptrdiff_t m = j->op == OP_LU ? j->m : j->n, n = j->n, big = m > n ? m : n;
+        ptrdiff_t small = m < n ? m : n;
+        words = (size_t)(LINALG_BLK * big + LINALG_BLK * LINALG_BLK);
+        if (small > LINALG_BLK) words += (size_t)m * (size_t)n;
+    }
     void *work = malloc(words * sizeof(double));
     if (!work) {
         j->failed = 1;
@@ -109,6 +140,7 @@ static int run_job(job *j) {
     if (j->op == OP_EIGH || j->op == OP_SVD) work *= 10; /* several sweeps */
     if (nt > 1 + work / WORK_PER_THREAD) nt = (int)(1 + work / WORK_PER_THREAD);
     if (nt > j->nb) nt = (int)j->nb;
+    j->inner = j->nb == 1 ? j->nthreads : 1;
     if (nt <= 1) {
         j->nthreads = 1;
         j->tid = 0;

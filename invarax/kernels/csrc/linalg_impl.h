@@ -1,11 +1,12 @@
 /* linalg_impl.h - the factorisations for one float type T (suffix SFX); included by linalg.c.
  *
  * Every routine works on one matrix at a time, in place, in a C-contiguous buffer, and
- * performs for each output element a sequence of IEEE operations (+, -, *, /, sqrt; no FMA:
- * the build switches contraction off) that depends only on the matrix's size and values,
- * never on the batch, the thread count or the CPU (compiled for the baseline and for AVX2,
- * the same operations). docs/numerics.md ("Factorisations and the FFT") writes each order
- * down.
+ * performs for each output element a sequence of IEEE operations (+, -, *, /, sqrt, and the
+ * FMAs of the canonical gemm that the blocked Cholesky and LU and the SVD call; no other
+ * FMA: the build switches contraction off) that depends only on the matrix's size and
+ * values, never on the batch, the thread count or the CPU (compiled for the baseline and
+ * for AVX2, the same operations). docs/numerics.md ("Factorisations and the FFT") writes
+ * each order down.
  */
 #define CAT2(a, b) a##_##b
 #define CAT(a, b) CAT2(a, b)
@@ -22,6 +23,41 @@ static T F(dot)(const T *x, const T *y, ptrdiff_t n) {
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
+/* dot's eight running sums as one vector (GCC's vector extension: the same operation on
+ * every lane, in AVX or SSE registers). */
+typedef T F(v8) __attribute__((vector_size(8 * sizeof(T))));
+
+/* out[r] = dot(x[r], y, n) for r < 4, each in dot's order (the same bits), computed together
+ * so that the four sums' additions overlap. */
+static void F(dot4)(const T *const x[4], const T *y, ptrdiff_t n, T *out) {
+    F(v8) acc[4] = {{0}, {0}, {0}, {0}};
+    ptrdiff_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        F(v8) v, u;
+        memcpy(&v, y + i, sizeof v);
+        for (int r = 0; r < 4; r++) {
+            memcpy(&u, x[r] + i, sizeof u);
+            acc[r] = acc[r] + u * v;
+        }
+    }
+    for (int r = 0; r < 4; r++) {
+        T s[8];
+        memcpy(s, &acc[r], sizeof s);
+        for (ptrdiff_t k = i, l = 0; k < n; k++, l++) s[l] = s[l] + x[r][k] * y[k];
+        out[r] = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    }
+}
+
+/* sum |x_i| in dot's order: 8 running sums, term i into sum i % 8, combined pairwise. */
+static T F(asum)(const T *x, ptrdiff_t n) {
+    T s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    ptrdiff_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++) s[l] = s[l] + (T)fabs(x[i + l]);
+    for (int l = 0; i < n; i++, l++) s[l] = s[l] + (T)fabs(x[i]);
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
 /* y[i] = y[i] - a * x[i]: one rounded product, one rounded difference per element. */
 static void F(axpy_sub)(T *y, T a, const T *x, ptrdiff_t n) {
     for (ptrdiff_t i = 0; i < n; i++) y[i] = y[i] - a * x[i];
@@ -31,86 +67,26 @@ static void F(fill_nan)(T *a, ptrdiff_t n) {
     for (ptrdiff_t i = 0; i < n; i++) a[i] = (T)NAN;
 }
 
-/* Cholesky of the n x n matrix a (its lower triangle is read): a becomes L (upper part
- * zero) with A = L L^T, or all NaN if A is not positive definite. Each element of U = L^T
- * (i <= j) is u_ij = a_ij, minus u_ki * u_kj for k = 0..i-1 in ascending k (one rounded
- * product, one rounded difference each), then sqrt (i == j) or / u_ii: the order of
- * right-looking Cholesky. It is computed by column tiles of TILE columns (rows in
- * ascending order within a tile), so that a tile of U stays in cache; the tiling does not
- * change any element's operations. u_ki is read from its mirror l_ik in the lower part,
- * written as soon as u_ki is final. */
-#ifndef CHOL_TILE
-#define CHOL_TILE 64
-#endif
-static void F(cholesky1)(T *a, ptrdiff_t n) {
-    for (ptrdiff_t i = 0; i < n; i++)
-        for (ptrdiff_t j = i + 1; j < n; j++) a[i * n + j] = a[j * n + i];
-    for (ptrdiff_t j0 = 0; j0 < n; j0 += CHOL_TILE) {
-        ptrdiff_t j1 = j0 + CHOL_TILE < n ? j0 + CHOL_TILE : n;
-        for (ptrdiff_t i = 0; i < j1; i++) {
-            ptrdiff_t c0 = i > j0 ? i : j0, len = j1 - c0;
-            T *ri = a + i * n, *seg = ri + c0;
-            for (ptrdiff_t k = 0; k < i; k++) F(axpy_sub)(seg, ri[k], a + k * n + c0, len);
-            ptrdiff_t first = 0;
-            if (i >= j0) {
-                T d = seg[0];
-                if (!(d > 0)) {
-                    F(fill_nan)(a, n * n);
-                    return;
-                }
-                seg[0] = sqrt(d);
-                first = 1;
-            }
-            T diag = ri[i];
-            for (ptrdiff_t j = first; j < len; j++) {
-                seg[j] = seg[j] / diag;
-                a[(c0 + j) * n + i] = seg[j];
-            }
-        }
-    }
-    for (ptrdiff_t i = 0; i < n; i++)
-        for (ptrdiff_t j = i + 1; j < n; j++) a[i * n + j] = 0;
-}
-
-/* LU with partial pivoting of the m x n matrix a (LAPACK getf2's order): a becomes L\U,
- * piv[k] the row swapped with row k at step k, perm the resulting row permutation. The
- * pivot is the first row of largest |a[i][k]|; a zero pivot leaves its column unscaled. */
-static void F(lu1)(T *a, int32_t *piv, int32_t *perm, ptrdiff_t m, ptrdiff_t n) {
-    ptrdiff_t kmax = m < n ? m : n;
-    for (ptrdiff_t i = 0; i < m; i++) perm[i] = (int32_t)i;
-    for (ptrdiff_t k = 0; k < kmax; k++) {
-        ptrdiff_t p = k;
-        T best = fabs(a[k * n + k]);
-        for (ptrdiff_t i = k + 1; i < m; i++) {
-            T v = fabs(a[i * n + k]);
-            if (v > best || (best != best && v == v)) best = v, p = i;
-        }
-        piv[k] = (int32_t)p;
-        if (p != k) {
-            for (ptrdiff_t j = 0; j < n; j++) {
-                T t = a[k * n + j];
-                a[k * n + j] = a[p * n + j];
-                a[p * n + j] = t;
-            }
-            int32_t t = perm[k];
-            perm[k] = perm[p];
-            perm[p] = t;
-        }
-        const T *rk = a + k * n;
-        T pivot = rk[k];
-        for (ptrdiff_t i = k + 1; i < m; i++) {
-            T *ri = a + i * n;
-            if (pivot != 0) ri[k] = ri[k] / pivot;
-            F(axpy_sub)(ri + k + 1, ri[k], rk + k + 1, n - k - 1);
-        }
-    }
-}
+#include "linalg_blocked.h"
 
 /* Solve T X = B for the m x m triangular T (lower, or upper if `upper`; diagonal 1 if
  * `unit`) and the m x n B (X overwrites B). Lower: row i of X is (b_i - sum_{k<i} t_ik x_k,
  * subtracted in ascending k) / t_ii; upper: rows from the last, (b_i - sum_{k>i} t_ik x_k,
  * subtracted in descending k) / t_ii. */
 static void F(trsm1)(const T *t, T *b, ptrdiff_t m, ptrdiff_t n, int unit, int upper) {
+    if (n == 1) { /* one column: the same operations, without a call per term */
+        for (ptrdiff_t r = 0; r < m; r++) {
+            ptrdiff_t i = upper ? m - 1 - r : r;
+            const T *ti = t + i * m;
+            T x = b[i];
+            if (upper)
+                for (ptrdiff_t k = m - 1; k > i; k--) x = x - ti[k] * b[k];
+            else
+                for (ptrdiff_t k = 0; k < i; k++) x = x - ti[k] * b[k];
+            b[i] = unit ? x : x / ti[i];
+        }
+        return;
+    }
     for (ptrdiff_t r = 0; r < m; r++) {
         ptrdiff_t i = upper ? m - 1 - r : r;
         T *bi = b + i * n;
@@ -123,6 +99,22 @@ static void F(trsm1)(const T *t, T *b, ptrdiff_t m, ptrdiff_t n, int unit, int u
             for (ptrdiff_t j = 0; j < n; j++) bi[j] = bi[j] / d;
         }
     }
+}
+
+/* The reflector I - tau v v^T applied to `count` columns c_j = c + j * stride (len elements):
+ * c_j = c_j - (tau * dot(v, c_j)) v; for long columns four columns' dots at a time (dot4,
+ * the same bits). */
+static void F(reflect)(const T *v, T tau, T *c, ptrdiff_t stride, ptrdiff_t count,
+                       ptrdiff_t len) {
+    ptrdiff_t j = 0;
+    for (; j + 4 <= count && len >= 64; j += 4) { /* shorter: dot4 does not pay */
+        const T *cols[4] = {c + j * stride, c + (j + 1) * stride, c + (j + 2) * stride,
+                            c + (j + 3) * stride};
+        T g[4];
+        F(dot4)(cols, v, len, g);
+        for (int r = 0; r < 4; r++) F(axpy_sub)(c + (j + r) * stride, tau * g[r], v, len);
+    }
+    for (; j < count; j++) F(axpy_sub)(c + j * stride, tau * F(dot)(v, c + j * stride, len), v, len);
 }
 
 /* Householder QR (LAPACK geqr2's reflectors) of the m x n matrix stored by columns: a[j*m + i]
@@ -145,11 +137,7 @@ static void F(qr1)(T *a, T *tau, ptrdiff_t m, ptrdiff_t n) {
         T scale = alpha - beta;
         for (ptrdiff_t i = 1; i < len; i++) x[i] = x[i] / scale;
         x[0] = 1;
-        for (ptrdiff_t j = k + 1; j < n; j++) {
-            T *c = a + j * m + k;
-            T w = tau[k] * F(dot)(x, c, len);
-            F(axpy_sub)(c, w, x, len);
-        }
+        F(reflect)(x, tau[k], a + (k + 1) * m + k, m, n - k - 1, len);
         x[0] = beta;
     }
 }
@@ -165,11 +153,7 @@ static void F(qr_q1)(T *a, const T *tau, T *q, ptrdiff_t m, ptrdiff_t n, ptrdiff
         ptrdiff_t len = m - k;
         T saved = v[0];
         v[0] = 1;
-        for (ptrdiff_t j = 0; j < qc; j++) {
-            T *c = q + j * m + k;
-            T w = tau[k] * F(dot)(v, c, len);
-            F(axpy_sub)(c, w, v, len);
-        }
+        F(reflect)(v, tau[k], q + k, m, qc, len);
         v[0] = saved;
     }
 }
@@ -220,42 +204,55 @@ static T F(pythag)(T a, T b) {
     return ab * (T)sqrt(1 + r * r);
 }
 
+/* sqrt(a^2 + b^2): directly when TMIN / EPS < a^2 + b^2 < TMAX * EPS (so that neither square
+ * overflowed and any square that underflowed is negligible), else pythag. */
+static T F(hypot)(T a, T b) {
+    T q = a * a + b * b;
+    if (q < TMAX * EPS && q > TMIN / EPS) return sqrt(q);
+    return F(pythag)(a, b);
+}
+
 /* Householder reduction of the symmetric n x n a (both triangles, equal) to tridiagonal form
- * (EISPACK tred2's order, as in Numerical Recipes): d the diagonal, e[1..n) the
+ * (EISPACK tred2's steps, as in Numerical Recipes): d the diagonal, e[1..n) the
  * sub-diagonal (e[0] = 0), and qt the transpose of the orthogonal Q with Q^T A Q
- * tridiagonal (a is destroyed).
- * Every sum is sequential in ascending index. */
+ * tridiagonal (a is destroyed). Every sum is the canonical 8-lane order of dot (asum for
+ * the scale), so that every loop vectorises: rows i = n-1 .. 1 in turn, with u = a[i][0:i],
+ * scale = asum(u); u = u / scale, h = dot(u, u); g = -sign(f) sqrt(h) (f = u[i-1]),
+ * e[i] = scale g, h = h - f g, u[i-1] = f - g; p_j = dot(a[j][0:i], u) / h (j < i),
+ * f = dot(p, u), hh = f / (h + h), q_j = p_j - hh u_j; then the rank-2 update
+ * a[j][k] = a[j][k] - (u_j q_k + q_j u_k) of whole rows j < i (columns k < i). */
 static void F(tred2)(T *a, T *qt, ptrdiff_t n, T *d, T *e) {
 #define A_(i, j) a[(i) * n + (j)]
     for (ptrdiff_t i = n - 1; i > 0; i--) {
         ptrdiff_t l = i - 1;
         T h = 0, scale = 0;
+        T *ui = a + i * n;
         if (l > 0) {
-            for (ptrdiff_t k = 0; k < i; k++) scale = scale + ABS(A_(i, k));
+            scale = F(asum)(ui, i);
             if (scale == 0) {
                 e[i] = A_(i, l);
             } else {
-                for (ptrdiff_t k = 0; k < i; k++) {
-                    A_(i, k) = A_(i, k) / scale;
-                    h = h + A_(i, k) * A_(i, k);
-                }
-                T f = A_(i, l);
+                for (ptrdiff_t k = 0; k < i; k++) ui[k] = ui[k] / scale;
+                h = F(dot)(ui, ui, i);
+                T f = ui[l];
                 T g = f >= 0 ? -(T)sqrt(h) : (T)sqrt(h);
                 e[i] = scale * g;
                 h = h - f * g;
-                A_(i, l) = f - g;
-                f = 0;
-                const T *ui = a + i * n;
-                for (ptrdiff_t j = 0; j < i; j++) {
-                    A_(j, i) = A_(i, j) / h;
-                    g = 0;
-                    const T *rj = a + j * n;  /* rj[k], k > j: the mirror of a_kj */
-                    for (ptrdiff_t k = 0; k < i; k++) g = g + rj[k] * ui[k];
-                    e[j] = g / h;
-                    f = f + e[j] * A_(i, j);
+                ui[l] = f - g;
+                ptrdiff_t j = 0;
+                for (; j + 4 <= i; j += 4) {
+                    const T *rows[4] = {a + j * n, a + (j + 1) * n, a + (j + 2) * n,
+                                        a + (j + 3) * n};
+                    F(dot4)(rows, ui, i, e + j);
                 }
+                for (; j < i; j++) e[j] = F(dot)(a + j * n, ui, i);
+                for (j = 0; j < i; j++) {
+                    A_(j, i) = ui[j] / h;
+                    e[j] = e[j] / h;
+                }
+                f = F(dot)(e, ui, i);
                 T hh = f / (h + h);
-                for (ptrdiff_t j = 0; j < i; j++) e[j] = e[j] - hh * A_(i, j);
+                for (ptrdiff_t j = 0; j < i; j++) e[j] = e[j] - hh * ui[j];
                 /* Whole rows: the k > j entries keep the mirror (the same sum of the same two
                  * products as their transposed twins, so the same bits). */
                 for (ptrdiff_t j = 0; j < i; j++) {
@@ -273,19 +270,26 @@ static void F(tred2)(T *a, T *qt, ptrdiff_t n, T *d, T *e) {
     d[0] = 0;
     e[0] = 0;
     /* Accumulate Q^T in qt (EISPACK's loop on the transpose, so that every loop is
-     * contiguous: the same operations). Row i of a (its Householder vector, k < i) is not
-     * changed by the iterations before i, so it is read from a. */
+     * contiguous): for i ascending with d[i] != 0, every row j < i of qt gets
+     * qt[j] = qt[j] - dot(a[i][0:i], qt[j][0:i]) qt[i] (columns < i). Row i of a (its
+     * Householder vector) is not changed by the iterations before i, so it is read from a. */
 #define B_(i, j) qt[(i) * n + (j)]
     for (ptrdiff_t i = 0; i < n; i++)
         for (ptrdiff_t k = 0; k < n; k++) B_(i, k) = A_(k, i);
     for (ptrdiff_t i = 0; i < n; i++) {
         if (d[i] != 0) {
             const T *ai = a + i * n, *bi = qt + i * n;
-            for (ptrdiff_t j = 0; j < i; j++) {
+            ptrdiff_t j = 0;
+            for (; j + 4 <= i; j += 4) {
+                const T *rows[4] = {qt + j * n, qt + (j + 1) * n, qt + (j + 2) * n,
+                                    qt + (j + 3) * n};
+                T g[4];
+                F(dot4)(rows, ai, i, g);
+                for (int r = 0; r < 4; r++) F(axpy_sub)(qt + (j + r) * n, g[r], bi, i);
+            }
+            for (; j < i; j++) {
                 T *bj = qt + j * n;
-                T g = 0;
-                for (ptrdiff_t k = 0; k < i; k++) g = g + ai[k] * bj[k];
-                for (ptrdiff_t k = 0; k < i; k++) bj[k] = bj[k] - g * bi[k];
+                F(axpy_sub)(bj, F(dot)(ai, bj, i), bi, i);
             }
         }
         d[i] = B_(i, i);
@@ -320,7 +324,7 @@ static int F(tql2)(T *d, T *e, T *zt, ptrdiff_t n) {
                 ptrdiff_t i;
                 for (i = m - 1; i >= l; i--) {
                     T f = s * e[i], b = c * e[i];
-                    e[i + 1] = (r = F(pythag)(f, g));
+                    e[i + 1] = (r = F(hypot)(f, g));
                     if (r == 0) {
                         d[i + 1] = d[i + 1] - p;
                         e[m] = 0;
@@ -372,134 +376,7 @@ static void F(eigh1)(T *a, T *vt, T *w, ptrdiff_t n, void *work) {
     memcpy(vt, a, sizeof(T) * (size_t)(n * n));
 }
 
-/* Columns valid[j] == 0 of the m-row column-major u (columns j < uc) become unit vectors
- * orthogonal to all valid columns: the first e_i, i ascending, whose remainder after two
- * Gram-Schmidt passes has norm > 1/2, normalised. */
-static void F(complete1)(T *u, unsigned char *valid, ptrdiff_t m, ptrdiff_t uc) {
-    ptrdiff_t next = 0;
-    for (ptrdiff_t j = 0; j < uc; j++) {
-        if (valid[j]) continue;
-        T *x = u + j * m;
-        for (; next < m; next++) {
-            memset(x, 0, sizeof(T) * (size_t)m);
-            x[next] = 1;
-            for (int pass = 0; pass < 2; pass++)
-                for (ptrdiff_t c = 0; c < uc; c++)
-                    if (valid[c]) F(axpy_sub)(x, F(dot)(u + c * m, x, m), u + c * m, m);
-            T norm = sqrt(F(dot)(x, x, m));
-            if (norm > (T)0.5) {
-                for (ptrdiff_t i = 0; i < m; i++) x[i] = x[i] / norm;
-                break;
-            }
-        }
-        valid[j] = 1;
-        next++;
-    }
-}
-
-/* The SVD of the m x n matrix (m >= n) stored by columns in a, by one-sided Jacobi
- * (Hestenes): sweeps over column pairs (p, q), p < q, rotating both when
- * |a_p . a_q| > eps sqrt(|a_p|^2 |a_q|^2), until a sweep rotates nothing (at most 60). The
- * squared norms are computed at each sweep's start and updated by each rotation
- * (|a_p|^2 - t g, |a_q|^2 + t g) within it.
- * s (descending), vt (n x n, row j = column j of V), u (uc columns of m, column-major;
- * columns beyond n, and those of zero singular values, complete an orthonormal set).
- * work holds n ptrdiff_t, n T and uc bytes. */
-static void F(svd_jacobi)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t uc,
-                          void *work, T eps) {
-    ptrdiff_t *order = work;
-    T *norms = (T *)(order + n);
-    unsigned char *valid = (unsigned char *)(norms + n);
-    T *vbuf = vt;
-    memset(vbuf, 0, sizeof(T) * (size_t)(n * n));
-    for (ptrdiff_t i = 0; i < n; i++) vbuf[i * n + i] = 1;
-    for (int sweep = 0; sweep < 60; sweep++) {
-        int rotated = 0;
-        for (ptrdiff_t j = 0; j < n; j++) norms[j] = F(dot)(a + j * m, a + j * m, m);
-        for (ptrdiff_t p = 0; p < n; p++)
-            for (ptrdiff_t q = p + 1; q < n; q++) {
-                T *xp = a + p * m, *xq = a + q * m;
-                T alpha = norms[p], beta = norms[q];
-                T g = F(dot)(xp, xq, m);
-                if (g == 0 || fabs(g) <= eps * sqrt(alpha) * sqrt(beta)) continue;
-                if (g != g) {
-                    F(fill_nan)(s, n);
-                    F(fill_nan)(vt, n * n);
-                    F(fill_nan)(u, uc * m);
-                    return;
-                }
-                rotated = 1;
-                T c, sn, t;
-                F(rotation)(alpha, beta, g, &c, &sn, &t);
-                norms[p] = alpha - t * g;
-                norms[q] = beta + t * g;
-                for (ptrdiff_t k = 0; k < m; k++) {
-                    T x = xp[k], y = xq[k];
-                    xp[k] = c * x - sn * y;
-                    xq[k] = sn * x + c * y;
-                }
-                T *vp = vbuf + p * n, *vq = vbuf + q * n;
-                for (ptrdiff_t k = 0; k < n; k++) {
-                    T x = vp[k], y = vq[k];
-                    vp[k] = c * x - sn * y;
-                    vq[k] = sn * x + c * y;
-                }
-            }
-        if (!rotated) break;
-    }
-    for (ptrdiff_t j = 0; j < n; j++) norms[j] = sqrt(F(dot)(a + j * m, a + j * m, m));
-    F(sort_order)(norms, order, n, 1);
-    memset(valid, 0, (size_t)uc);
-    for (ptrdiff_t j = 0; j < n; j++) {
-        ptrdiff_t o = order[j];
-        T sj = norms[o];
-        s[j] = sj;
-        if (j < uc && sj > 0) {
-            for (ptrdiff_t i = 0; i < m; i++) u[j * m + i] = a[o * m + i] / sj;
-            valid[j] = 1;
-        }
-    }
-    /* vt's rows in the new order, through a (no longer needed; m >= n) as scratch. */
-    memcpy(a, vbuf, sizeof(T) * (size_t)(n * n));
-    for (ptrdiff_t j = 0; j < n; j++)
-        memcpy(vt + j * n, a + order[j] * n, sizeof(T) * (size_t)n);
-    F(complete1)(u, valid, m, uc);
-}
-
-/* The SVD of the m x n matrix (m >= n) stored by columns in a. A square matrix goes to
- * svd_jacobi directly; a tall one is first factorised a = Q R (qr1), R's SVD
- * R = U_R S V^T taken by svd_jacobi (columns of n instead of m: less work, and Jacobi
- * converges in fewer sweeps on R), and U = Q U_R, column j being the sum of
- * q_k * (U_R)_kj over k ascending (axpy from zero); the columns beyond n, if uc > n, are
- * completed as in svd_jacobi. Returns -1 when out of memory. */
-static int F(svd1)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t uc,
-                   void *work, T eps) {
-    if (m == n || n == 0) {
-        F(svd_jacobi)(a, s, vt, u, m, n, uc, work, eps);
-        return 0;
-    }
-    ptrdiff_t ur_cols = uc ? n : 0;
-    T *buf = malloc(sizeof(T) * (size_t)(n + n * n + n * m + ur_cols * n));
-    if (!buf) return -1;
-    T *tau = buf, *r = tau + n, *q = r + n * n, *ur = q + n * m;
-    F(qr1)(a, tau, m, n);
-    for (ptrdiff_t j = 0; j < n; j++)
-        for (ptrdiff_t i = 0; i < n; i++) r[j * n + i] = i <= j ? a[j * m + i] : 0;
-    if (uc) F(qr_q1)(a, tau, q, m, n, n);
-    F(svd_jacobi)(r, s, vt, ur, n, n, ur_cols, work, eps);
-    if (uc) {
-        unsigned char *valid = (unsigned char *)work;
-        for (ptrdiff_t j = 0; j < n; j++) {
-            T *uj = u + j * m;
-            memset(uj, 0, sizeof(T) * (size_t)m);
-            for (ptrdiff_t k = 0; k < n; k++) F(axpy_sub)(uj, -ur[j * n + k], q + k * m, m);
-        }
-        for (ptrdiff_t j = 0; j < uc; j++) valid[j] = j < n;
-        F(complete1)(u, valid, m, uc);
-    }
-    free(buf);
-    return 0;
-}
+#include "linalg_svd.h"
 
 /* Matrix b of job j (linalg.c), in this type and instruction set. */
 static void F(run_one)(job *j, ptrdiff_t b, void *work) {
@@ -508,11 +385,13 @@ static void F(run_one)(job *j, ptrdiff_t b, void *work) {
     void **p = j->p;
     switch (j->op) {
     case OP_CHOLESKY:
-        F(cholesky1)((T *)AT(p[0], n * n, b, e), n);
+        if (F(cholesky1)((T *)AT(p[0], n * n, b, e), n, j->unit & 1, work, j->inner) < 0)
+            j->failed = 1;
         break;
     case OP_LU:
-        F(lu1)((T *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
-               (int32_t *)AT(p[2], m, b, 4), m, n);
+        if (F(lu1)((T *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
+                   (int32_t *)AT(p[2], m, b, 4), m, n, work, j->inner) < 0)
+            j->failed = 1;
         break;
     case OP_TRSM:
         F(trsm1)((T *)AT(p[0], m * m, b, e), (T *)AT(p[1], m * n, b, e), m, n, j->unit & 1,
@@ -526,13 +405,14 @@ static void F(run_one)(job *j, ptrdiff_t b, void *work) {
                  m, n, k);
         break;
     case OP_EIGH:
+        F(symmetric_from_lower)((T *)AT(p[0], n * n, b, e), n, j->unit & 1);
         F(eigh1)((T *)AT(p[0], n * n, b, e), (T *)AT(p[1], n * n, b, e), (T *)AT(p[2], n, b, e),
                  n, work);
         break;
     case OP_SVD:
         if (F(svd1)((T *)AT(p[0], m * n, b, e), (T *)AT(p[1], n, b, e),
                     (T *)AT(p[2], n * n, b, e), (T *)AT(p[3], k * m, b, e), m, n, k, work,
-                    EPS) < 0)
+                    EPS, j->inner) < 0)
             j->failed = 1;
         break;
     }
