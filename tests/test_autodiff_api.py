@@ -428,12 +428,6 @@ def test_complex_outputs_need_holomorphic():
 # The tutorial and the docstring examples
 
 
-def test_autodiff_tutorial():
-    result = doctest.testfile(str(ROOT / "docs" / "autodiff.md"), module_relative=False,
-                              optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
-
-
 def test_docstring_examples():
     import invarax._autodiff as module
 

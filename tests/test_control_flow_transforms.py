@@ -350,16 +350,6 @@ def test_docstring_examples():
         assert result.failed == 0 and result.attempted > 0, module.__name__
 
 
-def test_tutorial_runs():
-    import doctest
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "docs" / "control_flow.md"
-    result = doctest.testfile(str(path), module_relative=False,
-                              optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0 and result.attempted > 20
-
-
 def test_stop_gradient_and_select_n_inside_bodies():
     def f(x):
         def body(c, _):

@@ -7,7 +7,6 @@ N4: ``Linear(x)`` is bitwise ``x @ W.T + b`` however it is written.
 
 import doctest
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -552,10 +551,3 @@ def test_docstring_examples():
         result = doctest.testmod(module, extraglobs=globs,
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0, module.__name__
-
-
-def test_tutorial_runs():
-    path = Path(__file__).resolve().parents[1] / "docs" / "nn.md"
-    result = doctest.testfile(str(path), module_relative=False,
-                              optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0 and result.attempted > 20

@@ -510,12 +510,6 @@ def test_a_state_from_another_optimizer_is_rejected():
 # The tutorial and the docstring examples.
 
 
-def test_optim_tutorial():
-    result = doctest.testfile(str(ROOT / "docs" / "optim.md"), module_relative=False,
-                              optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
-
-
 @pytest.mark.parametrize("module", [
     "_adaptive", "_alias", "_alias_more", "_base", "_clipping", "_ctc", "_extras", "_factorized",
     "_lbfgs", "_linesearch", "_losses", "_moments", "_noise", "_schedule", "_state_utils",

@@ -5,7 +5,6 @@ bitwise equality (``same_bits``), after typechecking the optimised jaxpr.
 """
 
 import doctest
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -299,13 +298,6 @@ def test_make_jaxpr_default_is_jaxs_program():
 def test_docstring_examples():
     result = doctest.testmod(passes, extraglobs={"jnp": jnp, "make_jaxpr": make_jaxpr},
                              optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
-
-
-def test_compiler_doc_runs():
-    path = Path(__file__).resolve().parents[1] / "docs" / "compiler.md"
-    result = doctest.testfile(str(path), module_relative=False,
-                              optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 
 

@@ -294,9 +294,8 @@ def test_an_error_on_a_device_is_raised_by_pmap():
         entry.call = run
 
 
-def test_docstring_examples_and_the_docs_page():
+def test_docstring_examples():
     import doctest
-    from pathlib import Path
 
     from invarax import _devices, _pmap, vmap
     from invarax.module import _pmap as module_pmap
@@ -308,7 +307,3 @@ def test_docstring_examples_and_the_docs_page():
         result = doctest.testmod(module, extraglobs=globs,
                                  optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0 and result.attempted > 0, module.__name__
-    path = Path(__file__).resolve().parents[1] / "docs" / "distributed.md"
-    result = doctest.testfile(str(path), module_relative=False,
-                              optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0 and result.attempted >= 6

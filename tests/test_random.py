@@ -4,7 +4,6 @@ jit/vmap invariance, statistics on large samples, and errors for bad input."""
 import doctest
 import hashlib
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -163,13 +162,6 @@ def test_jit_retraces_when_the_stream_layout_changes():
         assert draw(key).tolist() == random.bits(key, (4,)).tolist()
     finally:
         invarax.config.update("jax_threefry_partitionable", True)
-
-
-def test_doc_runs():
-    path = Path(__file__).resolve().parents[1] / "docs" / "random.md"
-    result = doctest.testfile(str(path), module_relative=False,
-                              optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0
 
 
 def test_docstring_examples():
