@@ -10,6 +10,7 @@ At most POOL_PER_KEY buffers per shape and dtype and POOL_MAX_BYTES in all are k
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 
@@ -29,7 +30,7 @@ def unreferenced_buffer(shape, dtype) -> np.ndarray:
         (2, 3)
     """
     dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    nbytes = math.prod(shape) * dtype.itemsize
     if nbytes < POOL_MIN_BYTES:
         return np.empty(shape, dtype)
     with _pool_lock:
