@@ -10,7 +10,7 @@ from setuptools.command.build_ext import build_ext
 
 SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c", "linalg.c", "window.c", "elementary.c"]
 HEADERS = ["native.h", "gemm_impl.h", "reduce_impl.h", "linalg_impl.h", "elementary_math.h",
-           "elementary_loops.h", "elementary_hard.h"]
+           "elementary_loops.h", "elementary_hard.h", "elementary_f32.h"]
 
 
 class BuildExt(build_ext):

@@ -4,9 +4,12 @@ NumPy's native ufuncs, on float32 arrays of 10^7 elements, and the fused express
 workload 4 against JAX.
 
 Columns: NumPy's ufunc (one thread, its best instruction set), invarax's kernel called
-directly (one thread), and ``invarax.jit`` of the same function (default threads: fusion
-may split the array between threads). Same-run medians, the functions alternating
-(``benchmarks/timing.py``); ratios are invarax / NumPy.
+directly on one thread and on the default threads (``$INVARAX_NUM_THREADS`` or the usable
+CPUs: the kernel splits large arrays between them), and ``invarax.jit`` of the same function
+(default threads; it allocates its output each call, the others write into one buffer).
+Same-run medians, the functions alternating (``benchmarks/timing.py``); ratios are
+invarax / NumPy. invarax's own kernels are switched on for the run
+(``config.invarax_exact_elementary``).
 """
 
 from __future__ import annotations
@@ -31,26 +34,48 @@ def run(size: int, repeats: int) -> list[str]:
     import invarax
     import invarax.numpy as jnp
     from invarax.kernels import _native
+    from invarax.kernels._support import capped_threads, num_threads
     from invarax.kernels.elementary import elementary
 
     funcs = {"exp": (np.exp, jnp.exp), "log": (np.log, jnp.log), "sin": (np.sin, jnp.sin),
              "tanh": (np.tanh, jnp.tanh)}
     lines = [f"float32, {size:.0e} elements, kernels at {_native.set_isa(_native.isas()[-1])}, "
-             f"load {os.getloadavg()[0]:.1f}",
+             f"{num_threads()} default threads, load {os.getloadavg()[0]:.1f}",
              "| function | NumPy (ms) | invarax kernel, 1 thread (ms) | ratio | "
-             "invarax jit, default threads (ms) | ratio |", "|---|---|---|---|---|---|"]
+             "invarax kernel, default threads (ms) | ratio | invarax jit (ms) | ratio |",
+             "|---|---|---|---|---|---|---|---|"]
+
+    def one_thread(name, x, out):
+        with capped_threads(1):
+            return elementary(name, x, out)
+
     def timed(name, ufunc, jitted):
         x = _inputs(name, size)
         out = np.empty_like(x)
         return medians({"numpy": lambda: ufunc(x, out=out),
-                        "kernel": lambda: elementary(name, x, out),
+                        "kernel": lambda: one_thread(name, x, out),
+                        "threads": lambda: elementary(name, x, out),
                         "jit": lambda: np.asarray(jitted(x))}, repeats=repeats)
 
-    for name, (ufunc, ours) in funcs.items():
-        t = timed(name, ufunc, invarax.jit(ours))
-        lines.append(f"| {name} | {t['numpy'] * 1e3:.1f} | {t['kernel'] * 1e3:.1f} | "
-                     f"{t['kernel'] / t['numpy']:.1f} | {t['jit'] * 1e3:.1f} | "
-                     f"{t['jit'] / t['numpy']:.1f} |")
+    previous = invarax.config.invarax_exact_elementary
+    invarax.config.update("invarax_exact_elementary", True)
+    try:
+        for name, (ufunc, ours) in funcs.items():
+            t = timed(name, ufunc, invarax.jit(ours))
+            lines.append("| " + " | ".join(
+                [name, f"{t['numpy'] * 1e3:.1f}"]
+                + [f"{t[k] * 1e3:.1f} | {t[k] / t['numpy']:.2f}"
+                   for k in ("kernel", "threads", "jit")]) + " |")
+        lines.append(_fused(size, repeats))
+    finally:
+        invarax.config.update("invarax_exact_elementary", previous)
+    return lines
+
+
+def _fused(size: int, repeats: int) -> str:
+    import invarax
+    import invarax.numpy as jnp
+
     x1, x2 = problems.elementwise_data(problems.Config("elementary", elementwise=size))
     fused = invarax.jit(lambda a, b: problems.elementwise(jnp, a, b))
     fns = {"invarax": lambda: np.asarray(fused(x1, x2))}
@@ -66,8 +91,7 @@ def run(size: int, repeats: int) -> list[str]:
     row = f"fused expression of workload 4: invarax {t['invarax'] * 1e3:.1f} ms"
     if "jax" in t:
         row += f", JAX {t['jax'] * 1e3:.1f} ms, ratio {t['invarax'] / t['jax']:.2f}"
-    lines.append(row)
-    return lines
+    return row
 
 
 def main():

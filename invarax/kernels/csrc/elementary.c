@@ -15,6 +15,7 @@
 
 #include "native.h"
 #include "elementary_math.h"
+#include "elementary_f32.h"
 #include "elementary_hard.h"
 
 #define ELEM_BLOCK 256
@@ -134,6 +135,9 @@ static const elem_hard_table HARD[ELEM_COUNT] = ELEM_HARD_TABLES;
 
 /* The correctly rounded float result of fn at x, element by element. */
 static float elem_f32_fix(int fn, float x) {
+    /* the fast path flags exp's saturated inputs too: settle them here, cheaply */
+    if (fn == ELEM_EXP && x < -104.0f) return 0.0f;    /* exp(x) < 2^-150 */
+    if (fn == ELEM_EXP && x > 89.0f) return INFINITY; /* exp(x) > 2^128 */
     double d = elem_f64_scalar(fn, (double)x);
     float y = (float)d;
     if (!em_f32_is_hard(d)) return y;
