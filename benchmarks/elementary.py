@@ -69,7 +69,33 @@ def run(size: int, repeats: int) -> list[str]:
         lines.append(_fused(size, repeats))
     finally:
         invarax.config.update("invarax_exact_elementary", previous)
+    lines.append(_train_step(repeats))
     return lines
+
+
+def _train_step(repeats: int) -> str:
+    """The jitted SGD step of the tanh MLP (workload 1) with invarax's elementary functions
+    on and off (NumPy's ufuncs), alternating; the flag is part of jit's cache key."""
+    import invarax
+    import invarax.numpy as jnp
+
+    cfg = problems.Config("elementary")
+    params, x, y = problems.train_data(cfg)
+    grad = invarax.grad(lambda p, a, b: problems.loss(jnp, p, a, b))
+    step = invarax.jit(lambda p, a, b: problems.sgd_step(grad, p, a, b))
+    previous = invarax.config.invarax_exact_elementary
+
+    def run(flag):
+        invarax.config.update("invarax_exact_elementary", flag)
+        invarax.tree_util.tree_map(np.asarray, step(params, x, y))
+
+    try:
+        t = medians({"on": lambda: run(True), "off": lambda: run(False)}, repeats=3 * repeats)
+    finally:
+        invarax.config.update("invarax_exact_elementary", previous)
+    return (f"MLP {'-'.join(map(str, cfg.mlp))} train step, batch {cfg.batch} (jit): "
+            f"invarax's functions {t['on'] * 1e3:.2f} ms, NumPy's ufuncs {t['off'] * 1e3:.2f} ms, "
+            f"ratio {t['on'] / t['off']:.2f}")
 
 
 def _fused(size: int, repeats: int) -> str:

@@ -135,9 +135,37 @@ static const elem_hard_table HARD[ELEM_COUNT] = ELEM_HARD_TABLES;
 
 /* The correctly rounded float result of fn at x, element by element. */
 static float elem_f32_fix(int fn, float x) {
-    /* the fast path flags exp's saturated inputs too: settle them here, cheaply */
-    if (fn == ELEM_EXP && x < -104.0f) return 0.0f;    /* exp(x) < 2^-150 */
-    if (fn == ELEM_EXP && x > 89.0f) return INFINITY; /* exp(x) > 2^128 */
+    /* the fast paths flag saturated inputs too: settle them here, cheaply (each bound is
+     * where the exact value is beyond the last float32 rounding boundary) */
+    float a = fabsf(x);
+    if (x != x) return x + x; /* NaN in, NaN out */
+    switch (fn) {
+    case ELEM_EXP:
+        if (x < -104.0f) return 0.0f;    /* exp(x) < 2^-150 */
+        if (x > 89.0f) return INFINITY; /* exp(x) > 2^128 */
+        break;
+    case ELEM_EXPM1:
+        if (x < -18.0f) return -1.0f; /* exp(x) < 2^-25 */
+        if (x > 89.0f) return INFINITY;
+        break;
+    case ELEM_LOGISTIC:
+        if (x < -104.0f) return 0.0f;
+        if (x > 18.0f) return 1.0f;
+        break;
+    case ELEM_TANH:
+        if (a > 10.0f) return copysignf(1.0f, x); /* 1 - tanh(10) < 2^-25 */
+        break;
+    case ELEM_EXP2:
+        if (x < -151.0f) return 0.0f;
+        if (x >= 128.0f) return INFINITY;
+        break;
+    case ELEM_SINH:
+        if (a > 90.0f) return copysignf(INFINITY, x); /* sinh(90) > 2^128 */
+        break;
+    case ELEM_COSH:
+        if (a > 90.0f) return INFINITY;
+        break;
+    }
     double d = elem_f64_scalar(fn, (double)x);
     float y = (float)d;
     if (!em_f32_is_hard(d)) return y;

@@ -1,5 +1,6 @@
-/* elementary_f32.h - the fast float32 paths of exp, log, sin, cos and tanh (docs/numerics.md,
- * "float32 fast paths").
+/* elementary_f32.h - the fast float32 paths of invarax's elementary functions (exp, log,
+ * expm1, log1p, tanh, logistic, sin, cos, exp2, sinh, cosh; docs/numerics.md, "float32 fast
+ * paths").
  *
  * Each function evaluates its float32 input (converted to double, exactly) in double with a
  * short polynomial and no table, to a relative error below 2^-43 (the bound of each is
@@ -21,8 +22,9 @@
 #include "elementary_math.h"
 
 /* Whether a value within 2^-39 |d| of d may round to a float other than (float)d, for a d
- * in float's normal range (or a float itself): whether d lies within 2^14 of its ulps of a
- * float32 rounding boundary, which in d's binade is where its 29 low bits are 2^28. */
+ * in float's normal range (or a float itself: callers keep to inputs whose results are):
+ * whether d lies within 2^14 of its ulps of a float32 rounding boundary, which in d's
+ * binade is where its 29 low bits are 2^28. */
 EM_INLINE int ef_near_midpoint(double d) {
     return ((em_bits(d) & 0x1fffffffULL) - (0x10000000ULL - 0x4000ULL)) < 0x8000ULL;
 }
@@ -59,11 +61,20 @@ EM_INLINE double ef_exp_core(double x) {
     return em_double(em_bits(p) + (kb << 52));
 }
 
-/* Where exp's float result is outside the normal range (|x| >= 87.34: 0, subnormal or inf)
- * or x is NaN, the element is flagged; elem_f32_fix settles it. */
+/* expm1(x) for |x| < 87.34, relative error below 2^-43.6: u when k = 0 (r = x exactly),
+ * else 2^k p - 1, which amplifies p's 2^-45.4 at most 3.5 times (k = 1, p >= 0.707), plus
+ * one rounding. */
+EM_INLINE double ef_expm1_core(double x) {
+    uint64_t kb;
+    double u, p = ef_exp_parts(x, &kb, &u);
+    return em_select(kb == 0, u, em_double(em_bits(p) + (kb << 52)) - 1.0);
+}
+
+/* Where exp's float result may be outside the normal range (|x| >= 87.33: exp(-87.3366) is
+ * 2^-126) or x is NaN, the element is flagged; elem_f32_fix settles it. */
 EM_INLINE double ef_exp(double x, int *hard) {
     double d = ef_exp_core(x);
-    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.34);
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.33);
     return d;
 }
 
@@ -84,9 +95,22 @@ EM_INLINE double ef_log(double x, int *hard) {
     double kd = em_double(em_bits(EM_SHIFT) + kb) - EM_SHIFT; /* exact, |k| < 2^11 */
     double s = (z - 1.0) / (z + 1.0);
     double s2 = s + s, w = s * s;
-    double p = fma(w, fma(w, fma(w, fma(w, 0x1.9305cdf489208p-4, 0x1.c60a02ef4d35ap-4), 0x1.249471fc5ed4ap-3), 0x1.999995d0c70a9p-3), 0x1.55555556688fep-2);
+    double p = fma(w, 0x1.9305cdf489208p-4, 0x1.c60a02ef4d35ap-4);
+    p = fma(w, p, 0x1.249471fc5ed4ap-3);
+    p = fma(w, p, 0x1.999995d0c70a9p-3);
+    p = fma(w, p, 0x1.55555556688fep-2);
     double d = fma(kd, EM_LN2, fma(s2 * w, p, s2));
     *hard |= ef_near_midpoint(d);
+    return d;
+}
+
+/* log1p for a float x > -1 (others: *hard = 1), relative error below 2^-44.0: for
+ * 2^-29 <= |x| < 2^29, u = 1 + x is exact and log1p x = log u; above, u rounds (2^-53) but
+ * log u >= 20, so the absolute 2^-53 is relatively below 2^-57; below, log1p x = x - x^2/2
+ * + ... rounds to x (|x|/2 < 2^-30 is far below half a float ulp), the sign of 0 kept. */
+EM_INLINE double ef_log1p(double x, int *hard) {
+    double d = em_select(em_abs_below(x, 0x1p-29), x, ef_log(1.0 + x, hard));
+    *hard &= !em_abs_below(x, 0x1p-29);
     return d;
 }
 
@@ -121,17 +145,62 @@ EM_INLINE double ef_sincos(double x, int cos_, int *hard) {
     return y;
 }
 
+/* ---- the functions of exp ------------------------------------------------------------- */
+
+/* expm1 for a float x, |x| < 87.34 (others, NaN included: *hard = 1): 2^-43.6. */
+EM_INLINE double ef_expm1(double x, int *hard) {
+    double d = ef_expm1_core(x);
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.34);
+    return d;
+}
+
+/* 2^x for a float x, |x| < 126 (others: *hard = 1), relative error below 2^-45.3: x = k + f,
+ * k = round(x), f exact, |f| <= 1/2; f ln2 = f * LN2 rounds once (2^-53 |f ln2|, below
+ * 2^-54.5 absolute) and LN2's error adds 2^-55.3 |f|; then exp's 2^-45.4 (r = f ln2, k = 0
+ * in its reduction) times 2^k, exactly. Integer x give exact powers of two. */
+EM_INLINE double ef_exp2(double x, int *hard) {
+    double t = x + EM_SHIFT;
+    uint64_t kb = em_bits(t) - em_bits(EM_SHIFT);
+    double d = em_double(em_bits(ef_exp_core((x - (t - EM_SHIFT)) * EM_LN2)) + (kb << 52));
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, 126.0);
+    return d;
+}
+
+/* logistic(x) = 1 / (1 + exp(-x)) for a float x, |x| < 87.33 (others: *hard = 1), relative
+ * error below 2^-44.9: E = exp(-|x|) <= 1 (2^-45.4), then 1 / (1 + E) (x >= 0) or
+ * E / (1 + E) (x < 0, or -0): 1 + E rounds once and does not amplify E's error, the quotient
+ * rounds once. */
+EM_INLINE double ef_logistic(double x, int *hard) {
+    double e = ef_exp_core(-em_abs(x));
+    double d = em_select(em_ibits(x) < 0, e, 1.0) / (1.0 + e);
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.33);
+    return d;
+}
+
+/* sinh (sinh_ = 1) or cosh (sinh_ = 0) for a float x, |x| < 87.34 (others: *hard = 1),
+ * relative error below 2^-43: cosh = (E + 1/E) / 2, E = exp(|x|) (2^-45.4; no cancellation);
+ * sinh |x| = (e + e / (e + 1)) / 2, e = expm1(|x|) (2^-43.6; all terms positive), the sign
+ * of x put back. */
+EM_INLINE double ef_coshsinh(double x, int sinh_, int *hard) {
+    double ax = em_abs(x), d;
+    if (sinh_) {
+        double e = ef_expm1_core(ax);
+        d = em_with_sign(0.5 * (e + e / (e + 1.0)), x);
+    } else {
+        double e = ef_exp_core(ax);
+        d = 0.5 * (e + 1.0 / e);
+    }
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.34);
+    return d;
+}
+
 /* ---- tanh: e / (e + 2), e = expm1(2|x|), the sign of x put back ------------------------- */
 
 /* tanh for a float x, |x| < 43.5 (others, NaN included: *hard = 1), relative error below
- * 2^-43.5: e = u (k = 0: 2|x| = r exactly, within 2^-45.5) or 2^k p - 1 (|k| >= 1, where
- * 2^k p - 1 amplifies p's 2^-45.4 at most 3.5 times, plus a rounding); e + 2 and the
- * quotient round once each, and e / (e + 2) does not amplify e's relative error. */
+ * 2^-43.5: e = expm1(2|x|) within 2^-43.6 (ef_expm1_core); e + 2 and the quotient round
+ * once each, and e / (e + 2) does not amplify e's relative error. */
 EM_INLINE double ef_tanh(double x, int *hard) {
-    double ax = em_abs(x);
-    uint64_t kb;
-    double u, p = ef_exp_parts(ax + ax, &kb, &u);
-    double e = em_select(kb == 0, u, em_double(em_bits(p) + (kb << 52)) - 1.0);
+    double e = ef_expm1_core(em_abs(x) * 2.0);
     double y = em_with_sign(e / (e + 2.0), x);
     *hard = ef_near_midpoint(y) | !em_abs_below(x, 43.5);
     return y;
