@@ -43,6 +43,10 @@ def _run(code: int, x: np.ndarray, y: np.ndarray) -> None:
             part.result()
 
 
+def _same_start(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+
+
 def _numpy_logistic(x, out=None):
     """``1 / (1 + exp(-x))`` by NumPy's ufuncs (invarax's order before its own kernels)."""
     one = np.ones((), x.dtype)
@@ -90,13 +94,18 @@ def elementary(name: str, x, out: np.ndarray | None = None) -> np.ndarray:
     if x.dtype.kind == "c":
         result = _complex(name, x)
     elif x.dtype in _NATIVE_DTYPES:
-        direct = (out is not None and out.flags.c_contiguous and out.dtype == x.dtype
-                  and out.shape == x.shape
-                  # x itself, or no overlap: a shifted overlap would overwrite inputs unread
-                  and (out.ctypes.data == x.ctypes.data or not np.may_share_memory(x, out)))
+        if not x.flags.c_contiguous:
+            x = np.ascontiguousarray(x)
+        # the kernel reads each block of x before writing it: out may be x itself, but not a
+        # shifted overlap of it (that would overwrite inputs unread)
+        direct = (out is not None and out.dtype == x.dtype and out.shape == x.shape
+                  and out.flags.c_contiguous
+                  and (out is x or not np.may_share_memory(x, out) or _same_start(x, out)))
         result = out if direct else np.empty(x.shape, x.dtype)
-        # the kernel reads each block of x before writing it: out may be x itself
-        _run(code, np.ascontiguousarray(x).reshape(-1), result.reshape(-1))
+        if x.size < 2 * PER_THREAD:  # the common case, kept cheap (fusion calls it per chunk)
+            _native.elementary(code, x, result)
+        else:
+            _run(code, x.reshape(-1), result.reshape(-1))
         if direct or out is None:
             return result
     elif x.dtype.kind == "f":  # float16, bfloat16: one more rounding, the same on every CPU

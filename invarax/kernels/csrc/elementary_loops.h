@@ -64,7 +64,8 @@ EL_FAST_FN(log1p_fast, ef_log1p(v, &hard))
  * into y directly unless x and y overlap (then into yb first, keeping x for the fixes). */
 #define EL_LOOP_FAST(BLOCK_FN)                                                              \
     {                                                                                       \
-        int apart = x + n <= y || y + n <= x;                                               \
+        uintptr_t xa = (uintptr_t)x, ya = (uintptr_t)y, nb = (uintptr_t)n * sizeof *x;      \
+        int apart = xa + nb <= ya || ya + nb <= xa;                                         \
         for (ptrdiff_t b = 0; b < n; b += ELEM_BLOCK) {                                     \
             ptrdiff_t m = n - b < ELEM_BLOCK ? n - b : ELEM_BLOCK;                           \
             float yb[ELEM_BLOCK];                                                           \
