@@ -19,6 +19,7 @@
 #include "elementary_hard.h"
 
 #define ELEM_BLOCK 256
+#define ELEM_FAST_BLOCK 1024 /* the float32 fast paths' (a little faster than 256) */
 
 /* ---- Payne-Hanek reduction for |x| >= EM_TRIG_BIG ------------------------------------- */
 

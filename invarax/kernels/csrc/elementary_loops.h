@@ -66,11 +66,11 @@ EL_FAST_FN(log1p_fast, ef_log1p(v, &hard))
     {                                                                                       \
         uintptr_t xa = (uintptr_t)x, ya = (uintptr_t)y, nb = (uintptr_t)n * sizeof *x;      \
         int apart = xa + nb <= ya || ya + nb <= xa;                                         \
-        for (ptrdiff_t b = 0; b < n; b += ELEM_BLOCK) {                                     \
-            ptrdiff_t m = n - b < ELEM_BLOCK ? n - b : ELEM_BLOCK;                           \
-            float yb[ELEM_BLOCK];                                                           \
+        for (ptrdiff_t b = 0; b < n; b += ELEM_FAST_BLOCK) {                                \
+            ptrdiff_t m = n - b < ELEM_FAST_BLOCK ? n - b : ELEM_FAST_BLOCK;                \
+            float yb[ELEM_FAST_BLOCK];                                                      \
             float *yw = apart ? y + b : yb;                                                 \
-            unsigned char fl[ELEM_BLOCK];                                                   \
+            unsigned char fl[ELEM_FAST_BLOCK];                                              \
             if (EL(BLOCK_FN)(x + b, yw, fl, m))                                             \
                 for (ptrdiff_t i = 0; i < m; i++)                                           \
                     if (fl[i]) yw[i] = elem_f32_fix(fn, x[b + i]);                          \
