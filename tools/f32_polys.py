@@ -21,28 +21,25 @@ import mpmath as mp
 mp.mp.dps = 40
 LN2 = mp.log(2)
 
-# name: (g, w, degree count, interval, how the polynomial is used)
+# name: (g, w, number of coefficients, interval, Remez grid), the polynomial's use in a comment.
 # The polynomial q(t) = sum_j c_j t^j minimises max |w(t) (g(t) - q(t))| on the interval;
 # w is chosen so that this is the relative error of the function.
 SPECS = {
-    # exp(r) = 1 + r + r^2 q(r), |r| <= ln2/64 (+ the reduction's slack)
-    "exp": (lambda r: (mp.exp(r) - 1 - r) / r**2, lambda r: r**2 / mp.exp(r), 3,
-            (-mp.mpf("0.01084"), mp.mpf("0.01084"))),
-    # log(1 + r) = r + r^2 q(r), r in [-2^-8, 2^-7]
-    "log1p": (lambda r: (mp.log1p(r) - r) / r**2, lambda r: r**2 / mp.log1p(r), 4,
-              (-mp.mpf(2) ** -8, mp.mpf(2) ** -7)),
+    # exp(r) = 1 + r + r^2 q(r) = 1 + r (1 + r q(r)), |r| <= ln2/2 (+ the reduction's slack)
+    "exp": (lambda r: (mp.exp(r) - 1 - r) / r**2, lambda r: r**2 / mp.exp(r), 8,
+            (-mp.mpf("0.3466"), mp.mpf("0.3466")), 3001),
+    # log z = 2 atanh(s) = 2s + 2s w q(w), w = s^2 in [0, 0.17701^2]
+    "log": (lambda w: (mp.atanh(mp.sqrt(w)) / mp.sqrt(w) - 1) / w,
+            lambda w: w * mp.sqrt(w) / mp.atanh(mp.sqrt(w)), 5,
+            (mp.mpf(0), mp.mpf("0.03134")), 2001),
     # sin(r) = r + r z q(z), z = r^2 in [0, (pi/4 + 2^-20)^2]
     "sin": (lambda z: (mp.sin(mp.sqrt(z)) / mp.sqrt(z) - 1) / z,
             lambda z: z * mp.sqrt(z) / mp.sin(mp.sqrt(z)), 5,
-            (mp.mpf(0), (mp.pi / 4 + mp.mpf(2) ** -20) ** 2)),
+            (mp.mpf(0), (mp.pi / 4 + mp.mpf(2) ** -20) ** 2), 3001),
     # cos(r) = 1 - z/2 + z^2 q(z)
     "cos": (lambda z: (mp.cos(mp.sqrt(z)) - 1 + z / 2) / z**2,
             lambda z: z**2 / mp.cos(mp.sqrt(z)), 4,
-            (mp.mpf(0), (mp.pi / 4 + mp.mpf(2) ** -20) ** 2)),
-    # tanh(x) = x + x z q(z), z = x^2 in [0, 2^-4] (|x| < 1/4)
-    "tanh": (lambda z: (mp.tanh(mp.sqrt(z)) / mp.sqrt(z) - 1) / z,
-             lambda z: z * mp.sqrt(z) / mp.tanh(mp.sqrt(z)), 5,
-             (mp.mpf(0), mp.mpf(2) ** -4)),
+            (mp.mpf(0), (mp.pi / 4 + mp.mpf(2) ** -20) ** 2), 3001),
 }
 
 
@@ -125,8 +122,8 @@ def main():
         d, x = trig_reduction_minimum()
         print(f"min |x - n pi/2| = 2^{float(mp.log(d, 2)):.2f} at x = {x!r}")
         return
-    for name, (g, w, n, (a, b)) in SPECS.items():
-        coeffs = [float(c) for c in remez(g, w, n, a, b)]
+    for name, (g, w, n, (a, b), grid) in SPECS.items():
+        coeffs = [float(c) for c in remez(g, w, n, a, b, grid=grid)]
         e = bound(g, w, [mp.mpf(c) for c in coeffs], a, b)
         print(f"{name}: relative error <= 2^{float(mp.log(e, 2)):.2f}")
         for j, c in enumerate(coeffs):
