@@ -1,12 +1,13 @@
 /* elementary.c - invarax's elementary functions (docs/numerics.md, "Elementary functions"):
  * exp, log, expm1, log1p, tanh, logistic, sin, cos, exp2, sinh, cosh in float32 and float64.
  *
- * float64: elementary_math.h's algorithm, within 1 ulp. float32: the same double algorithm
- * rounded once, which is the correctly rounded result wherever em_f32_is_hard is false;
- * where it is true, the exact result lies within 2^-48 of a rounding boundary, and the
- * table elementary_hard.h (made by tools/exhaustive_f32.py over all 2^32 inputs) gives
- * the inputs among those whose double result rounds the wrong way, with their correctly
- * rounded results.
+ * float64: elementary_math.h's algorithm, within 1 ulp. float32: elementary_f32.h's fast
+ * path, which flags the rare elements it cannot round with certainty; those go through
+ * elem_f32_fix: the double algorithm rounded once, which is the correctly rounded result
+ * wherever em_f32_is_hard is false; where it is true, the exact result lies within 2^-48
+ * of a rounding boundary, and the table elementary_hard.h (made by tools/exhaustive_f32.py
+ * over all 2^32 inputs) gives the inputs among those whose double result rounds the wrong
+ * way, with their correctly rounded results.
  *
  * The same loops (elementary_loops.h) are compiled for every dispatch level.
  */
