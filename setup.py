@@ -12,7 +12,7 @@ SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c", "linalg.c", "window.c", "e
            "fft.c"]
 HEADERS = ["native.h", "gemm_impl.h", "reduce_impl.h", "linalg_impl.h", "linalg_blocked.h",
            "linalg_svd.h", "elementary_math.h", "elementary_loops.h", "elementary_hard.h",
-           "fft_impl.h", "fft_stages.h"]
+           "elementary_f32.h", "fft_impl.h", "fft_stages.h"]
 
 
 class BuildExt(build_ext):

@@ -4,20 +4,24 @@ NumPy's native ufuncs, on float32 arrays of 10^7 elements, and the fused express
 workload 4 against JAX.
 
 Columns: NumPy's ufunc (one thread, its best instruction set), invarax's kernel called
-directly (one thread), and ``invarax.jit`` of the same function (default threads: fusion
-may split the array between threads). Same-run medians, the functions alternating
-(``benchmarks/timing.py``); ratios are invarax / NumPy.
+directly on one thread and on the default threads (``$INVARAX_NUM_THREADS`` or the usable
+CPUs: the kernel splits large arrays between them), and ``invarax.jit`` of the same function
+(default threads; it allocates its output each call, the others write into one buffer).
+Same-run medians, the functions alternating (``benchmarks/timing.py``); ratios are
+invarax / NumPy. invarax's own kernels are switched on for the run
+(``config.invarax_exact_elementary``).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import time
 
 import numpy as np
 
 from . import problems
-from .timing import medians
+from .timing import CLOCK, medians
 
 
 def _inputs(name: str, size: int) -> np.ndarray:
@@ -31,26 +35,75 @@ def run(size: int, repeats: int) -> list[str]:
     import invarax
     import invarax.numpy as jnp
     from invarax.kernels import _native
+    from invarax.kernels._support import capped_threads, num_threads
     from invarax.kernels.elementary import elementary
 
     funcs = {"exp": (np.exp, jnp.exp), "log": (np.log, jnp.log), "sin": (np.sin, jnp.sin),
              "tanh": (np.tanh, jnp.tanh)}
     lines = [f"float32, {size:.0e} elements, kernels at {_native.set_isa(_native.isas()[-1])}, "
-             f"load {os.getloadavg()[0]:.1f}",
+             f"{num_threads()} default threads, load {os.getloadavg()[0]:.1f}, "
+             + ("CPU time" if CLOCK["clock"] is time.process_time else "wall clock"),
              "| function | NumPy (ms) | invarax kernel, 1 thread (ms) | ratio | "
-             "invarax jit, default threads (ms) | ratio |", "|---|---|---|---|---|---|"]
+             "invarax kernel, default threads (ms) | ratio | invarax jit (ms) | ratio |",
+             "|---|---|---|---|---|---|---|---|"]
+
+    def one_thread(name, x, out):
+        with capped_threads(1):
+            return elementary(name, x, out)
+
     def timed(name, ufunc, jitted):
         x = _inputs(name, size)
         out = np.empty_like(x)
         return medians({"numpy": lambda: ufunc(x, out=out),
-                        "kernel": lambda: elementary(name, x, out),
+                        "kernel": lambda: one_thread(name, x, out),
+                        "threads": lambda: elementary(name, x, out),
                         "jit": lambda: np.asarray(jitted(x))}, repeats=repeats)
 
-    for name, (ufunc, ours) in funcs.items():
-        t = timed(name, ufunc, invarax.jit(ours))
-        lines.append(f"| {name} | {t['numpy'] * 1e3:.1f} | {t['kernel'] * 1e3:.1f} | "
-                     f"{t['kernel'] / t['numpy']:.1f} | {t['jit'] * 1e3:.1f} | "
-                     f"{t['jit'] / t['numpy']:.1f} |")
+    previous = invarax.config.invarax_exact_elementary
+    invarax.config.update("invarax_exact_elementary", True)
+    try:
+        for name, (ufunc, ours) in funcs.items():
+            t = timed(name, ufunc, invarax.jit(ours))
+            lines.append("| " + " | ".join(
+                [name, f"{t['numpy'] * 1e3:.1f}"]
+                + [f"{t[k] * 1e3:.1f} | {t[k] / t['numpy']:.2f}"
+                   for k in ("kernel", "threads", "jit")]) + " |")
+        lines.append(_fused(size, repeats))
+    finally:
+        invarax.config.update("invarax_exact_elementary", previous)
+    lines.append(_train_step(repeats))
+    return lines
+
+
+def _train_step(repeats: int) -> str:
+    """The jitted SGD step of the tanh MLP (workload 1) with invarax's elementary functions
+    on and off (NumPy's ufuncs), alternating; the flag is part of jit's cache key."""
+    import invarax
+    import invarax.numpy as jnp
+
+    cfg = problems.Config("elementary")
+    params, x, y = problems.train_data(cfg)
+    grad = invarax.grad(lambda p, a, b: problems.loss(jnp, p, a, b))
+    step = invarax.jit(lambda p, a, b: problems.sgd_step(grad, p, a, b))
+    previous = invarax.config.invarax_exact_elementary
+
+    def run(flag):
+        invarax.config.update("invarax_exact_elementary", flag)
+        invarax.tree_util.tree_map(np.asarray, step(params, x, y))
+
+    try:
+        t = medians({"on": lambda: run(True), "off": lambda: run(False)}, repeats=3 * repeats)
+    finally:
+        invarax.config.update("invarax_exact_elementary", previous)
+    return (f"MLP {'-'.join(map(str, cfg.mlp))} train step, batch {cfg.batch} (jit): "
+            f"invarax's functions {t['on'] * 1e3:.2f} ms, NumPy's ufuncs {t['off'] * 1e3:.2f} ms, "
+            f"ratio {t['on'] / t['off']:.2f}")
+
+
+def _fused(size: int, repeats: int) -> str:
+    import invarax
+    import invarax.numpy as jnp
+
     x1, x2 = problems.elementwise_data(problems.Config("elementary", elementwise=size))
     fused = invarax.jit(lambda a, b: problems.elementwise(jnp, a, b))
     fns = {"invarax": lambda: np.asarray(fused(x1, x2))}
@@ -66,15 +119,19 @@ def run(size: int, repeats: int) -> list[str]:
     row = f"fused expression of workload 4: invarax {t['invarax'] * 1e3:.1f} ms"
     if "jax" in t:
         row += f", JAX {t['jax'] * 1e3:.1f} ms, ratio {t['invarax'] / t['jax']:.2f}"
-    lines.append(row)
-    return lines
+    return row
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=10_000_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time by the process's CPU time (all threads) instead of the wall "
+                        "clock: steadier on a loaded machine; threaded columns then show work")
     args = parser.parse_args()
+    if args.cpu_time:
+        CLOCK["clock"] = time.process_time
     print("\n".join(run(args.size, args.repeats)))
 
 

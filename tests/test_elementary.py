@@ -205,6 +205,84 @@ def test_out_may_be_the_input(dtype):
         assert same(buffer, elementary(name, x)), name
 
 
+def _around(points, width=40):
+    """float32 values within `width` ulps of each point, and their negatives."""
+    out = []
+    for p in np.asarray(points, np.float32):
+        v = p
+        for _ in range(width):
+            v = np.nextafter(v, np.float32(-np.inf))
+        for _ in range(2 * width + 1):
+            out.append(v)
+            v = np.nextafter(v, np.float32(np.inf))
+    out = np.array(out, np.float32)
+    return np.concatenate([out, -out])
+
+
+# where the float32 fast paths (csrc/elementary_f32.h) change regime or hand elements over
+# to the exact path: range limits, reduction boundaries, subnormals, near-zeros of sin/cos
+FAST_EDGES = {
+    "exp": [87.34, 88.72, 88.7228, 89.0, 104.0, 103.97, 87.3365, 0.3466, 0.6931, 1e-8],
+    "log": [0.69921875, 1.3984375, 1.0, 0.99609375, 1.0078125, 2.0**-126, 2.0**-127,
+            3.4e38, 0.5, 2.0],
+    "sin": [2.0**20, 2.0**-12, 2.0**-26, np.pi / 4, np.pi / 2, np.pi, 3 * np.pi / 2,
+            1e5 * np.pi, 2.0**-126, 2.0**-140],
+    "tanh": [43.5, 9.01, 0.1733, 0.25, 2.0**-12, 2.0**-126, 2.0**-140, 0.5493],
+}
+FAST_EDGES["cos"] = FAST_EDGES["sin"]
+FAST_EDGES.update({
+    "expm1": [87.33, 87.34, 18.0, 17.33, 0.3466, 0.6931, 1e-8, 2.0**-126, 2.0**-140],
+    "log1p": [2.0**-29, 2.0**29, 1.0, 0.99999994, 0.5, 2.0**-24, 1e-8],
+    "logistic": [87.33, 87.3366, 104.0, 18.0, 17.33, 1e-8, 2.0**-24, 2.0**-140],
+    "exp2": [126.0, 125.5, 0.5, 1.5, 127.99, 128.0, 149.0, 150.0, 151.0, 1e-8],
+    "sinh": [87.33, 87.34, 89.4, 90.0, 0.3466, 1e-8, 2.0**-126, 2.0**-140],
+})
+FAST_EDGES["cosh"] = FAST_EDGES["sinh"]
+
+
+@needs_long
+@pytest.mark.parametrize("name", sorted(FAST_EDGES))
+def test_fast_path_edges_are_correctly_rounded_at_every_level(name):
+    x = np.concatenate([_around(FAST_EDGES[name]),
+                        np.array([0.0, -0.0, np.inf, -np.inf, np.nan], np.float32)])
+    want = correctly_rounded_f32(name, x)
+    for isa in _native.isas():
+        previous = _native.set_isa(isa)
+        try:
+            got = elementary(name, x)
+        finally:
+            _native.set_isa(previous)
+        nan = np.isnan(want)
+        np.testing.assert_array_equal(np.isnan(got), nan)
+        bad = np.flatnonzero(bits(got)[~nan] != bits(want)[~nan])
+        assert bad.size == 0, (isa, x[~nan][bad[:5]], got[~nan][bad[:5]])
+
+
+def test_threads_split_large_arrays_without_changing_a_bit(monkeypatch):
+    from invarax.kernels import elementary as module
+
+    x = random_f32("sin", 50_001, seed=10)
+    one = {name: elementary(name, x) for name in NAMES}
+    monkeypatch.setattr(module, "PER_THREAD", 1000)
+    monkeypatch.setenv("INVARAX_NUM_THREADS", "3")
+    for name in NAMES:
+        assert same(elementary(name, x), one[name]), name
+        buffer = x.copy()
+        elementary(name, buffer, out=buffer)
+        assert same(buffer, one[name]), name
+
+
+def test_out_may_overlap_the_input_shifted():
+    base = np.random.default_rng(8).uniform(-5, 5, 3001).astype(np.float32)
+    for name in ("exp", "sin"):
+        buffer = base.copy()
+        elementary(name, buffer[1:], out=buffer[:-1])
+        assert same(buffer[:-1], elementary(name, base[1:])), name
+        buffer = base.copy()
+        elementary(name, buffer[:-1], out=buffer[1:])
+        assert same(buffer[1:], elementary(name, base[:-1])), name
+
+
 OPS = {"exp": jnp.exp, "log": jnp.log, "expm1": jnp.expm1, "log1p": jnp.log1p,
        "tanh": jnp.tanh, "logistic": lax.logistic, "sin": jnp.sin, "cos": jnp.cos,
        "exp2": jnp.exp2, "sinh": jnp.sinh, "cosh": jnp.cosh}

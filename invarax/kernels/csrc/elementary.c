@@ -1,12 +1,13 @@
 /* elementary.c - invarax's elementary functions (docs/numerics.md, "Elementary functions"):
  * exp, log, expm1, log1p, tanh, logistic, sin, cos, exp2, sinh, cosh in float32 and float64.
  *
- * float64: elementary_math.h's algorithm, within 1 ulp. float32: the same double algorithm
- * rounded once, which is the correctly rounded result wherever em_f32_is_hard is false;
- * where it is true, the exact result lies within 2^-48 of a rounding boundary, and the
- * table elementary_hard.h (made by tools/exhaustive_f32.py over all 2^32 inputs) gives
- * the inputs among those whose double result rounds the wrong way, with their correctly
- * rounded results.
+ * float64: elementary_math.h's algorithm, within 1 ulp. float32: elementary_f32.h's fast
+ * path, which flags the rare elements it cannot round with certainty; those go through
+ * elem_f32_fix: the double algorithm rounded once, which is the correctly rounded result
+ * wherever em_f32_is_hard is false; where it is true, the exact result lies within 2^-48
+ * of a rounding boundary, and the table elementary_hard.h (made by tools/exhaustive_f32.py
+ * over all 2^32 inputs) gives the inputs among those whose double result rounds the wrong
+ * way, with their correctly rounded results.
  *
  * The same loops (elementary_loops.h) are compiled for every dispatch level.
  */
@@ -15,9 +16,11 @@
 
 #include "native.h"
 #include "elementary_math.h"
+#include "elementary_f32.h"
 #include "elementary_hard.h"
 
 #define ELEM_BLOCK 256
+#define ELEM_FAST_BLOCK 1024 /* the float32 fast paths' (a little faster than 256) */
 
 /* ---- Payne-Hanek reduction for |x| >= EM_TRIG_BIG ------------------------------------- */
 
@@ -134,6 +137,37 @@ static const elem_hard_table HARD[ELEM_COUNT] = ELEM_HARD_TABLES;
 
 /* The correctly rounded float result of fn at x, element by element. */
 static float elem_f32_fix(int fn, float x) {
+    /* the fast paths flag saturated inputs too: settle them here, cheaply (each bound is
+     * where the exact value is beyond the last float32 rounding boundary) */
+    float a = fabsf(x);
+    if (x != x) return x + x; /* NaN in, NaN out */
+    switch (fn) {
+    case ELEM_EXP:
+        if (x < -104.0f) return 0.0f;    /* exp(x) < 2^-150 */
+        if (x > 89.0f) return INFINITY; /* exp(x) > 2^128 */
+        break;
+    case ELEM_EXPM1:
+        if (x < -18.0f) return -1.0f; /* exp(x) < 2^-25 */
+        if (x > 89.0f) return INFINITY;
+        break;
+    case ELEM_LOGISTIC:
+        if (x < -104.0f) return 0.0f;
+        if (x > 18.0f) return 1.0f;
+        break;
+    case ELEM_TANH:
+        if (a > 10.0f) return copysignf(1.0f, x); /* 1 - tanh(10) < 2^-25 */
+        break;
+    case ELEM_EXP2:
+        if (x < -151.0f) return 0.0f;
+        if (x >= 128.0f) return INFINITY;
+        break;
+    case ELEM_SINH:
+        if (a > 90.0f) return copysignf(INFINITY, x); /* sinh(90) > 2^128 */
+        break;
+    case ELEM_COSH:
+        if (a > 90.0f) return INFINITY;
+        break;
+    }
     double d = elem_f64_scalar(fn, (double)x);
     float y = (float)d;
     if (!em_f32_is_hard(d)) return y;

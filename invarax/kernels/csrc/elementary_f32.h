@@ -1,0 +1,209 @@
+/* elementary_f32.h - the fast float32 paths of invarax's elementary functions (exp, log,
+ * expm1, log1p, tanh, logistic, sin, cos, exp2, sinh, cosh; docs/numerics.md, "float32 fast
+ * paths").
+ *
+ * Each function evaluates its float32 input (converted to double, exactly) in double with a
+ * short polynomial and no table, to a relative error below 2^-43 (the bound of each is
+ * derived next to it and in docs/numerics.md; the polynomials and their approximation
+ * errors come from tools/f32_polys.py). ef_near_midpoint then tells whether rounding that
+ * double to float could differ from rounding the exact value: only where the double lies
+ * within 2^-39 (relative) of a float32 rounding boundary; each function also flags the
+ * inputs outside its fast range (and NaN). Flagged elements, about 1 in 16,000 of ordinary
+ * inputs, are redone by elementary.c's elem_f32_fix (the 2^-52 algorithm of
+ * elementary_math.h and the hard-case table), so every result is the correctly rounded one
+ * (tools/exhaustive_f32.py checks all 2^32 inputs).
+ *
+ * Like elementary_math.h: IEEE double operations, explicit fma(), bit operations and
+ * selects, no data-dependent branches, so the loops vectorise without changing a bit.
+ */
+#ifndef INVARAX_ELEMENTARY_F32_H
+#define INVARAX_ELEMENTARY_F32_H
+
+#include "elementary_math.h"
+
+/* Whether a value within 2^-39 |d| of d may round to a float other than (float)d, for a d
+ * in float's normal range (or a float itself: callers keep to inputs whose results are):
+ * whether d lies within 2^14 of its ulps of a float32 rounding boundary, which in d's
+ * binade is where its 29 low bits are 2^28. */
+EM_INLINE int ef_near_midpoint(double d) {
+    return ((em_bits(d) & 0x1fffffffULL) - (0x10000000ULL - 0x4000ULL)) < 0x8000ULL;
+}
+
+/* ---- exp: x = k ln2 + r, exp x = 2^k exp(r) ------------------------------------------- */
+
+/* 2^k and exp(r) = 1 + r (1 + r q(r)) for x = k ln2 + r, |x| < 87.34: exp x = 2^k p, with
+ * p's relative error below 2^-45.4: |r| <= ln2/2 (+2^-45); r's error below 126 2^-55.3 +
+ * 2^-55 = 2^-48.2 (|k| <= 126, ln 2's rounding below 2^-55.3, fma rounds once; r = x
+ * exactly when k = 0); the polynomial's 2^-45.65 and its last two roundings (2^-53 each).
+ * *u = r (1 + r q(r)) = expm1(r), within 2^-45.5 of it (relatively). Other x: garbage,
+ * which the callers flag. */
+EM_INLINE double ef_exp_parts(double x, uint64_t *kb, double *u) {
+    double t = x * EM_INV_LN2 + EM_SHIFT;
+    *kb = em_bits(t) - em_bits(EM_SHIFT); /* k mod 2^64 */
+    double kd = t - EM_SHIFT;
+    double r = fma(-kd, EM_LN2, x);
+    double q = fma(r, 0x1.7101794873482p-19, 0x1.a16e3fdee31f5p-16);
+    q = fma(r, q, 0x1.a01b73a18b3c3p-13);
+    q = fma(r, q, 0x1.6c163bded9cf1p-10);
+    q = fma(r, q, 0x1.1111108e1d274p-7);
+    q = fma(r, q, 0x1.5555557df39a9p-5);
+    q = fma(r, q, 0x1.5555555589f85p-3);
+    q = fma(r, q, 0x1.fffffffff13d2p-2);
+    double a = fma(r, q, 1.0);
+    *u = r * a;
+    return fma(r, a, 1.0);
+}
+
+/* exp(x) for |x| < 87.34 (2^k p, the scaling exact), relative error below 2^-45.4. */
+EM_INLINE double ef_exp_core(double x) {
+    uint64_t kb;
+    double u, p = ef_exp_parts(x, &kb, &u);
+    return em_double(em_bits(p) + (kb << 52));
+}
+
+/* expm1(x) for |x| < 87.34, relative error below 2^-43.6: u when k = 0 (r = x exactly),
+ * else 2^k p - 1, which amplifies p's 2^-45.4 at most 3.5 times (k = 1, p >= 0.707), plus
+ * one rounding. */
+EM_INLINE double ef_expm1_core(double x) {
+    uint64_t kb;
+    double u, p = ef_exp_parts(x, &kb, &u);
+    return em_select(kb == 0, u, em_double(em_bits(p) + (kb << 52)) - 1.0);
+}
+
+/* Where exp's float result may be outside the normal range (|x| >= 87.33: exp(-87.3366) is
+ * 2^-126) or x is NaN, the element is flagged; elem_f32_fix settles it. */
+EM_INLINE double ef_exp(double x, int *hard) {
+    double d = ef_exp_core(x);
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.33);
+    return d;
+}
+
+/* ---- log: x = 2^k z, z in [OFF, 2 OFF), log z = 2 atanh(s), s = (z - 1) / (z + 1) ------ */
+
+#define EF_LOG_OFF 0x3fe6600000000000ULL /* bits of 0.69921875 */
+
+/* log(x) for a positive normal float x (others: *hard = 1), relative error below 2^-44.0:
+ * z - 1 is exact, s has a relative error below 2^-52 (two roundings), |s| <= 0.17701; the
+ * polynomial's 2^-44.26 and the roundings of 2s + 2s w P(w); for k != 0, |log x| >= 0.33
+ * and |log z| <= 0.358, so k ln2's error (|k| 2^-55.3) and the last rounding add 2^-53. */
+EM_INLINE double ef_log(double x, int *hard) {
+    int64_t ib = em_ibits(x);
+    *hard = !((ib >= (int64_t)(897ULL << 52)) & (ib < (int64_t)(1151ULL << 52)));
+    uint64_t tb = em_bits(x) - EF_LOG_OFF + (1024ULL << 52); /* > 0 for every positive x */
+    uint64_t kb = (tb >> 52) - 1024;                         /* k mod 2^64 */
+    double z = em_double(em_bits(x) - (kb << 52));
+    double kd = em_double(em_bits(EM_SHIFT) + kb) - EM_SHIFT; /* exact, |k| < 2^11 */
+    double s = (z - 1.0) / (z + 1.0);
+    double s2 = s + s, w = s * s;
+    double p = fma(w, 0x1.9305cdf489208p-4, 0x1.c60a02ef4d35ap-4);
+    p = fma(w, p, 0x1.249471fc5ed4ap-3);
+    p = fma(w, p, 0x1.999995d0c70a9p-3);
+    p = fma(w, p, 0x1.55555556688fep-2);
+    double d = fma(kd, EM_LN2, fma(s2 * w, p, s2));
+    *hard |= ef_near_midpoint(d);
+    return d;
+}
+
+/* log1p for a float x > -1 (others: *hard = 1), relative error below 2^-44.0: for
+ * 2^-29 <= |x| < 2^29, u = 1 + x is exact and log1p x = log u; above, u rounds (2^-53) but
+ * log u >= 20, so the absolute 2^-53 is relatively below 2^-57; below, log1p x = x - x^2/2
+ * + ... rounds to x (|x|/2 < 2^-30 is far below half a float ulp), the sign of 0 kept. */
+EM_INLINE double ef_log1p(double x, int *hard) {
+    double d = em_select(em_abs_below(x, 0x1p-29), x, ef_log(1.0 + x, hard));
+    *hard &= !em_abs_below(x, 0x1p-29);
+    return d;
+}
+
+/* ---- sin, cos: x = n pi/2 + r, |r| <= pi/4 (+2^-20), for |x| < 2^20 ------------------- */
+
+/* sin (cos_ = 0) or cos (cos_ = 1) for a float x, |x| < 2^20 (others, NaN included:
+ * *hard = 1), relative error below 2^-42.7: r1 = fma(-n, PIO2_1, x) is exact (both are
+ * multiples of 2^-52 and |r1| < 1); r = r1 - n PIO2_2 rounds once, and PIO2_1 + PIO2_2 is
+ * pi/2 to 2^-107, so r is within 2^-53 |r| + 2^-87 of x - n pi/2, below 2^-52.9 |r| since
+ * |x - n pi/2| >= 2^-27.83 for every float 0 < |x| < 2^20 (tools/f32_polys.py --trig);
+ * the polynomials' 2^-47.37 (sin) and 2^-42.80 (cos) and their roundings. sin x = x for
+ * |x| < 2^-12 (correctly rounded there, and the sign of zero kept). */
+EM_INLINE double ef_sincos(double x, int cos_, int *hard) {
+    double t = x * EM_TWO_OVER_PI + EM_SHIFT;
+    uint64_t nb = em_bits(t) - em_bits(EM_SHIFT); /* n mod 2^64 */
+    double nd = t - EM_SHIFT;
+    double r = fma(-nd, EM_PIO2_2, fma(-nd, EM_PIO2_1, x));
+    double z = r * r;
+    double sp = fma(z, -0x1.a961a0b808b09p-26, 0x1.71d76d145df37p-19);
+    sp = fma(z, sp, -0x1.a019f93964ecep-13);
+    sp = fma(z, sp, 0x1.1111110c87308p-7);
+    sp = fma(z, sp, -0x1.5555555552239p-3);
+    double s = fma(r * z, sp, r);
+    double cp = fma(z, -0x1.241e9be166fa7p-22, 0x1.a010decf0da8bp-16);
+    cp = fma(z, cp, -0x1.6c16b82a13144p-10);
+    cp = fma(z, cp, 0x1.5555554ed982cp-5);
+    double c = fma(z * z, cp, 1.0 - 0.5 * z);
+    uint64_t q = nb + (uint64_t)cos_;
+    double y = em_double(em_bits(em_select((int)(q & 1), c, s)) ^ ((q & 2) << 62));
+    if (!cos_) y = em_select(em_abs_below(x, 0x1p-12), x, y);
+    *hard = ef_near_midpoint(y) | !em_abs_below(x, 0x1p20);
+    return y;
+}
+
+/* ---- the functions of exp ------------------------------------------------------------- */
+
+/* expm1 for a float x, |x| < 87.34 (others, NaN included: *hard = 1): 2^-43.6. */
+EM_INLINE double ef_expm1(double x, int *hard) {
+    double d = ef_expm1_core(x);
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.34);
+    return d;
+}
+
+/* 2^x for a float x, |x| < 126 (others: *hard = 1), relative error below 2^-45.3: x = k + f,
+ * k = round(x), f exact, |f| <= 1/2; f ln2 = f * LN2 rounds once (2^-53 |f ln2|, below
+ * 2^-54.5 absolute) and LN2's error adds 2^-55.3 |f|; then exp's 2^-45.4 (r = f ln2, k = 0
+ * in its reduction) times 2^k, exactly. Integer x give exact powers of two. */
+EM_INLINE double ef_exp2(double x, int *hard) {
+    double t = x + EM_SHIFT;
+    uint64_t kb = em_bits(t) - em_bits(EM_SHIFT);
+    double d = em_double(em_bits(ef_exp_core((x - (t - EM_SHIFT)) * EM_LN2)) + (kb << 52));
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, 126.0);
+    return d;
+}
+
+/* logistic(x) = 1 / (1 + exp(-x)) for a float x, |x| < 87.33 (others: *hard = 1), relative
+ * error below 2^-44.9: E = exp(-|x|) <= 1 (2^-45.4), then 1 / (1 + E) (x >= 0) or
+ * E / (1 + E) (x < 0, or -0): 1 + E rounds once and does not amplify E's error, the quotient
+ * rounds once. */
+EM_INLINE double ef_logistic(double x, int *hard) {
+    double e = ef_exp_core(-em_abs(x));
+    double d = em_select(em_ibits(x) < 0, e, 1.0) / (1.0 + e);
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.33);
+    return d;
+}
+
+/* sinh (sinh_ = 1) or cosh (sinh_ = 0) for a float x, |x| < 87.34 (others: *hard = 1),
+ * relative error below 2^-43: cosh = (E + 1/E) / 2, E = exp(|x|) (2^-45.4; no cancellation);
+ * sinh |x| = (e + e / (e + 1)) / 2, e = expm1(|x|) (2^-43.6; all terms positive), the sign
+ * of x put back. */
+EM_INLINE double ef_coshsinh(double x, int sinh_, int *hard) {
+    double ax = em_abs(x), d;
+    if (sinh_) {
+        double e = ef_expm1_core(ax);
+        d = em_with_sign(0.5 * (e + e / (e + 1.0)), x);
+    } else {
+        double e = ef_exp_core(ax);
+        d = 0.5 * (e + 1.0 / e);
+    }
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.34);
+    return d;
+}
+
+/* ---- tanh: e / (e + 2), e = expm1(2|x|), the sign of x put back ------------------------- */
+
+/* tanh for a float x, |x| < 43.5 (others, NaN included: *hard = 1), relative error below
+ * 2^-43.5: e = expm1(2|x|) within 2^-43.6 (ef_expm1_core); e + 2 and the quotient round
+ * once each, and e / (e + 2) does not amplify e's relative error. */
+EM_INLINE double ef_tanh(double x, int *hard) {
+    double e = ef_expm1_core(em_abs(x) * 2.0);
+    double y = em_with_sign(e / (e + 2.0), x);
+    *hard = ef_near_midpoint(y) | !em_abs_below(x, 43.5);
+    return y;
+}
+
+#endif

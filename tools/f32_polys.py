@@ -1,0 +1,134 @@
+"""The short polynomials of invarax's float32 elementary kernels (elementary_f32.h) and
+their error bounds.
+
+    python tools/f32_polys.py            # coefficients (C99 hex) and the bound of each
+    python tools/f32_polys.py --trig     # min |x - n pi/2| over float32 x, 0 < |x| < 2^20
+
+Each polynomial is a weighted minimax approximation found by the Remez exchange in
+mpmath at 40 digits, its coefficients rounded to double; the bound printed is the largest
+relative error of the rounded polynomial against mpmath on a dense grid (20,001
+Chebyshev-distributed points plus the ends, then a 10% margin for the gaps between grid
+points), which docs/numerics.md ("float32 fast paths") adds to the rounding errors of the
+evaluation. Not part of the test suite; tools/exhaustive_f32.py checks the kernels.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import mpmath as mp
+
+mp.mp.dps = 40
+LN2 = mp.log(2)
+
+# name: (g, w, number of coefficients, interval, Remez grid), the polynomial's use in a comment.
+# The polynomial q(t) = sum_j c_j t^j minimises max |w(t) (g(t) - q(t))| on the interval;
+# w is chosen so that this is the relative error of the function.
+SPECS = {
+    # exp(r) = 1 + r + r^2 q(r) = 1 + r (1 + r q(r)), |r| <= ln2/2 (+ the reduction's slack)
+    "exp": (lambda r: (mp.exp(r) - 1 - r) / r**2, lambda r: r**2 / mp.exp(r), 8,
+            (-mp.mpf("0.3466"), mp.mpf("0.3466")), 3001),
+    # log z = 2 atanh(s) = 2s + 2s w q(w), w = s^2 in [0, 0.17701^2]
+    "log": (lambda w: (mp.atanh(mp.sqrt(w)) / mp.sqrt(w) - 1) / w,
+            lambda w: w * mp.sqrt(w) / mp.atanh(mp.sqrt(w)), 5,
+            (mp.mpf(0), mp.mpf("0.03134")), 2001),
+    # sin(r) = r + r z q(z), z = r^2 in [0, (pi/4 + 2^-20)^2]
+    "sin": (lambda z: (mp.sin(mp.sqrt(z)) / mp.sqrt(z) - 1) / z,
+            lambda z: z * mp.sqrt(z) / mp.sin(mp.sqrt(z)), 5,
+            (mp.mpf(0), (mp.pi / 4 + mp.mpf(2) ** -20) ** 2), 3001),
+    # cos(r) = 1 - z/2 + z^2 q(z)
+    "cos": (lambda z: (mp.cos(mp.sqrt(z)) - 1 + z / 2) / z**2,
+            lambda z: z**2 / mp.cos(mp.sqrt(z)), 4,
+            (mp.mpf(0), (mp.pi / 4 + mp.mpf(2) ** -20) ** 2), 3001),
+}
+
+
+def _safe(f, t, a, b):
+    # g and w are removable singularities at 0: evaluate a hair inside the interval
+    eps = (b - a) * mp.mpf(10) ** -25
+    return f(t if t != 0 else (eps if a == 0 or b > 0 else -eps))
+
+
+def _grid(a, b, n):
+    return [a + (b - a) * (1 - mp.cos(mp.pi * i / (n - 1))) / 2 for i in range(n)]
+
+
+def remez(g, w, n, a, b, iterations=12, grid=3001):
+    """Coefficients c_0..c_{n-1} minimising max |w (g - q)| on [a, b]."""
+    # the weight vanishes at t = 0: an interval starting there starts a hair later
+    pts = _grid(a if a != 0 else b * mp.mpf(10) ** -8, b, grid)
+    gv = [_safe(g, t, a, b) for t in pts]
+    wv = [_safe(w, t, a, b) for t in pts]
+    # a first reference off the points where the weight vanishes (0, inside or at an end)
+    ref = [pts[int(round((i + 0.3) * (grid - 1) / (n + 1)))] for i in range(n + 1)]
+    coeffs = None
+    for _ in range(iterations):
+        rows = [[t**j for j in range(n)] + [(-1) ** i / _safe(w, t, a, b)]
+                for i, t in enumerate(ref)]
+        sol = mp.lu_solve(mp.matrix(rows), mp.matrix([_safe(g, t, a, b) for t in ref]))
+        coeffs = [sol[j] for j in range(n)]
+        err = [wv[i] * (gv[i] - mp.polyval(coeffs[::-1], t)) for i, t in enumerate(pts)]
+        # the extremum of each run of one sign, then the n + 1 largest alternating ones
+        runs = []
+        for i in range(grid):
+            if err[i] == 0:
+                continue
+            if runs and mp.sign(err[i]) == mp.sign(err[runs[-1]]):
+                runs[-1] = max(runs[-1], i, key=lambda j: abs(err[j]))
+            else:
+                runs.append(i)
+        while len(runs) > n + 1:  # drop the smallest, merging its neighbours
+            k = min(range(len(runs)), key=lambda j: abs(err[runs[j]]))
+            runs.pop(k)
+            if 0 < k < len(runs) and mp.sign(err[runs[k - 1]]) == mp.sign(err[runs[k]]):
+                runs[k - 1] = max(runs[k - 1], runs.pop(k), key=lambda j: abs(err[j]))
+        if len(runs) < n + 1:
+            break
+        ref = [pts[i] for i in runs]
+    return coeffs
+
+
+def bound(g, w, coeffs, a, b, n=20001):
+    """Largest relative error of the polynomial with double coefficients, with a margin."""
+    worst = max(abs(_safe(w, t, a, b) * (_safe(g, t, a, b) - mp.polyval(coeffs[::-1], t)))
+                for t in _grid(a, b, n))
+    return worst * mp.mpf("1.1")
+
+
+def trig_reduction_minimum():
+    """The smallest |x - n pi/2| (n = round(x 2/pi) != 0) over float32 x below 2^20: for
+    each binade, x 2/pi = m C with m the 24-bit significand and C split in two 26-bit parts
+    (m times each is exact in double) and a tail, so the fraction is known to ~2^-52."""
+    import numpy as np
+
+    best = (1.0, 0.0)
+    m = np.arange(2**23, 2**24, dtype=np.float64)
+    for e in range(-1, 20):  # x in [2^e, 2^(e+1))
+        rest, parts = mp.mpf(2) ** (e - 23) * 2 / mp.pi, []
+        for _ in range(2):
+            unit = mp.mpf(2) ** (int(mp.floor(mp.log(rest, 2))) - 25)
+            parts.append(float(mp.floor(rest / unit) * unit))
+            rest -= parts[-1]
+        f = sum((m * c) % 1.0 for c in parts) + m * float(rest)
+        d = np.abs(f - np.round(f)) * (np.pi / 2)
+        d[m * 2.0 ** (e - 23) < np.pi / 4] = 1.0  # n = 0
+        i = int(np.argmin(d))
+        best = min(best, (float(d[i]), float(m[i] * 2.0 ** (e - 23))))
+    return best
+
+
+def main():
+    if "--trig" in sys.argv[1:]:
+        d, x = trig_reduction_minimum()
+        print(f"min |x - n pi/2| = 2^{float(mp.log(d, 2)):.2f} at x = {x!r}")
+        return
+    for name, (g, w, n, (a, b), grid) in SPECS.items():
+        coeffs = [float(c) for c in remez(g, w, n, a, b, grid=grid)]
+        e = bound(g, w, [mp.mpf(c) for c in coeffs], a, b)
+        print(f"{name}: relative error <= 2^{float(mp.log(e, 2)):.2f}")
+        for j, c in enumerate(coeffs):
+            print(f"    c{j} = {c.hex()}  ({c!r})")
+
+
+if __name__ == "__main__":
+    main()
