@@ -8,9 +8,10 @@ kernels is written out, as part of the documented order (docs/numerics.md).
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c", "linalg.c", "window.c", "elementary.c"]
+SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c", "linalg.c", "window.c", "elementary.c",
+           "elementary_more.c"]
 HEADERS = ["native.h", "gemm_impl.h", "reduce_impl.h", "linalg_impl.h", "elementary_math.h",
-           "elementary_loops.h", "elementary_hard.h"]
+           "elementary_loops.h", "elementary_hard.h", "elementary_inverse.h"]
 
 
 class BuildExt(build_ext):

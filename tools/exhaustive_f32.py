@@ -41,7 +41,9 @@ def _logistic64(x):
 
 REF64 = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p, "tanh": np.tanh,
          "logistic": _logistic64, "sin": np.sin, "cos": np.cos, "exp2": np.exp2,
-         "sinh": np.sinh, "cosh": np.cosh}
+         "sinh": np.sinh, "cosh": np.cosh, "log2": np.log2, "log10": np.log10,
+         "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "atan": np.arctan,
+         "asin": np.arcsin, "acos": np.arccos, "tan": np.tan, "cbrt": np.cbrt}
 
 
 def _mp_reference(name):
@@ -51,7 +53,10 @@ def _mp_reference(name):
              "log1p": mpmath.log1p, "tanh": mpmath.tanh,
              "logistic": lambda v: 1 / (1 + mpmath.exp(-v)), "sin": mpmath.sin,
              "cos": mpmath.cos, "exp2": lambda v: mpmath.mpf(2) ** v, "sinh": mpmath.sinh,
-             "cosh": mpmath.cosh}
+             "cosh": mpmath.cosh, "log2": lambda v: mpmath.log(v, 2), "log10": mpmath.log10,
+             "asinh": mpmath.asinh, "acosh": mpmath.acosh, "atanh": mpmath.atanh,
+             "atan": mpmath.atan, "asin": mpmath.asin, "acos": mpmath.acos, "tan": mpmath.tan,
+             "cbrt": lambda v: mpmath.sign(v) * mpmath.cbrt(abs(v))}
     return mpmath, table[name]
 
 

@@ -16,7 +16,7 @@ from . import _native
 
 #: The functions of the compiled kernel, in the kernel's numbering (native.h, ``ELEM_*``).
 NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "exp2", "sinh",
-         "cosh")
+         "cosh", "log2", "log10", "asinh", "acosh", "atanh", "atan", "asin", "acos", "tan", "cbrt")
 _CODE = {name: code for code, name in enumerate(NAMES)}
 _NATIVE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -35,7 +35,25 @@ def _numpy_logistic(x, out=None):
 def _numpy(name: str):
     """NumPy's version of function ``name``: what complex operands use, and every operand
     while ``config.invarax_exact_elementary`` is off."""
-    return _numpy_logistic if name == "logistic" else getattr(np, name)
+    if name == "logistic":
+        return _numpy_logistic
+    if name in ("log2", "log10"):
+        return _numpy_log_base(2 if name == "log2" else 10)
+    return getattr(np, _NUMPY_NAMES.get(name, name))
+
+
+def _numpy_log_base(base):
+    """``log(x) / log(base)`` by NumPy's ufuncs, as ``jax.numpy.log2`` and ``log10``."""
+
+    def log_base(x, out=None):
+        return np.divide(np.log(x, out=out), np.log(np.asarray(base, x.dtype)), out=out)
+
+    return log_base
+
+
+#: NumPy's names of the functions whose names differ (lax's are invarax's).
+_NUMPY_NAMES = {"asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "atan": "arctan",
+                "asin": "arcsin", "acos": "arccos"}
 
 
 def _complex(name: str, x: np.ndarray) -> np.ndarray:

@@ -140,19 +140,22 @@ UNARY = {
     "logistic": (_elementary("logistic"), FLOAT),
     "sin": (_elementary("sin"), FLOAT),
     "cos": (_elementary("cos"), FLOAT),
-    "tan": (np.tan, FLOAT),
-    "asin": (np.arcsin, FLOAT),
-    "acos": (np.arccos, FLOAT),
-    "atan": (np.arctan, FLOAT),
+    "tan": (_elementary("tan"), FLOAT),
+    "asin": (_elementary("asin"), FLOAT),
+    "acos": (_elementary("acos"), FLOAT),
+    "atan": (_elementary("atan"), FLOAT),
     "sinh": (_elementary("sinh"), FLOAT),
     "cosh": (_elementary("cosh"), FLOAT),
-    "asinh": (np.arcsinh, FLOAT),
-    "acosh": (np.arccosh, FLOAT),
-    "atanh": (np.arctanh, FLOAT),
+    "asinh": (_elementary("asinh"), FLOAT),
+    "acosh": (_elementary("acosh"), FLOAT),
+    "atanh": (_elementary("atanh"), FLOAT),
     "sqrt": (np.sqrt, FLOAT),
     "rsqrt": (_rsqrt_impl, FLOAT),
-    "cbrt": (np.cbrt, "f"),
+    "cbrt": (_elementary("cbrt"), "f"),
     "not": (np.invert, INTEGRAL),
+    # jnp.log2 and jnp.log10 (JAX's log(x) / log(base), which their flag-off impl keeps)
+    "log2": (_elementary("log2"), FLOAT),
+    "log10": (_elementary("log10"), FLOAT),
 }
 
 BINARY = {
@@ -344,7 +347,7 @@ def _binary(prim):
 
 
 (neg, sign, floor, ceil, exp, exp2, log, expm1, log1p, tanh, logistic, sin, cos, tan, asin,
- acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, bitwise_not) = (
+ acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, bitwise_not, log2, log10) = (
     _unary(n) for n in UNARY
 )
 (add, sub, mul, div, rem, pow, max, min, atan2, nextafter, bitwise_and, bitwise_or,
@@ -460,6 +463,9 @@ UNARY_DERIVATIVES = {
     "sqrt": lambda t, y, x: div(t, mul(_const(y, 2), y)),
     "rsqrt": lambda t, y, x: mul(t, mul(_const(y, -0.5), div(y, x))),
     "cbrt": lambda t, y, x: mul(t, mul(_const(y, 1 / 3), integer_pow(y, -2))),
+    # JAX's derivative of log(x) / log(base): (t / x) / log(base)
+    "log2": lambda t, y, x: div(div(t, x), _const(x, np.log(2.0))),
+    "log10": lambda t, y, x: div(div(t, x), _const(x, np.log(10.0))),
 }
 
 for _name, _f in UNARY_DERIVATIVES.items():

@@ -8,11 +8,26 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct {
     const uint32_t (*cases)[2];
     ptrdiff_t count;
 } elem_hard_table;
+
+/* x's entry in table t (sorted by input bits) if it has one, else y. */
+static inline float elem_hard_lookup(const elem_hard_table *t, float x, float y) {
+    uint32_t key;
+    memcpy(&key, &x, sizeof key);
+    ptrdiff_t lo = 0, hi = t->count;
+    while (lo < hi) {
+        ptrdiff_t mid = (lo + hi) / 2;
+        if (t->cases[mid][0] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < t->count && t->cases[lo][0] == key) memcpy(&y, &t->cases[lo][1], sizeof y);
+    return y;
+}
 
 static const uint32_t HARD_NONE[1][2] = {{0, 0}};
 

@@ -1,0 +1,58 @@
+/* elementary_more.c - invarax's log2, log10, asinh, acosh, atanh, atan, asin, acos, tan and
+ * cbrt in float32 and float64 (docs/numerics.md, "Elementary functions"); elementary.c hands
+ * these functions here.
+ *
+ * float64: elementary_inverse.h's algorithm, within 1 ulp. float32: the same double algorithm
+ * rounded once, the correctly rounded result wherever em_f32_is_hard is false; where it is
+ * true, elementary_hard.h (made by tools/exhaustive_f32.py over all 2^32 inputs) holds the
+ * inputs whose double result rounds the wrong way, with their correctly rounded results.
+ *
+ * One portable loop per function: it has no instruction-set variants, so every CPU runs the
+ * same operations (fma is C99's, in hardware or software).
+ */
+#include "native.h"
+#include "elementary_inverse.h"
+#include "elementary_hard.h"
+
+static const elem_hard_table HARD_MORE[ELEM_COUNT] = ELEM_HARD_TABLES;
+
+static double more_tan(double x) {
+    if (em_abs(x) < EM_TRIG_BIG) return ei_tan_small(x);
+    if (!(em_abs(x) < INFINITY)) return x - x;
+    int64_t n;
+    double rh, rl;
+    em_reduce_big(x, &n, &rh, &rl);
+    return ei_tan_reduced(n, rh, rl);
+}
+
+/* y[i] = F(x[i]) in double, or rounded to float with the hard cases of table fn looked up. */
+#define MORE_LOOP(F)                                                                         \
+    if (dbl) {                                                                               \
+        const double *xd = x;                                                                \
+        double *yd = y;                                                                      \
+        for (ptrdiff_t i = 0; i < n; i++) yd[i] = F(xd[i]);                                  \
+    } else {                                                                                 \
+        const float *xf = x;                                                                 \
+        float *yf = y;                                                                       \
+        for (ptrdiff_t i = 0; i < n; i++) {                                                  \
+            float v = xf[i];                                                                 \
+            double d = F((double)v);                                                         \
+            yf[i] = em_f32_is_hard(d) ? elem_hard_lookup(&HARD_MORE[fn], v, (float)d)        \
+                                      : (float)d;                                            \
+        }                                                                                    \
+    }
+
+void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
+    switch (fn) {
+    case ELEM_LOG2: MORE_LOOP(ei_log2) break;
+    case ELEM_LOG10: MORE_LOOP(ei_log10) break;
+    case ELEM_ASINH: MORE_LOOP(ei_asinh) break;
+    case ELEM_ACOSH: MORE_LOOP(ei_acosh) break;
+    case ELEM_ATANH: MORE_LOOP(ei_atanh) break;
+    case ELEM_ATAN: MORE_LOOP(ei_atan) break;
+    case ELEM_ASIN: MORE_LOOP(ei_asin) break;
+    case ELEM_ACOS: MORE_LOOP(ei_acos) break;
+    case ELEM_TAN: MORE_LOOP(more_tan) break;
+    case ELEM_CBRT: MORE_LOOP(ei_cbrt) break;
+    }
+}
