@@ -11,7 +11,8 @@ from setuptools.command.build_ext import build_ext
 SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c", "linalg.c", "window.c", "elementary.c",
            "elementary_more.c"]
 HEADERS = ["native.h", "gemm_impl.h", "reduce_impl.h", "linalg_impl.h", "elementary_math.h",
-           "elementary_loops.h", "elementary_hard.h", "elementary_inverse.h"]
+           "elementary_loops.h", "elementary_hard.h", "elementary_inverse.h",
+           "elementary_special.h"]
 
 
 class BuildExt(build_ext):

@@ -2,11 +2,14 @@
 float32 correctly rounded, float64 within 1 ulp, the same bits at every dispatch level, and
 the same bits eager, under jit, under vmap and in a fused chunked loop."""
 
+import math
+
 import numpy as np
 import pytest
 
 import invarax
 import invarax.numpy as jnp
+import invarax.scipy.special
 from invarax import lax
 from invarax.kernels import _native
 from invarax.kernels.elementary import NAMES, elementary
@@ -33,12 +36,19 @@ def _logistic_ld(x):
         return one / (one + np.exp(-x))
 
 
+def _libm_double(fn):
+    """libm's double-precision fn (erf, erfc: NumPy has no long double ones), within 1 ulp of
+    float64: the reference only where the tests widen their window to 2^-50 (DOUBLE_REF)."""
+    return lambda x: np.frompyfunc(fn, 1, 1)(x.astype(np.float64)).astype(np.longdouble)
+
+
+DOUBLE_REF = {"erf", "erfc"}
 REF_LD = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p,
           "tanh": np.tanh, "logistic": _logistic_ld, "sin": np.sin, "cos": np.cos,
           "exp2": np.exp2, "sinh": np.sinh, "cosh": np.cosh, "log2": np.log2,
           "log10": np.log10, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
           "atan": np.arctan, "asin": np.arcsin, "acos": np.arccos, "tan": np.tan,
-          "cbrt": np.cbrt}
+          "cbrt": np.cbrt, "erf": _libm_double(math.erf), "erfc": _libm_double(math.erfc)}
 REF_MP = {"exp": mpmath.exp, "log": mpmath.log, "expm1": mpmath.expm1,
           "log1p": mpmath.log1p, "tanh": mpmath.tanh,
           "logistic": lambda x: 1 / (1 + mpmath.exp(-x)), "sin": mpmath.sin,
@@ -46,7 +56,8 @@ REF_MP = {"exp": mpmath.exp, "log": mpmath.log, "expm1": mpmath.expm1,
           "cosh": mpmath.cosh, "log2": lambda x: mpmath.log(x, 2), "log10": mpmath.log10,
           "asinh": mpmath.asinh, "acosh": mpmath.acosh, "atanh": mpmath.atanh,
           "atan": mpmath.atan, "asin": mpmath.asin, "acos": mpmath.acos, "tan": mpmath.tan,
-          "cbrt": lambda x: mpmath.sign(x) * mpmath.cbrt(abs(x))}
+          "cbrt": lambda x: mpmath.sign(x) * mpmath.cbrt(abs(x)), "erf": mpmath.erf,
+          "erfc": mpmath.erfc}
 DOMAIN = {"log": (0.0, np.inf), "log1p": (-1.0, np.inf)}
 
 
@@ -60,10 +71,11 @@ def correctly_rounded_f32(name, x):
     ref = reference_ld(name, x)
     with np.errstate(over="ignore"):  # exp(100) is inf in float32, as it should be
         out = ref.astype(np.float32)
-        # long double -> float32 rounds twice: where ref is within 2^-58 of a float32
-        # midpoint, settle the rounding with mpmath
-        lo = (ref * (1 - np.longdouble(2.0**-58))).astype(np.float32)
-        hi = (ref * (1 + np.longdouble(2.0**-58))).astype(np.float32)
+        # long double -> float32 rounds twice: where ref is within 2^-58 (2^-50 for a
+        # double reference) of a float32 midpoint, settle the rounding with mpmath
+        window = np.longdouble(2.0**-50 if name in DOUBLE_REF else 2.0**-58)
+        lo = (ref * (1 - window)).astype(np.float32)
+        hi = (ref * (1 + window)).astype(np.float32)
     for i in np.flatnonzero((lo != hi) & np.isfinite(ref)):
         with mpmath.workprec(200):
             exact = REF_MP[name](mpmath.mpf(float(x[i])))
@@ -94,7 +106,8 @@ def random_f32(name, n, seed):
     raw = rng.integers(0, 2**32, n // 2, dtype=np.uint64).astype(np.uint32).view(np.float32)
     span = {"log": (0, 10), "log1p": (-1, 10), "sin": (-100, 100), "cos": (-100, 100),
             "log2": (0, 10), "log10": (0, 10), "acosh": (1, 30), "atanh": (-1, 1),
-            "asin": (-1, 1), "acos": (-1, 1), "tan": (-100, 100)}
+            "asin": (-1, 1), "acos": (-1, 1), "tan": (-100, 100), "erf": (-5, 5),
+            "erfc": (-5, 11)}
     lo, hi = span.get(name, (-30, 30))
     dense = rng.uniform(lo, hi, n - n // 2).astype(np.float32)
     return np.concatenate([raw, dense])
@@ -113,7 +126,14 @@ def test_float32_is_correctly_rounded(name):
 
 
 def ulp_errors(name, x, got):
-    ref = reference_ld(name, x)
+    if name in DOUBLE_REF:  # mpmath at 100 bits, on every 25th input
+        x, got = x[::25], got[::25]
+        with mpmath.workprec(100):
+            exact = [REF_MP[name](mpmath.mpf(float(v))) for v in x]
+            ref = np.array([float(e) for e in exact], np.longdouble)
+            ref += np.array([float(e - mpmath.mpf(float(e))) for e in exact], np.longdouble)
+    else:
+        ref = reference_ld(name, x)
     got = np.asarray(got)
     big = np.longdouble(np.finfo(np.float64).max)
     finite = np.isfinite(ref) & (ref != 0) & (np.abs(ref) <= big)  # float64 results only
@@ -130,7 +150,8 @@ def ulp_errors(name, x, got):
 @pytest.mark.parametrize("name", NAMES)
 def test_float64_is_within_one_ulp(name):
     rng = np.random.default_rng(100 + NAMES.index(name))
-    lo, hi = {"log": (-700, 700), "log1p": (-40, 40)}.get(name, (-40, 40))
+    lo, hi = {"log": (-700, 700), "log1p": (-40, 40), "erf": (-20, 2),
+              "erfc": (-20, 3.3)}.get(name, (-40, 40))
     magnitude = np.exp(rng.uniform(lo, hi, 500_000))
     sign = 1 if name == "log" else rng.choice([-1.0, 1.0], 500_000)
     x = np.concatenate([magnitude * sign, rng.uniform(-1, 1, 500_000)])
@@ -222,7 +243,7 @@ OPS = {"exp": jnp.exp, "log": jnp.log, "expm1": jnp.expm1, "log1p": jnp.log1p,
        "exp2": jnp.exp2, "sinh": jnp.sinh, "cosh": jnp.cosh, "log2": jnp.log2,
        "log10": jnp.log10, "asinh": jnp.arcsinh, "acosh": jnp.arccosh, "atanh": jnp.arctanh,
        "atan": jnp.arctan, "asin": jnp.arcsin, "acos": jnp.arccos, "tan": jnp.tan,
-       "cbrt": jnp.cbrt}
+       "cbrt": jnp.cbrt, "erf": invarax.scipy.special.erf, "erfc": invarax.scipy.special.erfc}
 
 
 @pytest.mark.parametrize("name", NAMES)

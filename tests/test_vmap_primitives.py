@@ -149,6 +149,8 @@ CASES = {
     "is_finite": unary("is_finite", lax.is_finite, S(3, 4), diff=False),
     "log": unary("log", lax.log, U(0.1, 5, 3, 4)),
     "log1p": unary("log1p", lax.log1p, U(-0.9, 5, 3, 4)),
+    "log2": unary("log2", jnp.log2, U(0.1, 5, 3, 4)),
+    "log10": unary("log10", jnp.log10, U(0.1, 5, 3, 4)),
     "logistic": unary("logistic", lax.logistic),
     "neg": unary("neg", lax.neg),
     "round": unary("round", lax.round),

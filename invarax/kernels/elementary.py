@@ -9,6 +9,8 @@ same bits. The algorithms are written down in ``docs/numerics.md`` ("Elementary 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core.config import config
@@ -16,7 +18,8 @@ from . import _native
 
 #: The functions of the compiled kernel, in the kernel's numbering (native.h, ``ELEM_*``).
 NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "exp2", "sinh",
-         "cosh", "log2", "log10", "asinh", "acosh", "atanh", "atan", "asin", "acos", "tan", "cbrt")
+         "cosh", "log2", "log10", "asinh", "acosh", "atanh", "atan", "asin", "acos", "tan", "cbrt",
+         "erf", "erfc")
 _CODE = {name: code for code, name in enumerate(NAMES)}
 _NATIVE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -39,7 +42,22 @@ def _numpy(name: str):
         return _numpy_logistic
     if name in ("log2", "log10"):
         return _numpy_log_base(2 if name == "log2" else 10)
+    if name in ("erf", "erfc"):
+        return _libm(getattr(math, name))
     return getattr(np, _NUMPY_NAMES.get(name, name))
+
+
+def _libm(fn):
+    """libm's double-precision ``fn`` (``math.erf``, ...) of each element, rounded once."""
+
+    def apply(x, out=None):
+        result = np.vectorize(fn, otypes=[np.float64])(x).astype(x.dtype)
+        if out is None:
+            return result
+        out[...] = result
+        return out
+
+    return apply
 
 
 def _numpy_log_base(base):

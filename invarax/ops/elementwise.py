@@ -182,6 +182,20 @@ COMPARISONS = {
 }
 
 unary_p = {name: defvectorized(name, impl, kinds) for name, (impl, kinds) in UNARY.items()}
+
+
+def _strong_abstract_eval(name):
+    """log2 and log10 are never weakly typed: JAX divides by a strong ``log(base)``."""
+
+    def abstract_eval(x):
+        check_kinds(name, x, FLOAT)
+        return ShapedArray(x.shape, x.dtype, False)
+
+    return abstract_eval
+
+
+for _name in ("log2", "log10"):
+    unary_p[_name].def_abstract_eval(_strong_abstract_eval(_name))
 binary_p = {name: defvectorized(name, impl, kinds) for name, (impl, kinds) in BINARY.items()}
 compare_p = {
     name: defvectorized(name, impl, ANY, out_dtype=dtypes.bool_)

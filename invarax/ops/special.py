@@ -8,10 +8,12 @@ contracts it; the bits are the same eagerly, under ``jit`` and under ``vmap``. X
 ``log1p`` can differ from NumPy's in the last bit, so results can still differ from JAX's
 by an ulp or two (see docs/random.md).
 
-``erf`` and ``erfc`` are primitives whose impls round libm's double-precision values
-(Python's ``math.erf`` and ``math.erfc``, element by element) to the operand's dtype:
-accurate (``erfc`` keeps its relative accuracy in the far tail, where ``1 - erf`` is 0),
-and the same bits under every transformation, but about 0.1 us per element.
+``erf`` and ``erfc`` are primitives whose impls are invarax's own kernels
+(``invarax.kernels.elementary``: float32 correctly rounded, float64 within 1 ulp, the same
+bits on every CPU) while ``config.invarax_exact_elementary`` is on, and otherwise round
+libm's double-precision values (Python's ``math.erf`` and ``math.erfc``, element by element,
+about 0.1 us each) to the operand's dtype; ``erfc`` keeps its relative accuracy in the far
+tail, where ``1 - erf`` is 0, and the bits are the same under every transformation.
 """
 
 from __future__ import annotations
@@ -22,14 +24,10 @@ import numpy as np
 
 from ..core.array import to_array
 from ..interpreters.ad import defjvp
+from ..kernels.elementary import kernel as _elementary
 from . import elementwise as lax
 from .elementwise import _const, _vectorized_batch_rule, defvectorized
 from .fused import fma
-
-
-def _libm(fn):
-    """The impl applying libm's double-precision ``fn`` to each element, rounded once."""
-    return lambda x: np.vectorize(fn, otypes=[np.float64])(x).astype(x.dtype)
 
 
 def _erf_derivative(x, sign):
@@ -37,10 +35,10 @@ def _erf_derivative(x, sign):
     return lax.mul(_const(x, sign * 2 / math.sqrt(math.pi)), lax.exp(lax.neg(lax.mul(x, x))))
 
 
-erf_p = defvectorized("erf", _libm(math.erf), "f")
+erf_p = defvectorized("erf", _elementary("erf"), "f")
 defjvp(erf_p, lambda t, y, x: lax.mul(t, _erf_derivative(x, 1)))
 _vectorized_batch_rule(erf_p)
-erfc_p = defvectorized("erfc", _libm(math.erfc), "f")
+erfc_p = defvectorized("erfc", _elementary("erfc"), "f")
 defjvp(erfc_p, lambda t, y, x: lax.mul(t, _erf_derivative(x, -1)))
 _vectorized_batch_rule(erfc_p)
 lax.CHUNKABLE.update((erf_p, erfc_p))  # elementwise, element by element
@@ -53,7 +51,8 @@ def erf(x):
         x: a floating-point array.
 
     Returns:
-        ``erf(x)``, libm's double-precision value rounded to ``x``'s dtype.
+        ``erf(x)``: invarax's own (float32 correctly rounded) with
+        ``invarax_exact_elementary``, else libm's double-precision value rounded.
 
     Example:
         >>> erf(jnp.array([0.0, 1.0]))
@@ -69,7 +68,8 @@ def erfc(x):
         x: a floating-point array.
 
     Returns:
-        ``erfc(x)``, libm's double-precision value rounded to ``x``'s dtype.
+        ``erfc(x)``: invarax's own (float32 correctly rounded) with
+        ``invarax_exact_elementary``, else libm's double-precision value rounded.
 
     Example:
         >>> erfc(jnp.array([0.0, 5.0]))

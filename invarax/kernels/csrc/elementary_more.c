@@ -1,8 +1,8 @@
-/* elementary_more.c - invarax's log2, log10, asinh, acosh, atanh, atan, asin, acos, tan and
- * cbrt in float32 and float64 (docs/numerics.md, "Elementary functions"); elementary.c hands
+/* elementary_more.c - invarax's log2, log10, asinh, acosh, atanh, atan, asin, acos, tan,
+ * cbrt, erf and erfc in float32 and float64 (docs/numerics.md, "Elementary functions"); elementary.c hands
  * these functions here.
  *
- * float64: elementary_inverse.h's algorithm, within 1 ulp. float32: the same double algorithm
+ * float64: elementary_inverse.h's and elementary_special.h's algorithms, within 1 ulp. float32: the same double algorithm
  * rounded once, the correctly rounded result wherever em_f32_is_hard is false; where it is
  * true, elementary_hard.h (made by tools/exhaustive_f32.py over all 2^32 inputs) holds the
  * inputs whose double result rounds the wrong way, with their correctly rounded results.
@@ -12,6 +12,7 @@
  */
 #include "native.h"
 #include "elementary_inverse.h"
+#include "elementary_special.h"
 #include "elementary_hard.h"
 
 static const elem_hard_table HARD_MORE[ELEM_COUNT] = ELEM_HARD_TABLES;
@@ -54,5 +55,7 @@ void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
     case ELEM_ACOS: MORE_LOOP(ei_acos) break;
     case ELEM_TAN: MORE_LOOP(more_tan) break;
     case ELEM_CBRT: MORE_LOOP(ei_cbrt) break;
+    case ELEM_ERF: MORE_LOOP(es_erf) break;
+    case ELEM_ERFC: MORE_LOOP(es_erfc) break;
     }
 }
