@@ -1,5 +1,7 @@
 """invarax's own elementary functions: the compiled kernels behind ``exp``, ``log``, ``expm1``,
-``log1p``, ``tanh``, ``logistic``, ``sin``, ``cos``, ``exp2``, ``sinh`` and ``cosh``.
+``log1p``, ``tanh``, ``logistic``, ``sin``, ``cos``, ``exp2``, ``sinh``, ``cosh``, ``log2``,
+``log10``, ``asinh``, ``acosh``, ``atanh``, ``atan``, ``asin``, ``acos``, ``tan``, ``cbrt``,
+``erf`` and ``erfc`` (lax's names; the last twelve in ``csrc/elementary_more.c``).
 
 float32 results are correctly rounded (the float nearest the exact value, ties to even), so
 their bits are defined by mathematics alone; float64 results are within 1 ulp, from a fixed
