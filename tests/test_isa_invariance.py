@@ -28,6 +28,7 @@ import numpy as np
 import invarax
 import invarax.numpy as jnp
 from invarax import lax, nn, random
+from invarax.scipy import special as jsp
 from invarax.kernels import _native
 
 invarax.config.update("invarax_exact_elementary", True)  # N6 needs invarax's own functions
@@ -50,7 +51,8 @@ for dtype in (np.float32, np.float64):
         "log2": jnp.log2(p), "log10": jnp.log10(p), "arcsinh": jnp.arcsinh(x),
         "arccosh": jnp.arccosh(p + 1), "arctanh": jnp.arctanh(u), "arctan": jnp.arctan(x),
         "arcsin": jnp.arcsin(u), "arccos": jnp.arccos(u), "tan": jnp.tan(x),
-        "cbrt": jnp.cbrt(x),
+        "cbrt": jnp.cbrt(x), "arctan2": jnp.arctan2(x, x[::-1]),
+        "erf": jsp.erf(x), "erfc": jsp.erfc(x),
     }
     for name, value in arrays.items():
         out[f"{name}_{np.dtype(dtype).name}"] = np.asarray(value)

@@ -32,6 +32,7 @@ from ..interpreters.ad import (
 )
 from ..interpreters.batching import axis_size_of, batching_rules, moveaxis, not_mapped
 from ..kernels.elementary import kernel as _elementary
+from ..kernels.elementary import kernel2 as _elementary2
 from ._util import (
     ANY,
     FLOAT,
@@ -167,7 +168,7 @@ BINARY = {
     "pow": (_pow_impl, FLOAT),
     "max": (np.maximum, ANY),
     "min": (np.minimum, ANY),
-    "atan2": (np.arctan2, "f"),
+    "atan2": (_elementary2("atan2"), "f"),
     "nextafter": (np.nextafter, "f"),
     "and": (np.bitwise_and, INTEGRAL),
     "or": (np.bitwise_or, INTEGRAL),

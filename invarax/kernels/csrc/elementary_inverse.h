@@ -262,6 +262,40 @@ EM_INLINE double ei_atan(double x) {
     return x != x ? x + x : em_with_sign(y, x);
 }
 
+/* atan2(y, x) = hi + lo (|lo| <= ulp(hi) / 2; lo = 0 for the special values), C99's and
+ * NumPy's special values: NaN if y or x is; +-0 or +-pi for y = +-0 (by x's sign bit); +-pi/2
+ * for x = +-0; +-pi/4, +-3pi/4 for two infinities; +-0 or +-pi for x = +-inf. */
+EM_INLINE void ei_atan2(double y, double x, double *hi, double *lo) {
+    double ay = em_abs(y), ax = em_abs(x);
+    int yinf = ay == INFINITY, xinf = ax == INFINITY;
+    /* the quotient's operands: infinities as 1 or 0, both zero as 0 / 1, tiny ones scaled */
+    double n = yinf ? 1.0 : (xinf ? 0.0 : ay), d = xinf ? 1.0 : (yinf ? 0.0 : ax);
+    d = (n == 0.0 && d == 0.0) ? 1.0 : d;
+    double sc = (n < 0x1p-900 && d < 0x1p-900) ? 0x1p600 : 1.0;
+    double rh, rl, sh, sl;
+    ei_atan2_dd(n * sc, 0.0, d * sc, 0.0, &rh, &rl);
+    rh = n == 0.0 ? 0.0 : rh;
+    rl = n == 0.0 ? 0.0 : rl;
+    ei_two_sum(EI_PI_HI, -rh, &sh, &sl); /* x < 0 (its sign bit): pi - atan(|y| / |x|) */
+    sl += EI_PI_LO - rl;
+    int neg = em_ibits(x) < 0;
+    ei_fast_two_sum(neg ? sh : rh, neg ? sl : rl, hi, lo);
+    int ysign = em_ibits(y) < 0, nan = y != y || x != x;
+    *hi = nan ? x + y : (ysign ? -*hi : *hi);
+    *lo = nan ? 0.0 : (ysign ? -*lo : *lo);
+}
+
+/* The float nearest hi + lo (|lo| <= ulp(hi) / 2): (float)hi, unless hi is a float midpoint
+ * exactly, when lo's sign decides. */
+EM_INLINE float ei_round_f32(double hi, double lo) {
+    float r = (float)hi;
+    double back = (double)r;
+    if (hi == back || lo == 0.0 || !(em_abs(hi) < INFINITY)) return r;
+    float other = nextafterf(r, hi > back ? INFINITY : -INFINITY);
+    if (hi != 0.5 * (back + (double)other)) return r;
+    return ((lo > 0.0) == ((double)other > back)) ? other : r;
+}
+
 /* sqrt(1 - a^2) = rh + rl for 0 <= a < 1: 1 - a^2 exactly, as (1 - a)(1 + a) for a >= 1/2. */
 EM_INLINE void ei_sqrt_one_minus_sq(double a, double *rh, double *rl) {
     double sh, sl;

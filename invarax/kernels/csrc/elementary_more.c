@@ -10,6 +10,9 @@
  * One portable loop per function: it has no instruction-set variants, so every CPU runs the
  * same operations (fma is C99's, in hardware or software).
  */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
 #include "native.h"
 #include "elementary_inverse.h"
 #include "elementary_special.h"
@@ -58,4 +61,64 @@ void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
     case ELEM_ERF: MORE_LOOP(es_erf) break;
     case ELEM_ERFC: MORE_LOOP(es_erfc) break;
     }
+}
+
+/* ---- two operands: atan2 --------------------------------------------------------------- */
+
+/* out[i] = fn(a[i], b[i]); fn 0 is atan2(a, b) (float32: the double-double rounded once,
+ * ei_round_f32). */
+void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n) {
+    (void)fn; /* atan2 is the only one */
+    double hi, lo;
+    if (dbl) {
+        const double *ad = a, *bd = b;
+        double *od = out;
+        for (ptrdiff_t i = 0; i < n; i++) {
+            ei_atan2(ad[i], bd[i], &hi, &lo);
+            od[i] = hi;
+        }
+    } else {
+        const float *af = a, *bf = b;
+        float *of = out;
+        for (ptrdiff_t i = 0; i < n; i++) {
+            ei_atan2((double)af[i], (double)bf[i], &hi, &lo);
+            of[i] = ei_round_f32(hi, lo);
+        }
+    }
+}
+
+PyObject *py_elementary2(PyObject *self, PyObject *args) {
+    int fn;
+    PyObject *objs[3];
+    if (!PyArg_ParseTuple(args, "iOOO", &fn, &objs[0], &objs[1], &objs[2])) return NULL;
+    if (fn != 0) {
+        PyErr_Format(PyExc_ValueError, "elementary2: unknown function %d", fn);
+        return NULL;
+    }
+    Py_buffer v[3];
+    int got = 0, ok = 0, kind[3] = {-1, -1, -1};
+    for (; got < 3; got++) {
+        int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (got == 2 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objs[got], &v[got], flags) < 0) goto release;
+        const char *f = v[got].format ? v[got].format : "B";
+        if (f[0] == '=' || f[0] == '<' || f[0] == '@') f++;
+        kind[got] = (strcmp(f, "d") == 0 && v[got].itemsize == 8) ? 1
+                    : (strcmp(f, "f") == 0 && v[got].itemsize == 4) ? 0 : -1;
+    }
+    if (kind[0] < 0 || kind[0] != kind[1] || kind[0] != kind[2] || v[0].len != v[1].len ||
+        v[0].len != v[2].len) {
+        PyErr_SetString(PyExc_ValueError,
+                        "elementary2: operands must be C-contiguous float32 or float64 of one "
+                        "dtype and size");
+        goto release;
+    }
+    ptrdiff_t n = v[0].len / v[0].itemsize;
+    Py_BEGIN_ALLOW_THREADS
+    elementary2(fn, kind[0], v[0].buf, v[1].buf, v[2].buf, n);
+    Py_END_ALLOW_THREADS
+    ok = 1;
+release:
+    while (got > 0) PyBuffer_Release(&v[--got]);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
 }

@@ -362,6 +362,13 @@ PyDoc_STRVAR(elementary_doc,
              "out = fn(x) elementwise for C-contiguous float32 or float64 buffers of one dtype and\n"
              "size (invarax/kernels/elementary.py numbers the functions).");
 
+/* elementary_more.c */
+PyObject *py_elementary2(PyObject *self, PyObject *args);
+PyDoc_STRVAR(elementary2_doc,
+             "elementary2(fn, a, b, out)\n\n"
+             "out = fn(a, b) elementwise (fn 0: atan2) for C-contiguous float32 or float64\n"
+             "buffers of one dtype and size.");
+
 static PyMethodDef methods[] = {
     {"gemm", py_gemm, METH_VARARGS, gemm_doc},
     {"conv_gemm", py_conv_gemm, METH_VARARGS, conv_gemm_doc},
@@ -372,6 +379,7 @@ static PyMethodDef methods[] = {
     {"set_isa", py_set_isa, METH_VARARGS, set_isa_doc},
     {"linalg", py_linalg, METH_VARARGS, linalg_doc},
     {"elementary", py_elementary, METH_VARARGS, elementary_doc},
+    {"elementary2", py_elementary2, METH_VARARGS, elementary2_doc},
     {NULL, NULL, 0, NULL},
 };
 
