@@ -147,6 +147,7 @@ def test_every_level_jit_vmap_and_fusion_give_the_same_bits():
 
 
 def test_errors_are_clear():
+    assert elementary2("atan2", np.float32(1.0), np.float32(-1.0)).shape == ()  # 0-d stays 0-d
     with pytest.raises(ValueError, match="unknown function 'atan3'"):
         elementary2("atan3", np.ones(2), np.ones(2))
     with pytest.raises(TypeError, match="two float arrays of one dtype, got float32 and float64"):

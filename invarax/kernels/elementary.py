@@ -155,7 +155,7 @@ def elementary2(name: str, x, y, out: np.ndarray | None = None) -> np.ndarray:
     if x.dtype not in _NATIVE_DTYPES:  # float16, bfloat16: one more rounding
         result = elementary2(name, x.astype(np.float32), y.astype(np.float32)).astype(x.dtype)
     else:
-        x, y = (np.ascontiguousarray(a) for a in np.broadcast_arrays(x, y))
+        x, y = (np.array(a, order="C") for a in np.broadcast_arrays(x, y))  # keeps 0-d
         result = np.empty(x.shape, x.dtype)
         _native.elementary2(NAMES2.index(name), x.reshape(-1), y.reshape(-1),
                             result.reshape(-1))
