@@ -16,6 +16,7 @@
 #include "native.h"
 #include "elementary_inverse.h"
 #include "elementary_special.h"
+#include "elementary_pow.h"
 #include "elementary_hard.h"
 
 static const elem_hard_table HARD_MORE[ELEM_COUNT] = ELEM_HARD_TABLES;
@@ -63,16 +64,19 @@ void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
     }
 }
 
-/* ---- two operands: atan2 --------------------------------------------------------------- */
+/* ---- two operands: atan2, pow ---------------------------------------------------------- */
 
-/* out[i] = fn(a[i], b[i]); fn 0 is atan2(a, b) (float32: the double-double rounded once,
- * ei_round_f32). */
+/* out[i] = fn(a[i], b[i]): fn 0 atan2(a, b) (float32: the double-double rounded once,
+ * ei_round_f32), fn 1 pow(a, b) (float32: ep_pow_f32). */
 void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n) {
-    (void)fn; /* atan2 is the only one */
     double hi, lo;
     if (dbl) {
         const double *ad = a, *bd = b;
         double *od = out;
+        if (fn == 1) {
+            for (ptrdiff_t i = 0; i < n; i++) od[i] = ep_pow(ad[i], bd[i]);
+            return;
+        }
         for (ptrdiff_t i = 0; i < n; i++) {
             ei_atan2(ad[i], bd[i], &hi, &lo);
             od[i] = hi;
@@ -80,6 +84,10 @@ void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdi
     } else {
         const float *af = a, *bf = b;
         float *of = out;
+        if (fn == 1) {
+            for (ptrdiff_t i = 0; i < n; i++) of[i] = ep_pow_f32(af[i], bf[i]);
+            return;
+        }
         for (ptrdiff_t i = 0; i < n; i++) {
             ei_atan2((double)af[i], (double)bf[i], &hi, &lo);
             of[i] = ei_round_f32(hi, lo);
@@ -91,7 +99,7 @@ PyObject *py_elementary2(PyObject *self, PyObject *args) {
     int fn;
     PyObject *objs[3];
     if (!PyArg_ParseTuple(args, "iOOO", &fn, &objs[0], &objs[1], &objs[2])) return NULL;
-    if (fn != 0) {
+    if (fn != 0 && fn != 1) {
         PyErr_Format(PyExc_ValueError, "elementary2: unknown function %d", fn);
         return NULL;
     }

@@ -366,7 +366,7 @@ PyDoc_STRVAR(elementary_doc,
 PyObject *py_elementary2(PyObject *self, PyObject *args);
 PyDoc_STRVAR(elementary2_doc,
              "elementary2(fn, a, b, out)\n\n"
-             "out = fn(a, b) elementwise (fn 0: atan2) for C-contiguous float32 or float64\n"
+             "out = fn(a, b) elementwise (fn 0: atan2, 1: pow) for C-contiguous float32 or float64\n"
              "buffers of one dtype and size.");
 
 static PyMethodDef methods[] = {

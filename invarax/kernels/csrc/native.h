@@ -91,8 +91,8 @@ enum {
 };
 void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
-/* out[i] = atan2(a[i], b[i]) (fn 0; elementary_more.c), float32 correctly rounded from a
- * double-double. */
+/* out[i] = atan2(a[i], b[i]) (fn 0) or pow(a[i], b[i]) (fn 1) (elementary_more.c), float32
+ * rounded once from a double-double. */
 void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n);
 /* x = n pi/2 + rh + rl for finite |x| >= EM_TRIG_BIG (Payne-Hanek, elementary.c). */
 void em_reduce_big(double x, int64_t *nq, double *rh, double *rl);
