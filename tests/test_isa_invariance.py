@@ -53,7 +53,7 @@ for dtype in (np.float32, np.float64):
         "arcsin": jnp.arcsin(u), "arccos": jnp.arccos(u), "tan": jnp.tan(x),
         "cbrt": jnp.cbrt(x), "arctan2": jnp.arctan2(x, x[::-1]),
         "power": jnp.power(p, u * 30), "power_int": jnp.power(x, jnp.round(u * 10)),
-        "erf": jsp.erf(x), "erfc": jsp.erfc(x),
+        "erf": jsp.erf(x), "erfc": jsp.erfc(x), "erf_inv": lax.erf_inv(u),
     }
     for name, value in arrays.items():
         out[f"{name}_{np.dtype(dtype).name}"] = np.asarray(value)

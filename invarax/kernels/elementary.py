@@ -1,7 +1,8 @@
 """invarax's own elementary functions: the compiled kernels behind ``exp``, ``log``, ``expm1``,
 ``log1p``, ``tanh``, ``logistic``, ``sin``, ``cos``, ``exp2``, ``sinh``, ``cosh``, ``log2``,
 ``log10``, ``asinh``, ``acosh``, ``atanh``, ``atan``, ``asin``, ``acos``, ``tan``, ``cbrt``,
-``erf`` and ``erfc`` (lax's names; the last twelve in ``csrc/elementary_more.c``).
+``erf``, ``erfc`` and ``erf_inv`` (lax's names; the last thirteen in
+``csrc/elementary_more.c``), and ``atan2`` and ``pow`` of two operands (``elementary2``).
 
 float32 results are correctly rounded (the float nearest the exact value, ties to even), so
 their bits are defined by mathematics alone; float64 results are within 1 ulp, from a fixed
@@ -21,7 +22,7 @@ from . import _native
 #: The functions of the compiled kernel, in the kernel's numbering (native.h, ``ELEM_*``).
 NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "exp2", "sinh",
          "cosh", "log2", "log10", "asinh", "acosh", "atanh", "atan", "asin", "acos", "tan", "cbrt",
-         "erf", "erfc")
+         "erf", "erfc", "erf_inv")
 _CODE = {name: code for code, name in enumerate(NAMES)}
 _NATIVE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -46,6 +47,8 @@ def _numpy(name: str):
         return _numpy_log_base(2 if name == "log2" else 10)
     if name in ("erf", "erfc"):
         return _libm(getattr(math, name))
+    if name == "erf_inv":  # its primitive is bound only with the flag on (ops/special.py)
+        return lambda x, out=None: elementary(name, x, out)
     return getattr(np, _NUMPY_NAMES.get(name, name))
 
 

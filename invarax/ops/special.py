@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from ..core.array import to_array
+from ..core.config import config
 from ..interpreters.ad import defjvp
 from ..kernels.elementary import kernel as _elementary
 from . import elementwise as lax
@@ -124,8 +125,18 @@ def _pick(masks_and_values, x):
     return out
 
 
+# With invarax_exact_elementary: invarax's own kernel (Newton's method on its erf; float32
+# correctly rounded), a primitive with JAX's derivative sqrt(pi)/2 exp(y^2).
+erf_inv_p = defvectorized("erf_inv", _elementary("erf_inv"), "f")
+defjvp(erf_inv_p, lambda t, y, x: lax.mul(_const(x, math.sqrt(math.pi) / 2),
+                                          lax.mul(t, lax.exp(lax.mul(y, y)))))
+_vectorized_batch_rule(erf_inv_p)
+lax.CHUNKABLE.add(erf_inv_p)
+
+
 def erf_inv(x):
-    """The inverse error function, elementwise, by XLA's polynomials (Giles 2011).
+    """The inverse error function, elementwise: XLA's polynomials (Giles 2011), or with
+    ``config.invarax_exact_elementary`` invarax's own (float32 correctly rounded).
 
     Arguments:
         x: a float32 or float64 array with values in ``[-1, 1]``.
@@ -137,7 +148,10 @@ def erf_inv(x):
         >>> erf_inv(jnp.array([0.0, 0.5]))
         Array([0.        , 0.47693628], dtype=float32)
     """
-    return erf_inv_on(to_array(x, "erf_inv operand"), lax.log1p)
+    x = to_array(x, "erf_inv operand")
+    if config.invarax_exact_elementary and x.dtype in (np.float16, np.float32, np.float64):
+        return erf_inv_p.bind(x)
+    return erf_inv_on(x, lax.log1p)
 
 
 def erf_inv_on(x, log1p):

@@ -1,5 +1,5 @@
 /* elementary_more.c - invarax's log2, log10, asinh, acosh, atanh, atan, asin, acos, tan,
- * cbrt, erf and erfc in float32 and float64 (docs/numerics.md, "Elementary functions"); elementary.c hands
+ * cbrt, erf, erfc and erf_inv in float32 and float64 (docs/numerics.md, "Elementary functions"); elementary.c hands
  * these functions here.
  *
  * float64: elementary_inverse.h's and elementary_special.h's algorithms, within 1 ulp. float32: the same double algorithm
@@ -61,6 +61,7 @@ void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
     case ELEM_CBRT: MORE_LOOP(ei_cbrt) break;
     case ELEM_ERF: MORE_LOOP(es_erf) break;
     case ELEM_ERFC: MORE_LOOP(es_erfc) break;
+    case ELEM_ERF_INV: MORE_LOOP(es_erf_inv) break;
     }
 }
 

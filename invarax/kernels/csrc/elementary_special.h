@@ -101,12 +101,20 @@ EM_INLINE void es_erfc_big(double a, double *rh, double *rl) {
     *rl = em_scale(el, k);
 }
 
-EM_INLINE double es_erf(double x) {
-    double a = em_abs(x), sh, sl, eh, el, oh, ol;
+/* erf(a) = rh + rl for 0 <= a (erf(a) - 1 = rh + rl - 1 from erfc above 1/2). */
+EM_INLINE void es_erf_dd(double a, double *rh, double *rl) {
+    double sh, sl, eh, el, oh, ol;
     es_erf_small(a < 0.5 ? a : 0.0, &sh, &sl);
     es_erfc_big(a < 0.5 ? 0.5 : a, &eh, &el);
     ei_two_sum(1.0, -eh, &oh, &ol);
-    double y = a < 0.5 ? sh + sl : oh + (ol - el);
+    *rh = a < 0.5 ? sh : oh;
+    *rl = a < 0.5 ? sl : ol - el;
+}
+
+EM_INLINE double es_erf(double x) {
+    double a = em_abs(x), rh, rl;
+    es_erf_dd(a, &rh, &rl);
+    double y = rh + rl;
     y = em_is_zero(x) ? a : y;
     return x != x ? x + x : em_with_sign(y, x);
 }
@@ -121,6 +129,37 @@ EM_INLINE double es_erfc(double x) {
     es_erfc_dd(a < 0.5 ? 0.5 : (a < ES_ERFC_ZERO ? a : ES_ERFC_ZERO), &k, &rh, &rl);
     double y = a < 0.5 ? oh + (ol - sl) : (x < 0.0 ? th + (tl - el) : em_scale(rh + rl, k));
     return x != x ? x + x : y;
+}
+
+/* ---- erf_inv: Newton's method on erf (erfc near +-1) from Winitzki's approximation ---- */
+
+#define ES_SQRTPI_OVER_2 0x1.c5bf891b4ef6bp-1
+
+/* The correction y' - y of one Newton step for erf(y) = a (0 <= a < 1, y >= 0), with the
+ * residual from es_erf_dd (y < 1/2) or (1 - a) - erfc(y) (1 - a exact for a >= 1/2), so that
+ * the last step is accurate to the residual's 2^-57. */
+EM_INLINE double es_erf_inv_step(double a, double y) {
+    double rh, rl, eh, el;
+    int64_t k;
+    es_erf_dd(y, &rh, &rl);
+    double near = (rh - a) + rl; /* erf(y) - a; rh - a is exact near the root */
+    es_erfc_dd(y < 0.5 ? 0.5 : (y < ES_ERF_ONE ? y : ES_ERF_ONE), &k, &eh, &el);
+    double c = 1.0 - a; /* exact for a >= 1/2 */
+    double far = c - (em_scale(eh, k) + em_scale(el, k)); /* erf(y) - a = (1 - a) - erfc(y) */
+    double res = y < 0.5 ? near : far; /* far: y >= 1/2 at the root means a > 0.52 */
+    return -res * ES_SQRTPI_OVER_2 * em_exp(y * y);
+}
+
+EM_INLINE double es_erf_inv(double x) {
+    double a = em_abs(x), ac = a < 1.0 ? a : 0.5;
+    /* Winitzki: y^2 = sqrt((2/(pi b) + L/2)^2 - L/b) - (2/(pi b) + L/2), L = log(1 - a^2) */
+    double b = 0.147, L = em_log1p(-ac * ac), t = 2.0 / (3.141592653589793 * b) + 0.5 * L;
+    double y = sqrt(sqrt(t * t - L / b) - t);
+    for (int it = 0; it < 5; it++) y += es_erf_inv_step(ac, y);
+    y = a == 1.0 ? INFINITY : y;
+    y = a > 1.0 ? NAN : y;
+    y = em_is_zero(x) ? a : y;
+    return x != x ? x + x : em_with_sign(y, x);
 }
 
 #endif

@@ -87,7 +87,7 @@ enum {
     ELEM_EXP2, ELEM_SINH, ELEM_COSH,
     /* elementary_more.c */
     ELEM_LOG2, ELEM_LOG10, ELEM_ASINH, ELEM_ACOSH, ELEM_ATANH, ELEM_ATAN, ELEM_ASIN, ELEM_ACOS,
-    ELEM_TAN, ELEM_CBRT, ELEM_ERF, ELEM_ERFC, ELEM_COUNT
+    ELEM_TAN, ELEM_CBRT, ELEM_ERF, ELEM_ERFC, ELEM_ERF_INV, ELEM_COUNT
 };
 void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
