@@ -45,11 +45,12 @@ REF64 = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p, "ta
          "sinh": np.sinh, "cosh": np.cosh, "log2": np.log2, "log10": np.log10,
          "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "atan": np.arctan,
          "asin": np.arcsin, "acos": np.arccos, "tan": np.tan, "cbrt": np.cbrt,
-         "erf": lambda x: _scipy_special().erf(x), "erfc": lambda x: _scipy_special().erfc(x)}
+         "erf": lambda x: _scipy_special().erf(x), "erfc": lambda x: _scipy_special().erfc(x),
+         "erf_inv": lambda x: np.copysign(_scipy_special().erfinv(x), x)}
 
 
 def _scipy_special():
-    import scipy.special  # float64 erf and erfc (Cephes, a few ulp); only for those two
+    import scipy.special  # float64 erf, erfc, erfinv (a few ulp); only for those three
 
     return scipy.special
 
@@ -65,7 +66,7 @@ def _mp_reference(name):
              "asinh": mpmath.asinh, "acosh": mpmath.acosh, "atanh": mpmath.atanh,
              "atan": mpmath.atan, "asin": mpmath.asin, "acos": mpmath.acos, "tan": mpmath.tan,
              "cbrt": lambda v: mpmath.sign(v) * mpmath.cbrt(abs(v)), "erf": mpmath.erf,
-             "erfc": mpmath.erfc}
+             "erfc": mpmath.erfc, "erf_inv": mpmath.erfinv}
     return mpmath, table[name]
 
 

@@ -281,7 +281,7 @@ EM_INLINE void ei_atan2(double y, double x, double *hi, double *lo) {
     int neg = em_ibits(x) < 0;
     ei_fast_two_sum(neg ? sh : rh, neg ? sl : rl, hi, lo);
     int ysign = em_ibits(y) < 0, nan = y != y || x != x;
-    *hi = nan ? x + y : (ysign ? -*hi : *hi);
+    *hi = nan ? (y != y ? y + y : x + x) : (ysign ? -*hi : *hi); /* one NaN's payload */
     *lo = nan ? 0.0 : (ysign ? -*lo : *lo);
 }
 

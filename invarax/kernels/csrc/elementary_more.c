@@ -7,8 +7,9 @@
  * true, elementary_hard.h (made by tools/exhaustive_f32.py over all 2^32 inputs) holds the
  * inputs whose double result rounds the wrong way, with their correctly rounded results.
  *
- * One portable loop per function: it has no instruction-set variants, so every CPU runs the
- * same operations (fma is C99's, in hardware or software).
+ * The loops (elementary_more_loops.h) are compiled for the baseline and for AVX2+FMA; both
+ * perform the same IEEE operations (fma is C99's, correctly rounded in hardware or software),
+ * so every dispatch level gives the same bits.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -21,79 +22,39 @@
 
 static const elem_hard_table HARD_MORE[ELEM_COUNT] = ELEM_HARD_TABLES;
 
-static double more_tan(double x) {
-    if (em_abs(x) < EM_TRIG_BIG) return ei_tan_small(x);
-    if (!(em_abs(x) < INFINITY)) return x - x;
-    int64_t n;
-    double rh, rl;
-    em_reduce_big(x, &n, &rh, &rl);
-    return ei_tan_reduced(n, rh, rl);
-}
+#define MORE_TARGET
+#define SFX scalar
+#include "elementary_more_loops.h"
+#undef SFX
+#undef MORE_TARGET
 
-/* y[i] = F(x[i]) in double, or rounded to float with the hard cases of table fn looked up. */
-#define MORE_LOOP(F)                                                                         \
-    if (dbl) {                                                                               \
-        const double *xd = x;                                                                \
-        double *yd = y;                                                                      \
-        for (ptrdiff_t i = 0; i < n; i++) yd[i] = F(xd[i]);                                  \
-    } else {                                                                                 \
-        const float *xf = x;                                                                 \
-        float *yf = y;                                                                       \
-        for (ptrdiff_t i = 0; i < n; i++) {                                                  \
-            float v = xf[i];                                                                 \
-            double d = F((double)v);                                                         \
-            yf[i] = em_f32_is_hard(d) ? elem_hard_lookup(&HARD_MORE[fn], v, (float)d)        \
-                                      : (float)d;                                            \
-        }                                                                                    \
-    }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MORE_HAVE_X86 1
+#define MORE_TARGET __attribute__((target("avx2,fma")))
+#define SFX avx2
+#include "elementary_more_loops.h"
+#undef SFX
+#undef MORE_TARGET
+#endif
 
 void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
-    switch (fn) {
-    case ELEM_LOG2: MORE_LOOP(ei_log2) break;
-    case ELEM_LOG10: MORE_LOOP(ei_log10) break;
-    case ELEM_ASINH: MORE_LOOP(ei_asinh) break;
-    case ELEM_ACOSH: MORE_LOOP(ei_acosh) break;
-    case ELEM_ATANH: MORE_LOOP(ei_atanh) break;
-    case ELEM_ATAN: MORE_LOOP(ei_atan) break;
-    case ELEM_ASIN: MORE_LOOP(ei_asin) break;
-    case ELEM_ACOS: MORE_LOOP(ei_acos) break;
-    case ELEM_TAN: MORE_LOOP(more_tan) break;
-    case ELEM_CBRT: MORE_LOOP(ei_cbrt) break;
-    case ELEM_ERF: MORE_LOOP(es_erf) break;
-    case ELEM_ERFC: MORE_LOOP(es_erfc) break;
-    case ELEM_ERF_INV: MORE_LOOP(es_erf_inv) break;
+#ifdef MORE_HAVE_X86
+    if (isa_current() >= ISA_AVX2) {
+        elementary_more_avx2(fn, dbl, x, y, n);
+        return;
     }
+#endif
+    elementary_more_scalar(fn, dbl, x, y, n);
 }
 
-/* ---- two operands: atan2, pow ---------------------------------------------------------- */
-
-/* out[i] = fn(a[i], b[i]): fn 0 atan2(a, b) (float32: the double-double rounded once,
- * ei_round_f32), fn 1 pow(a, b) (float32: ep_pow_f32). */
 void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n) {
-    double hi, lo;
-    if (dbl) {
-        const double *ad = a, *bd = b;
-        double *od = out;
-        if (fn == 1) {
-            for (ptrdiff_t i = 0; i < n; i++) od[i] = ep_pow(ad[i], bd[i]);
-            return;
-        }
-        for (ptrdiff_t i = 0; i < n; i++) {
-            ei_atan2(ad[i], bd[i], &hi, &lo);
-            od[i] = hi;
-        }
-    } else {
-        const float *af = a, *bf = b;
-        float *of = out;
-        if (fn == 1) {
-            for (ptrdiff_t i = 0; i < n; i++) of[i] = ep_pow_f32(af[i], bf[i]);
-            return;
-        }
-        for (ptrdiff_t i = 0; i < n; i++) {
-            ei_atan2((double)af[i], (double)bf[i], &hi, &lo);
-            of[i] = ei_round_f32(hi, lo);
-        }
+#ifdef MORE_HAVE_X86
+    if (isa_current() >= ISA_AVX2) {
+        elementary2_avx2(fn, dbl, a, b, out, n);
+        return;
     }
+#endif
+    elementary2_scalar(fn, dbl, a, b, out, n);
 }
 
 PyObject *py_elementary2(PyObject *self, PyObject *args) {

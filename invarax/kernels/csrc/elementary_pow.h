@@ -179,7 +179,7 @@ EM_INLINE double ep_special(double x, double y, int *special, int *neg) {
     double r = NAN;
     int s = 1;
     if (y == 0.0 || x == 1.0) r = 1.0;
-    else if (x != x || y != y) r = x + y;
+    else if (x != x || y != y) r = x != x ? x + x : y + y; /* one NaN's payload */
     else if (ay == INFINITY) r = a == 1.0 ? 1.0 : ((a < 1.0) == (y > 0.0) ? 0.0 : INFINITY);
     else if (a == 0.0) r = y < 0.0 ? (yodd ? em_with_sign(INFINITY, x) : INFINITY)
                                     : (yodd ? x : 0.0);

@@ -103,12 +103,15 @@ EM_INLINE void es_erfc_big(double a, double *rh, double *rl) {
 
 /* erf(a) = rh + rl for 0 <= a (erf(a) - 1 = rh + rl - 1 from erfc above 1/2). */
 EM_INLINE void es_erf_dd(double a, double *rh, double *rl) {
-    double sh, sl, eh, el, oh, ol;
-    es_erf_small(a < 0.5 ? a : 0.0, &sh, &sl);
-    es_erfc_big(a < 0.5 ? 0.5 : a, &eh, &el);
+    if (a < 0.5) {
+        es_erf_small(a, rh, rl);
+        return;
+    }
+    double eh, el, oh, ol;
+    es_erfc_big(a, &eh, &el);
     ei_two_sum(1.0, -eh, &oh, &ol);
-    *rh = a < 0.5 ? sh : oh;
-    *rl = a < 0.5 ? sl : ol - el;
+    *rh = oh;
+    *rl = ol - el;
 }
 
 EM_INLINE double es_erf(double x) {
@@ -120,15 +123,21 @@ EM_INLINE double es_erf(double x) {
 }
 
 EM_INLINE double es_erfc(double x) {
-    double a = em_abs(x), sh, sl, eh, el, oh, ol, th, tl, rh, rl;
+    double a = em_abs(x), h, l, oh, ol;
+    if (x != x) return x + x;
+    if (a < 0.5) { /* 1 - erf x */
+        es_erf_small(x, &h, &l);
+        ei_two_sum(1.0, -h, &oh, &ol);
+        return oh + (ol - l);
+    }
+    if (x < 0.0) { /* 2 - erfc|x| */
+        es_erfc_big(a, &h, &l);
+        ei_two_sum(2.0, -h, &oh, &ol);
+        return oh + (ol - l);
+    }
     int64_t k;
-    es_erf_small(a < 0.5 ? x : 0.0, &sh, &sl);
-    ei_two_sum(1.0, -sh, &oh, &ol); /* |x| < 1/2: 1 - erf x */
-    es_erfc_big(a < 0.5 ? 0.5 : a, &eh, &el);
-    ei_two_sum(2.0, -eh, &th, &tl); /* x <= -1/2: 2 - erfc|x| */
-    es_erfc_dd(a < 0.5 ? 0.5 : (a < ES_ERFC_ZERO ? a : ES_ERFC_ZERO), &k, &rh, &rl);
-    double y = a < 0.5 ? oh + (ol - sl) : (x < 0.0 ? th + (tl - el) : em_scale(rh + rl, k));
-    return x != x ? x + x : y;
+    es_erfc_dd(a < ES_ERFC_ZERO ? a : ES_ERFC_ZERO, &k, &h, &l);
+    return em_scale(h + l, k);
 }
 
 /* ---- erf_inv: Newton's method on erf (erfc near +-1) from Winitzki's approximation ---- */
@@ -139,14 +148,14 @@ EM_INLINE double es_erfc(double x) {
  * residual from es_erf_dd (y < 1/2) or (1 - a) - erfc(y) (1 - a exact for a >= 1/2), so that
  * the last step is accurate to the residual's 2^-57. */
 EM_INLINE double es_erf_inv_step(double a, double y) {
-    double rh, rl, eh, el;
-    int64_t k;
-    es_erf_dd(y, &rh, &rl);
-    double near = (rh - a) + rl; /* erf(y) - a; rh - a is exact near the root */
-    es_erfc_dd(y < 0.5 ? 0.5 : (y < ES_ERF_ONE ? y : ES_ERF_ONE), &k, &eh, &el);
-    double c = 1.0 - a; /* exact for a >= 1/2 */
-    double far = c - (em_scale(eh, k) + em_scale(el, k)); /* erf(y) - a = (1 - a) - erfc(y) */
-    double res = y < 0.5 ? near : far; /* far: y >= 1/2 at the root means a > 0.52 */
+    double h, l, res;
+    if (y < 0.5) {
+        es_erf_small(y, &h, &l);
+        res = (h - a) + l; /* erf(y) - a; h - a is exact near the root */
+    } else { /* erf(y) - a = (1 - a) - erfc(y); y >= 1/2 at the root means a > 0.52 */
+        es_erfc_big(y, &h, &l);
+        res = (1.0 - a) - (h + l); /* 1 - a exact for a >= 1/2 */
+    }
     return -res * ES_SQRTPI_OVER_2 * em_exp(y * y);
 }
 
