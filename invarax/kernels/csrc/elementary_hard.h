@@ -152,7 +152,25 @@ static const uint32_t HARD_SINH[][2] = {
     {0xba1285ffu, 0xba1285ffu},
 };
 
+static const uint32_t HARD_LOG10[][2] = {
+    {0x0efeee7au, 0xc1e99d23u},
+};
+
+static const uint32_t HARD_ASINH[][2] = {
+    {0x4bdd65a5u, 0x418f034bu},
+    {0x655890d3u, 0x4254d1f9u},
+    {0x6eb1a8ecu, 0x42845a89u},
+    {0xcbdd65a5u, 0xc18f034bu},
+    {0xe55890d3u, 0xc254d1f9u},
+    {0xeeb1a8ecu, 0xc2845a89u},
+};
+
+static const uint32_t HARD_ACOSH[][2] = {
+    {0x655890d3u, 0x4254d1f9u},
+    {0x6eb1a8ecu, 0x42845a89u},
+};
+
 /* in native.h's ELEM_* order */
-#define ELEM_HARD_TABLES {{HARD_NONE, 0}, {HARD_LOG, 5}, {HARD_NONE, 0}, {HARD_LOG1P, 9}, {HARD_NONE, 0}, {HARD_LOGISTIC, 76}, {HARD_SIN, 2}, {HARD_COS, 4}, {HARD_EXP2, 2}, {HARD_SINH, 2}, {HARD_NONE, 0}}
+#define ELEM_HARD_TABLES {{HARD_NONE, 0}, {HARD_LOG, 5}, {HARD_NONE, 0}, {HARD_LOG1P, 9}, {HARD_NONE, 0}, {HARD_LOGISTIC, 76}, {HARD_SIN, 2}, {HARD_COS, 4}, {HARD_EXP2, 2}, {HARD_SINH, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_LOG10, 1}, {HARD_ASINH, 6}, {HARD_ACOSH, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}}
 
 #endif
