@@ -337,9 +337,21 @@ EM_INLINE double ei_acos(double x) {
 
 /* ---- tan: x = n pi/2 + r, tan x = sin r / cos r (n even) or -cos r / sin r (n odd) ---- */
 
+/* sin(rh + rl) = sh + sl to 2^-60: em_sin_kernel's terms with r z EM_SIN_C1 as a
+ * double-double (z = rh^2 and r z by fma). */
+EM_INLINE void ei_sin_dd(double rh, double rl, double *sh, double *sl) {
+    double z = rh * rh, zl = fma(rh, rh, -z);
+    double rz = rh * z, rzl = fma(rh, z, -rz) + rh * zl;
+    double th = rz * EM_SIN_C1, tl = fma(rz, EM_SIN_C1, -th) + rzl * EM_SIN_C1;
+    double rest = rz * (z * em_sin_q(z)) + rl * (1.0 - 0.5 * z);
+    double s, e;
+    ei_fast_two_sum(rh, th, &s, &e);
+    ei_fast_two_sum(s, e + (tl + rest), sh, sl);
+}
+
 EM_INLINE double ei_tan_reduced(int64_t n, double rh, double rl) {
     double sh, sl, ch, cl, w, tail, qh, ql;
-    ei_fast_two_sum(rh, em_sin_tail(rh, rl), &sh, &sl);
+    ei_sin_dd(rh, rl, &sh, &sl);
     em_cos_parts(rh, rl, &w, &tail);
     ei_fast_two_sum(w, tail, &ch, &cl);
     if (n & 1) {
