@@ -170,7 +170,12 @@ static const uint32_t HARD_ACOSH[][2] = {
     {0x6eb1a8ecu, 0x42845a89u},
 };
 
+static const uint32_t HARD_ATAN[][2] = {
+    {0x3d8d6b23u, 0x3d8d31c3u},
+    {0xbd8d6b23u, 0xbd8d31c3u},
+};
+
 /* in native.h's ELEM_* order */
-#define ELEM_HARD_TABLES {{HARD_NONE, 0}, {HARD_LOG, 5}, {HARD_NONE, 0}, {HARD_LOG1P, 9}, {HARD_NONE, 0}, {HARD_LOGISTIC, 76}, {HARD_SIN, 2}, {HARD_COS, 4}, {HARD_EXP2, 2}, {HARD_SINH, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_LOG10, 1}, {HARD_ASINH, 6}, {HARD_ACOSH, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}}
+#define ELEM_HARD_TABLES {{HARD_NONE, 0}, {HARD_LOG, 5}, {HARD_NONE, 0}, {HARD_LOG1P, 9}, {HARD_NONE, 0}, {HARD_LOGISTIC, 76}, {HARD_SIN, 2}, {HARD_COS, 4}, {HARD_EXP2, 2}, {HARD_SINH, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_LOG10, 1}, {HARD_ASINH, 6}, {HARD_ACOSH, 2}, {HARD_NONE, 0}, {HARD_ATAN, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}}
 
 #endif
