@@ -175,7 +175,16 @@ static const uint32_t HARD_ATAN[][2] = {
     {0xbd8d6b23u, 0xbd8d31c3u},
 };
 
+static const uint32_t HARD_ACOS[][2] = {
+    {0x328885a3u, 0x3fc90fdbu},
+    {0x39826222u, 0x3fc907b5u},
+};
+
+static const uint32_t HARD_ERFC[][2] = {
+    {0xb76c9f62u, 0x3f800085u},
+};
+
 /* in native.h's ELEM_* order */
-#define ELEM_HARD_TABLES {{HARD_NONE, 0}, {HARD_LOG, 5}, {HARD_NONE, 0}, {HARD_LOG1P, 9}, {HARD_NONE, 0}, {HARD_LOGISTIC, 76}, {HARD_SIN, 2}, {HARD_COS, 4}, {HARD_EXP2, 2}, {HARD_SINH, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_LOG10, 1}, {HARD_ASINH, 6}, {HARD_ACOSH, 2}, {HARD_NONE, 0}, {HARD_ATAN, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}}
+#define ELEM_HARD_TABLES {{HARD_NONE, 0}, {HARD_LOG, 5}, {HARD_NONE, 0}, {HARD_LOG1P, 9}, {HARD_NONE, 0}, {HARD_LOGISTIC, 76}, {HARD_SIN, 2}, {HARD_COS, 4}, {HARD_EXP2, 2}, {HARD_SINH, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_LOG10, 1}, {HARD_ASINH, 6}, {HARD_ACOSH, 2}, {HARD_NONE, 0}, {HARD_ATAN, 2}, {HARD_NONE, 0}, {HARD_ACOS, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_ERFC, 1}, {HARD_NONE, 0}}
 
 #endif
