@@ -46,7 +46,14 @@ REF64 = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p, "ta
          "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "atan": np.arctan,
          "asin": np.arcsin, "acos": np.arccos, "tan": np.tan, "cbrt": np.cbrt,
          "erf": lambda x: _scipy_special().erf(x), "erfc": lambda x: _scipy_special().erfc(x),
-         "erf_inv": lambda x: np.copysign(_scipy_special().erfinv(x), x)}
+         "erf_inv": lambda x: _erf_inv64(x)}
+
+
+def _erf_inv64(x):
+    # SciPy's erfinv is slow outside [-1, 1] (100x): NaN there without calling it
+    inside = np.abs(x) <= 1
+    y = np.copysign(_scipy_special().erfinv(np.where(inside, x, 0.0)), x)
+    return np.where(inside, y, np.nan)
 
 
 def _scipy_special():

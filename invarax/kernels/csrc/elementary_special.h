@@ -161,6 +161,8 @@ EM_INLINE double es_erf_inv_step(double a, double y) {
 
 EM_INLINE double es_erf_inv(double x) {
     double a = em_abs(x), ac = a < 1.0 ? a : 0.5;
+    if (!(a < 1.0)) /* +-inf at +-1, NaN beyond (with x's sign), as below; fast */
+        return x != x ? x + x : em_with_sign(a == 1.0 ? INFINITY : NAN, x);
     /* Winitzki: y^2 = sqrt((2/(pi b) + L/2)^2 - L/b) - (2/(pi b) + L/2), L = log(1 - a^2) */
     double b = 0.147, L = em_log1p(-ac * ac), t = 2.0 / (3.141592653589793 * b) + 0.5 * L;
     double y = sqrt(sqrt(t * t - L / b) - t);
