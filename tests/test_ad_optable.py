@@ -34,7 +34,7 @@ from invarax.core.trace import PRIMITIVES
 from invarax.interpreters import ad
 from invarax.ops.fused import fma
 from invarax.ops.gamma import betainc, igamma, igammac, lgamma
-from invarax.ops.special import erf, erfc
+from invarax.ops.special import erf, erf_inv_p, erfc
 from invarax.scipy.special import logsumexp
 from invarax.tree_util import tree_flatten, tree_map
 
@@ -158,6 +158,7 @@ ELEMENTWISE = {
     "sin": unary(jnp.sin),
     "erf": unary(erf),
     "erfc": unary(erfc),
+    "erf_inv": unary(erf_inv_p.bind, UNIT),  # lax.erf_inv binds it with invarax_exact_elementary
     "lgamma": unary(lambda x: lgamma(jnp.abs(x) + 0.3)),
     "checkpoint_name": unary(lambda x: jnp.sin(checkpoint_name(x, "n"))),
     "igamma": unary(lambda x: igamma(2.5, x), POSITIVE),

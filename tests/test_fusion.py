@@ -22,6 +22,7 @@ from invarax.compiler import fusion
 from invarax.compiler.lower import compile_jaxpr
 from invarax.ops import elementwise
 from invarax.ops.fused import fma, fma_p
+from invarax.ops.special import erf_inv_p
 
 CHUNKS = (5, 64)
 THREADS = (1, 2)
@@ -117,6 +118,8 @@ FLOAT_UNARY = {
         "neg", "sign", "floor", "ceil", "exp", "exp2", "log", "expm1", "log1p", "tanh",
         "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
         "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "abs", "is_finite", "erf", "erfc")},
+    "log2": jnp.log2, "log10": jnp.log10,  # primitives of their own (no lax function)
+    "erf_inv": erf_inv_p.bind,  # bound by lax.erf_inv only with invarax_exact_elementary
     "round_away": lambda x: lax.round(x, 0),
     "round_even": lambda x: lax.round(x, 1),
     **{f"integer_pow{y}": (lambda x, y=y: lax.integer_pow(x, y)) for y in (0, 1, 2, 3, 5, -1, -2)},

@@ -28,6 +28,7 @@ import numpy as np
 import invarax
 import invarax.numpy as jnp
 from invarax import lax, nn, random
+from invarax.scipy import special as jsp
 from invarax.kernels import _native
 
 invarax.config.update("invarax_exact_elementary", True)  # N6 needs invarax's own functions
@@ -37,15 +38,22 @@ x32 = np.concatenate([rng.uniform(-30, 30, 20000), rng.uniform(-1, 1, 20000),
 with np.errstate(over="ignore"):
     x32 = np.concatenate([x32, -x32, rng.uniform(-1e6, 1e6, 2000).astype(np.float32)])
 pos = np.abs(x32) + np.float32(1e-30)
+unit = x32 / (np.float32(1) + np.abs(x32))  # in (-1, 1)
 level = _native.set_isa("scalar")  # returns the level in use, which is then restored
 _native.set_isa(level)
 out = {}
 for dtype in (np.float32, np.float64):
-    x, p = x32.astype(dtype), pos.astype(dtype)
+    x, p, u = x32.astype(dtype), pos.astype(dtype), unit.astype(dtype)
     arrays = {
         "exp": jnp.exp(x), "log": jnp.log(p), "expm1": jnp.expm1(x), "log1p": jnp.log1p(p),
         "tanh": jnp.tanh(x), "logistic": lax.logistic(x), "sin": jnp.sin(x), "cos": jnp.cos(x),
         "exp2": jnp.exp2(x), "sinh": jnp.sinh(x), "cosh": jnp.cosh(x),
+        "log2": jnp.log2(p), "log10": jnp.log10(p), "arcsinh": jnp.arcsinh(x),
+        "arccosh": jnp.arccosh(p + 1), "arctanh": jnp.arctanh(u), "arctan": jnp.arctan(x),
+        "arcsin": jnp.arcsin(u), "arccos": jnp.arccos(u), "tan": jnp.tan(x),
+        "cbrt": jnp.cbrt(x), "arctan2": jnp.arctan2(x, x[::-1]),
+        "power": jnp.power(p, u * 30), "power_int": jnp.power(x, jnp.round(u * 10)),
+        "erf": jsp.erf(x), "erfc": jsp.erfc(x), "erf_inv": lax.erf_inv(u),
     }
     for name, value in arrays.items():
         out[f"{name}_{np.dtype(dtype).name}"] = np.asarray(value)

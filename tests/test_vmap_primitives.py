@@ -33,7 +33,7 @@ from invarax.core.trace import PRIMITIVES, Primitive
 from invarax.interpreters.batching import batching_rules
 from invarax.ops.fused import fma
 from invarax.ops.gamma import betainc, igamma, igamma_grad_a_p, igammac, lgamma
-from invarax.ops.special import erf, erfc
+from invarax.ops.special import erf, erf_inv_p, erfc
 from invarax.ops.windowed import select_and_gather_add_p, select_and_scatter_add_p
 
 BATCHES = (1, 2, 3, 7, 16, 17)
@@ -149,6 +149,8 @@ CASES = {
     "is_finite": unary("is_finite", lax.is_finite, S(3, 4), diff=False),
     "log": unary("log", lax.log, U(0.1, 5, 3, 4)),
     "log1p": unary("log1p", lax.log1p, U(-0.9, 5, 3, 4)),
+    "log2": unary("log2", jnp.log2, U(0.1, 5, 3, 4)),
+    "log10": unary("log10", jnp.log10, U(0.1, 5, 3, 4)),
     "logistic": unary("logistic", lax.logistic),
     "neg": unary("neg", lax.neg),
     "round": unary("round", lax.round),
@@ -158,6 +160,7 @@ CASES = {
     "sin": unary("sin", lax.sin),
     "erf": unary("erf", erf),
     "erfc": unary("erfc", erfc),
+    "erf_inv": unary("erf_inv", erf_inv_p.bind, U(-0.9, 0.9, 3, 4)),  # flag-free: bound directly
     "lgamma": unary("lgamma", lgamma, U(0.1, 5, 3, 4)),
     "name": unary("name", lambda x: checkpoint_name(x, "n") * 2.0),
     "igamma": unary("igamma", lambda x: igamma(2.5, x), U(0.1, 5, 3, 4)),

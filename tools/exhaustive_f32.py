@@ -39,9 +39,27 @@ def _logistic64(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
+# float64 references: within a few ulp, far below MARGIN
 REF64 = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p, "tanh": np.tanh,
          "logistic": _logistic64, "sin": np.sin, "cos": np.cos, "exp2": np.exp2,
-         "sinh": np.sinh, "cosh": np.cosh}
+         "sinh": np.sinh, "cosh": np.cosh, "log2": np.log2, "log10": np.log10,
+         "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "atan": np.arctan,
+         "asin": np.arcsin, "acos": np.arccos, "tan": np.tan, "cbrt": np.cbrt,
+         "erf": lambda x: _scipy_special().erf(x), "erfc": lambda x: _scipy_special().erfc(x),
+         "erf_inv": lambda x: _erf_inv64(x)}
+
+
+def _erf_inv64(x):
+    # SciPy's erfinv is slow outside [-1, 1] (100x): NaN there without calling it
+    inside = np.abs(x) <= 1
+    y = np.copysign(_scipy_special().erfinv(np.where(inside, x, 0.0)), x)
+    return np.where(inside, y, np.nan)
+
+
+def _scipy_special():
+    import scipy.special  # float64 erf, erfc, erfinv (a few ulp); only for those three
+
+    return scipy.special
 
 
 def _mp_reference(name):
@@ -51,7 +69,11 @@ def _mp_reference(name):
              "log1p": mpmath.log1p, "tanh": mpmath.tanh,
              "logistic": lambda v: 1 / (1 + mpmath.exp(-v)), "sin": mpmath.sin,
              "cos": mpmath.cos, "exp2": lambda v: mpmath.mpf(2) ** v, "sinh": mpmath.sinh,
-             "cosh": mpmath.cosh}
+             "cosh": mpmath.cosh, "log2": lambda v: mpmath.log(v, 2), "log10": mpmath.log10,
+             "asinh": mpmath.asinh, "acosh": mpmath.acosh, "atanh": mpmath.atanh,
+             "atan": mpmath.atan, "asin": mpmath.asin, "acos": mpmath.acos, "tan": mpmath.tan,
+             "cbrt": lambda v: mpmath.sign(v) * mpmath.cbrt(abs(v)), "erf": mpmath.erf,
+             "erfc": mpmath.erfc, "erf_inv": mpmath.erfinv}
     return mpmath, table[name]
 
 

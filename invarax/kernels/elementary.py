@@ -1,5 +1,8 @@
 """invarax's own elementary functions: the compiled kernels behind ``exp``, ``log``, ``expm1``,
-``log1p``, ``tanh``, ``logistic``, ``sin``, ``cos``, ``exp2``, ``sinh`` and ``cosh``.
+``log1p``, ``tanh``, ``logistic``, ``sin``, ``cos``, ``exp2``, ``sinh``, ``cosh``, ``log2``,
+``log10``, ``asinh``, ``acosh``, ``atanh``, ``atan``, ``asin``, ``acos``, ``tan``, ``cbrt``,
+``erf``, ``erfc`` and ``erf_inv`` (lax's names; the last thirteen in
+``csrc/elementary_more.c``), and ``atan2`` and ``pow`` of two operands (``elementary2``).
 
 float32 results are correctly rounded (the float nearest the exact value, ties to even), so
 their bits are defined by mathematics alone; float64 results are within 1 ulp, from a fixed
@@ -9,6 +12,7 @@ same bits. The algorithms are written down in ``docs/numerics.md`` ("Elementary 
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -19,7 +23,8 @@ from ._support import num_threads
 
 #: The functions of the compiled kernel, in the kernel's numbering (native.h, ``ELEM_*``).
 NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "exp2", "sinh",
-         "cosh")
+         "cosh", "log2", "log10", "asinh", "acosh", "atanh", "atan", "asin", "acos", "tan", "cbrt",
+         "erf", "erfc", "erf_inv")
 _CODE = {name: code for code, name in enumerate(NAMES)}
 _NATIVE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 #: Elements per thread below which the kernel runs on the calling thread alone (starting
@@ -61,7 +66,42 @@ def _numpy_logistic(x, out=None):
 def _numpy(name: str):
     """NumPy's version of function ``name``: what complex operands use, and every operand
     while ``config.invarax_exact_elementary`` is off."""
-    return _numpy_logistic if name == "logistic" else getattr(np, name)
+    if name == "logistic":
+        return _numpy_logistic
+    if name in ("log2", "log10"):
+        return _numpy_log_base(2 if name == "log2" else 10)
+    if name in ("erf", "erfc"):
+        return _libm(getattr(math, name))
+    if name == "erf_inv":  # its primitive is bound only with the flag on (ops/special.py)
+        return lambda x, out=None: elementary(name, x, out)
+    return getattr(np, _NUMPY_NAMES.get(name, name))
+
+
+def _libm(fn):
+    """libm's double-precision ``fn`` (``math.erf``, ...) of each element, rounded once."""
+
+    def apply(x, out=None):
+        result = np.vectorize(fn, otypes=[np.float64])(x).astype(x.dtype)
+        if out is None:
+            return result
+        out[...] = result
+        return out
+
+    return apply
+
+
+def _numpy_log_base(base):
+    """``log(x) / log(base)`` by NumPy's ufuncs, as ``jax.numpy.log2`` and ``log10``."""
+
+    def log_base(x, out=None):
+        return np.divide(np.log(x, out=out), np.log(np.asarray(base, x.dtype)), out=out)
+
+    return log_base
+
+
+#: NumPy's names of the functions whose names differ (lax's are invarax's).
+_NUMPY_NAMES = {"asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "atan": "arctan",
+                "asin": "arcsin", "acos": "arccos"}
 
 
 def _complex(name: str, x: np.ndarray) -> np.ndarray:
@@ -119,6 +159,48 @@ def elementary(name: str, x, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+#: The functions of two operands (``_native.elementary2``'s numbering).
+NAMES2 = ("atan2", "pow")
+
+
+def elementary2(name: str, x, y, out: np.ndarray | None = None) -> np.ndarray:
+    """``name(x, y)`` elementwise with invarax's kernels: ``atan2(x, y)`` is the angle of the
+    point ``(y, x)``, as ``numpy.arctan2(x, y)``, and ``pow(x, y)`` is ``x ** y`` with C99's
+    special values, as ``numpy.power``; float32 results are rounded once from a double-double
+    (correctly, on every pair tested; 2^64 pairs are too many to test them all).
+
+    Arguments:
+        name: one of ``NAMES2``.
+        x, y: float arrays of one dtype, broadcast against each other (complex operands are
+            an error; float16 and bfloat16 are computed in float32 and rounded).
+        out: optionally, an array of the broadcast shape to write the results into.
+
+    Returns:
+        The results, an array of the broadcast shape and the operands' dtype.
+
+    Example:
+        >>> elementary2("atan2", np.float32(1.0), np.float32(-1.0)).tolist()
+        2.356194496154785
+    """
+    if name not in NAMES2:
+        raise ValueError(f"elementary2: unknown function {name!r}; the functions are {NAMES2}")
+    x, y = np.asarray(x), np.asarray(y)
+    if x.dtype != y.dtype or x.dtype.kind != "f":
+        raise TypeError(f"elementary2: {name} takes two float arrays of one dtype, got "
+                        f"{x.dtype.name} and {y.dtype.name}; convert them first")
+    if x.dtype not in _NATIVE_DTYPES:  # float16, bfloat16: one more rounding
+        result = elementary2(name, x.astype(np.float32), y.astype(np.float32)).astype(x.dtype)
+    else:
+        x, y = (np.array(a, order="C") for a in np.broadcast_arrays(x, y))  # keeps 0-d
+        result = np.empty(x.shape, x.dtype)
+        _native.elementary2(NAMES2.index(name), x.reshape(-1), y.reshape(-1),
+                            result.reshape(-1))
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
 _exact = [config.invarax_exact_elementary]
 
 
@@ -149,4 +231,28 @@ def kernel(name: str):
 
     impl.__name__ = impl.__qualname__ = f"elementary_{name}"
     impl.writes_out = True  # fusion calls it as a ufunc: impl(x, out=buffer)
+    return impl
+
+
+def kernel2(name: str, fallback):
+    """The impl of the two-operand primitive ``name`` (``atan2``, ``pow``): ``elementary2``
+    when ``config.invarax_exact_elementary`` is on, else ``fallback(x, y)`` (NumPy's).
+
+    Example:
+        >>> kernel2("atan2", np.arctan2)(np.zeros(2), np.ones(2)).tolist()
+        [0.0, 0.0]
+    """
+    if name not in NAMES2:
+        raise KeyError(name)  # a typo in invarax, not a user error
+
+    def impl(x, y, out=None):
+        if _exact[0] and np.asarray(x).dtype.kind == "f":  # complex: NumPy's
+            return elementary2(name, x, y, out)
+        if out is None:
+            return fallback(x, y)
+        out[...] = fallback(x, y)
+        return out
+
+    impl.__name__ = impl.__qualname__ = f"elementary_{name}"
+    impl.writes_out = True  # fusion calls it as a ufunc: impl(x, y, out=buffer)
     return impl

@@ -33,17 +33,8 @@ def _unary_inexact(name, op):
 )
 
 
-def _log_base(name, base):
-    def f(x, /):
-        (x,) = promote_args(name, x, to_inexact=True)
-        return lax.div(lax.log(x), lax.log(convert(asarray_arg(float(base), name), x.dtype)))
-
-    f.__name__ = name
-    f.__doc__ = f"Elementwise base-{base} logarithm: ``log(x) / log({base})``."
-    return f
-
-
-log2, log10 = _log_base("log2", 2), _log_base("log10", 10)
+log2 = _unary_inexact("log2", lax.log2)  # JAX's log(x) / log(2); correctly rounded with
+log10 = _unary_inexact("log10", lax.log10)  # invarax_exact_elementary (docs/numerics.md)
 
 
 def _binary(name, op, to_inexact=False, bool_op=None):

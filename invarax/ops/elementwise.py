@@ -32,6 +32,7 @@ from ..interpreters.ad import (
 )
 from ..interpreters.batching import axis_size_of, batching_rules, moveaxis, not_mapped
 from ..kernels.elementary import kernel as _elementary
+from ..kernels.elementary import kernel2 as _elementary2
 from ._util import (
     ANY,
     FLOAT,
@@ -140,19 +141,22 @@ UNARY = {
     "logistic": (_elementary("logistic"), FLOAT),
     "sin": (_elementary("sin"), FLOAT),
     "cos": (_elementary("cos"), FLOAT),
-    "tan": (np.tan, FLOAT),
-    "asin": (np.arcsin, FLOAT),
-    "acos": (np.arccos, FLOAT),
-    "atan": (np.arctan, FLOAT),
+    "tan": (_elementary("tan"), FLOAT),
+    "asin": (_elementary("asin"), FLOAT),
+    "acos": (_elementary("acos"), FLOAT),
+    "atan": (_elementary("atan"), FLOAT),
     "sinh": (_elementary("sinh"), FLOAT),
     "cosh": (_elementary("cosh"), FLOAT),
-    "asinh": (np.arcsinh, FLOAT),
-    "acosh": (np.arccosh, FLOAT),
-    "atanh": (np.arctanh, FLOAT),
+    "asinh": (_elementary("asinh"), FLOAT),
+    "acosh": (_elementary("acosh"), FLOAT),
+    "atanh": (_elementary("atanh"), FLOAT),
     "sqrt": (np.sqrt, FLOAT),
     "rsqrt": (_rsqrt_impl, FLOAT),
-    "cbrt": (np.cbrt, "f"),
+    "cbrt": (_elementary("cbrt"), "f"),
     "not": (np.invert, INTEGRAL),
+    # jnp.log2 and jnp.log10 (JAX's log(x) / log(base), which their flag-off impl keeps)
+    "log2": (_elementary("log2"), FLOAT),
+    "log10": (_elementary("log10"), FLOAT),
 }
 
 BINARY = {
@@ -161,10 +165,10 @@ BINARY = {
     "mul": (np.multiply, NUMBER),
     "div": (_div_impl, NUMBER),
     "rem": (np.fmod, NUMBER),
-    "pow": (_pow_impl, FLOAT),
+    "pow": (_elementary2("pow", _pow_impl), FLOAT),
     "max": (np.maximum, ANY),
     "min": (np.minimum, ANY),
-    "atan2": (np.arctan2, "f"),
+    "atan2": (_elementary2("atan2", np.arctan2), "f"),
     "nextafter": (np.nextafter, "f"),
     "and": (np.bitwise_and, INTEGRAL),
     "or": (np.bitwise_or, INTEGRAL),
@@ -179,6 +183,20 @@ COMPARISONS = {
 }
 
 unary_p = {name: defvectorized(name, impl, kinds) for name, (impl, kinds) in UNARY.items()}
+
+
+def _strong_abstract_eval(name):
+    """log2 and log10 are never weakly typed: JAX divides by a strong ``log(base)``."""
+
+    def abstract_eval(x):
+        check_kinds(name, x, FLOAT)
+        return ShapedArray(x.shape, x.dtype, False)
+
+    return abstract_eval
+
+
+for _name in ("log2", "log10"):
+    unary_p[_name].def_abstract_eval(_strong_abstract_eval(_name))
 binary_p = {name: defvectorized(name, impl, kinds) for name, (impl, kinds) in BINARY.items()}
 compare_p = {
     name: defvectorized(name, impl, ANY, out_dtype=dtypes.bool_)
@@ -344,7 +362,7 @@ def _binary(prim):
 
 
 (neg, sign, floor, ceil, exp, exp2, log, expm1, log1p, tanh, logistic, sin, cos, tan, asin,
- acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, bitwise_not) = (
+ acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, bitwise_not, log2, log10) = (
     _unary(n) for n in UNARY
 )
 (add, sub, mul, div, rem, pow, max, min, atan2, nextafter, bitwise_and, bitwise_or,
@@ -460,6 +478,9 @@ UNARY_DERIVATIVES = {
     "sqrt": lambda t, y, x: div(t, mul(_const(y, 2), y)),
     "rsqrt": lambda t, y, x: mul(t, mul(_const(y, -0.5), div(y, x))),
     "cbrt": lambda t, y, x: mul(t, mul(_const(y, 1 / 3), integer_pow(y, -2))),
+    # JAX's derivative of log(x) / log(base): (t / x) / log(base)
+    "log2": lambda t, y, x: div(div(t, x), _const(x, np.log(2.0))),
+    "log10": lambda t, y, x: div(div(t, x), _const(x, np.log(10.0))),
 }
 
 for _name, _f in UNARY_DERIVATIVES.items():

@@ -8,10 +8,12 @@ contracts it; the bits are the same eagerly, under ``jit`` and under ``vmap``. X
 ``log1p`` can differ from NumPy's in the last bit, so results can still differ from JAX's
 by an ulp or two (see docs/random.md).
 
-``erf`` and ``erfc`` are primitives whose impls round libm's double-precision values
-(Python's ``math.erf`` and ``math.erfc``, element by element) to the operand's dtype:
-accurate (``erfc`` keeps its relative accuracy in the far tail, where ``1 - erf`` is 0),
-and the same bits under every transformation, but about 0.1 us per element.
+``erf`` and ``erfc`` are primitives whose impls are invarax's own kernels
+(``invarax.kernels.elementary``: float32 correctly rounded, float64 within 1 ulp, the same
+bits on every CPU) while ``config.invarax_exact_elementary`` is on, and otherwise round
+libm's double-precision values (Python's ``math.erf`` and ``math.erfc``, element by element,
+about 0.1 us each) to the operand's dtype; ``erfc`` keeps its relative accuracy in the far
+tail, where ``1 - erf`` is 0, and the bits are the same under every transformation.
 """
 
 from __future__ import annotations
@@ -21,15 +23,12 @@ import math
 import numpy as np
 
 from ..core.array import to_array
+from ..core.config import config
 from ..interpreters.ad import defjvp
+from ..kernels.elementary import kernel as _elementary
 from . import elementwise as lax
 from .elementwise import _const, _vectorized_batch_rule, defvectorized
 from .fused import fma
-
-
-def _libm(fn):
-    """The impl applying libm's double-precision ``fn`` to each element, rounded once."""
-    return lambda x: np.vectorize(fn, otypes=[np.float64])(x).astype(x.dtype)
 
 
 def _erf_derivative(x, sign):
@@ -37,10 +36,10 @@ def _erf_derivative(x, sign):
     return lax.mul(_const(x, sign * 2 / math.sqrt(math.pi)), lax.exp(lax.neg(lax.mul(x, x))))
 
 
-erf_p = defvectorized("erf", _libm(math.erf), "f")
+erf_p = defvectorized("erf", _elementary("erf"), "f")
 defjvp(erf_p, lambda t, y, x: lax.mul(t, _erf_derivative(x, 1)))
 _vectorized_batch_rule(erf_p)
-erfc_p = defvectorized("erfc", _libm(math.erfc), "f")
+erfc_p = defvectorized("erfc", _elementary("erfc"), "f")
 defjvp(erfc_p, lambda t, y, x: lax.mul(t, _erf_derivative(x, -1)))
 _vectorized_batch_rule(erfc_p)
 lax.CHUNKABLE.update((erf_p, erfc_p))  # elementwise, element by element
@@ -53,7 +52,8 @@ def erf(x):
         x: a floating-point array.
 
     Returns:
-        ``erf(x)``, libm's double-precision value rounded to ``x``'s dtype.
+        ``erf(x)``: invarax's own (float32 correctly rounded) with
+        ``invarax_exact_elementary``, else libm's double-precision value rounded.
 
     Example:
         >>> erf(jnp.array([0.0, 1.0]))
@@ -69,7 +69,8 @@ def erfc(x):
         x: a floating-point array.
 
     Returns:
-        ``erfc(x)``, libm's double-precision value rounded to ``x``'s dtype.
+        ``erfc(x)``: invarax's own (float32 correctly rounded) with
+        ``invarax_exact_elementary``, else libm's double-precision value rounded.
 
     Example:
         >>> erfc(jnp.array([0.0, 5.0]))
@@ -124,8 +125,18 @@ def _pick(masks_and_values, x):
     return out
 
 
+# With invarax_exact_elementary: invarax's own kernel (Newton's method on its erf; float32
+# correctly rounded), a primitive with JAX's derivative sqrt(pi)/2 exp(y^2).
+erf_inv_p = defvectorized("erf_inv", _elementary("erf_inv"), "f")
+defjvp(erf_inv_p, lambda t, y, x: lax.mul(_const(x, math.sqrt(math.pi) / 2),
+                                          lax.mul(t, lax.exp(lax.mul(y, y)))))
+_vectorized_batch_rule(erf_inv_p)
+lax.CHUNKABLE.add(erf_inv_p)
+
+
 def erf_inv(x):
-    """The inverse error function, elementwise, by XLA's polynomials (Giles 2011).
+    """The inverse error function, elementwise: XLA's polynomials (Giles 2011), or with
+    ``config.invarax_exact_elementary`` invarax's own (float32 correctly rounded).
 
     Arguments:
         x: a float32 or float64 array with values in ``[-1, 1]``.
@@ -137,7 +148,10 @@ def erf_inv(x):
         >>> erf_inv(jnp.array([0.0, 0.5]))
         Array([0.        , 0.47693628], dtype=float32)
     """
-    return erf_inv_on(to_array(x, "erf_inv operand"), lax.log1p)
+    x = to_array(x, "erf_inv operand")
+    if config.invarax_exact_elementary and x.dtype in (np.float16, np.float32, np.float64):
+        return erf_inv_p.bind(x)
+    return erf_inv_on(x, lax.log1p)
 
 
 def erf_inv_on(x, log1p):

@@ -47,7 +47,7 @@ static uint64_t ph_bits(const uint32_t *p, int pos) {
 /* x = n pi/2 + rh + rl for finite |x| >= EM_TRIG_BIG, |rh + rl| <= pi/4, with the fraction of
  * x 2/pi known to 2^-138 (|x mod pi/2| >= 2^-62 for every double, so rh + rl has a relative
  * error below 2^-70). */
-static void em_reduce_big(double x, int64_t *nq, double *rh, double *rl) {
+void em_reduce_big(double x, int64_t *nq, double *rh, double *rl) {
     uint64_t u = em_bits(x);
     int e = (int)((u >> 52) & 0x7ff) - 1075; /* |x| = m 2^e */
     uint64_t m = (u & 0x000fffffffffffffULL) | 0x0010000000000000ULL;
@@ -170,18 +170,7 @@ static float elem_f32_fix(int fn, float x) {
     }
     double d = elem_f64_scalar(fn, (double)x);
     float y = (float)d;
-    if (!em_f32_is_hard(d)) return y;
-    uint32_t key;
-    memcpy(&key, &x, sizeof key);
-    const uint32_t(*t)[2] = HARD[fn].cases;
-    ptrdiff_t lo = 0, hi = HARD[fn].count; /* sorted by input bits */
-    while (lo < hi) {
-        ptrdiff_t mid = (lo + hi) / 2;
-        if (t[mid][0] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo < HARD[fn].count && t[lo][0] == key) memcpy(&y, &t[lo][1], sizeof y);
-    return y;
+    return em_f32_is_hard(d) ? elem_hard_lookup(&HARD[fn], x, y) : y;
 }
 
 /* ---- the loops, once per dispatch level ----------------------------------------------- */
@@ -220,6 +209,10 @@ static float elem_f32_fix(int fn, float x) {
 #endif
 
 void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
+    if (fn >= ELEM_LOG2) { /* elementary_more.c */
+        elementary_more(fn, dbl, x, y, n);
+        return;
+    }
 #ifdef ELEM_HAVE_X86
     int isa = isa_current();
     if (isa >= ISA_AVX512) {

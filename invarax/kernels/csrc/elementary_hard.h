@@ -8,11 +8,26 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct {
     const uint32_t (*cases)[2];
     ptrdiff_t count;
 } elem_hard_table;
+
+/* x's entry in table t (sorted by input bits) if it has one, else y. */
+static inline float elem_hard_lookup(const elem_hard_table *t, float x, float y) {
+    uint32_t key;
+    memcpy(&key, &x, sizeof key);
+    ptrdiff_t lo = 0, hi = t->count;
+    while (lo < hi) {
+        ptrdiff_t mid = (lo + hi) / 2;
+        if (t->cases[mid][0] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < t->count && t->cases[lo][0] == key) memcpy(&y, &t->cases[lo][1], sizeof y);
+    return y;
+}
 
 static const uint32_t HARD_NONE[1][2] = {{0, 0}};
 
@@ -137,7 +152,39 @@ static const uint32_t HARD_SINH[][2] = {
     {0xba1285ffu, 0xba1285ffu},
 };
 
+static const uint32_t HARD_LOG10[][2] = {
+    {0x0efeee7au, 0xc1e99d23u},
+};
+
+static const uint32_t HARD_ASINH[][2] = {
+    {0x4bdd65a5u, 0x418f034bu},
+    {0x655890d3u, 0x4254d1f9u},
+    {0x6eb1a8ecu, 0x42845a89u},
+    {0xcbdd65a5u, 0xc18f034bu},
+    {0xe55890d3u, 0xc254d1f9u},
+    {0xeeb1a8ecu, 0xc2845a89u},
+};
+
+static const uint32_t HARD_ACOSH[][2] = {
+    {0x655890d3u, 0x4254d1f9u},
+    {0x6eb1a8ecu, 0x42845a89u},
+};
+
+static const uint32_t HARD_ATAN[][2] = {
+    {0x3d8d6b23u, 0x3d8d31c3u},
+    {0xbd8d6b23u, 0xbd8d31c3u},
+};
+
+static const uint32_t HARD_ACOS[][2] = {
+    {0x328885a3u, 0x3fc90fdbu},
+    {0x39826222u, 0x3fc907b5u},
+};
+
+static const uint32_t HARD_ERFC[][2] = {
+    {0xb76c9f62u, 0x3f800085u},
+};
+
 /* in native.h's ELEM_* order */
-#define ELEM_HARD_TABLES {{HARD_NONE, 0}, {HARD_LOG, 5}, {HARD_NONE, 0}, {HARD_LOG1P, 9}, {HARD_NONE, 0}, {HARD_LOGISTIC, 76}, {HARD_SIN, 2}, {HARD_COS, 4}, {HARD_EXP2, 2}, {HARD_SINH, 2}, {HARD_NONE, 0}}
+#define ELEM_HARD_TABLES {{HARD_NONE, 0}, {HARD_LOG, 5}, {HARD_NONE, 0}, {HARD_LOG1P, 9}, {HARD_NONE, 0}, {HARD_LOGISTIC, 76}, {HARD_SIN, 2}, {HARD_COS, 4}, {HARD_EXP2, 2}, {HARD_SINH, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_LOG10, 1}, {HARD_ASINH, 6}, {HARD_ACOSH, 2}, {HARD_NONE, 0}, {HARD_ATAN, 2}, {HARD_NONE, 0}, {HARD_ACOS, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_ERFC, 1}, {HARD_NONE, 0}}
 
 #endif

@@ -344,20 +344,32 @@ EM_INLINE void em_reduce_pio2(double x, int64_t *n, double *rh, double *rl) {
     *rl = (a - *rh) + al;
 }
 
-EM_INLINE double em_sin_kernel(double rh, double rl) {
-    double z = rh * rh;
+#define EM_SIN_C1 -0x1.5555555555555p-3
+
+/* The sin polynomial but its last step: sin r = r + r z (EM_SIN_C1 + z em_sin_q(z)), z = r^2
+ * (elementary_inverse.h's tan takes the terms apart). */
+EM_INLINE double em_sin_q(double z) {
     double p = 0x1.952c77030ad4ap-49 + z * -0x1.2f49b46814157p-57;
     p = p * z - 0x1.ae7f3e733b81fp-41;
     p = p * z + 0x1.6124613a86d09p-33;
     p = p * z - 0x1.ae64567f544e4p-26;
     p = p * z + 0x1.71de3a556c734p-19;
     p = p * z - 0x1.a01a01a01a01ap-13;
-    p = p * z + 0x1.1111111111111p-7;
-    p = p * z - 0x1.5555555555555p-3;
-    return rh + ((rh * z) * p + rl * (1.0 - 0.5 * z));
+    return p * z + 0x1.1111111111111p-7;
 }
 
-EM_INLINE double em_cos_kernel(double rh, double rl) {
+/* sin(rh + rl) - rh (em_sin_kernel's tail). */
+EM_INLINE double em_sin_tail(double rh, double rl) {
+    double z = rh * rh;
+    double p = em_sin_q(z) * z + EM_SIN_C1;
+    return (rh * z) * p + rl * (1.0 - 0.5 * z);
+}
+
+EM_INLINE double em_sin_kernel(double rh, double rl) { return rh + em_sin_tail(rh, rl); }
+
+/* cos(rh + rl) = w + tail, before em_cos_kernel adds them (elementary_inverse.h's tan keeps
+ * them apart). */
+EM_INLINE void em_cos_parts(double rh, double rl, double *w_, double *tail) {
     double z = rh * rh;
     double zl = fma(rh, rh, -z) + 2.0 * rh * rl;
     double p = -0x1.6827863b97d97p-53 + z * 0x1.e542ba4020225p-62;
@@ -370,7 +382,14 @@ EM_INLINE double em_cos_kernel(double rh, double rl) {
     p = p * z + 0x1.5555555555555p-5;
     double hz = 0.5 * z, w = 1.0 - hz;
     double wl = (1.0 - w) - hz; /* Fast2Sum */
-    return w + ((wl - 0.5 * zl) + (z * z) * p);
+    *w_ = w;
+    *tail = (wl - 0.5 * zl) + (z * z) * p;
+}
+
+EM_INLINE double em_cos_kernel(double rh, double rl) {
+    double w, tail;
+    em_cos_parts(rh, rl, &w, &tail);
+    return w + tail;
 }
 
 /* sin (cos_ = 0) or cos (cos_ = 1) of x = n pi/2 + rh + rl. */

@@ -371,6 +371,12 @@ PyObject *py_fft(PyObject *self, PyObject *args);
 PyDoc_STRVAR(fft_doc,
              "fft(kind, plan, x, y, lines, inner, lanes, nthreads)\n\n"
              "Transform the lines of x into y (invarax/kernels/fft.py calls it).");
+/* elementary_more.c */
+PyObject *py_elementary2(PyObject *self, PyObject *args);
+PyDoc_STRVAR(elementary2_doc,
+             "elementary2(fn, a, b, out)\n\n"
+             "out = fn(a, b) elementwise (fn 0: atan2, 1: pow) for C-contiguous float32 or float64\n"
+             "buffers of one dtype and size.");
 
 static PyMethodDef methods[] = {
     {"gemm", py_gemm, METH_VARARGS, gemm_doc},
@@ -384,6 +390,7 @@ static PyMethodDef methods[] = {
     {"elementary", py_elementary, METH_VARARGS, elementary_doc},
     {"fft_plan", py_fft_plan, METH_VARARGS, fft_plan_doc},
     {"fft", py_fft, METH_VARARGS, fft_doc},
+    {"elementary2", py_elementary2, METH_VARARGS, elementary2_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,6 +11,7 @@
 #define INVARAX_NATIVE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The contraction block: the inner product over K is split into blocks of KB terms. */
 #define INVARAX_KB 256
@@ -83,8 +84,17 @@ void fma_f64(const double *a, const double *b, const double *c, double *out, ptr
  * (dbl = 0, correctly rounded) or double (dbl = 1) elements. */
 enum {
     ELEM_EXP = 0, ELEM_LOG, ELEM_EXPM1, ELEM_LOG1P, ELEM_TANH, ELEM_LOGISTIC, ELEM_SIN, ELEM_COS,
-    ELEM_EXP2, ELEM_SINH, ELEM_COSH, ELEM_COUNT
+    ELEM_EXP2, ELEM_SINH, ELEM_COSH,
+    /* elementary_more.c */
+    ELEM_LOG2, ELEM_LOG10, ELEM_ASINH, ELEM_ACOSH, ELEM_ATANH, ELEM_ATAN, ELEM_ASIN, ELEM_ACOS,
+    ELEM_TAN, ELEM_CBRT, ELEM_ERF, ELEM_ERFC, ELEM_ERF_INV, ELEM_COUNT
 };
 void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
+void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
+/* out[i] = atan2(a[i], b[i]) (fn 0) or pow(a[i], b[i]) (fn 1) (elementary_more.c), float32
+ * rounded once from a double-double. */
+void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n);
+/* x = n pi/2 + rh + rl for finite |x| >= EM_TRIG_BIG (Payne-Hanek, elementary.c). */
+void em_reduce_big(double x, int64_t *nq, double *rh, double *rl);
 
 #endif

@@ -1,0 +1,94 @@
+/* elementary_more.c - invarax's log2, log10, asinh, acosh, atanh, atan, asin, acos, tan,
+ * cbrt, erf, erfc and erf_inv in float32 and float64 (docs/numerics.md, "Elementary functions"); elementary.c hands
+ * these functions here.
+ *
+ * float64: elementary_inverse.h's and elementary_special.h's algorithms, within 1 ulp. float32: the same double algorithm
+ * rounded once, the correctly rounded result wherever em_f32_is_hard is false; where it is
+ * true, elementary_hard.h (made by tools/exhaustive_f32.py over all 2^32 inputs) holds the
+ * inputs whose double result rounds the wrong way, with their correctly rounded results.
+ *
+ * The loops (elementary_more_loops.h) are compiled for the baseline and for AVX2+FMA; both
+ * perform the same IEEE operations (fma is C99's, correctly rounded in hardware or software),
+ * so every dispatch level gives the same bits.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "native.h"
+#include "elementary_inverse.h"
+#include "elementary_special.h"
+#include "elementary_pow.h"
+#include "elementary_hard.h"
+
+static const elem_hard_table HARD_MORE[ELEM_COUNT] = ELEM_HARD_TABLES;
+
+#define MORE_TARGET
+#define SFX scalar
+#include "elementary_more_loops.h"
+#undef SFX
+#undef MORE_TARGET
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MORE_HAVE_X86 1
+#define MORE_TARGET __attribute__((target("avx2,fma")))
+#define SFX avx2
+#include "elementary_more_loops.h"
+#undef SFX
+#undef MORE_TARGET
+#endif
+
+void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
+#ifdef MORE_HAVE_X86
+    if (isa_current() >= ISA_AVX2) {
+        elementary_more_avx2(fn, dbl, x, y, n);
+        return;
+    }
+#endif
+    elementary_more_scalar(fn, dbl, x, y, n);
+}
+
+void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n) {
+#ifdef MORE_HAVE_X86
+    if (isa_current() >= ISA_AVX2) {
+        elementary2_avx2(fn, dbl, a, b, out, n);
+        return;
+    }
+#endif
+    elementary2_scalar(fn, dbl, a, b, out, n);
+}
+
+PyObject *py_elementary2(PyObject *self, PyObject *args) {
+    int fn;
+    PyObject *objs[3];
+    if (!PyArg_ParseTuple(args, "iOOO", &fn, &objs[0], &objs[1], &objs[2])) return NULL;
+    if (fn != 0 && fn != 1) {
+        PyErr_Format(PyExc_ValueError, "elementary2: unknown function %d", fn);
+        return NULL;
+    }
+    Py_buffer v[3];
+    int got = 0, ok = 0, kind[3] = {-1, -1, -1};
+    for (; got < 3; got++) {
+        int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (got == 2 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objs[got], &v[got], flags) < 0) goto release;
+        const char *f = v[got].format ? v[got].format : "B";
+        if (f[0] == '=' || f[0] == '<' || f[0] == '@') f++;
+        kind[got] = (strcmp(f, "d") == 0 && v[got].itemsize == 8) ? 1
+                    : (strcmp(f, "f") == 0 && v[got].itemsize == 4) ? 0 : -1;
+    }
+    if (kind[0] < 0 || kind[0] != kind[1] || kind[0] != kind[2] || v[0].len != v[1].len ||
+        v[0].len != v[2].len) {
+        PyErr_SetString(PyExc_ValueError,
+                        "elementary2: operands must be C-contiguous float32 or float64 of one "
+                        "dtype and size");
+        goto release;
+    }
+    ptrdiff_t n = v[0].len / v[0].itemsize;
+    Py_BEGIN_ALLOW_THREADS
+    elementary2(fn, kind[0], v[0].buf, v[1].buf, v[2].buf, n);
+    Py_END_ALLOW_THREADS
+    ok = 1;
+release:
+    while (got > 0) PyBuffer_Release(&v[--got]);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
