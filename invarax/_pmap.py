@@ -204,6 +204,7 @@ class _Pmapped:
         except Exception as error:
             futures[0].set_exception(error)
         concurrent.futures.wait(futures)
+        exchange.close()
         errors = [f.exception() for f in futures if f.exception() is not None]
         if errors:
             # The failure itself, not a device released from a collective because of it.

@@ -96,6 +96,13 @@ class Exchange:
         """Release every device waiting here (another device failed)."""
         self._barrier.abort()
 
+    def close(self):
+        """Drop the last stack and the devices' values once the pmap call is done (the
+        barrier's action refers back to the exchange, so only the garbage collector would
+        free them otherwise, and the pooled buffer of an MPI gather could not be reused)."""
+        self._gathered = None
+        self._slots = [None] * len(self._slots)
+
 
 class DeviceFailure(RuntimeError):
     """Raised on a device whose collective cannot complete because another device failed."""
