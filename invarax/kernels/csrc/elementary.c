@@ -241,28 +241,13 @@ PyObject *py_elementary(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_buffer v[2];
-    int got = 0, ok = 0, kind[2] = {-1, -1};
-    for (; got < 2; got++) {
-        int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (got ? PyBUF_WRITABLE : 0);
-        if (PyObject_GetBuffer(objs[got], &v[got], flags) < 0) goto release;
-        const char *f = v[got].format ? v[got].format : "B";
-        if (f[0] == '=' || f[0] == '<' || f[0] == '@') f++;
-        kind[got] = (strcmp(f, "d") == 0 && v[got].itemsize == 8) ? 1
-                    : (strcmp(f, "f") == 0 && v[got].itemsize == 4) ? 0 : -1;
-    }
-    if (kind[0] < 0 || kind[0] != kind[1] || v[0].len != v[1].len) {
-        PyErr_SetString(PyExc_ValueError,
-                        "elementary: operands must be C-contiguous float32 or float64 of one "
-                        "dtype and size");
-        goto release;
-    }
+    int dbl = float_buffers("elementary", objs, 2, v);
+    if (dbl < 0) return NULL;
     ptrdiff_t n = v[0].len / v[0].itemsize;
     Py_BEGIN_ALLOW_THREADS
-    elementary(fn, kind[0], v[0].buf, v[1].buf, n);
+    elementary(fn, dbl, v[0].buf, v[1].buf, n);
     Py_END_ALLOW_THREADS
-    ok = 1;
-release:
-    while (got > 0) PyBuffer_Release(&v[--got]);
-    if (!ok) return NULL;
+    PyBuffer_Release(&v[0]);
+    PyBuffer_Release(&v[1]);
     Py_RETURN_NONE;
 }

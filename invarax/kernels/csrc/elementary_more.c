@@ -66,29 +66,12 @@ PyObject *py_elementary2(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_buffer v[3];
-    int got = 0, ok = 0, kind[3] = {-1, -1, -1};
-    for (; got < 3; got++) {
-        int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (got == 2 ? PyBUF_WRITABLE : 0);
-        if (PyObject_GetBuffer(objs[got], &v[got], flags) < 0) goto release;
-        const char *f = v[got].format ? v[got].format : "B";
-        if (f[0] == '=' || f[0] == '<' || f[0] == '@') f++;
-        kind[got] = (strcmp(f, "d") == 0 && v[got].itemsize == 8) ? 1
-                    : (strcmp(f, "f") == 0 && v[got].itemsize == 4) ? 0 : -1;
-    }
-    if (kind[0] < 0 || kind[0] != kind[1] || kind[0] != kind[2] || v[0].len != v[1].len ||
-        v[0].len != v[2].len) {
-        PyErr_SetString(PyExc_ValueError,
-                        "elementary2: operands must be C-contiguous float32 or float64 of one "
-                        "dtype and size");
-        goto release;
-    }
+    int dbl = float_buffers("elementary2", objs, 3, v);
+    if (dbl < 0) return NULL;
     ptrdiff_t n = v[0].len / v[0].itemsize;
     Py_BEGIN_ALLOW_THREADS
-    elementary2(fn, kind[0], v[0].buf, v[1].buf, v[2].buf, n);
+    elementary2(fn, dbl, v[0].buf, v[1].buf, v[2].buf, n);
     Py_END_ALLOW_THREADS
-    ok = 1;
-release:
-    while (got > 0) PyBuffer_Release(&v[--got]);
-    if (!ok) return NULL;
+    for (int i = 0; i < 3; i++) PyBuffer_Release(&v[i]);
     Py_RETURN_NONE;
 }

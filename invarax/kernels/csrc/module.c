@@ -24,6 +24,27 @@ static int float_kind(const Py_buffer *v) {
     return -1;
 }
 
+int float_buffers(const char *name, PyObject **objs, int n, Py_buffer *v) {
+    int got = 0, kind = -1, same = 1;
+    for (; got < n; got++) {
+        int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (got == n - 1 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objs[got], &v[got], flags) < 0) goto release;
+        const char *f = v[got].format ? v[got].format : "B";
+        if (f[0] == '=' || f[0] == '<' || f[0] == '@') f++;
+        int k = (strcmp(f, "d") == 0 && v[got].itemsize == 8) ? 1
+                : (strcmp(f, "f") == 0 && v[got].itemsize == 4) ? 0 : -1;
+        same &= k >= 0 && (got == 0 || (k == kind && v[got].len == v[0].len));
+        kind = got ? kind : k;
+    }
+    if (same) return kind;
+    PyErr_Format(PyExc_ValueError,
+                 "%s: operands must be C-contiguous float32 or float64 of one dtype and size",
+                 name);
+release:
+    while (got > 0) PyBuffer_Release(&v[--got]);
+    return -1;
+}
+
 /* The strides of `v` in elements; -1 (with an exception set) if one is not a multiple. */
 static int element_strides(const Py_buffer *v, ptrdiff_t *out) {
     for (int d = 0; d < v->ndim; d++) {

@@ -97,4 +97,12 @@ void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdi
 /* x = n pi/2 + rh + rl for finite |x| >= EM_TRIG_BIG (Payne-Hanek, elementary.c). */
 void em_reduce_big(double x, int64_t *nq, double *rh, double *rl);
 
+#ifdef Py_PYTHON_H
+/* The buffers of objs[0..n) for an elementwise kernel named `name`: C-contiguous, the last
+ * one writable, all float32 or all float64 of one byte size. Returns 1 (float64) or 0
+ * (float32) with every buffer held in v, or -1 with an exception set and none held
+ * (module.c). */
+int float_buffers(const char *name, PyObject **objs, int n, Py_buffer *v);
+#endif
+
 #endif
