@@ -179,33 +179,18 @@ static float elem_f32_fix(int fn, float x) {
 #include "elementary_loops.h"
 #undef SFX
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef INVARAX_X86
 #define ELEM_HAVE_X86 1
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+TARGET_BEGIN("avx2,fma")
 #define SFX avx2
 #include "elementary_loops.h"
 #undef SFX
-#if defined(__clang__)
-#pragma clang attribute pop
-#pragma clang attribute push(__attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma"))), apply_to = function)
-#else
-#pragma GCC pop_options
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")
-#endif
+TARGET_END
+TARGET_BEGIN("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")
 #define SFX avx512
 #include "elementary_loops.h"
 #undef SFX
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TARGET_END
 #endif
 
 void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {

@@ -28,7 +28,7 @@ static const elem_hard_table HARD_MORE[ELEM_COUNT] = ELEM_HARD_TABLES;
 #undef SFX
 #undef MORE_TARGET
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef INVARAX_X86
 #define MORE_HAVE_X86 1
 #define MORE_TARGET __attribute__((target("avx2,fma")))
 #define SFX avx2

@@ -106,14 +106,9 @@ static fft_plan *complex_plan(ptrdiff_t n, int dbl);
 #undef SFX
 #undef T
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef INVARAX_X86
 #define FFT_HAVE_X86 1
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
+TARGET_BEGIN("avx2")
 #define T float
 #define SFX f32_avx2
 #include "fft_impl.h"
@@ -124,14 +119,8 @@ static fft_plan *complex_plan(ptrdiff_t n, int dbl);
 #include "fft_impl.h"
 #undef SFX
 #undef T
-#if defined(__clang__)
-#pragma clang attribute pop
-#pragma clang attribute push(__attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2"))), apply_to = function)
-#else
-#pragma GCC pop_options
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512dq,avx512vl,avx512bw,avx2")
-#endif
+TARGET_END
+TARGET_BEGIN("avx512f,avx512dq,avx512vl,avx512bw,avx2")
 #define T float
 #define SFX f32_avx512
 #include "fft_impl.h"
@@ -142,11 +131,7 @@ static fft_plan *complex_plan(ptrdiff_t n, int dbl);
 #include "fft_impl.h"
 #undef SFX
 #undef T
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TARGET_END
 #endif
 
 /* ---- plans -------------------------------------------------------------------------------- */

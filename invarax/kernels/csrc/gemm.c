@@ -18,7 +18,7 @@
 #include <time.h>
 #endif
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef INVARAX_X86
 #define HAVE_AVX2 1
 #include <immintrin.h>
 #endif

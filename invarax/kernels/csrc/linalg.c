@@ -43,15 +43,8 @@ typedef struct {
 /* linalg_impl.h once per type for the baseline CPU and, on x86-64, once more for AVX2:
  * the same C, so the same IEEE operations on every element (no FMA either way, besides
  * those of the canonical gemm that the blocked Cholesky and LU and the SVD call). */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef INVARAX_X86
 #define HAVE_AVX2 1
-#if defined(__clang__)
-#define AVX2_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx2\"))), apply_to = function)")
-#define AVX2_END _Pragma("clang attribute pop")
-#else
-#define AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
-#define AVX2_END _Pragma("GCC pop_options")
-#endif
 #endif
 
 #define T float
@@ -66,9 +59,9 @@ typedef struct {
 #ifdef HAVE_AVX2
 #define SFX avx2_f32
 #define SFX_F64 avx2_f64
-AVX2_BEGIN
+TARGET_BEGIN("avx2")
 #include "linalg_impl.h"
-AVX2_END
+TARGET_END
 #undef SFX
 #undef SFX_F64
 #endif
@@ -88,9 +81,9 @@ AVX2_END
 #ifdef HAVE_AVX2
 #define SFX avx2_f64
 #define SFX_F64 avx2_f64
-AVX2_BEGIN
+TARGET_BEGIN("avx2")
 #include "linalg_impl.h"
-AVX2_END
+TARGET_END
 #undef SFX
 #undef SFX_F64
 #endif

@@ -16,6 +16,21 @@
 /* The contraction block: the inner product over K is split into blocks of KB terms. */
 #define INVARAX_KB 256
 
+/* Compile the functions between TARGET_BEGIN("isa,...") and TARGET_END for those x86-64
+ * instruction sets (one place for GCC's and clang's pragmas; INVARAX_X86 where they exist). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define INVARAX_X86 1
+#define INVARAX_PRAGMA(x) _Pragma(#x)
+#if defined(__clang__)
+#define TARGET_BEGIN(isa) \
+    INVARAX_PRAGMA(clang attribute push(__attribute__((target(isa))), apply_to = function))
+#define TARGET_END INVARAX_PRAGMA(clang attribute pop)
+#else
+#define TARGET_BEGIN(isa) INVARAX_PRAGMA(GCC push_options) INVARAX_PRAGMA(GCC target(isa))
+#define TARGET_END INVARAX_PRAGMA(GCC pop_options)
+#endif
+#endif
+
 /* Dispatch levels of the kernels: every level gives the same bits. */
 enum { ISA_SCALAR = 0, ISA_AVX2 = 1, ISA_AVX512 = 2, ISA_COUNT = 3 };
 

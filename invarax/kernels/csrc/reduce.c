@@ -31,16 +31,9 @@ typedef int32_t vi32x8 __attribute__((vector_size(32)));
 typedef double vf64x4 __attribute__((vector_size(32)));
 typedef int64_t vi64x4 __attribute__((vector_size(32)));
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef INVARAX_X86
 #define HAVE_AVX2 1
 #include <immintrin.h>
-#if defined(__clang__)
-#define AVX2_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx2\"))), apply_to = function)")
-#define AVX2_END _Pragma("clang attribute pop")
-#else
-#define AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
-#define AVX2_END _Pragma("GCC pop_options")
-#endif
 #endif
 
 /* float */
@@ -67,9 +60,9 @@ typedef int64_t vi64x4 __attribute__((vector_size(32)));
 #define VANY(mask) (_mm256_movemask_ps((__m256)(mask)) != 0)
 #define VMAX(x, m) _mm256_max_ps(x, m)
 #define VMIN(x, m) _mm256_min_ps(x, m)
-AVX2_BEGIN
+TARGET_BEGIN("avx2")
 #include "reduce_impl.h"
-AVX2_END
+TARGET_END
 #undef V
 #undef VI
 #undef VN
@@ -106,9 +99,9 @@ AVX2_END
 #define VANY(mask) (_mm256_movemask_pd((__m256d)(mask)) != 0)
 #define VMAX(x, m) _mm256_max_pd(x, m)
 #define VMIN(x, m) _mm256_min_pd(x, m)
-AVX2_BEGIN
+TARGET_BEGIN("avx2")
 #include "reduce_impl.h"
-AVX2_END
+TARGET_END
 #undef V
 #undef VI
 #undef VN
