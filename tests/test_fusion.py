@@ -20,6 +20,7 @@ import invarax.lax as lax
 import invarax.numpy as jnp
 from invarax.compiler import fusion
 from invarax.compiler.lower import compile_jaxpr
+from invarax.kernels import _support
 from invarax.ops import elementwise
 from invarax.ops.fused import fma, fma_p
 from invarax.ops.special import erf_inv_p
@@ -388,8 +389,8 @@ def test_thread_count_from_the_kernels_setting(monkeypatch):
     eager = jnp.sin(jnp.asarray(x)) * 2.0
     call = fused_run(lambda x: jnp.sin(x) * 2.0, (x,))
     helpers = []
-    pool = fusion._pool
-    monkeypatch.setattr(fusion, "_pool", lambda n: helpers.append(n) or pool(n))
+    pool = fusion.worker_pool
+    monkeypatch.setattr(fusion, "worker_pool", lambda n: helpers.append(n) or pool(n))
     for count in ("1", "2", "4"):
         monkeypatch.setenv("INVARAX_NUM_THREADS", count)
         assert_bitwise(call(CHUNKS[1], None)[0], eager)
@@ -616,7 +617,7 @@ def test_fork_while_a_lock_is_held():
     x = finite((4 * CHUNKS[1] + 1,))
     eager = np.asarray(jnp.sin(jnp.asarray(x)) * 2.0)
     call = fused_run(lambda x: jnp.sin(x) * 2.0, (x,))
-    with fusion._SPARE_LOCK, fusion._POOL_LOCK:  # as if another thread held them
+    with fusion._SPARE_LOCK, _support._POOL_LOCK:  # as if another thread held them
         in_fork(lambda: call(CHUNKS[1], 2)[0].tobytes() == eager.tobytes())
 
 

@@ -60,12 +60,11 @@ import contextlib
 import math
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..core.ir import Jaxpr, Literal
-from ..kernels._support import num_threads
+from ..kernels._support import num_threads, worker_pool
 from ..ops.elementwise import CHUNKABLE, chunk_kernel
 from ..ops.reductions import REDUCER_DEFS, argmax_p, argmin_p
 from ..ops.shape import broadcast_in_dim_p
@@ -366,7 +365,7 @@ class _Runner:
         # process takes fewer; which thread computes a chunk never changes its bits.
         size = max(1, len(chunks) // (8 * threads))
         queue = iter([chunks[i:i + size] for i in range(0, len(chunks), size)])
-        pool = _pool(threads - 1)
+        pool = worker_pool(threads - 1)
         futures = [pool.submit(self._run_in_thread, queue, scratch_shape, arrays)
                    for _ in range(threads - 1)]
         try:
@@ -554,26 +553,10 @@ def _give(block: np.ndarray) -> None:
             del _SPARE[0]
 
 
-_POOL = {"executor": None, "workers": 0, "pid": None}
-_POOL_LOCK = threading.Lock()
-
-
-def _pool(workers: int) -> ThreadPoolExecutor:
-    """A thread pool with at least ``workers`` threads, kept for later groups (a forked
-    child, which has none of its parent's threads, makes its own)."""
-    with _POOL_LOCK:
-        if _POOL["workers"] < workers or _POOL["pid"] != os.getpid():
-            if _POOL["executor"] is not None and _POOL["pid"] == os.getpid():
-                _POOL["executor"].shutdown(wait=False)
-            _POOL.update(executor=ThreadPoolExecutor(workers, "invarax-fusion"),
-                         workers=workers, pid=os.getpid())
-        return _POOL["executor"]
-
-
 def _fresh_locks() -> None:
-    """In a forked child: new locks (a parent's thread may have held one at the fork)."""
-    global _SPARE_LOCK, _POOL_LOCK
-    _SPARE_LOCK, _POOL_LOCK = threading.Lock(), threading.Lock()
+    """In a forked child: a new lock (a parent's thread may have held it at the fork)."""
+    global _SPARE_LOCK
+    _SPARE_LOCK = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
@@ -74,6 +75,35 @@ def _configured() -> int:
     if count < 1:
         raise ValueError(f"{ENV} must be a positive integer, got {value!r}")
     return count
+
+
+_POOL = {"executor": None, "workers": 0, "pid": None}
+_POOL_LOCK = threading.Lock()
+
+
+def worker_pool(workers: int) -> ThreadPoolExecutor:
+    """A thread pool with at least ``workers`` threads, kept for later calls (fusion's
+    chunks, the elementary functions' ranges); a forked child, which has none of its
+    parent's threads, makes its own. Its own workers never submit to it (a fusion chunk
+    is far below the size at which an elementary function splits), so it cannot wait on
+    itself."""
+    with _POOL_LOCK:
+        if _POOL["workers"] < workers or _POOL["pid"] != os.getpid():
+            if _POOL["executor"] is not None and _POOL["pid"] == os.getpid():
+                _POOL["executor"].shutdown(wait=False)
+            _POOL.update(executor=ThreadPoolExecutor(workers, "invarax-worker"),
+                         workers=workers, pid=os.getpid())
+        return _POOL["executor"]
+
+
+def _fresh_lock() -> None:
+    """In a forked child: a new pool lock (a parent's thread may have held it at the fork)."""
+    global _POOL_LOCK
+    _POOL_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock)
 
 
 def operand(x: np.ndarray, perm, dtype, shape) -> np.ndarray:

@@ -13,13 +13,12 @@ same bits. The algorithms are written down in ``docs/numerics.md`` ("Elementary 
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..core.config import config
 from . import _native
-from ._support import num_threads
+from ._support import num_threads, worker_pool
 
 #: The functions of the compiled kernel, in the kernel's numbering (native.h, ``ELEM_*``).
 NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "exp2", "sinh",
@@ -40,10 +39,12 @@ def _run(code: int, x: np.ndarray, y: np.ndarray) -> None:
         _native.elementary(code, x, y)
         return
     bounds = [x.size * i // threads for i in range(threads + 1)]
-    with ThreadPoolExecutor(threads - 1) as pool:
-        parts = [pool.submit(_native.elementary, code, x[a:b], y[a:b])
-                 for a, b in zip(bounds[1:-1], bounds[2:], strict=True)]
+    pool = worker_pool(threads - 1)
+    parts = [pool.submit(_native.elementary, code, x[a:b], y[a:b])
+             for a, b in zip(bounds[1:-1], bounds[2:], strict=True)]
+    try:
         _native.elementary(code, x[:bounds[1]], y[:bounds[1]])
+    finally:
         for part in parts:
             part.result()
 
