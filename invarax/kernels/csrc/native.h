@@ -109,6 +109,13 @@ void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 /* out[i] = atan2(a[i], b[i]) (fn 0) or pow(a[i], b[i]) (fn 1) (elementary_more.c), float32
  * rounded once from a double-double. */
 void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n);
+/* The float32 fast paths of atan, asin, acos, tan (elementary_more_fast) and atan2
+ * (elementary2_fast, fn 0): return 1 when they computed y, 0 for another function. Their
+ * fix-up: one element by the exact path (elementary_more.c). */
+int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n);
+int elementary2_fast(int fn, const float *a, const float *b, float *out, ptrdiff_t n);
+float elementary_more_exact_f32(int fn, float x);
+float elementary2_exact_f32(int fn, float a, float b);
 /* x = n pi/2 + rh + rl for finite |x| >= EM_TRIG_BIG (Payne-Hanek, elementary.c). */
 void em_reduce_big(double x, int64_t *nq, double *rh, double *rl);
 

@@ -1,0 +1,77 @@
+/* elementary_more_fast.c - the vectorised float32 paths of atan, asin, acos, tan and atan2
+ * (docs/numerics.md, "float32 fast paths"): elementary_f32_inv.h evaluates every element
+ * in double and flags the few it cannot round with certainty; those are redone by the exact
+ * path of elementary_more.c (the double-double algorithm rounded once, with the hard-case
+ * table), so the results are the correctly rounded ones, as before, only faster.
+ *
+ * The same loops (elementary_more_fast_loops.h) are compiled for every dispatch level.
+ */
+#include <string.h>
+
+#include "native.h"
+#include "elementary_f32_inv.h"
+
+#define MF_BLOCK_LEN 1024
+#define MF_ATAN2 (-1) /* atan2(x, x2) in the block loops' switch (not an ELEM_* code) */
+
+/* Whether the n floats at p and at y do not overlap. */
+static int mf_apart(const float *p, const float *y, ptrdiff_t n) {
+    uintptr_t pa = (uintptr_t)p, ya = (uintptr_t)y, nb = (uintptr_t)n * sizeof *p;
+    return pa + nb <= ya || ya + nb <= pa;
+}
+
+/* The exact path for one element (elementary_more.c). */
+static float mf_exact(int fn, float x, float x2) {
+    return fn == MF_ATAN2 ? elementary2_exact_f32(0, x, x2) : elementary_more_exact_f32(fn, x);
+}
+
+#define SFX scalar
+#include "elementary_more_fast_loops.h"
+#undef SFX
+
+#ifdef INVARAX_X86
+#define MF_HAVE_X86 1
+TARGET_BEGIN("avx2,fma")
+#define SFX avx2
+#include "elementary_more_fast_loops.h"
+#undef SFX
+TARGET_END
+TARGET_BEGIN("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")
+#define SFX avx512
+#include "elementary_more_fast_loops.h"
+#undef SFX
+TARGET_END
+#endif
+
+static void mf_run(int fn, const float *x, const float *x2, float *y, ptrdiff_t n) {
+#ifdef MF_HAVE_X86
+    int isa = isa_current();
+    if (isa >= ISA_AVX512) {
+        more_fast_avx512(fn, x, x2, y, n);
+        return;
+    }
+    if (isa >= ISA_AVX2) {
+        more_fast_avx2(fn, x, x2, y, n);
+        return;
+    }
+#endif
+    more_fast_scalar(fn, x, x2, y, n);
+}
+
+int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n) {
+    switch (fn) {
+    case ELEM_ATAN:
+    case ELEM_ASIN:
+    case ELEM_ACOS:
+    case ELEM_TAN:
+        mf_run(fn, x, NULL, y, n);
+        return 1;
+    }
+    return 0;
+}
+
+int elementary2_fast(int fn, const float *a, const float *b, float *out, ptrdiff_t n) {
+    if (fn != 0) return 0;
+    mf_run(MF_ATAN2, a, b, out, n);
+    return 1;
+}
