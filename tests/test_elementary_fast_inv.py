@@ -1,7 +1,8 @@
-"""The vectorised float32 paths of atan, asin, acos, tan and atan2 (csrc/elementary_f32_inv.h,
-docs/numerics.md "float32 fast paths"): at the points where they change regime or hand an
-element to the exact path (octant and half-range boundaries, the 2^20 limit of tan's
-reduction, subnormals, +-0, +-inf, NaN, |x| > 1, atan2's exact cases), every dispatch level
+"""The vectorised float32 paths of atan, asin, acos, tan, erf, erfc, erf_inv and atan2
+(csrc/elementary_f32_inv.h, docs/numerics.md "float32 fast paths"): at the points where they
+change regime or hand an element to the exact path (octant and half-range boundaries, the 2^20
+limit of tan's reduction, erfcx's pieces, the first approximations' switch, results below
+2^-126, subnormals, +-0, +-inf, NaN, |x| > 1, atan2's exact cases), every dispatch level
 gives bitwise the exact path's result (the double-double algorithm rounded once, with the
 hard-case table of tools/exhaustive_f32/), which is the correctly rounded float32."""
 
@@ -29,6 +30,12 @@ EDGES = {
             np.pi, 252.89820861816406, 1e5 * np.pi, 2.0**19 + 0.5],
 }
 EDGES["acos"] = EDGES["asin"]
+EDGES.update({  # erf, erfc: x S(x^2) below 1, erfcx's pieces [1, 2), [2, 3), [3, 10.1]
+    "erf": [1.0, 2.0, 3.0, 3.92, 6.0, 2.0**-126, 2.0**-140, 1e-8, 0.5],
+    "erfc": [1.0, 2.0, 3.0, 9.1, 9.2, 10.05, 10.1, 10.5, 26.0, 0.5, 2.0**-26],
+    # y0 = 1 (erf's or erfc's residual), w = 5 (the two first approximations), near 1
+    "erf_inv": [0.8427007929497149, 0.9966253, 1.0, 0.5, 2.0**-126, 2.0**-140, 1e-8, 0.999],
+})
 
 
 def exact_path(name, x):

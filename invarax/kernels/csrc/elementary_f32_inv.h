@@ -1,12 +1,12 @@
-/* elementary_f32_inv.h - the fast float32 paths of atan, atan2, asin, acos and tan
- * (docs/numerics.md, "float32 fast paths"), in the style of elementary_f32.h: each float32
+/* elementary_f32_inv.h - the fast float32 paths of atan, atan2, asin, acos, tan, erf, erfc
+ * and erf_inv (docs/numerics.md, "float32 fast paths"), in the style of elementary_f32.h: each float32
  * input (converted to double, exactly) is evaluated in double with one short polynomial,
- * no table and no branch, to a relative error below 2^-43 (the bound of each is derived next
+ * no branch (erfcx: three polynomials, their coefficients chosen by selects), to a relative error below 2^-43 (the bound of each is derived next
  * to it; the polynomials and their approximation errors come from tools/f32_polys.py);
  * ef_near_midpoint then flags the results that may round differently from the exact value,
  * and each function also flags the inputs outside its fast range, NaN and infinities.
- * Flagged elements are redone by the exact double-double algorithm (elementary_inverse.h)
- * in elementary_more_fast.c, so every result is the correctly rounded one.
+ * Flagged elements are redone by the exact double-double algorithm (elementary_inverse.h,
+ * elementary_special.h) in elementary_more_fast.c, so every result is the correctly rounded one.
  *
  * IEEE double operations, explicit fma(), sqrt, bit operations and selects only, so the
  * loops vectorise without changing a bit.
@@ -21,6 +21,7 @@
 #define EF_PIO2 0x1.921fb54442d18p+0
 #define EF_3PIO4 0x1.2d97c7f3321d2p+1
 #define EF_PI 0x1.921fb54442d18p+1
+#define EF_SQRTPI_OVER_2 0x1.c5bf891b4ef6bp-1
 
 /* A result that is NaN or infinite, or below float's normal range (where ef_near_midpoint's
  * test does not apply): the element goes to the exact path. */
@@ -176,6 +177,125 @@ EM_INLINE double ef_tan(double x, int *hard) {
     double tr = fma(r * z, q, r);
     double d = em_select((int)(nb & 1), -1.0 / tr, tr);
     *hard = ef_near_midpoint(d) | !em_abs_below(x, 0x1p20);
+    return d;
+}
+
+/* ---- erf, erfc: x S(x^2) below 1, exp(-a^2) erfcx(a) above -------------------------- */
+
+/* erf(x) for |x| < 1 (or within 2^-52 of such an x squared): x S(z), z = x^2, S of degree 10
+ * (approximation error 2^-50.99 relative); the Horner terms shrink at least 3 times from one
+ * to the next, so S's roundings add below 2^-51.5, and x S one more: within 2^-50.1. */
+EM_INLINE double ef_erf_small(double x) {
+    double z = x * x;
+    double q = fma(z, 0x1.433e4c94d7affp-27, -0x1.45f0766358e0fp-23);
+    q = fma(z, q, 0x1.b5c4692493e9fp-20);
+    q = fma(z, q, -0x1.f465fb77c5f58p-17);
+    q = fma(z, q, 0x1.f99bf4a691170p-14);
+    q = fma(z, q, -0x1.c02d64f65be1fp-11);
+    q = fma(z, q, 0x1.565bcaeed0791p-8);
+    q = fma(z, q, -0x1.b82ce3016db40p-6);
+    q = fma(z, q, 0x1.ce2f219ffbce5p-4);
+    q = fma(z, q, -0x1.812746b0372b3p-2);
+    q = fma(z, q, 0x1.20dd750429b6bp+0);
+    return x * q;
+}
+
+/* erfcx(a) = exp(a^2) erfc(a): on [1, 2) and [2, 3) a polynomial in t = a - 1.5 or a - 2.5
+ * (exact for a float a), on [3, 10.1] r g(v) with r = 1 / a, g a polynomial in v = r^2; the
+ * coefficients of t^j or v^j (row 0: [1, 2), degree 13, relative approximation error
+ * 2^-47.65; row 1: [2, 3), degree 12, 2^-48.41; row 2: [3, 10.1], degree 13, 2^-50.06),
+ * chosen by selects and evaluated by one Horner loop. */
+static const double EF_ERFCX[3][14] = {
+    {0x1.494daffa2ad80p-2, -0x1.4f1988444ca72p-3, 0x1.37ea271bbc474p-4, -0x1.0dc51d294cf94p-5, 0x1.b65945056a93bp-7, -0x1.513ed759e7945p-8, 0x1.ee7050d89740ap-10, -0x1.5b0abf59e7211p-11, 0x1.d455787e7673dp-13, -0x1.30c22482b9b38p-14, 0x1.7eb65393d7c46p-16, -0x1.d3668d093133fp-18, 0x1.29db06da88ae5p-19, -0x1.538f3fad3314fp-21},
+    {0x1.afbb3f3b7343ap-3, -0x1.3086d7f01a8dcp-4, 0x1.98958a7a8eac6p-6, -0x1.06320768d7253p-7, 0x1.435c04e1e942ep-9, -0x1.809ce7109e4eap-11, 0x1.ba8a673bd8612p-13, -0x1.edd58346f2e3dp-15, 0x1.0bcc0f2929757p-16, -0x1.1a88052b2d625p-18, 0x1.2317e9308dbaep-20, -0x1.339205ed5e36ep-22, 0x1.2cf5f3a9640a8p-24, 0x0.0p+0},
+    {0x1.20dd750426d3ap-1, -0x1.20dd74fa40fd9p-2, 0x1.b14c28135b69fp-2, -0x1.0ececcd91a235p+0, 0x1.d9cd5cf498f5cp+1, -0x1.09d42601d4f39p+4, 0x1.67870600f1a16p+6, -0x1.11253169e7ad8p+9, 0x1.a838a6dce970fp+11, -0x1.2de8df60fcd0ep+14, 0x1.619a2364d88b3p+16, -0x1.317b33557ad3cp+18, 0x1.5118dd10e17bbp+19, -0x1.5f6331c2e7e97p+19},
+};
+
+/* erfcx(a) for 1 <= a <= 10.1 (others: garbage), relative error below 2^-47.3 (the
+ * approximation's 2^-47.65 plus the evaluation's roundings, below 2^-51 for each row:
+ * tools/f32_polys.py --erf computes the sum of |terms| over |result|). */
+EM_INLINE double ef_erfcx(double a) {
+    int in1 = em_ibits(a) < em_ibits(2.0), in12 = em_ibits(a) < em_ibits(3.0);
+    double r = 1.0 / a;
+    double t = em_select(in12, a - em_select(in1, 1.5, 2.5), r * r);
+    double p = em_select(in1, EF_ERFCX[0][13], em_select(in12, EF_ERFCX[1][13], EF_ERFCX[2][13]));
+    for (int j = 12; j >= 0; j--)
+        p = fma(t, p, em_select(in1, EF_ERFCX[0][j], em_select(in12, EF_ERFCX[1][j], EF_ERFCX[2][j])));
+    return em_select(in12, p, r * p);
+}
+
+/* erfc(a) = E erfcx(a), E = exp(-a^2) (ef_exp_core of -a^2, exact for a float a: 2^-45.3 for
+ * a^2 <= 102.1, |k| <= 148 in its reduction), for 1 <= a <= 10.1: relative error below
+ * 2^-45.3 + 2^-47.3 + 2^-53 < 2^-45. */
+EM_INLINE double ef_erfc_big(double a, double *E) {
+    *E = ef_exp_core(-(a * a));
+    return *E * ef_erfcx(a);
+}
+
+/* a clamped to [1, hi] (NaN: hi). */
+EM_INLINE double ef_clamp1(double a, double hi) {
+    return em_select(em_abs_below(a, 1.0), 1.0, em_select(em_abs_below(a, hi), a, hi));
+}
+
+/* erf(x): x S(x^2) for |x| < 1 (2^-50.1); 1 - erfc|x| with the sign of x above (erf >= 0.84,
+ * erfc <= 0.16: 2^-45 0.19 + 2^-53 < 2^-47.2; erfc(6) < 2^-55, so 1 - erfc rounds to 1 from
+ * 6 on and |x| is clamped there). Flagged: NaN, +-inf, results below 2^-126 but +-0. */
+EM_INLINE double ef_erf(double x, int *hard) {
+    double E, c = ef_erfc_big(ef_clamp1(em_abs(x), 6.0), &E);
+    double d = em_select(em_abs_below(x, 1.0), ef_erf_small(x), em_with_sign(1.0 - c, x));
+    *hard = ef_near_midpoint(d) | (ef_not_normal(d) & !em_is_zero(x)) | !em_abs_below(x, INFINITY);
+    return d;
+}
+
+/* erfc(x): 1 - x S(x^2) for |x| < 1 (the result at least 0.157: 2^-50.1 0.843 / 0.157 +
+ * 2^-53 < 2^-47.5), erfc|x| for x >= 1 (2^-45; |x| clamped at 10.1, where erfc is below
+ * 2^-149), 2 - erfc|x| for x <= -1. Flagged: NaN, +-inf, results below 2^-126 (x > 9.1). */
+EM_INLINE double ef_erfc(double x, int *hard) {
+    double E, c = ef_erfc_big(ef_clamp1(em_abs(x), 10.1), &E);
+    double d = em_select(em_abs_below(x, 1.0), 1.0 - ef_erf_small(x),
+                         em_select(em_ibits(x) < 0, 2.0 - c, c));
+    *hard = ef_near_midpoint(d) | ef_not_normal(d) | !em_abs_below(x, INFINITY);
+    return d;
+}
+
+/* ---- erf_inv: a first approximation to 2^-21.7, then one Halley step ------------------ */
+
+/* erf_inv(x), |x| < 1: a = |x|, w = -log((1 - a)(1 + a)) (ef_log; the product's rounding
+ * changes w by 2^-53 absolutely, which y0 does not see); y0 = a P(w) for w < 5, a Q(sqrt w)
+ * above (w <= 15.95 for floats below 1), P of degree 7 on [0, 5] and Q of degree 6 on
+ * [sqrt 5, 4], relative errors 2^-21.7 (tools/f32_polys.py --erf). Then Halley's step for
+ * erf(y) = a: with f = erf(y0) - a and E = exp(-y0^2), f / f' = f K / E (K = sqrt(pi) / 2),
+ * f'' / f' = -2y, y = y0 - f K / (E + y0 f K), which leaves C y0^2 e^3 of y0's relative error
+ * e (C < 7), below 2^-58. f is erf_small(y0) - a (y0 < 1; the difference is exact, erf_small's
+ * 2^-50.1 a moves y by 2^-49 y at most: erf(y) / (y erf'(y)) <= 2.03 for y <= 1) or
+ * (1 - a) - E erfcx(y0) (y0 >= 1, a > 0.84: 1 - a exact; erfc's 2^-45 moves y by
+ * 2^-45 erfcx(y) K <= 2^-46.4 y); E's own error only scales the correction. Relative error
+ * below 2^-46.2. Flagged: |x| >= 1, NaN, results below 2^-126 but +-0. */
+EM_INLINE double ef_erf_inv(double x, int *hard) {
+    double a = em_abs(x);
+    int hl;
+    double w = -ef_log((1.0 - a) * (1.0 + a), &hl);
+    double p = fma(w, 0x1.52e88d8b149eap-22, -0x1.243db7a869fc7p-17);
+    p = fma(w, p, 0x1.6505e1e481c4bp-14);
+    p = fma(w, p, -0x1.a940025fc5180p-13);
+    p = fma(w, p, -0x1.27cc524275c34p-9);
+    p = fma(w, p, 0x1.7922c8710acd5p-7);
+    p = fma(w, p, 0x1.db2e048680b9ap-3);
+    p = fma(w, p, 0x1.c5bf812a9455fp-1);
+    double s = sqrt(w);
+    double q = fma(s, 0x1.11b045a70d1c9p-10, -0x1.6e440eee5cc53p-6);
+    q = fma(s, q, 0x1.9a27ce844b474p-3);
+    q = fma(s, q, -0x1.eceb44af72dc6p-1);
+    q = fma(s, q, 0x1.50389aea5de39p+1);
+    q = fma(s, q, -0x1.6e69bdba38e17p+1);
+    q = fma(s, q, 0x1.1c92a8ce62a89p+1);
+    double y0 = a * em_select(em_ibits(w) < em_ibits(5.0), p, q);
+    int small = em_abs_below(y0, 1.0);
+    double E = ef_exp_core(-(y0 * y0)); /* y0 <= 4.5 */
+    double f = em_select(small, ef_erf_small(y0) - a, (1.0 - a) - E * ef_erfcx(ef_clamp1(y0, 4.5)));
+    double fk = f * EF_SQRTPI_OVER_2;
+    double d = em_with_sign(y0 - fk / fma(y0, fk, E), x);
+    *hard = ef_near_midpoint(d) | hl | (ef_not_normal(d) & !em_is_zero(x));
     return d;
 }
 

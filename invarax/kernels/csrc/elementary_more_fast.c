@@ -1,4 +1,5 @@
-/* elementary_more_fast.c - the vectorised float32 paths of atan, asin, acos, tan and atan2
+/* elementary_more_fast.c - the vectorised float32 paths of atan, asin, acos, tan, erf, erfc,
+ * erf_inv and atan2
  * (docs/numerics.md, "float32 fast paths"): elementary_f32_inv.h evaluates every element
  * in double and flags the few it cannot round with certainty; those are redone by the exact
  * path of elementary_more.c (the double-double algorithm rounded once, with the hard-case
@@ -64,6 +65,9 @@ int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n) {
     case ELEM_ASIN:
     case ELEM_ACOS:
     case ELEM_TAN:
+    case ELEM_ERF:
+    case ELEM_ERFC:
+    case ELEM_ERF_INV:
         mf_run(fn, x, NULL, y, n);
         return 1;
     }

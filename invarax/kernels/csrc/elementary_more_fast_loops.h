@@ -26,6 +26,9 @@ static int EL(more_fast_block)(int fn, const float *restrict x, const float *res
     case ELEM_ASIN: MF_BLOCK(ef_asin((double)x[i], &hard)) break;
     case ELEM_ACOS: MF_BLOCK(ef_acos((double)x[i], &hard)) break;
     case ELEM_TAN: MF_BLOCK(ef_tan((double)x[i], &hard)) break;
+    case ELEM_ERF: MF_BLOCK(ef_erf((double)x[i], &hard)) break;
+    case ELEM_ERFC: MF_BLOCK(ef_erfc((double)x[i], &hard)) break;
+    case ELEM_ERF_INV: MF_BLOCK(ef_erf_inv((double)x[i], &hard)) break;
     case MF_ATAN2: MF_BLOCK(ef_atan2((double)x[i], (double)x2[i], &hard)) break;
     }
     return any;
