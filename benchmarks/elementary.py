@@ -78,7 +78,8 @@ def run_functions(names: list[str], size: int, repeats: int) -> list[str]:
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                                " --xla_cpu_multi_thread_eigen=false").strip()
     return [f"float32, {size:.0e} elements, kernels at {_native.set_isa(_native.isas()[-1])}, "
-            f"one thread, load {os.getloadavg()[0]:.1f}",
+            f"one thread, load {os.getloadavg()[0]:.1f}, "
+            + ("CPU time" if CLOCK["clock"] is time.process_time else "wall clock"),
             "| function | peer | peer (ms) | invarax kernel (ms) | ratio |",
             "|---|---|---|---|---|", *(_more_row(name, size, repeats) for name in names)]
 
