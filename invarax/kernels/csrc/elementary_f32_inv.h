@@ -1,12 +1,14 @@
 /* elementary_f32_inv.h - the fast float32 paths of atan, atan2, asin, acos, tan, erf, erfc
- * and erf_inv (docs/numerics.md, "float32 fast paths"), in the style of elementary_f32.h: each float32
- * input (converted to double, exactly) is evaluated in double with one short polynomial,
- * no branch (erfcx: three polynomials, their coefficients chosen by selects), to a relative error below 2^-43 (the bound of each is derived next
- * to it; the polynomials and their approximation errors come from tools/f32_polys.py);
- * ef_near_midpoint then flags the results that may round differently from the exact value,
- * and each function also flags the inputs outside its fast range, NaN and infinities.
- * Flagged elements are redone by the exact double-double algorithm (elementary_inverse.h,
- * elementary_special.h) in elementary_more_fast.c, so every result is the correctly rounded one.
+ * and erf_inv (docs/numerics.md, "float32 fast paths"), in the style of elementary_f32.h:
+ * each float32 input (converted to double, exactly) is evaluated in double with short
+ * polynomials and no branch (erfcx: three polynomials, their coefficients chosen by selects),
+ * to a relative error below 2^-43 (the bound of each is derived next to it; the polynomials
+ * and their approximation errors come from tools/f32_polys.py); ef_near_midpoint then flags
+ * the results that may round differently from the exact value, and each function also flags
+ * the inputs outside its fast range, NaN and infinities. Flagged elements are redone by the
+ * exact double-double algorithm (elementary_inverse.h, elementary_special.h) in
+ * elementary_more_fast.c, so every result is the correctly rounded one
+ * (tools/exhaustive_f32.py: 0 misrounded over all 2^32 inputs of each unary function).
  *
  * IEEE double operations, explicit fma(), sqrt, bit operations and selects only, so the
  * loops vectorise without changing a bit.
@@ -206,21 +208,33 @@ EM_INLINE double ef_erf_small(double x) {
  * 2^-47.65; row 1: [2, 3), degree 12, 2^-48.41; row 2: [3, 10.1], degree 13, 2^-50.06),
  * chosen by selects and evaluated by one Horner loop. */
 static const double EF_ERFCX[3][14] = {
-    {0x1.494daffa2ad80p-2, -0x1.4f1988444ca72p-3, 0x1.37ea271bbc474p-4, -0x1.0dc51d294cf94p-5, 0x1.b65945056a93bp-7, -0x1.513ed759e7945p-8, 0x1.ee7050d89740ap-10, -0x1.5b0abf59e7211p-11, 0x1.d455787e7673dp-13, -0x1.30c22482b9b38p-14, 0x1.7eb65393d7c46p-16, -0x1.d3668d093133fp-18, 0x1.29db06da88ae5p-19, -0x1.538f3fad3314fp-21},
-    {0x1.afbb3f3b7343ap-3, -0x1.3086d7f01a8dcp-4, 0x1.98958a7a8eac6p-6, -0x1.06320768d7253p-7, 0x1.435c04e1e942ep-9, -0x1.809ce7109e4eap-11, 0x1.ba8a673bd8612p-13, -0x1.edd58346f2e3dp-15, 0x1.0bcc0f2929757p-16, -0x1.1a88052b2d625p-18, 0x1.2317e9308dbaep-20, -0x1.339205ed5e36ep-22, 0x1.2cf5f3a9640a8p-24, 0x0.0p+0},
-    {0x1.20dd750426d3ap-1, -0x1.20dd74fa40fd9p-2, 0x1.b14c28135b69fp-2, -0x1.0ececcd91a235p+0, 0x1.d9cd5cf498f5cp+1, -0x1.09d42601d4f39p+4, 0x1.67870600f1a16p+6, -0x1.11253169e7ad8p+9, 0x1.a838a6dce970fp+11, -0x1.2de8df60fcd0ep+14, 0x1.619a2364d88b3p+16, -0x1.317b33557ad3cp+18, 0x1.5118dd10e17bbp+19, -0x1.5f6331c2e7e97p+19},
+    {0x1.494daffa2ad80p-2, -0x1.4f1988444ca72p-3, 0x1.37ea271bbc474p-4, -0x1.0dc51d294cf94p-5,
+     0x1.b65945056a93bp-7, -0x1.513ed759e7945p-8, 0x1.ee7050d89740ap-10, -0x1.5b0abf59e7211p-11,
+     0x1.d455787e7673dp-13, -0x1.30c22482b9b38p-14, 0x1.7eb65393d7c46p-16, -0x1.d3668d093133fp-18,
+     0x1.29db06da88ae5p-19, -0x1.538f3fad3314fp-21},
+    {0x1.afbb3f3b7343ap-3, -0x1.3086d7f01a8dcp-4, 0x1.98958a7a8eac6p-6, -0x1.06320768d7253p-7,
+     0x1.435c04e1e942ep-9, -0x1.809ce7109e4eap-11, 0x1.ba8a673bd8612p-13, -0x1.edd58346f2e3dp-15,
+     0x1.0bcc0f2929757p-16, -0x1.1a88052b2d625p-18, 0x1.2317e9308dbaep-20, -0x1.339205ed5e36ep-22,
+     0x1.2cf5f3a9640a8p-24, 0x0.0p+0},
+    {0x1.20dd750426d3ap-1, -0x1.20dd74fa40fd9p-2, 0x1.b14c28135b69fp-2, -0x1.0ececcd91a235p+0,
+     0x1.d9cd5cf498f5cp+1, -0x1.09d42601d4f39p+4, 0x1.67870600f1a16p+6, -0x1.11253169e7ad8p+9,
+     0x1.a838a6dce970fp+11, -0x1.2de8df60fcd0ep+14, 0x1.619a2364d88b3p+16, -0x1.317b33557ad3cp+18,
+     0x1.5118dd10e17bbp+19, -0x1.5f6331c2e7e97p+19},
 };
 
 /* erfcx(a) for 1 <= a <= 10.1 (others: garbage), relative error below 2^-47.3 (the
- * approximation's 2^-47.65 plus the evaluation's roundings, below 2^-51 for each row:
- * tools/f32_polys.py --erf computes the sum of |terms| over |result|). */
+ * approximation's 2^-47.65 plus Horner's roundings, at most 2.21, 1.73 and 1.22 units of
+ * 2^-53 for the three rows: tools/f32_polys.py erfcx1 erfcx2 erfcx3; t = a - c is exact, and
+ * r and v add 2^-53 and 2^-52, the latter damped by g's v g'(v) / g(v) < 0.06). */
 EM_INLINE double ef_erfcx(double a) {
     int in1 = em_ibits(a) < em_ibits(2.0), in12 = em_ibits(a) < em_ibits(3.0);
     double r = 1.0 / a;
     double t = em_select(in12, a - em_select(in1, 1.5, 2.5), r * r);
     double p = em_select(in1, EF_ERFCX[0][13], em_select(in12, EF_ERFCX[1][13], EF_ERFCX[2][13]));
-    for (int j = 12; j >= 0; j--)
-        p = fma(t, p, em_select(in1, EF_ERFCX[0][j], em_select(in12, EF_ERFCX[1][j], EF_ERFCX[2][j])));
+    for (int j = 12; j >= 0; j--) {
+        double c = em_select(in1, EF_ERFCX[0][j], em_select(in12, EF_ERFCX[1][j], EF_ERFCX[2][j]));
+        p = fma(t, p, c);
+    }
     return em_select(in12, p, r * p);
 }
 
@@ -262,15 +276,15 @@ EM_INLINE double ef_erfc(double x, int *hard) {
 
 /* erf_inv(x), |x| < 1: a = |x|, w = -log((1 - a)(1 + a)) (ef_log; the product's rounding
  * changes w by 2^-53 absolutely, which y0 does not see); y0 = a P(w) for w < 5, a Q(sqrt w)
- * above (w <= 15.95 for floats below 1), P of degree 7 on [0, 5] and Q of degree 6 on
- * [sqrt 5, 4], relative errors 2^-21.7 (tools/f32_polys.py --erf). Then Halley's step for
+ * above (w <= 15.95 for floats below 1), P of degree 7 on [0, 5] and Q of degree 6 on [sqrt 5,
+ * 4], relative errors 2^-21.7 (tools/f32_polys.py erf_inv_w erf_inv_s). Then Halley's step for
  * erf(y) = a: with f = erf(y0) - a and E = exp(-y0^2), f / f' = f K / E (K = sqrt(pi) / 2),
  * f'' / f' = -2y, y = y0 - f K / (E + y0 f K), which leaves C y0^2 e^3 of y0's relative error
  * e (C < 7), below 2^-58. f is erf_small(y0) - a (y0 < 1; the difference is exact, erf_small's
- * 2^-50.1 a moves y by 2^-49 y at most: erf(y) / (y erf'(y)) <= 2.03 for y <= 1) or
- * (1 - a) - E erfcx(y0) (y0 >= 1, a > 0.84: 1 - a exact; erfc's 2^-45 moves y by
- * 2^-45 erfcx(y) K <= 2^-46.4 y); E's own error only scales the correction. Relative error
- * below 2^-46.2. Flagged: |x| >= 1, NaN, results below 2^-126 but +-0. */
+ * 2^-50.1 a moves y by 2^-49 y at most: erf(y) / (y erf'(y)) <= 2.03 for y <= 1) or (1 - a) -
+ * E erfcx(y0) (y0 >= 1, a > 0.84: 1 - a exact; erfc's 2^-45 moves y by 2^-45 erfcx(y) K <=
+ * 2^-46.4 y); E's own error only scales the correction. Relative error below 2^-46.2. Flagged:
+ * |x| >= 1, NaN, results below 2^-126 but +-0. */
 EM_INLINE double ef_erf_inv(double x, int *hard) {
     double a = em_abs(x);
     int hl;
