@@ -9,11 +9,12 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c", "linalg.c", "window.c", "elementary.c",
-           "fft.c", "elementary_more.c"]
+           "fft.c", "elementary_more.c", "elementary_fast.c"]
 HEADERS = ["native.h", "gemm_impl.h", "reduce_impl.h", "linalg_impl.h", "linalg_blocked.h",
            "linalg_svd.h", "elementary_math.h", "elementary_loops.h", "elementary_hard.h",
            "elementary_f32.h", "elementary_inverse.h", "elementary_special.h", "elementary_pow.h",
-           "elementary_more_loops.h", "fft_impl.h", "fft_stages.h"]
+           "elementary_more_loops.h", "fft_impl.h", "fft_stages.h", "elementary_f32_more.h",
+           "elementary_fast_loops.h"]
 
 
 class BuildExt(build_ext):
@@ -23,7 +24,7 @@ class BuildExt(build_ext):
         if self.compiler.compiler_type == "msvc":
             flags, libs = ["/O2", "/fp:precise", "/fp:contract-"], []
         else:
-            flags = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-fast-math"]
+            flags = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno"]
             libs = ["pthread", "m"]
         for ext in self.extensions:
             ext.extra_compile_args = flags

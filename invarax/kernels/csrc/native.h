@@ -109,6 +109,11 @@ void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 /* out[i] = atan2(a[i], b[i]) (fn 0) or pow(a[i], b[i]) (fn 1) (elementary_more.c), float32
  * rounded once from a double-double. */
 void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n);
+/* The vectorised float32 paths (elementary_fast.c) of elementary_more's log2, log10, asinh,
+ * acosh, atanh and cbrt and of elementary2's pow: 1 with y (out) computed, or 0 where fn has
+ * none. */
+int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n);
+int elementary2_fast(int fn, const float *a, const float *b, float *out, ptrdiff_t n);
 /* x = n pi/2 + rh + rl for finite |x| >= EM_TRIG_BIG (Payne-Hanek, elementary.c). */
 void em_reduce_big(double x, int64_t *nq, double *rh, double *rl);
 
