@@ -9,11 +9,12 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c", "linalg.c", "window.c", "elementary.c",
-           "fft.c", "elementary_more.c"]
+           "fft.c", "elementary_more.c", "elementary_gamma.c"]
 HEADERS = ["native.h", "gemm_impl.h", "reduce_impl.h", "linalg_impl.h", "linalg_blocked.h",
            "linalg_svd.h", "elementary_math.h", "elementary_loops.h", "elementary_hard.h",
            "elementary_f32.h", "elementary_inverse.h", "elementary_special.h", "elementary_pow.h",
-           "elementary_more_loops.h", "fft_impl.h", "fft_stages.h"]
+           "elementary_more_loops.h", "fft_impl.h", "fft_stages.h", "elementary_gamma.h",
+           "elementary_gamma_tables.h"]
 
 
 class BuildExt(build_ext):
