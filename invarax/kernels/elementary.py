@@ -23,7 +23,7 @@ from ._support import num_threads, worker_pool
 #: The functions of the compiled kernel, in the kernel's numbering (native.h, ``ELEM_*``).
 NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "exp2", "sinh",
          "cosh", "log2", "log10", "asinh", "acosh", "atanh", "atan", "asin", "acos", "tan", "cbrt",
-         "erf", "erfc", "erf_inv")
+         "erf", "erfc", "erf_inv", "lgamma", "digamma")
 _CODE = {name: code for code, name in enumerate(NAMES)}
 _NATIVE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 #: Elements per thread below which the kernel runs on the calling thread alone (starting

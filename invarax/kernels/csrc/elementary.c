@@ -194,6 +194,10 @@ TARGET_END
 #endif
 
 void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
+    if (fn >= ELEM_LGAMMA) { /* elementary_gamma.c */
+        elementary_gamma(fn, dbl, x, y, n);
+        return;
+    }
     if (fn >= ELEM_LOG2) { /* elementary_more.c */
         elementary_more(fn, dbl, x, y, n);
         return;

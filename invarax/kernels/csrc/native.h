@@ -102,10 +102,13 @@ enum {
     ELEM_EXP2, ELEM_SINH, ELEM_COSH,
     /* elementary_more.c */
     ELEM_LOG2, ELEM_LOG10, ELEM_ASINH, ELEM_ACOSH, ELEM_ATANH, ELEM_ATAN, ELEM_ASIN, ELEM_ACOS,
-    ELEM_TAN, ELEM_CBRT, ELEM_ERF, ELEM_ERFC, ELEM_ERF_INV, ELEM_COUNT
+    ELEM_TAN, ELEM_CBRT, ELEM_ERF, ELEM_ERFC, ELEM_ERF_INV,
+    /* elementary_gamma.c */
+    ELEM_LGAMMA, ELEM_DIGAMMA, ELEM_COUNT
 };
 void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
+void elementary_gamma(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 /* out[i] = atan2(a[i], b[i]) (fn 0) or pow(a[i], b[i]) (fn 1) (elementary_more.c), float32
  * rounded once from a double-double. */
 void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n);
