@@ -1,4 +1,4 @@
-"""Shared test fixtures: the x64 flag is reset after every test."""
+"""Shared test fixtures: the x64 and exact-elementary flags are reset after every test."""
 
 import numpy as np
 import pytest
@@ -13,6 +13,16 @@ invarax.config.update("jax_num_cpu_devices", 8)
 def _reset_x64():
     yield
     invarax.config.update("jax_enable_x64", False)
+
+
+@pytest.fixture(autouse=True)
+def _reset_exact_elementary():
+    """A test that switches invarax's own elementary functions off (to compare with NumPy's)
+    must not leave them off for the tests after it."""
+    default = invarax.config._defaults["invarax_exact_elementary"]
+    yield
+    if invarax.config.invarax_exact_elementary != default:
+        invarax.config.update("invarax_exact_elementary", default)
 
 
 @pytest.fixture

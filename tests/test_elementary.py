@@ -3,6 +3,9 @@ float32 correctly rounded, float64 within 1 ulp, the same bits at every dispatch
 the same bits eager, under jit, under vmap and in a fused chunked loop."""
 
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,14 +17,6 @@ import invarax.scipy.special
 from invarax import lax
 from invarax.kernels import _native
 from invarax.kernels.elementary import NAMES, elementary
-
-
-@pytest.fixture(autouse=True)
-def _exact_elementary():
-    """These tests are of invarax's own functions, which the flag switches on."""
-    invarax.config.update("invarax_exact_elementary", True)
-    yield
-    invarax.config.update("invarax_exact_elementary", False)
 
 mpmath = pytest.importorskip("mpmath")
 
@@ -403,12 +398,33 @@ def test_float16_goes_through_float32_and_errors_are_clear():
 
 
 def test_the_flag_chooses_the_functions_and_jit_follows_it():
+    assert invarax.config.invarax_exact_elementary  # invarax's own functions by default
     x = np.linspace(-20, 20, 1001).astype(np.float32)
     f = invarax.jit(lambda v: jnp.sin(v) + jnp.exp(v * 0.1))
     exact = np.asarray(f(x))
     assert exact.tobytes() == np.asarray(jnp.sin(x) + jnp.exp(x * 0.1)).tobytes()
     assert np.asarray(jnp.sin(x)).tobytes() == elementary("sin", x).tobytes()
-    invarax.config.update("invarax_exact_elementary", False)
-    with np.errstate(all="ignore"):
-        assert np.asarray(jnp.sin(x)).tobytes() == np.sin(x).tobytes()
-    assert np.asarray(f(x)).tobytes() == np.asarray(jnp.sin(x) + jnp.exp(x * 0.1)).tobytes()
+    with invarax.config.flag("invarax_exact_elementary", False):
+        with np.errstate(all="ignore"):
+            assert np.asarray(jnp.sin(x)).tobytes() == np.sin(x).tobytes()
+        numpy_f = np.asarray(f(x))
+        assert numpy_f.tobytes() == np.asarray(jnp.sin(x) + jnp.exp(x * 0.1)).tobytes()
+    assert invarax.config.invarax_exact_elementary
+    assert np.asarray(f(x)).tobytes() == exact.tobytes()
+
+
+def test_the_environment_variable_switches_the_default_off():
+    code = ("import numpy as np, invarax, invarax.numpy as jnp\n"
+            "x = np.linspace(-20, 20, 1001).astype(np.float32)\n"
+            "print(invarax.config.invarax_exact_elementary,"
+            " np.asarray(jnp.sin(x)).tobytes() == np.sin(x).tobytes())\n")
+    root = Path(__file__).resolve().parents[1]
+    for value, expected in (("0", "False True"), ("1", "True False")):
+        env = dict(os.environ, INVARAX_EXACT_ELEMENTARY=value)
+        out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, check=True,
+                             capture_output=True, text=True).stdout
+        assert out.split() == expected.split()
+    env = dict(os.environ, INVARAX_EXACT_ELEMENTARY="maybe")
+    failed = subprocess.run([sys.executable, "-c", code], cwd=root, env=env,
+                            capture_output=True, text=True)
+    assert failed.returncode != 0 and "INVARAX_EXACT_ELEMENTARY='maybe'" in failed.stderr

@@ -20,7 +20,7 @@ and machine code):
   clamped to ``[-3.7439213, 3.7439213]``, ``+-1`` from there on, as XLA emits it in a fusion
   (JAX's ``truncated_normal`` fuses it with the scaling of the bounds; a lone ``erf`` op
   is emitted by another code path, which evaluates the rational up to 3.832507). float64 ``erf``
-  is invarax's (libm).
+  is invarax's own kernel.
 - ``erf_inv``: Giles' polynomials on ``w = -log1p(-x*x)`` (``ops/special.py``), with this
   ``log1p``.
 
