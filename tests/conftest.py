@@ -7,6 +7,7 @@ import invarax
 
 # The pmap tests map over up to 8 devices; the count is fixed when devices are first used.
 invarax.config.update("jax_num_cpu_devices", 8)
+_EXACT_AT_IMPORT = invarax.config.invarax_exact_elementary  # True unless INVARAX_EXACT_ELEMENTARY=0
 
 
 @pytest.fixture(autouse=True)
@@ -19,10 +20,9 @@ def _reset_x64():
 def _reset_exact_elementary():
     """A test that switches invarax's own elementary functions off (to compare with NumPy's)
     must not leave them off for the tests after it."""
-    default = invarax.config._defaults["invarax_exact_elementary"]
     yield
-    if invarax.config.invarax_exact_elementary != default:
-        invarax.config.update("invarax_exact_elementary", default)
+    if invarax.config.invarax_exact_elementary != _EXACT_AT_IMPORT:
+        invarax.config.update("invarax_exact_elementary", _EXACT_AT_IMPORT)
 
 
 @pytest.fixture

@@ -230,9 +230,11 @@ def kernel(name: str):
     fallback = _numpy(name)
 
     def impl(x, out=None):
-        if _exact[0]:
-            return elementary(NAMES[code], x, out)
-        return fallback(x, out=out)
+        if not _exact[0]:
+            return fallback(x, out=out)
+        result = elementary(NAMES[code], x, out)
+        # a NumPy scalar for a 0-d operand, as NumPy's ufuncs (and so the fallback) return
+        return result[()] if out is None and result.ndim == 0 else result
 
     impl.__name__ = impl.__qualname__ = f"elementary_{name}"
     impl.writes_out = True  # fusion calls it as a ufunc: impl(x, out=buffer)
