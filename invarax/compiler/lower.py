@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from ..core.ir import Jaxpr, Literal
+from .dots import contractions, stacked_products
 from .fusion import Group, plan, ufunc_of
 from .native import native_scan, native_while
 
@@ -87,7 +88,9 @@ def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int, native: bool = F
     """
     n_in = len(jaxpr.invars)
     kept = [*jaxpr.constvars, *jaxpr.invars[:num_consts]]
-    p = _Program(jaxpr, (False,) * n_in, kept=kept, scalar_operators=True, invariant=kept)
+    scanned = {id(v): f"x{k}" for k, v in enumerate(jaxpr.invars[num_consts + num_carry:])}
+    p = _Program(jaxpr, (False,) * n_in, kept=kept, scalar_operators=True, invariant=kept,
+                 scanned=scanned)
     n_const = len(jaxpr.constvars) + num_consts
     carry_in = p.params[n_const:n_const + num_carry]
     xs_in = p.params[n_const + num_carry:]
@@ -193,7 +196,7 @@ class _Program:
     ``pre``, to run once before the loop (the same operations on the same values)."""
 
     def __init__(self, jaxpr: Jaxpr, donated, kept, scalar_operators=False, prefix="",
-                 invariant=()):
+                 invariant=(), scanned=None):
         pool = _Pool()
         self.namespace = namespace = {"_errstate": np.errstate, "_donor": _donor,
                                       "_take": pool.take, "_give": pool.give}
@@ -213,11 +216,13 @@ class _Program:
         params = [bind_name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
         items = [i for i in plan(jaxpr) if not (isinstance(i, Group) and not i.outvars)]
         same = {id(v) for v in invariant}
-        hoisted = set()
-        for i, item in enumerate(items):
+        for item in items:
             if invariant and all(isinstance(v, Literal) or id(v) in same for v in item.invars):
-                hoisted.add(i)
                 same.update(id(v) for v in item.outvars)
+        stacked = stacked_products(items, same, scanned or {})
+        items = contractions(items)
+        hoisted = {i for i, item in enumerate(items) if invariant and all(
+            isinstance(v, Literal) or id(v) in same for v in item.invars)}
         kept = [*kept, *(v for i in sorted(hoisted) for v in items[i].outvars)]
         last_use = _last_uses(items, [*jaxpr.outvars, *kept])
         lenders = _lenders(jaxpr, items, donated)
@@ -238,6 +243,16 @@ class _Program:
                          else donor_names.get(id(b), names[id(b)])
                          for b, v in zip(bufs, item.outvars, strict=False)]
             args = [name_of(v) for v in item.invars]
+            if item.outvars and id(item.outvars[0]) in stacked:  # computed before the loop
+                product, whole, side = stacked[id(item.outvars[0])]
+                namespace[fn] = product
+                args[side] = whole
+                pre.append(f"{prefix}s{i} = {fn}({', '.join(args)})")
+                body.append(f"{bind_name(item.outvars[0])} = {prefix}s{i}[_i]")
+                dead = [names[id(v)] for v in last_use.get(i, ())]
+                if dead:
+                    body.append(f"del {', '.join(dead)}")
+                continue
             op = _scalar_operator(item) if scalar_operators else None
             if op is not None:
                 for v, a in zip(item.invars, args, strict=True):

@@ -1,0 +1,126 @@
+"""Products in compiled programs (``compiler/dots.py``): the prepared contraction gives
+``dot_general``'s bits, and a scan body's products of a scanned slice and a loop-invariant
+value, computed for every iteration before the loop, give the per-iteration bits (N3, N1)."""
+
+import numpy as np
+import pytest
+from helpers import assert_bitwise
+
+import invarax.numpy as jnp
+from invarax import grad, jit, lax, make_jaxpr, vmap
+from invarax.compiler.lower import compile_loop
+from invarax.kernels.contraction import dot_general, prepared
+
+RNG = np.random.default_rng(0)
+
+CASES = [  # lhs shape, rhs shape, dimension numbers
+    ((5, 7), (7, 3), (((1,), (0,)), ((), ()))),
+    ((7, 5), (7, 3), (((0,), (0,)), ((), ()))),
+    ((5, 7), (3, 7), (((1,), (1,)), ((), ()))),
+    ((2, 5, 7), (2, 7, 3), (((2,), (1,)), ((0,), (0,)))),
+    ((4, 2, 6), (6, 3, 4), (((2,), (0,)), ((0,), (2,)))),
+    ((3, 4, 5), (5, 4, 2), (((1, 2), (1, 0)), ((), ()))),
+    ((32, 300), (300, 40), (((1,), (0,)), ((), ()))),
+    ((6,), (6,), (((0,), (0,)), ((), ()))),
+    ((0, 4), (4, 3), (((1,), (0,)), ((), ()))),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32, np.complex64])
+@pytest.mark.parametrize("lhs_shape, rhs_shape, dims", CASES)
+def test_prepared_gives_dot_general_bits(lhs_shape, rhs_shape, dims, dtype):
+    def draw(shape):
+        x = RNG.standard_normal(shape) * 3
+        if np.dtype(dtype).kind == "c":
+            x = x + 1j * RNG.standard_normal(shape)
+        return x.astype(dtype)
+
+    lhs, rhs = draw(lhs_shape), draw(rhs_shape)
+    run = prepared(lhs_shape, rhs_shape, dims, np.dtype(dtype))
+    expected = dot_general(lhs, rhs, dims, np.dtype(dtype))
+    got = run(lhs, rhs)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    assert_bitwise(got, expected)
+    # strided operands (a transposed copy viewed back) give the same bits
+    assert_bitwise(run(np.asfortranarray(lhs), np.asfortranarray(rhs)), expected)
+
+
+def _rnn(w_in, w_rec, xs):
+    def step(h, x):
+        h = jnp.tanh(x @ w_in + h @ w_rec)
+        return h, h * 2.0
+
+    return lax.scan(step, jnp.zeros((xs.shape[1], w_rec.shape[0]), xs.dtype), xs)
+
+
+def _rnn_unrolled(w_in, w_rec, xs):
+    h, ys = jnp.zeros((xs.shape[1], w_rec.shape[0]), xs.dtype), []
+    w_in, w_rec = jnp.asarray(w_in), jnp.asarray(w_rec)
+    for x in xs:
+        h = jnp.tanh(x @ w_in + h @ w_rec)
+        ys.append(h * 2.0)
+    return h, jnp.stack(ys)
+
+
+def test_stacked_input_products_keep_each_iteration_bits(dtype=np.float32):
+    w_in = (RNG.standard_normal((5, 8)) / 2).astype(dtype)
+    w_rec = (RNG.standard_normal((8, 8)) / 3).astype(dtype)
+    xs = RNG.standard_normal((9, 4, 5)).astype(dtype)
+    expected = _rnn_unrolled(w_in, w_rec, xs)
+    for f in (_rnn, jit(_rnn)):
+        for got, want in zip(f(w_in, w_rec, xs), expected, strict=True):
+            assert_bitwise(got, want)
+    for rev in (False, True):  # reverse scans index the stacked products by iteration too
+        def loss(w_in, w_rec, xs, rev=rev):
+            def step(h, x):
+                return jnp.tanh(x @ w_in + h @ w_rec), None
+            h0 = jnp.zeros((xs.shape[1], w_rec.shape[0]), xs.dtype)
+            return jnp.sum(lax.scan(step, h0, xs, reverse=rev)[0] ** 2)
+        g = grad(loss, argnums=(0, 1))(w_in, w_rec, xs)
+        for a, b in zip(g, jit(grad(loss, argnums=(0, 1)))(w_in, w_rec, xs), strict=True):
+            assert_bitwise(a, b)
+
+
+def test_stacked_products_on_either_side_and_batched_rows():
+    w = RNG.standard_normal((3, 6)).astype(np.float32)
+    xs = RNG.standard_normal((7, 6, 2)).astype(np.float32)
+
+    def left(w, xs):  # the scanned slice is the rhs: W @ x[i]
+        def step(c, x):
+            y = w @ x
+            return c + y, y
+        return lax.scan(step, jnp.zeros((3, 2), np.float32), xs)
+
+    c, ys = left(w, xs)
+    c_ref = np.zeros((3, 2), np.float32)
+    for i in range(7):
+        y = np.asarray(w @ jnp.asarray(xs[i]))
+        assert_bitwise(ys[i], y)
+        c_ref = c_ref + y
+    assert_bitwise(c, c_ref)
+    batch = RNG.standard_normal((5, 7, 6, 2)).astype(np.float32)
+    bc, bys = vmap(left, in_axes=(None, 0))(w, batch)
+    for i in range(5):
+        one = left(w, batch[i])
+        assert_bitwise(bc[i], one[0])
+        assert_bitwise(bys[i], one[1])
+
+
+def test_the_loop_source_computes_the_stacked_product_once():
+    def body(w, c, x):
+        y = x @ w + c
+        return y, y
+
+    w = np.ones((3, 4), np.float32)
+    jaxpr = make_jaxpr(body)(w, np.zeros((2, 4), np.float32), np.ones((2, 3), np.float32)).jaxpr
+    run = compile_loop(jaxpr, 1, 1)
+    before_loop = run.source.split("for _i in order:")[0]
+    assert "s0 = " in before_loop and "s0[_i]" in run.source
+    xs = RNG.standard_normal((5, 2, 3)).astype(np.float32)
+    ys = np.empty((5, 2, 4), np.float32)
+    (c,) = run(w, np.zeros((2, 4), np.float32), xs, ys, range(5))
+    c_ref = np.zeros((2, 4), np.float32)
+    for i in range(5):
+        c_ref = dot_general(xs[i], w, (((1,), (0,)), ((), ())), np.dtype(np.float32)) + c_ref
+        assert_bitwise(ys[i], c_ref)
+    assert_bitwise(c, c_ref)
