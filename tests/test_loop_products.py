@@ -124,3 +124,52 @@ def test_the_loop_source_computes_the_stacked_product_once():
         c_ref = dot_general(xs[i], w, (((1,), (0,)), ((), ())), np.dtype(np.float32)) + c_ref
         assert_bitwise(ys[i], c_ref)
     assert_bitwise(c, c_ref)
+
+
+def _pieces_sum(a, b, c):  # regions [0, 2), [2, 4), [5, 7): column 4 is no piece's
+    ab = jnp.pad(a, ((0, 0), (0, 5))) + jnp.pad(b, ((0, 0), (2, 3)))
+    return ab + jnp.pad(c, ((0, 0), (5, 0)))
+
+
+def test_pad_sums_keep_the_bits_of_pads_and_adds():
+    specials = np.array([-0.0, 0.0, np.nan, -np.inf, np.inf, 1e-45, -1e-45, -3.5], np.float32)
+    a, b, c = (RNG.choice(specials, (3, 2)) for _ in range(3))
+    jitted = jit(_pieces_sum)
+    from invarax.compiler.pads import pad_sums
+
+    jaxpr = make_jaxpr(_pieces_sum)(a, b, c).jaxpr
+    assert [str(i.primitive) for i in pad_sums(jaxpr.eqns, jaxpr.outvars)] == ["pad_sum"]
+    assert_bitwise(jitted(a, b, c), _pieces_sum(a, b, c))
+    assert np.signbit(np.asarray(jitted(a, b, c))).sum() == np.signbit(
+        np.asarray(_pieces_sum(a, b, c))).sum()
+
+
+def test_overlapping_or_signed_zero_pads_stay_as_they_are():
+    from invarax.compiler.pads import pad_sums
+
+    def overlap(a, b):
+        return jnp.pad(a, ((0, 0), (0, 1))) + jnp.pad(b, ((0, 0), (1, 0)))
+
+    def negative_zero(a, b):
+        return (jax_pad(a, -0.0, ((0, 0, 0), (0, 2, 0)))
+                + jax_pad(b, 0.0, ((0, 0, 0), (2, 0, 0))))
+
+    def jax_pad(x, value, config):
+        return lax.pad(x, np.float32(value), config)
+
+    a = np.full((2, 2), -0.0, np.float32)
+    for f in (overlap, negative_zero):
+        jaxpr = make_jaxpr(f)(a, a).jaxpr
+        assert "pad_sum" not in [str(i.primitive) for i in pad_sums(jaxpr.eqns, jaxpr.outvars)]
+        assert_bitwise(jit(f)(a, a), f(a, a))
+
+
+def test_sliced_gates_gradient_jit_equals_eager():
+    def loss(z):
+        n = z.shape[1] // 4
+        parts = [jnp.tanh(z[:, k * n:(k + 1) * n]) * (k + 1.0) for k in range(4)]
+        return jnp.sum(parts[0] * parts[1] - parts[2] * parts[3])
+
+    z = RNG.standard_normal((3, 16)).astype(np.float32)
+    z[0, :] = -0.0
+    assert_bitwise(jit(grad(loss))(z), grad(loss)(z))

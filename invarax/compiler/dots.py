@@ -20,7 +20,7 @@ from ..kernels.contraction import dot_general, prepared
 from ..ops.contractions import dot_general_p
 
 
-class _Call:
+class Call:
     """The primitive of a rewritten item: its ``impl`` is the prepared contraction."""
 
     multiple_results = False
@@ -48,7 +48,7 @@ def contractions(items: list) -> list:
             lhs, rhs = item.invars
             run = prepared(lhs.aval.shape, rhs.aval.shape, item.params["dimension_numbers"],
                            item.outvars[0].aval.dtype)
-            out[i] = Eqn(_Call("dot_general", run), item.invars, item.outvars, {})
+            out[i] = Eqn(Call("dot_general", run), item.invars, item.outvars, {})
     return out
 
 

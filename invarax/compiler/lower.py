@@ -33,6 +33,7 @@ from ..core.ir import Jaxpr, Literal
 from .dots import contractions, stacked_products
 from .fusion import Group, plan, ufunc_of
 from .native import native_scan, native_while
+from .pads import pad_sums
 
 
 def compile_jaxpr(jaxpr: Jaxpr, donated=None):
@@ -220,7 +221,7 @@ class _Program:
             if invariant and all(isinstance(v, Literal) or id(v) in same for v in item.invars):
                 same.update(id(v) for v in item.outvars)
         stacked = stacked_products(items, same, scanned or {})
-        items = contractions(items)
+        items = pad_sums(contractions(items), [*jaxpr.outvars, *kept])
         hoisted = {i for i, item in enumerate(items) if invariant and all(
             isinstance(v, Literal) or id(v) in same for v in item.invars)}
         kept = [*kept, *(v for i in sorted(hoisted) for v in items[i].outvars)]
