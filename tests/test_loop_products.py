@@ -173,3 +173,48 @@ def test_sliced_gates_gradient_jit_equals_eager():
     z = RNG.standard_normal((3, 16)).astype(np.float32)
     z[0, :] = -0.0
     assert_bitwise(jit(grad(loss))(z), grad(loss)(z))
+
+
+def test_recycled_carries_never_write_the_callers_arrays_or_views():
+    init = RNG.standard_normal((4, 6)).astype(np.float32)
+    keep = init.copy()
+    xs = RNG.standard_normal((5, 4, 6)).astype(np.float32)
+
+    def body(carry, x):
+        acc, twin, flat = carry
+        acc = acc + x * 2.0  # written over in place from the second iteration on
+        same = acc * 1.0
+        return (acc, same + 0.0, same.reshape(-1)[:24].reshape(4, 6) + flat), acc
+
+    def unrolled(init, xs):
+        acc, twin, flat, ys = init, init, init, []
+        for x in xs:
+            acc = acc + x * 2.0
+            same = acc * 1.0
+            acc, twin, flat = acc, same + 0.0, same.reshape(-1)[:24].reshape(4, 6) + flat
+            ys.append(acc)
+        return (acc, twin, flat), jnp.stack(ys)
+
+    def scanned(i, x):
+        return lax.scan(body, (i, i, i), x)
+
+    for f in (scanned, jit(scanned)):
+        (acc, twin, flat), ys = f(init, xs)
+        (acc_r, twin_r, flat_r), ys_r = unrolled(jnp.asarray(init), xs)
+        for got, want in ((acc, acc_r), (twin, twin_r), (flat, flat_r), (ys, ys_r)):
+            assert_bitwise(got, want)
+        assert_bitwise(init, keep)
+
+
+def test_the_loop_source_accumulates_owned_carries_in_place():
+    def body(w, acc, x):
+        return acc + x @ w, None
+
+    w = np.ones((3, 4), np.float32)
+    jaxpr = make_jaxpr(body)(w, np.zeros((2, 4), np.float32), np.ones((2, 3), np.float32)).jaxpr
+    run = compile_loop(jaxpr, 1, 1)
+    assert "v1 = _copy(v1)" in run.source and "out=v1" in run.source
+    init = np.zeros((2, 4), np.float32)
+    xs = RNG.standard_normal((3, 2, 3)).astype(np.float32)
+    (acc,) = run(w, init, xs, range(3))
+    assert not init.any() and acc is not init
