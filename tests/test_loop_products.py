@@ -218,3 +218,24 @@ def test_the_loop_source_accumulates_owned_carries_in_place():
     xs = RNG.standard_normal((3, 2, 3)).astype(np.float32)
     (acc,) = run(w, init, xs, range(3))
     assert not init.any() and acc is not init
+
+
+def test_ys_computed_into_their_places():
+    def body(c, x):
+        h = jnp.tanh(c * x)  # a y twice, and the carry
+        return h, (h, x, h, c - 1.0, x + 0.0)
+
+    jaxpr = make_jaxpr(body)(np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32)).jaxpr
+    assert "out=y0[_i]" in compile_loop(jaxpr, 0, 1).source
+    init = RNG.standard_normal((2, 3)).astype(np.float32)
+    xs = RNG.standard_normal((6, 2, 3)).astype(np.float32)
+    c, ys = init, []
+    for x in xs:
+        out = body(jnp.asarray(c), jnp.asarray(x))
+        c = out[0]
+        ys.append(out[1])
+    for f in (lax.scan, jit(lax.scan, static_argnums=0)):
+        got_c, got_ys = f(body, init, xs)
+        assert_bitwise(got_c, c)
+        for k in range(5):
+            assert_bitwise(got_ys[k], jnp.stack([y[k] for y in ys]))

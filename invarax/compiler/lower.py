@@ -92,8 +92,11 @@ def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int, native: bool = F
     scanned = {id(v): f"x{k}" for k, v in enumerate(jaxpr.invars[num_consts + num_carry:])}
     carries = list(zip(jaxpr.invars[num_consts:num_consts + num_carry],
                        jaxpr.outvars[:num_carry], strict=True))
+    slots = {}
+    for k, v in enumerate(jaxpr.outvars[num_carry:]):
+        slots.setdefault(id(v), f"y{k}")
     p = _Program(jaxpr, (False,) * n_in, kept=kept, scalar_operators=True, invariant=kept,
-                 scanned=scanned, carries=carries)
+                 scanned=scanned, carries=carries, slots=slots)
     n_const = len(jaxpr.constvars) + num_consts
     carry_in = p.params[n_const:n_const + num_carry]
     xs_in = p.params[n_const + num_carry:]
@@ -107,7 +110,8 @@ def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int, native: bool = F
              "        for _i in order:"]
     lines += [f"            {v} = {x}[_i]" for v, x in zip(xs_in, xs, strict=True)]
     lines += [f"            {line}" for line in p.body]
-    lines += [f"            {y}[_i] = {o}" for y, o in zip(ys, p.outs[num_carry:], strict=True)]
+    lines += [f"            {y}[_i] = {o}" for y, o in zip(ys, p.outs[num_carry:], strict=True)
+              if y not in p.slotted]
     if num_carry:  # after the ys, which may be carry inputs
         lines.append(f"            {', '.join(carry_in)}, = {', '.join(p.outs[:num_carry])},")
     if not p.body and not num_carry and not ys:
@@ -201,7 +205,7 @@ class _Program:
     ``pre``, to run once before the loop (the same operations on the same values)."""
 
     def __init__(self, jaxpr: Jaxpr, donated, kept, scalar_operators=False, prefix="",
-                 invariant=(), scanned=None, carries=()):
+                 invariant=(), scanned=None, carries=(), slots=None):
         pool = _Pool()
         self.namespace = namespace = {"_errstate": np.errstate, "_donor": _donor,
                                       "_take": pool.take, "_give": pool.give, "_copy": _copy}
@@ -219,6 +223,7 @@ class _Program:
             return names[id(v)]
 
         params = [bind_name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
+        slots, self.slotted = slots or {}, set()
         items = [i for i in plan(jaxpr) if not (isinstance(i, Group) and not i.outvars)]
         same = {id(v) for v in invariant}
         for item in items:
@@ -243,11 +248,16 @@ class _Program:
         for i, item in enumerate(items):
             body = pre if i in hoisted else loop_body
             fn = f"{prefix}f{i}"
-            bufs = _buffers(_candidates(item), last_use.get(i, ()), lenders)
+            slot = (slots.get(id(item.outvars[0])) if i not in hoisted and not
+                    isinstance(item, Group) and _writes_into_buffers(item) else None)
+            bufs = [None] if slot else _buffers(_candidates(item), last_use.get(i, ()), lenders)
             reused += [b for b in bufs if b is not None]
             buf_names = [_pooled(v, namespace, prefix) if b is None
                          else donor_names.get(id(b), names[id(b)])
                          for b, v in zip(bufs, item.outvars, strict=False)]
+            if slot:  # a scan's y, computed into its place in the stacked ys
+                buf_names = [f"{slot}[_i]"]
+                self.slotted.add(slot)
             args = [name_of(v) for v in item.invars]
             if item.outvars and id(item.outvars[0]) in stacked:  # computed before the loop
                 product, whole, side = stacked[id(item.outvars[0])]
