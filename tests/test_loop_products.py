@@ -239,3 +239,43 @@ def test_ys_computed_into_their_places():
         assert_bitwise(got_c, c)
         for k in range(5):
             assert_bitwise(got_ys[k], jnp.stack([y[k] for y in ys]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_kept_packing_gives_gemm_bits_at_any_thread_count(dtype):
+    from invarax.kernels import _native
+
+    for m, n, k in [(32, 1024, 256), (32, 200, 257), (6, 17, 1), (7, 33, 513), (50, 64, 255),
+                    (300, 48, 40), (2, 1000, 9)]:
+        a = RNG.standard_normal((1, m, k)).astype(dtype)
+        for b in (RNG.standard_normal((1, k, n)).astype(dtype),
+                  np.ascontiguousarray(RNG.standard_normal((n, k)).astype(dtype).T)[None]):
+            packed = _native.gemm_pack(b, m)
+            assert packed is not None
+            for threads in (1, 2, 3):
+                want, got = np.empty((1, m, n), dtype), np.empty((1, m, n), dtype)
+                _native.gemm(a, b, want, 1)
+                _native.gemm_packed(a, packed, got, threads)
+                assert_bitwise(got, want)
+    # no kept packing for narrow, one-row or wider-than-a-block products
+    for m, n in [(32, 8), (1, 100), (4, 1025)]:
+        assert _native.gemm_pack(np.ones((1, 3, n), dtype), m) is None
+    packed = _native.gemm_pack(np.ones((1, 8, 64), dtype), 32)
+    with pytest.raises(ValueError, match="not one of B"):
+        _native.gemm_packed(np.ones((1, 32, 9), dtype), packed, np.empty((1, 32, 64), dtype), 1)
+
+
+def test_loop_weights_are_packed_once_and_keep_the_bits():
+    w_in = (RNG.standard_normal((5, 40)) / 2).astype(np.float32)
+    w_rec = (RNG.standard_normal((40, 40)) / 6).astype(np.float32)
+    xs = RNG.standard_normal((6, 8, 5)).astype(np.float32)
+
+    def body(w_rec, h, x):
+        return jnp.tanh(x + h @ w_rec), None
+
+    jaxpr = make_jaxpr(body)(w_rec, np.zeros((8, 40), np.float32),
+                             np.zeros((8, 40), np.float32)).jaxpr
+    assert ".pack(" in compile_loop(jaxpr, 1, 1).source.split("for _i in order:")[0]
+    expected = _rnn_unrolled(w_in, w_rec, xs)
+    for got, want in zip(jit(_rnn)(w_in, w_rec, xs), expected, strict=True):
+        assert_bitwise(got, want)

@@ -4,7 +4,9 @@ A compiled program calls each ``dot_general`` with the same operand shapes every
 loop body: every iteration), so its layout (``kernels.contraction.layout``) is worked out
 once, when the program is built, and each call goes straight to the canonical kernel
 (``kernels.contraction.prepared``): the same operands handed to the same kernel as in eager
-evaluation, so the same bits, without normalising the dimension numbers again.
+evaluation, so the same bits, without normalising the dimension numbers again. In a loop,
+an rhs the same in every iteration (a weight) is packed for the kernel once, before the
+loop, instead of at every call.
 
 In a ``scan`` body, a product of a scanned slice ``x[i]`` and a value the same in every
 iteration (an RNN's input projection ``x[i] @ W``) is computed for every iteration at once,
@@ -21,12 +23,14 @@ from ..ops.contractions import dot_general_p
 
 
 class Call:
-    """The primitive of a rewritten item: its ``impl`` is the prepared contraction."""
+    """The primitive of a rewritten item: its ``impl`` computes it; ``packs``: the impl is a
+    prepared contraction, whose ``pack`` keeps a packing of an rhs the same in every
+    iteration of a loop (``lower._Program`` packs it once, before the loop)."""
 
     multiple_results = False
 
-    def __init__(self, name: str, impl):
-        self.name, self.impl = name, impl
+    def __init__(self, name: str, impl, packs: bool = False):
+        self.name, self.impl, self.packs = name, impl, packs
 
     def __repr__(self):
         return self.name
@@ -48,7 +52,7 @@ def contractions(items: list) -> list:
             lhs, rhs = item.invars
             run = prepared(lhs.aval.shape, rhs.aval.shape, item.params["dimension_numbers"],
                            item.outvars[0].aval.dtype)
-            out[i] = Eqn(Call("dot_general", run), item.invars, item.outvars, {})
+            out[i] = Eqn(Call("dot_general", run, packs=True), item.invars, item.outvars, {})
     return out
 
 

@@ -269,6 +269,10 @@ class _Program:
                 if dead:
                     body.append(f"del {', '.join(dead)}")
                 continue
+            if (invariant and i not in hoisted and getattr(item.primitive, "packs", False)
+                    and not isinstance(item.invars[1], Literal) and id(item.invars[1]) in same):
+                pre.append(f"{prefix}k{i} = {fn}.pack({args[1]})")  # a weight: packed once
+                args.append(f"{prefix}k{i}")
             op = _scalar_operator(item) if scalar_operators else None
             if op is not None:
                 for v, a in zip(item.invars, args, strict=True):
