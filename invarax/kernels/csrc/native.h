@@ -53,6 +53,15 @@ typedef struct {
 int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
          ptrdiff_t n, ptrdiff_t k, int nthreads);
 
+/* A kept packing of a B of k x n, for products of m rows (C = A @ B, nb == 1) that reuse one
+ * B many times (a loop body's weight): gemm_packed_size gives its bytes (0: such products
+ * do not use one), gemm_pack writes it, gemm_packed computes C = A @ B from it. The packing
+ * only moves B's elements; every element of C gets gemm's operations. */
+size_t gemm_packed_size(int dbl, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k);
+void gemm_pack(int dbl, operand3 b, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, void *dst);
+int gemm_packed(int dbl, operand3 a, const void *packed, void *c, ptrdiff_t m, ptrdiff_t n,
+                ptrdiff_t k, int nthreads);
+
 /* A convolution as an implicit product (docs/numerics.md, "Convolutions"): gemm with
  * A[g, i, p] = x[g*gstride + rowoff[i] + coloff[p]] (i < m, p < k), never built whole;
  * each element of C gets exactly the operations gemm gives it. coloff[k + p] is, for each
