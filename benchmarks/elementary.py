@@ -31,6 +31,59 @@ def _inputs(name: str, size: int) -> np.ndarray:
     return rng.uniform(-10, 10, size).astype(np.float32)
 
 
+# --functions: invarax's name, its peer (NumPy's ufunc, or JAX's jitted function where NumPy
+# has none), the input range; atan2 takes (x, reversed x).
+MORE = {"atan": ("arctan", (-10, 10)), "asin": ("arcsin", (-1, 1)),
+        "acos": ("arccos", (-1, 1)), "tan": ("tan", (-10, 10)), "atan2": ("arctan2", (-10, 10)),
+        "erf": ("jax.scipy.special.erf", (-5, 5)), "erfc": ("jax.scipy.special.erfc", (-5, 5)),
+        "erf_inv": ("jax.lax.erf_inv", (-1, 1))}
+
+
+def _peer(name: str, x: np.ndarray, x2: np.ndarray, out: np.ndarray):
+    """MORE's peer of function ``name`` as a call (JAX's jitted, waiting for its result)."""
+    peer = MORE[name][0]
+    if not peer.startswith("jax"):
+        ufunc, args = getattr(np, peer), ((x, x2) if name == "atan2" else (x,))
+        return lambda: ufunc(*args, out=out)
+    import jax
+
+    module, attr = peer.rsplit(".", 1)
+    f, xj = jax.jit(getattr(__import__(module, fromlist=[attr]), attr)), jax.device_put(x)
+    return lambda: f(xj).block_until_ready()
+
+
+def _more_row(name: str, size: int, repeats: int) -> str:
+    from invarax.kernels._support import capped_threads
+    from invarax.kernels.elementary import elementary, elementary2
+
+    lo, hi = MORE[name][1]
+    x = np.random.default_rng(0).uniform(lo, hi, size).astype(np.float32)
+    x2, out = x[::-1].copy(), np.empty_like(x)
+    if name == "atan2":
+        ours = lambda: elementary2("atan2", x, x2, out)  # noqa: E731
+    else:
+        ours = lambda: elementary(name, x, out)  # noqa: E731
+    with capped_threads(1):
+        t = medians({"peer": _peer(name, x, x2, out), "kernel": ours}, repeats=repeats)
+    return (f"| {name} | {MORE[name][0]} | {t['peer'] * 1e3:.1f} | {t['kernel'] * 1e3:.1f} | "
+            f"{t['kernel'] / t['peer']:.2f} |")
+
+
+def run_functions(names: list[str], size: int, repeats: int) -> list[str]:
+    """One row per function of MORE: its peer against invarax's kernel on the calling thread
+    (JAX on one thread: XLA_FLAGS=--xla_cpu_multi_thread_eigen=false, set here before JAX is
+    imported; pin the process, e.g. taskset -c 0, for one core)."""
+    from invarax.kernels import _native
+
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               " --xla_cpu_multi_thread_eigen=false").strip()
+    return [f"float32, {size:.0e} elements, kernels at {_native.set_isa(_native.isas()[-1])}, "
+            f"one thread, load {os.getloadavg()[0]:.1f}, "
+            + ("CPU time" if CLOCK["clock"] is time.process_time else "wall clock"),
+            "| function | peer | peer (ms) | invarax kernel (ms) | ratio |",
+            "|---|---|---|---|---|", *(_more_row(name, size, repeats) for name in names)]
+
+
 def run(size: int, repeats: int) -> list[str]:
     import invarax
     import invarax.numpy as jnp
@@ -129,9 +182,18 @@ def main():
     parser.add_argument("--cpu-time", action="store_true",
                         help="time by the process's CPU time (all threads) instead of the wall "
                         "clock: steadier on a loaded machine; threaded columns then show work")
+    parser.add_argument("--functions", help="comma-separated names of " + ", ".join(MORE) +
+                        ": only their rows, against NumPy's ufunc or JAX on one thread")
     args = parser.parse_args()
     if args.cpu_time:
         CLOCK["clock"] = time.process_time
+    if args.functions:
+        names = args.functions.split(",")
+        unknown = sorted(set(names) - set(MORE))
+        if unknown:
+            parser.error(f"--functions: unknown {unknown}; choose from {', '.join(MORE)}")
+        print("\n".join(run_functions(names, args.size, args.repeats)))
+        return
     print("\n".join(run(args.size, args.repeats)))
 
 

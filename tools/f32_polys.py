@@ -1,7 +1,7 @@
 """The short polynomials of invarax's float32 elementary kernels (elementary_f32.h and
 elementary_f32_more.h) and their error bounds.
 
-    python tools/f32_polys.py            # coefficients (C99 hex) and the bound of each
+    python tools/f32_polys.py [NAME ...] # coefficients (C99 hex) and the bound of each
     python tools/f32_polys.py --trig     # min |x - n pi/2| over float32 x, 0 < |x| < 2^20
 
 Each polynomial is a weighted minimax approximation found by the Remez exchange in
@@ -47,6 +47,67 @@ SPECS = {
     # cbrt(m) = q(m), m in [1, 2] (the start of one Halley step)
     "cbrt": (lambda m: mp.cbrt(m), lambda m: 1 / mp.cbrt(m), 5, (mp.mpf(1), mp.mpf(2)), 3001),
 }
+
+
+def _erfcx(a):
+    return mp.exp(a * a) * mp.erfc(a)
+
+
+def _erf_inv_over_x(w):
+    """erf_inv(a) / a for w = -log(1 - a^2)."""
+    if w == 0:
+        return mp.sqrt(mp.pi) / 2
+    a = mp.sqrt(-mp.expm1(-w))
+    return mp.erfinv(a) / a
+
+
+def _relative(g):
+    return lambda t: 1 / g(t)
+
+
+# elementary_f32_inv.h's (atan, asin, acos, tan, erf, erfc, erf_inv)
+SPECS.update({
+    # atan(t) = t + t^3 q(w), w = t^2 in [0, tan(pi/8)^2 (+ slack)]
+    "atan": (lambda w: (mp.atan(mp.sqrt(w)) / mp.sqrt(w) - 1) / w,
+             lambda w: w * mp.sqrt(w) / mp.atan(mp.sqrt(w)), 9,
+             (mp.mpf(0), mp.mpf("0.1716")), 2001),
+    # asin(s) = s + s^3 q(z), z = s^2 in [0, 1/4]
+    "asin": (lambda z: (mp.asin(mp.sqrt(z)) / mp.sqrt(z) - 1) / z,
+             lambda z: z * mp.sqrt(z) / mp.asin(mp.sqrt(z)), 10, (mp.mpf(0), mp.mpf("0.25")), 2001),
+    # tan(r) = r + r^3 q(z), z = r^2 in [0, (pi/4 + 2^-20)^2]
+    "tan": (lambda z: (mp.tan(mp.sqrt(z)) / mp.sqrt(z) - 1) / z,
+            lambda z: z * mp.sqrt(z) / mp.tan(mp.sqrt(z)), 12,
+            (mp.mpf(0), (mp.pi / 4 + mp.mpf(2) ** -20) ** 2), 2001),
+    # erf(x) = x S(z), z = x^2 in [0, 1]
+    "erf": ((g_erf := lambda z: mp.erf(mp.sqrt(z)) / mp.sqrt(z)), _relative(g_erf), 11,
+            (mp.mpf(0), mp.mpf(1)), 1201),
+    # erfcx(a) on [1, 2) and [2, 3): polynomials in t = a - 1.5, a - 2.5
+    "erfcx1": ((g1 := lambda t: _erfcx(mp.mpf("1.5") + t)), _relative(g1), 14,
+               (-mp.mpf("0.5"), mp.mpf("0.5")), 1201),
+    "erfcx2": ((g2 := lambda t: _erfcx(mp.mpf("2.5") + t)), _relative(g2), 13,
+               (-mp.mpf("0.5"), mp.mpf("0.5")), 1201),
+    # erfcx(a) = r g(v) on [3, 10.1], r = 1 / a, v = r^2: g(v) = a erfcx(a)
+    "erfcx3": ((g3 := lambda v: _erfcx(1 / mp.sqrt(v)) / mp.sqrt(v)), _relative(g3), 14,
+               (1 / mp.mpf("10.1") ** 2, 1 / mp.mpf(9)), 1201),
+    # erf_inv's first approximation: a P(w) for w = -log(1 - a^2) < 5, a Q(sqrt w) above
+    "erf_inv_w": (_erf_inv_over_x, _relative(_erf_inv_over_x), 8, (mp.mpf(0), mp.mpf(5)), 801),
+    "erf_inv_s": ((gs := lambda s: _erf_inv_over_x(s * s)), _relative(gs), 7,
+                  (mp.sqrt(5), mp.mpf(4)), 801),
+})
+# the variable of each polynomial over the interval of its argument, where it is not t itself
+
+
+def horner_bound(coeffs, a, b, n=20001):
+    """max over [a, b] of sum_j (j + 1) |c_j t^j| / |q(t)|: Horner's rule with fma rounds each
+    partial sum once, so its roundings change q(t) by at most this many units of 2^-53,
+    relatively (a bound on the evaluation error that the docs add to the approximation's)."""
+    import numpy as np
+
+    t = np.linspace(float(a), float(b), n)
+    c = np.array(coeffs)
+    terms = np.abs(c[:, None]) * np.abs(t[None, :]) ** np.arange(c.size)[:, None]
+    q = np.polyval(c[::-1], t)
+    return float(((np.arange(1, c.size + 1)[:, None] * terms).sum(0) / np.abs(q)).max())
 
 
 def _safe(f, t, a, b):
@@ -128,10 +189,14 @@ def main():
         d, x = trig_reduction_minimum()
         print(f"min |x - n pi/2| = 2^{float(mp.log(d, 2)):.2f} at x = {x!r}")
         return
-    for name, (g, w, n, (a, b), grid) in SPECS.items():
+    names = [n for n in sys.argv[1:] if not n.startswith("-")] or list(SPECS)
+    for name in names:
+        g, w, n, (a, b), grid = SPECS[name]
         coeffs = [float(c) for c in remez(g, w, n, a, b, grid=grid)]
         e = bound(g, w, [mp.mpf(c) for c in coeffs], a, b)
-        print(f"{name}: relative error <= 2^{float(mp.log(e, 2)):.2f}")
+        h = horner_bound(coeffs, a, b)
+        print(f"{name}: relative error <= 2^{float(mp.log(e, 2)):.2f}, Horner's roundings "
+              f"<= {h:.2f} 2^-53")
         for j, c in enumerate(coeffs):
             print(f"    c{j} = {c.hex()}  ({c!r})")
 

@@ -5,7 +5,7 @@
  * relative error below 2^-43 (the bound of each is derived next to it and in
  * docs/numerics.md; the polynomials come from tools/f32_polys.py), and flags the elements
  * whose double result lies within 2^-39 of a float32 rounding boundary (ef_near_midpoint)
- * or whose input is outside the fast range (NaN included). elementary_fast.c redoes the
+ * or whose input is outside the fast range (NaN included). elementary_more_fast.c redoes the
  * flagged elements with the exact scalar algorithm of elementary_inverse.h /
  * elementary_pow.h, so every result is the correctly rounded one.
  *

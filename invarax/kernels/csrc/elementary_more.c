@@ -38,7 +38,7 @@ static const elem_hard_table HARD_MORE[ELEM_COUNT] = ELEM_HARD_TABLES;
 #endif
 
 void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
-    if (!dbl && elementary_more_fast(fn, x, y, n)) return; /* elementary_fast.c */
+    if (!dbl && elementary_more_fast(fn, x, y, n)) return; /* elementary_more_fast.c */
 #ifdef MORE_HAVE_X86
     if (isa_current() >= ISA_AVX2) {
         elementary_more_avx2(fn, dbl, x, y, n);
@@ -49,7 +49,7 @@ void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
 }
 
 void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n) {
-    if (!dbl && elementary2_fast(fn, a, b, out, n)) return; /* elementary_fast.c */
+    if (!dbl && elementary2_fast(fn, a, b, out, n)) return; /* elementary_more_fast.c */
 #ifdef MORE_HAVE_X86
     if (isa_current() >= ISA_AVX2) {
         elementary2_avx2(fn, dbl, a, b, out, n);
@@ -57,6 +57,18 @@ void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdi
     }
 #endif
     elementary2_scalar(fn, dbl, a, b, out, n);
+}
+
+float elementary_more_exact_f32(int fn, float x) {
+    float y;
+    elementary_more_scalar(fn, 0, &x, &y, 1);
+    return y;
+}
+
+float elementary2_exact_f32(int fn, float a, float b) {
+    float y;
+    elementary2_scalar(fn, 0, &a, &b, &y, 1);
+    return y;
 }
 
 PyObject *py_elementary2(PyObject *self, PyObject *args) {

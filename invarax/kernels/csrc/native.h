@@ -121,11 +121,14 @@ void elementary_gamma(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 /* out[i] = atan2(a[i], b[i]) (fn 0) or pow(a[i], b[i]) (fn 1) (elementary_more.c), float32
  * rounded once from a double-double. */
 void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n);
-/* The vectorised float32 paths (elementary_fast.c) of elementary_more's log2, log10, asinh,
- * acosh, atanh and cbrt and of elementary2's pow: 1 with y (out) computed, or 0 where fn has
- * none. */
+/* The vectorised float32 paths (elementary_more_fast.c) of elementary_more's log2, log10, asinh,
+ * acosh, atanh, cbrt, atan, asin, acos, tan, erf, erfc and erf_inv (elementary_more_fast) and of
+ * elementary2's atan2 and pow (elementary2_fast): 1 with y (out) computed, or 0 where fn has
+ * none. Their fix-up: one element by the exact path (elementary_*_exact_f32). */
 int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n);
 int elementary2_fast(int fn, const float *a, const float *b, float *out, ptrdiff_t n);
+float elementary_more_exact_f32(int fn, float x);
+float elementary2_exact_f32(int fn, float a, float b);
 /* x = n pi/2 + rh + rl for finite |x| >= EM_TRIG_BIG (Payne-Hanek, elementary.c). */
 void em_reduce_big(double x, int64_t *nq, double *rh, double *rl);
 
