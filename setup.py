@@ -12,7 +12,8 @@ SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c", "linalg.c", "window.c", "e
            "fft.c", "elementary_more.c"]
 HEADERS = ["native.h", "gemm_impl.h", "reduce_impl.h", "linalg_impl.h", "linalg_blocked.h",
            "linalg_svd.h", "elementary_math.h", "elementary_loops.h", "elementary_hard.h",
-           "elementary_f32.h", "elementary_inverse.h", "elementary_special.h", "elementary_pow.h",
+           "elementary_f32.h", "elementary_f32_avx512.h", "elementary_inverse.h", "elementary_special.h",
+           "elementary_pow.h",
            "elementary_more_loops.h", "fft_impl.h", "fft_stages.h"]
 
 
