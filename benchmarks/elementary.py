@@ -1,15 +1,19 @@
-"""``python -m benchmarks.elementary [--size N] [--repeats R]``: invarax's own elementary
-functions (correctly rounded float32, docs/numerics.md "Elementary functions") against
-NumPy's native ufuncs, on float32 arrays of 10^7 elements, and the fused expression of
-workload 4 against JAX.
+"""``python -m benchmarks.elementary [--size N] [--repeats R] [--cpu-time]``: invarax's own
+elementary functions (correctly rounded float32, docs/numerics.md "Elementary functions")
+against NumPy's native ufuncs, on float32 arrays of 10^7 elements, and the fused expression
+of workload 4 against JAX.
 
-Columns: NumPy's ufunc (one thread, its best instruction set), invarax's kernel called
-directly on one thread and on the default threads (``$INVARAX_NUM_THREADS`` or the usable
-CPUs: the kernel splits large arrays between them), and ``invarax.jit`` of the same function
-(default threads; it allocates its output each call, the others write into one buffer).
-Same-run medians, the functions alternating (``benchmarks/timing.py``); ratios are
-invarax / NumPy. invarax's own kernels are switched on for the run
-(``config.invarax_exact_elementary``).
+Columns: NumPy's ufunc writing into a preallocated output (one thread, its best instruction
+set) and invarax's kernel doing the same on one thread; the kernel on the default threads
+(``$INVARAX_NUM_THREADS`` or the usable CPUs: it splits large arrays between them), always
+by the wall clock, against NumPy's wall-clock time of the same run, with the threads' CPU
+time over the wall time (about 2 where two threads both work); NumPy's ufunc allocating its
+output and ``invarax.jit`` of the function, which allocates its output too (both pay the
+fresh memory's page faults), on an ``invarax`` array (a NumPy argument would be copied on
+the way in, as JAX copies it to the device). Same-run medians, the functions alternating
+(``benchmarks/timing.py``); ratios are invarax / NumPy. invarax's own kernels are switched
+on for the run (``config.invarax_exact_elementary``). ``--cpu-time`` times the one-thread
+and allocating columns by the process's CPU time (steadier on a loaded machine).
 """
 
 from __future__ import annotations
@@ -42,10 +46,12 @@ def run(size: int, repeats: int) -> list[str]:
              "tanh": (np.tanh, jnp.tanh)}
     lines = [f"float32, {size:.0e} elements, kernels at {_native.set_isa(_native.isas()[-1])}, "
              f"{num_threads()} default threads, load {os.getloadavg()[0]:.1f}, "
-             + ("CPU time" if CLOCK["clock"] is time.process_time else "wall clock"),
-             "| function | NumPy (ms) | invarax kernel, 1 thread (ms) | ratio | "
-             "invarax kernel, default threads (ms) | ratio | invarax jit (ms) | ratio |",
-             "|---|---|---|---|---|---|---|---|"]
+             + ("CPU time" if CLOCK["clock"] is time.process_time else "wall clock")
+             + " (the default-threads column: wall clock)",
+             "| function | NumPy, out= (ms) | invarax kernel, 1 thread (ms) | ratio | "
+             "invarax kernel, default threads, wall (ms) | ratio to NumPy's wall | "
+             "threads' CPU / wall | NumPy allocating (ms) | invarax jit (ms) | ratio |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
 
     def one_thread(name, x, out):
         with capped_threads(1):
@@ -54,25 +60,47 @@ def run(size: int, repeats: int) -> list[str]:
     def timed(name, ufunc, jitted):
         x = _inputs(name, size)
         out = np.empty_like(x)
-        return medians({"numpy": lambda: ufunc(x, out=out),
-                        "kernel": lambda: one_thread(name, x, out),
-                        "threads": lambda: elementary(name, x, out),
-                        "jit": lambda: np.asarray(jitted(x))}, repeats=repeats)
+        xa = jnp.asarray(x)  # an invarax array, as a JAX program passes a device array
+        logs = {key: [] for key in ("numpy", "kernel", "threads", "numpy_alloc", "jit")}
+        calls = {"numpy": lambda: ufunc(x, out=out),
+                 "kernel": lambda: one_thread(name, x, out),
+                 "threads": lambda: elementary(name, x, out),
+                 "numpy_alloc": lambda: ufunc(x),
+                 "jit": lambda: np.asarray(jitted(xa))}
+        medians({key: _logged(f, logs[key]) for key, f in calls.items()}, repeats=repeats)
+        pick = 1 if CLOCK["clock"] is time.process_time else 0
+        t = {key: float(np.median([entry[pick] for entry in log])) for key, log in logs.items()}
+        wall = {key: float(np.median([entry[0] for entry in log])) for key, log in logs.items()}
+        cpu = float(np.median([entry[1] for entry in logs["threads"]]))
+        return t, wall, cpu / wall["threads"]
 
     previous = invarax.config.invarax_exact_elementary
     invarax.config.update("invarax_exact_elementary", True)
     try:
         for name, (ufunc, ours) in funcs.items():
-            t = timed(name, ufunc, invarax.jit(ours))
-            lines.append("| " + " | ".join(
-                [name, f"{t['numpy'] * 1e3:.1f}"]
-                + [f"{t[k] * 1e3:.1f} | {t[k] / t['numpy']:.2f}"
-                   for k in ("kernel", "threads", "jit")]) + " |")
+            t, wall, parallel = timed(name, ufunc, invarax.jit(ours))
+            lines.append("| " + " | ".join([
+                name, f"{t['numpy'] * 1e3:.1f}", f"{t['kernel'] * 1e3:.1f}",
+                f"{t['kernel'] / t['numpy']:.2f}", f"{wall['threads'] * 1e3:.1f}",
+                f"{wall['threads'] / wall['numpy']:.2f}", f"{parallel:.2f}",
+                f"{t['numpy_alloc'] * 1e3:.1f}", f"{t['jit'] * 1e3:.1f}",
+                f"{t['jit'] / t['numpy_alloc']:.2f}"]) + " |")
         lines.append(_fused(size, repeats))
     finally:
         invarax.config.update("invarax_exact_elementary", previous)
     lines.append(_train_step(repeats))
     return lines
+
+
+def _logged(f, log):
+    """``f`` that appends each call's (wall-clock, process CPU) seconds to ``log``."""
+
+    def call():
+        wall, cpu = time.perf_counter(), time.process_time()
+        f()
+        log.append((time.perf_counter() - wall, time.process_time() - cpu))
+
+    return call
 
 
 def _train_step(repeats: int) -> str:
