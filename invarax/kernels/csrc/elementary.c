@@ -20,7 +20,8 @@
 #include "elementary_hard.h"
 
 #define ELEM_BLOCK 256
-#define ELEM_FAST_BLOCK 256 /* the float32 fast paths' (elementary_loops.h) */
+#define ELEM_FAST_BLOCK 1024 /* the float32 fast paths' blocks (elementary_loops.h) */
+#define ELEM_SCAN_BLOCK 256  /* those of the scanned ones */
 
 /* ---- Payne-Hanek reduction for |x| >= EM_TRIG_BIG ------------------------------------- */
 
