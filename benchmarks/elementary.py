@@ -150,6 +150,81 @@ def _fused(size: int, repeats: int) -> str:
     return row
 
 
+def against(path: str, size: int, repeats: int) -> list[str]:
+    """The compiled kernel of another build (``path`` to its ``_native*.so``, e.g. an older
+    commit built in a scratch copy) against this one, in one process: each called directly
+    on one thread, alternating with NumPy's ufunc writing into a preallocated output, by
+    CPU time. Both must give the same bits (correctly rounded float32)."""
+    import importlib.machinery
+    import importlib.util
+
+    from invarax.kernels import _native
+
+    loader = importlib.machinery.ExtensionFileLoader("invarax.kernels._native", path)
+    other = importlib.util.module_from_spec(
+        importlib.util.spec_from_file_location(loader.name, path, loader=loader))
+    loader.exec_module(other)
+    for module in (_native, other):
+        module.set_isa(module.isas()[-1])
+    lines = [f"float32, {size:.0e} elements, one thread, CPU time, load "
+             f"{os.getloadavg()[0]:.1f}; other build: {path}",
+             "| function | NumPy (ms) | other build (ms) | ratio | this build (ms) | ratio |",
+             "|---|---|---|---|---|---|"]
+    for name, ufunc in (("exp", np.exp), ("log", np.log), ("sin", np.sin), ("tanh", np.tanh)):
+        t = _two_builds(name, ufunc, (other, _native), size, repeats)
+        lines.append(f"| {name} | {t['numpy'] * 1e3:.2f} | {t['other'] * 1e3:.2f} | "
+                     f"{t['other'] / t['numpy']:.2f} | {t['this'] * 1e3:.2f} | "
+                     f"{t['this'] / t['numpy']:.2f} |")
+    return lines
+
+
+def in_cache(size: int = 65536, rounds: int = 15, calls: int = 30) -> str:
+    """ns per element of the kernel (called directly, one thread) and of NumPy's ufunc with
+    ``out=`` on ``size`` float32 (in cache), each the best of ``rounds`` rounds of ``calls``
+    calls by CPU time, the two alternating; ratio invarax / NumPy."""
+    from invarax.kernels import _native
+    from invarax.kernels.elementary import _CODE
+
+    out = []
+    for name in ("exp", "log", "sin", "cos", "tanh", "expm1", "log1p", "exp2", "sinh", "cosh"):
+        x = _inputs("log" if name.startswith("log") else name, size)
+        y = np.empty_like(x)
+        best = _best_of(getattr(np, name), _native.elementary, _CODE[name], x, y, rounds, calls)
+        out.append(f"{name} {best[1]:.2f} vs {best[0]:.2f} ({best[1] / best[0]:.2f})")
+    return (f"in cache, {size} float32, ns per element, invarax vs NumPy (ratio), load "
+            f"{os.getloadavg()[0]:.1f}: " + ", ".join(out))
+
+
+def _best_of(ufunc, kernel, code, x, y, rounds, calls):
+    best = [float("inf"), float("inf")]
+    for _ in range(rounds):
+        for i, f in enumerate((lambda: ufunc(x, out=y), lambda: kernel(code, x, y))):
+            start = time.process_time_ns()
+            for _ in range(calls):
+                f()
+            best[i] = min(best[i], (time.process_time_ns() - start) / calls / x.size)
+    return best
+
+
+def _two_builds(name, ufunc, modules, size, repeats):
+    from invarax.kernels.elementary import _CODE
+
+    x = _inputs(name, size)
+    ys = [np.empty_like(x) for _ in range(3)]
+    code = _CODE[name]
+    calls = {"numpy": lambda: ufunc(x, out=ys[0]),
+             "other": lambda: modules[0].elementary(code, x, ys[1]),
+             "this": lambda: modules[1].elementary(code, x, ys[2])}
+    previous, CLOCK["clock"] = CLOCK["clock"], time.process_time
+    try:
+        t = medians(calls, repeats=repeats)
+    finally:
+        CLOCK["clock"] = previous
+    if not np.array_equal(ys[1].view(np.uint32), ys[2].view(np.uint32)):
+        raise AssertionError(f"{name}: the two builds give different bits")
+    return t
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=10_000_000)
@@ -157,7 +232,19 @@ def main():
     parser.add_argument("--cpu-time", action="store_true",
                         help="time by the process's CPU time (all threads) instead of the wall "
                         "clock: steadier on a loaded machine; threaded columns then show work")
+    parser.add_argument("--against", metavar="SO",
+                        help="compare this build's kernel with another build's _native*.so, "
+                        "one thread, CPU time (instead of the tables)")
+    parser.add_argument("--in-cache", action="store_true",
+                        help="ns per element on 65,536 float32 (in cache), best of 15 x 30 "
+                        "calls, for the eleven fast paths but logistic (instead of the tables)")
     args = parser.parse_args()
+    if args.in_cache:
+        print(in_cache())
+        return
+    if args.against:
+        print("\n".join(against(args.against, args.size, args.repeats)))
+        return
     if args.cpu_time:
         CLOCK["clock"] = time.process_time
     print("\n".join(run(args.size, args.repeats)))
