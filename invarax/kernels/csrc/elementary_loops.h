@@ -92,7 +92,7 @@ EL_SCAN_FN(cosh_scan, ef_coshsinh_value(v, 0), ef_abs_key, ef_abs_out(key, EF_CO
 EL_SCAN_FN(log1p_scan, ef_log1p_value(v), ef_log1p_key, ef_log1p_key_out(key))
 
 /* sin, cos and exp2 go to the per-element pass directly, in blocks of ELEM_FAST_BLOCK: GCC's
- * scan of them was 3-7% slower than their flagging loop (the in-cache timings of
+ * scan of them was 1-7% slower than their flagging loop (the in-cache timings of
  * benchmarks/elementary_results.md). The scanned functions use blocks of ELEM_SCAN_BLOCK,
  * short enough that redoing a block is rare (about 1 in 60 of ordinary inputs). */
 #define EL_NO_SCAN(x, yb, m) 1
