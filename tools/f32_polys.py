@@ -28,6 +28,10 @@ SPECS = {
     # exp(r) = 1 + r + r^2 q(r) = 1 + r (1 + r q(r)), |r| <= ln2/2 (+ the reduction's slack)
     "exp": (lambda r: (mp.exp(r) - 1 - r) / r**2, lambda r: r**2 / mp.exp(r), 8,
             (-mp.mpf("0.3466"), mp.mpf("0.3466")), 3001),
+    # exp's own path: exp(r) = 1 + r (1 + r q(r)), |r| <= ln2/32 (+ the reduction's slack),
+    # after the 16-entry table of 2^(j/16)
+    "exp16": (lambda r: (mp.exp(r) - 1 - r) / r**2, lambda r: r**2 / mp.exp(r), 4,
+              (-mp.mpf("0.021661"), mp.mpf("0.021661")), 2001),
     # log z = 2 atanh(s) = 2s + 2s w q(w), w = s^2 in [0, 0.17701^2]
     "log": (lambda w: (mp.atanh(mp.sqrt(w)) / mp.sqrt(w) - 1) / w,
             lambda w: w * mp.sqrt(w) / mp.atanh(mp.sqrt(w)), 5,
