@@ -5,16 +5,16 @@ contraction (fusing ``a * b + c`` into an FMA) is switched off: every FMA in the
 kernels is written out, as part of the documented order (docs/numerics.md).
 """
 
+from pathlib import Path
+
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCES = ["module.c", "gemm.c", "reduce.c", "fma.c", "linalg.c", "window.c", "elementary.c",
-           "fft.c", "elementary_more.c", "elementary_more_fast.c"]
-HEADERS = ["native.h", "gemm_impl.h", "reduce_impl.h", "linalg_impl.h", "linalg_blocked.h",
-           "linalg_svd.h", "elementary_math.h", "elementary_loops.h", "elementary_hard.h",
-           "elementary_f32.h", "elementary_inverse.h", "elementary_special.h", "elementary_pow.h",
-           "elementary_more_loops.h", "elementary_f32_inv.h", "elementary_more_fast_loops.h",
-           "fft_impl.h", "fft_stages.h"]
+#: Every C file of the kernels is compiled into the one extension; every header is a dependency
+#: (so a changed header rebuilds it).
+CSRC = Path("invarax/kernels/csrc")
+SOURCES = sorted(path.as_posix() for path in CSRC.glob("*.c"))
+HEADERS = sorted(path.as_posix() for path in CSRC.glob("*.h"))
 
 
 class BuildExt(build_ext):
@@ -24,8 +24,6 @@ class BuildExt(build_ext):
         if self.compiler.compiler_type == "msvc":
             flags, libs = ["/O2", "/fp:precise", "/fp:contract-"], []
         else:
-            # -fno-math-errno: sqrt as one instruction, so that loops using it vectorise
-            # (errno, which sqrt of a negative sets, is no result of the kernels)
             flags = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno"]
             libs = ["pthread", "m"]
         for ext in self.extensions:
@@ -38,8 +36,8 @@ setup(
     ext_modules=[
         Extension(
             "invarax.kernels._native",
-            sources=[f"invarax/kernels/csrc/{name}" for name in SOURCES],
-            depends=[f"invarax/kernels/csrc/{name}" for name in HEADERS],
+            sources=SOURCES,
+            depends=HEADERS,
         )
     ],
     cmdclass={"build_ext": BuildExt},

@@ -1,15 +1,19 @@
-"""``python -m benchmarks.elementary [--size N] [--repeats R]``: invarax's own elementary
-functions (correctly rounded float32, docs/numerics.md "Elementary functions") against
-NumPy's native ufuncs, on float32 arrays of 10^7 elements, and the fused expression of
-workload 4 against JAX.
+"""``python -m benchmarks.elementary [--size N] [--repeats R] [--cpu-time]``: invarax's own
+elementary functions (correctly rounded float32, docs/numerics.md "Elementary functions")
+against NumPy's native ufuncs, on float32 arrays of 10^7 elements, and the fused expression
+of workload 4 against JAX.
 
-Columns: NumPy's ufunc (one thread, its best instruction set), invarax's kernel called
-directly on one thread and on the default threads (``$INVARAX_NUM_THREADS`` or the usable
-CPUs: the kernel splits large arrays between them), and ``invarax.jit`` of the same function
-(default threads; it allocates its output each call, the others write into one buffer).
-Same-run medians, the functions alternating (``benchmarks/timing.py``); ratios are
-invarax / NumPy. invarax's own kernels are switched on for the run
-(``config.invarax_exact_elementary``).
+Columns: NumPy's ufunc writing into a preallocated output (one thread, its best instruction
+set) and invarax's kernel doing the same on one thread; the kernel on the default threads
+(``$INVARAX_NUM_THREADS`` or the usable CPUs: it splits large arrays between them), always
+by the wall clock, against NumPy's wall-clock time of the same run, with the threads' CPU
+time over the wall time (about 2 where two threads both work); NumPy's ufunc allocating its
+output and ``invarax.jit`` of the function, which allocates its output too (both pay the
+fresh memory's page faults), on an ``invarax`` array (a NumPy argument would be copied on
+the way in, as JAX copies it to the device). Same-run medians, the functions alternating
+(``benchmarks/timing.py``); ratios are invarax / NumPy. invarax's own kernels are switched
+on for the run (``config.invarax_exact_elementary``). ``--cpu-time`` times the one-thread
+and allocating columns by the process's CPU time (steadier on a loaded machine).
 """
 
 from __future__ import annotations
@@ -95,10 +99,12 @@ def run(size: int, repeats: int) -> list[str]:
              "tanh": (np.tanh, jnp.tanh)}
     lines = [f"float32, {size:.0e} elements, kernels at {_native.set_isa(_native.isas()[-1])}, "
              f"{num_threads()} default threads, load {os.getloadavg()[0]:.1f}, "
-             + ("CPU time" if CLOCK["clock"] is time.process_time else "wall clock"),
-             "| function | NumPy (ms) | invarax kernel, 1 thread (ms) | ratio | "
-             "invarax kernel, default threads (ms) | ratio | invarax jit (ms) | ratio |",
-             "|---|---|---|---|---|---|---|---|"]
+             + ("CPU time" if CLOCK["clock"] is time.process_time else "wall clock")
+             + " (the default-threads column: wall clock)",
+             "| function | NumPy, out= (ms) | invarax kernel, 1 thread (ms) | ratio | "
+             "invarax kernel, default threads, wall (ms) | ratio to NumPy's wall | "
+             "threads' CPU / wall | NumPy allocating (ms) | invarax jit (ms) | ratio |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
 
     def one_thread(name, x, out):
         with capped_threads(1):
@@ -107,25 +113,47 @@ def run(size: int, repeats: int) -> list[str]:
     def timed(name, ufunc, jitted):
         x = _inputs(name, size)
         out = np.empty_like(x)
-        return medians({"numpy": lambda: ufunc(x, out=out),
-                        "kernel": lambda: one_thread(name, x, out),
-                        "threads": lambda: elementary(name, x, out),
-                        "jit": lambda: np.asarray(jitted(x))}, repeats=repeats)
+        xa = jnp.asarray(x)  # an invarax array, as a JAX program passes a device array
+        logs = {key: [] for key in ("numpy", "kernel", "threads", "numpy_alloc", "jit")}
+        calls = {"numpy": lambda: ufunc(x, out=out),
+                 "kernel": lambda: one_thread(name, x, out),
+                 "threads": lambda: elementary(name, x, out),
+                 "numpy_alloc": lambda: ufunc(x),
+                 "jit": lambda: np.asarray(jitted(xa))}
+        medians({key: _logged(f, logs[key]) for key, f in calls.items()}, repeats=repeats)
+        pick = 1 if CLOCK["clock"] is time.process_time else 0
+        t = {key: float(np.median([entry[pick] for entry in log])) for key, log in logs.items()}
+        wall = {key: float(np.median([entry[0] for entry in log])) for key, log in logs.items()}
+        cpu = float(np.median([entry[1] for entry in logs["threads"]]))
+        return t, wall, cpu / wall["threads"]
 
     previous = invarax.config.invarax_exact_elementary
     invarax.config.update("invarax_exact_elementary", True)
     try:
         for name, (ufunc, ours) in funcs.items():
-            t = timed(name, ufunc, invarax.jit(ours))
-            lines.append("| " + " | ".join(
-                [name, f"{t['numpy'] * 1e3:.1f}"]
-                + [f"{t[k] * 1e3:.1f} | {t[k] / t['numpy']:.2f}"
-                   for k in ("kernel", "threads", "jit")]) + " |")
+            t, wall, parallel = timed(name, ufunc, invarax.jit(ours))
+            lines.append("| " + " | ".join([
+                name, f"{t['numpy'] * 1e3:.1f}", f"{t['kernel'] * 1e3:.1f}",
+                f"{t['kernel'] / t['numpy']:.2f}", f"{wall['threads'] * 1e3:.1f}",
+                f"{wall['threads'] / wall['numpy']:.2f}", f"{parallel:.2f}",
+                f"{t['numpy_alloc'] * 1e3:.1f}", f"{t['jit'] * 1e3:.1f}",
+                f"{t['jit'] / t['numpy_alloc']:.2f}"]) + " |")
         lines.append(_fused(size, repeats))
     finally:
         invarax.config.update("invarax_exact_elementary", previous)
     lines.append(_train_step(repeats))
     return lines
+
+
+def _logged(f, log):
+    """``f`` that appends each call's (wall-clock, process CPU) seconds to ``log``."""
+
+    def call():
+        wall, cpu = time.perf_counter(), time.process_time()
+        f()
+        log.append((time.perf_counter() - wall, time.process_time() - cpu))
+
+    return call
 
 
 def _train_step(repeats: int) -> str:
@@ -175,6 +203,81 @@ def _fused(size: int, repeats: int) -> str:
     return row
 
 
+def against(path: str, size: int, repeats: int) -> list[str]:
+    """The compiled kernel of another build (``path`` to its ``_native*.so``, e.g. an older
+    commit built in a scratch copy) against this one, in one process: each called directly
+    on one thread, alternating with NumPy's ufunc writing into a preallocated output, by
+    CPU time. Both must give the same bits (correctly rounded float32)."""
+    import importlib.machinery
+    import importlib.util
+
+    from invarax.kernels import _native
+
+    loader = importlib.machinery.ExtensionFileLoader("invarax.kernels._native", path)
+    other = importlib.util.module_from_spec(
+        importlib.util.spec_from_file_location(loader.name, path, loader=loader))
+    loader.exec_module(other)
+    for module in (_native, other):
+        module.set_isa(module.isas()[-1])
+    lines = [f"float32, {size:.0e} elements, one thread, CPU time, load "
+             f"{os.getloadavg()[0]:.1f}; other build: {path}",
+             "| function | NumPy (ms) | other build (ms) | ratio | this build (ms) | ratio |",
+             "|---|---|---|---|---|---|"]
+    for name, ufunc in (("exp", np.exp), ("log", np.log), ("sin", np.sin), ("tanh", np.tanh)):
+        t = _two_builds(name, ufunc, (other, _native), size, repeats)
+        lines.append(f"| {name} | {t['numpy'] * 1e3:.2f} | {t['other'] * 1e3:.2f} | "
+                     f"{t['other'] / t['numpy']:.2f} | {t['this'] * 1e3:.2f} | "
+                     f"{t['this'] / t['numpy']:.2f} |")
+    return lines
+
+
+def in_cache(size: int = 65536, rounds: int = 15, calls: int = 30) -> str:
+    """ns per element of the kernel (called directly, one thread) and of NumPy's ufunc with
+    ``out=`` on ``size`` float32 (in cache), each the best of ``rounds`` rounds of ``calls``
+    calls by CPU time, the two alternating; ratio invarax / NumPy."""
+    from invarax.kernels import _native
+    from invarax.kernels.elementary import _CODE
+
+    out = []
+    for name in ("exp", "log", "sin", "cos", "tanh", "expm1", "log1p", "exp2", "sinh", "cosh"):
+        x = _inputs("log" if name.startswith("log") else name, size)
+        y = np.empty_like(x)
+        best = _best_of(getattr(np, name), _native.elementary, _CODE[name], x, y, rounds, calls)
+        out.append(f"{name} {best[1]:.2f} vs {best[0]:.2f} ({best[1] / best[0]:.2f})")
+    return (f"in cache, {size} float32, ns per element, invarax vs NumPy (ratio), load "
+            f"{os.getloadavg()[0]:.1f}: " + ", ".join(out))
+
+
+def _best_of(ufunc, kernel, code, x, y, rounds, calls):
+    best = [float("inf"), float("inf")]
+    for _ in range(rounds):
+        for i, f in enumerate((lambda: ufunc(x, out=y), lambda: kernel(code, x, y))):
+            start = time.process_time_ns()
+            for _ in range(calls):
+                f()
+            best[i] = min(best[i], (time.process_time_ns() - start) / calls / x.size)
+    return best
+
+
+def _two_builds(name, ufunc, modules, size, repeats):
+    from invarax.kernels.elementary import _CODE
+
+    x = _inputs(name, size)
+    ys = [np.empty_like(x) for _ in range(3)]
+    code = _CODE[name]
+    calls = {"numpy": lambda: ufunc(x, out=ys[0]),
+             "other": lambda: modules[0].elementary(code, x, ys[1]),
+             "this": lambda: modules[1].elementary(code, x, ys[2])}
+    previous, CLOCK["clock"] = CLOCK["clock"], time.process_time
+    try:
+        t = medians(calls, repeats=repeats)
+    finally:
+        CLOCK["clock"] = previous
+    if not np.array_equal(ys[1].view(np.uint32), ys[2].view(np.uint32)):
+        raise AssertionError(f"{name}: the two builds give different bits")
+    return t
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=10_000_000)
@@ -184,7 +287,19 @@ def main():
                         "clock: steadier on a loaded machine; threaded columns then show work")
     parser.add_argument("--functions", help="comma-separated names of " + ", ".join(MORE) +
                         ": only their rows, against NumPy's ufunc or JAX on one thread")
+    parser.add_argument("--against", metavar="SO",
+                        help="compare this build's kernel with another build's _native*.so, "
+                        "one thread, CPU time (instead of the tables)")
+    parser.add_argument("--in-cache", action="store_true",
+                        help="ns per element on 65,536 float32 (in cache), best of 15 x 30 "
+                        "calls, for the eleven fast paths but logistic (instead of the tables)")
     args = parser.parse_args()
+    if args.in_cache:
+        print(in_cache())
+        return
+    if args.against:
+        print("\n".join(against(args.against, args.size, args.repeats)))
+        return
     if args.cpu_time:
         CLOCK["clock"] = time.process_time
     if args.functions:

@@ -80,3 +80,12 @@ def test_issue17_rows_run_and_print_a_line_per_run(capsys):
     assert [line.split(":")[0] for line in lines[1:]] == [
         "jacrev run 0", "jacrev run 1", "conv run 0", "conv run 1"]
     assert "conv/square gemm" in lines[-1] and "load" in lines[-1]
+
+
+def test_elementary_flag_row_runs_and_restores_the_flag():
+    import invarax
+    from benchmarks import elementary_flag
+
+    row = elementary_flag.fused_row(1000, repeats=1)
+    assert row.startswith("fused expression of workload 4") and "ratio" in row
+    assert invarax.config.invarax_exact_elementary

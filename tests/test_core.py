@@ -78,6 +78,24 @@ def test_unsupported_dtype():
 def test_unknown_config_flag():
     with pytest.raises(AttributeError, match="unknown config flag"):
         invarax.config.update("jax_enable_x46", True)
+    with pytest.raises(AttributeError, match="unknown config flag"):
+        with invarax.config.flag("jax_enable_x46", True):
+            pass
+
+
+def test_config_flag_restores_the_value_even_after_an_error():
+    import doctest
+
+    from invarax.core import config
+
+    assert invarax.config.invarax_exact_elementary  # the default
+    with pytest.raises(ValueError, match="inside"):
+        with invarax.config.flag("invarax_exact_elementary", False):
+            assert not invarax.config.invarax_exact_elementary
+            raise ValueError("inside")
+    assert invarax.config.invarax_exact_elementary
+    result = doctest.testmod(config)
+    assert result.attempted > 0 and result.failed == 0
 
 
 # --- Array ------------------------------------------------------------------------------

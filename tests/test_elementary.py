@@ -3,6 +3,9 @@ float32 correctly rounded, float64 within 1 ulp, the same bits at every dispatch
 the same bits eager, under jit, under vmap and in a fused chunked loop."""
 
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,14 +17,6 @@ import invarax.scipy.special
 from invarax import lax
 from invarax.kernels import _native
 from invarax.kernels.elementary import NAMES, elementary
-
-
-@pytest.fixture(autouse=True)
-def _exact_elementary():
-    """These tests are of invarax's own functions, which the flag switches on."""
-    invarax.config.update("invarax_exact_elementary", True)
-    yield
-    invarax.config.update("invarax_exact_elementary", False)
 
 mpmath = pytest.importorskip("mpmath")
 
@@ -338,6 +333,36 @@ def test_threads_split_large_arrays_without_changing_a_bit(monkeypatch):
         assert same(buffer, one[name]), name
 
 
+FAST_NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "exp2",
+              "sinh", "cosh")
+
+
+@pytest.mark.parametrize("name", FAST_NAMES)
+def test_scanned_blocks_give_each_elements_own_bits(name):
+    # the float32 loops scan blocks of 256 without per-element flags and redo a block that
+    # has an element out of range, near a rounding boundary or NaN (and the next block
+    # directly): lone such elements at block edges, runs of them, and lengths that are not
+    # multiples of the vector width must leave every other element's bits as computed alone
+    rng = np.random.default_rng(NAMES.index(name))
+    lo, hi = (0.01, 100.0) if name.startswith("log") else (-10.0, 10.0)
+    x = rng.uniform(lo, hi, 2000).astype(np.float32)
+    odd = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 0.0, -2.0, 2.0**-140], np.float32)
+    for i, at in enumerate([0, 255, 256, 257, 511, 700, 701, 702, 1023, 1999]):
+        x[at] = odd[i % odd.size]
+    x[1200:1500] = odd[np.arange(300) % odd.size]  # a run of flagged blocks, then clean ones
+    alone = np.concatenate([elementary(name, x[i:i + 1]) for i in range(x.size)])
+    for isa in _native.isas():
+        previous = _native.set_isa(isa)
+        try:
+            for n in (2000, 1999, 263, 17, 8, 7, 1):
+                assert same(elementary(name, x[:n]), alone[:n]), (isa, n)
+            buffer = x.copy()
+            elementary(name, buffer, out=buffer)
+            assert same(buffer, alone), isa
+        finally:
+            _native.set_isa(previous)
+
+
 def test_out_may_overlap_the_input_shifted():
     base = np.random.default_rng(8).uniform(-5, 5, 3001).astype(np.float32)
     for name in ("exp", "sin"):
@@ -403,12 +428,36 @@ def test_float16_goes_through_float32_and_errors_are_clear():
 
 
 def test_the_flag_chooses_the_functions_and_jit_follows_it():
+    assert invarax.config.invarax_exact_elementary  # invarax's own functions by default
     x = np.linspace(-20, 20, 1001).astype(np.float32)
     f = invarax.jit(lambda v: jnp.sin(v) + jnp.exp(v * 0.1))
     exact = np.asarray(f(x))
     assert exact.tobytes() == np.asarray(jnp.sin(x) + jnp.exp(x * 0.1)).tobytes()
     assert np.asarray(jnp.sin(x)).tobytes() == elementary("sin", x).tobytes()
-    invarax.config.update("invarax_exact_elementary", False)
-    with np.errstate(all="ignore"):
-        assert np.asarray(jnp.sin(x)).tobytes() == np.sin(x).tobytes()
-    assert np.asarray(f(x)).tobytes() == np.asarray(jnp.sin(x) + jnp.exp(x * 0.1)).tobytes()
+    with invarax.config.flag("invarax_exact_elementary", False):
+        with np.errstate(all="ignore"):
+            assert np.asarray(jnp.sin(x)).tobytes() == np.sin(x).tobytes()
+        numpy_f = np.asarray(f(x))
+        assert numpy_f.tobytes() == np.asarray(jnp.sin(x) + jnp.exp(x * 0.1)).tobytes()
+    assert invarax.config.invarax_exact_elementary
+    assert np.asarray(f(x)).tobytes() == exact.tobytes()
+
+
+def test_the_environment_variable_switches_the_default_off():
+    code = ("import numpy as np, invarax, invarax.numpy as jnp\n"
+            "from invarax.kernels.elementary import elementary\n"
+            "x = np.linspace(-20, 20, 1001).astype(np.float32)\n"
+            "y = np.asarray(jnp.sin(x)).tobytes()\n"
+            "print(invarax.config.invarax_exact_elementary, y == np.sin(x).tobytes(),"
+            " y == elementary('sin', x).tobytes())\n")
+    root = Path(__file__).resolve().parents[1]
+    # the flag, then whether jnp.sin gave NumPy's bits (column 1) or invarax's own (column 2)
+    for value, flag, column in (("0", "False", 1), ("1", "True", 2)):
+        env = dict(os.environ, INVARAX_EXACT_ELEMENTARY=value)
+        words = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, check=True,
+                               capture_output=True, text=True).stdout.split()
+        assert words[0] == flag and words[column] == "True", (value, words)
+    env = dict(os.environ, INVARAX_EXACT_ELEMENTARY="maybe")
+    failed = subprocess.run([sys.executable, "-c", code], cwd=root, env=env,
+                            capture_output=True, text=True)
+    assert failed.returncode != 0 and "INVARAX_EXACT_ELEMENTARY='maybe'" in failed.stderr

@@ -21,12 +21,6 @@ LONG = np.finfo(np.longdouble).nmant >= 63
 needs_long = pytest.mark.skipif(not LONG, reason="needs an 80-bit long double reference")
 
 
-@pytest.fixture(autouse=True)
-def _exact_elementary():
-    invarax.config.update("invarax_exact_elementary", True)
-    yield
-    invarax.config.update("invarax_exact_elementary", False)
-
 
 def bits(a):
     a = np.asarray(a)

@@ -1,7 +1,8 @@
 """N6: one program, run with the kernels' dispatch capped at each level (``INVARAX_MAX_ISA``)
-and NumPy's capped to match (``NPY_DISABLE_CPU_FEATURES``), gives the same bits: invarax's
-elementary functions, jax.nn activations, softmax, an MLP's loss and gradients,
-random.normal and FFTs."""
+and NumPy's capped to match (``NPY_DISABLE_CPU_FEATURES``), gives the same bits in the
+DEFAULT configuration (no flag set): invarax's elementary functions, the special functions
+and composites built on them, jax.nn activations, softmax, an MLP's loss and gradients
+(eager and jit), a fused expression, random samplers and FFTs."""
 
 import os
 import subprocess
@@ -31,7 +32,7 @@ from invarax import lax, nn, random
 from invarax.scipy import special as jsp
 from invarax.kernels import _native
 
-invarax.config.update("invarax_exact_elementary", True)  # N6 needs invarax's own functions
+assert invarax.config.invarax_exact_elementary  # the default: invarax's own functions
 rng = np.random.default_rng(0)
 x32 = np.concatenate([rng.uniform(-30, 30, 20000), rng.uniform(-1, 1, 20000),
                       np.exp(rng.uniform(-80, 80, 20000))]).astype(np.float32)
@@ -43,6 +44,7 @@ level = _native.set_isa("scalar")  # returns the level in use, which is then res
 _native.set_isa(level)
 out = {}
 for dtype in (np.float32, np.float64):
+    invarax.config.update("jax_enable_x64", dtype == np.float64)  # float64 stays float64
     x, p, u = x32.astype(dtype), pos.astype(dtype), unit.astype(dtype)
     arrays = {
         "exp": jnp.exp(x), "log": jnp.log(p), "expm1": jnp.expm1(x), "log1p": jnp.log1p(p),
@@ -54,13 +56,26 @@ for dtype in (np.float32, np.float64):
         "cbrt": jnp.cbrt(x), "arctan2": jnp.arctan2(x, x[::-1]),
         "power": jnp.power(p, u * 30), "power_int": jnp.power(x, jnp.round(u * 10)),
         "erf": jsp.erf(x), "erfc": jsp.erfc(x), "erf_inv": lax.erf_inv(u),
+        "lgamma": jsp.gammaln(p), "digamma": jsp.digamma(p), "ndtr": jsp.ndtr(x),
+        "log_ndtr": jsp.log_ndtr(x), "ndtri": jsp.ndtri(u * 0.5 + 0.5),
+        "logsumexp": jsp.logsumexp(x.reshape(-1, 2), axis=1), "xlogy": jsp.xlogy(x, p),
+        "xlog1py": jsp.xlog1py(x, p), "entr": jsp.entr(u), "logit": jsp.logit(u * 0.5 + 0.5),
+        "logaddexp": jnp.logaddexp(x, x[::-1]), "logaddexp2": jnp.logaddexp2(x, x[::-1]),
+        "sinc": jnp.sinc(u), "cumlogsumexp": lax.cumlogsumexp(x[:4000].reshape(40, 100), 1),
     }
     for name, value in arrays.items():
+        assert np.asarray(value).dtype == dtype, (name, np.asarray(value).dtype)
         out[f"{name}_{np.dtype(dtype).name}"] = np.asarray(value)
+invarax.config.update("jax_enable_x64", False)
 a = jnp.asarray(x32[:4096].reshape(64, 64) * np.float32(0.1))
 out.update(sigmoid=nn.sigmoid(a), silu=nn.silu(a), softplus=nn.softplus(a),
-           gelu=nn.gelu(a, approximate=True), softmax=nn.softmax(a),
-           log_softmax=nn.log_softmax(a))
+           gelu=nn.gelu(a, approximate=True), gelu_erf=nn.gelu(a, approximate=False),
+           tanh_nn=nn.tanh(a), softmax=nn.softmax(a), log_softmax=nn.log_softmax(a),
+           logsumexp_nn=nn.logsumexp(a, axis=-1), logspace=jnp.logspace(-3, 3, 1001))
+big = jnp.asarray(np.resize(x32, 1 << 19) * np.float32(0.01))  # fused and chunked under jit
+fused = invarax.jit(lambda v: jnp.exp(-v * v) * jnp.sin(v) + jnp.tanh(v) * jnp.log1p(v * v))
+out.update(fused=fused(big), fused_eager=jnp.exp(-big * big) * jnp.sin(big)
+           + jnp.tanh(big) * jnp.log1p(big * big))
 
 def mlp(params, xs, ys):
     h = xs
@@ -78,7 +93,10 @@ xs = random.normal(keys[3], (128, 32))
 ys = nn.one_hot(random.randint(keys[4], (128,), 0, 10), 10)
 loss, grads = invarax.value_and_grad(mlp)(params, xs, ys)
 jloss, jgrads = invarax.jit(invarax.value_and_grad(mlp))(params, xs, ys)
-out.update(loss=loss, jloss=jloss, normal=random.normal(key, (10000,)))
+out.update(loss=loss, jloss=jloss, normal=random.normal(key, (10000,)),
+           truncated=random.truncated_normal(key, -2.0, 3.0, (10000,)),
+           laplace=random.laplace(key, (10000,)), exponential=random.exponential(key, (10000,)),
+           gumbel=random.gumbel(key, (10000,)), logistic=random.logistic(key, (10000,)))
 spec = x32[:4096].reshape(4, 1024) + 1j * x32[4096:8192].reshape(4, 1024)
 out.update(rfft=jnp.fft.rfft(x32[:2 ** 14]), fft=jnp.fft.fft(spec), irfft=jnp.fft.irfft(spec),
            fft2_odd=jnp.fft.fft2(spec[:, :999].reshape(-1, 37, 27)))
@@ -95,6 +113,7 @@ print("level", level)
 def run_at(level):
     env = dict(os.environ, INVARAX_MAX_ISA=level, NPY_DISABLE_CPU_FEATURES=NUMPY_CAPS[level],
                PYTHONPATH=str(ROOT), INVARAX_NUM_THREADS="1")
+    env.pop("INVARAX_EXACT_ELEMENTARY", None)  # the default configuration
     result = subprocess.run([sys.executable, "-c", PROGRAM], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -1,5 +1,5 @@
-"""The short polynomials of invarax's float32 elementary kernels (elementary_f32.h) and
-their error bounds.
+"""The short polynomials of invarax's float32 elementary kernels (elementary_f32.h and
+elementary_f32_more.h) and their error bounds.
 
     python tools/f32_polys.py [NAME ...] # coefficients (C99 hex) and the bound of each
     python tools/f32_polys.py --trig     # min |x - n pi/2| over float32 x, 0 < |x| < 2^20
@@ -28,6 +28,10 @@ SPECS = {
     # exp(r) = 1 + r + r^2 q(r) = 1 + r (1 + r q(r)), |r| <= ln2/2 (+ the reduction's slack)
     "exp": (lambda r: (mp.exp(r) - 1 - r) / r**2, lambda r: r**2 / mp.exp(r), 8,
             (-mp.mpf("0.3466"), mp.mpf("0.3466")), 3001),
+    # exp's own path: exp(r) = 1 + r (1 + r q(r)), |r| <= ln2/32 (+ the reduction's slack),
+    # after the 16-entry table of 2^(j/16)
+    "exp16": (lambda r: (mp.exp(r) - 1 - r) / r**2, lambda r: r**2 / mp.exp(r), 4,
+              (-mp.mpf("0.021661"), mp.mpf("0.021661")), 2001),
     # log z = 2 atanh(s) = 2s + 2s w q(w), w = s^2 in [0, 0.17701^2]
     "log": (lambda w: (mp.atanh(mp.sqrt(w)) / mp.sqrt(w) - 1) / w,
             lambda w: w * mp.sqrt(w) / mp.atanh(mp.sqrt(w)), 5,
@@ -40,6 +44,12 @@ SPECS = {
     "cos": (lambda z: (mp.cos(mp.sqrt(z)) - 1 + z / 2) / z**2,
             lambda z: z**2 / mp.cos(mp.sqrt(z)), 4,
             (mp.mpf(0), (mp.pi / 4 + mp.mpf(2) ** -20) ** 2), 3001),
+    # elementary_f32_more.h: pow's log z = 2 atanh(s) = 2s + 2s w q(w), as "log", 7 terms
+    "pow_log": (lambda w: (mp.atanh(mp.sqrt(w)) / mp.sqrt(w) - 1) / w,
+                lambda w: w * mp.sqrt(w) / mp.atanh(mp.sqrt(w)), 7,
+                (mp.mpf(0), mp.mpf("0.03134")), 2001),
+    # cbrt(m) = q(m), m in [1, 2] (the start of one Halley step)
+    "cbrt": (lambda m: mp.cbrt(m), lambda m: 1 / mp.cbrt(m), 5, (mp.mpf(1), mp.mpf(2)), 3001),
 }
 
 

@@ -30,8 +30,10 @@ import math
 import numpy as np
 
 from ..core.ir import Jaxpr, Literal
+from .dots import contractions, stacked_products
 from .fusion import Group, plan, ufunc_of
 from .native import native_scan, native_while
+from .pads import pad_sums
 
 
 def compile_jaxpr(jaxpr: Jaxpr, donated=None):
@@ -87,19 +89,29 @@ def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int, native: bool = F
     """
     n_in = len(jaxpr.invars)
     kept = [*jaxpr.constvars, *jaxpr.invars[:num_consts]]
-    p = _Program(jaxpr, (False,) * n_in, kept=kept, scalar_operators=True, invariant=kept)
+    scanned = {id(v): f"x{k}" for k, v in enumerate(jaxpr.invars[num_consts + num_carry:])}
+    carries = list(zip(jaxpr.invars[num_consts:num_consts + num_carry],
+                       jaxpr.outvars[:num_carry], strict=True))
+    slots = {}
+    for k, v in enumerate(jaxpr.outvars[num_carry:]):
+        slots.setdefault(id(v), f"y{k}")
+    p = _Program(jaxpr, (False,) * n_in, kept=kept, scalar_operators=True, invariant=kept,
+                 scanned=scanned, carries=carries, slots=slots)
     n_const = len(jaxpr.constvars) + num_consts
     carry_in = p.params[n_const:n_const + num_carry]
     xs_in = p.params[n_const + num_carry:]
     xs = [f"x{k}" for k in range(len(xs_in))]
     ys = [f"y{k}" for k in range(len(p.outs) - num_carry)]
     args = [*p.params[:n_const], *carry_in, *xs, *ys, "order"]
+    owned = [p.params[len(jaxpr.constvars) + jaxpr.invars.index(v)] for v in p.owned_carries]
     lines = [f"def run({', '.join(args)}):", *_as_scalars(jaxpr, p.params[:n_const + num_carry]),
+             *(f"    {name} = _copy({name})" for name in owned),
              "    with _errstate(all='ignore'):", *(f"        {line}" for line in p.pre),
              "        for _i in order:"]
     lines += [f"            {v} = {x}[_i]" for v, x in zip(xs_in, xs, strict=True)]
     lines += [f"            {line}" for line in p.body]
-    lines += [f"            {y}[_i] = {o}" for y, o in zip(ys, p.outs[num_carry:], strict=True)]
+    lines += [f"            {y}[_i] = {o}" for y, o in zip(ys, p.outs[num_carry:], strict=True)
+              if y not in p.slotted]
     if num_carry:  # after the ys, which may be carry inputs
         lines.append(f"            {', '.join(carry_in)}, = {', '.join(p.outs[:num_carry])},")
     if not p.body and not num_carry and not ys:
@@ -193,10 +205,10 @@ class _Program:
     ``pre``, to run once before the loop (the same operations on the same values)."""
 
     def __init__(self, jaxpr: Jaxpr, donated, kept, scalar_operators=False, prefix="",
-                 invariant=()):
+                 invariant=(), scanned=None, carries=(), slots=None):
         pool = _Pool()
         self.namespace = namespace = {"_errstate": np.errstate, "_donor": _donor,
-                                      "_take": pool.take, "_give": pool.give}
+                                      "_take": pool.take, "_give": pool.give, "_copy": _copy}
         names = {}
 
         def name_of(v):
@@ -211,16 +223,20 @@ class _Program:
             return names[id(v)]
 
         params = [bind_name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
+        slots, self.slotted = slots or {}, set()
         items = [i for i in plan(jaxpr) if not (isinstance(i, Group) and not i.outvars)]
         same = {id(v) for v in invariant}
-        hoisted = set()
-        for i, item in enumerate(items):
+        for item in items:
             if invariant and all(isinstance(v, Literal) or id(v) in same for v in item.invars):
-                hoisted.add(i)
                 same.update(id(v) for v in item.outvars)
+        stacked = stacked_products(items, same, scanned or {})
+        items = pad_sums(contractions(items), [*jaxpr.outvars, *kept])
+        hoisted = {i for i, item in enumerate(items) if invariant and all(
+            isinstance(v, Literal) or id(v) in same for v in item.invars)}
         kept = [*kept, *(v for i in sorted(hoisted) for v in items[i].outvars)]
         last_use = _last_uses(items, [*jaxpr.outvars, *kept])
-        lenders = _lenders(jaxpr, items, donated)
+        self.owned_carries = _recyclable(jaxpr, items, hoisted, carries)
+        lenders = _lenders(jaxpr, items, donated, {id(v) for v in self.owned_carries})
         body = []
         donor_names = {}
         for v, d in zip(jaxpr.invars, donated, strict=True):
@@ -232,12 +248,31 @@ class _Program:
         for i, item in enumerate(items):
             body = pre if i in hoisted else loop_body
             fn = f"{prefix}f{i}"
-            bufs = _buffers(_candidates(item), last_use.get(i, ()), lenders)
+            slot = (slots.get(id(item.outvars[0])) if i not in hoisted and not
+                    isinstance(item, Group) and _writes_into_buffers(item) else None)
+            bufs = [None] if slot else _buffers(_candidates(item), last_use.get(i, ()), lenders)
             reused += [b for b in bufs if b is not None]
             buf_names = [_pooled(v, namespace, prefix) if b is None
                          else donor_names.get(id(b), names[id(b)])
                          for b, v in zip(bufs, item.outvars, strict=False)]
+            if slot:  # a scan's y, computed into its place in the stacked ys
+                buf_names = [f"{slot}[_i]"]
+                self.slotted.add(slot)
             args = [name_of(v) for v in item.invars]
+            if item.outvars and id(item.outvars[0]) in stacked:  # computed before the loop
+                product, whole, side = stacked[id(item.outvars[0])]
+                namespace[fn] = product
+                args[side] = whole
+                pre.append(f"{prefix}s{i} = {fn}({', '.join(args)})")
+                body.append(f"{bind_name(item.outvars[0])} = {prefix}s{i}[_i]")
+                dead = [names[id(v)] for v in last_use.get(i, ())]
+                if dead:
+                    body.append(f"del {', '.join(dead)}")
+                continue
+            if (invariant and i not in hoisted and getattr(item.primitive, "packs", False)
+                    and not isinstance(item.invars[1], Literal) and id(item.invars[1]) in same):
+                pre.append(f"{prefix}k{i} = {fn}.pack({args[1]})")  # a weight: packed once
+                args.append(f"{prefix}k{i}")
             op = _scalar_operator(item) if scalar_operators else None
             if op is not None:
                 for v, a in zip(item.invars, args, strict=True):
@@ -322,11 +357,32 @@ def _candidates(item) -> list:
              and v.aval.shape == out.shape and v.aval.dtype == out.dtype]]
 
 
-def _lenders(jaxpr: Jaxpr, items, donated) -> set:
+def _recyclable(jaxpr: Jaxpr, items, hoisted, carries) -> list:
+    """The carry inputs of a loop body (``carries``: pairs of its carry input and output)
+    whose buffer the loop owns in every iteration: the output is computed in the loop by a
+    fusion group or ufunc equation (a fresh or recycled buffer, never a view), is no other
+    output and is read by no item that could return a view of it, so when the next
+    iteration begins no live value reaches its buffer but the carry. The loop copies these
+    carries' initial values once (``compile_loop``), so the caller's arrays are never
+    written; then the body may write over a carry's buffer once it is dead (``dW = dW +
+    g``: in place, as any owned value's)."""
+    writers = {id(v) for i, item in enumerate(items)
+               if i not in hoisted and _writes_into_buffers(item) for v in item.outvars}
+    viewers = {id(v) for item in items if not _writes_into_buffers(item) for v in item.invars}
+    count = {}
+    for v in jaxpr.outvars:
+        count[id(v)] = count.get(id(v), 0) + 1
+    return [cin for cin, cout in carries
+            if id(cout) in writers and id(cout) not in viewers and count[id(cout)] == 1
+            and cin.aval.shape != ()]
+
+
+def _lenders(jaxpr: Jaxpr, items, donated, owned_inputs=frozenset()) -> set:
     """The ids of the values whose buffer the program may write over once they are dead:
-    owned (the output of a fusion group or of a ufunc equation, or a donated input), read
-    only by items that never return a view of it, and not a program output."""
-    owned = {id(v) for v, d in zip(jaxpr.invars, donated, strict=True) if d}
+    owned (the output of a fusion group or of a ufunc equation, a donated input, or an
+    input in ``owned_inputs``: a loop's recycled carries), read only by items that never
+    return a view of it, and not a program output."""
+    owned = {id(v) for v, d in zip(jaxpr.invars, donated, strict=True) if d} | owned_inputs
     for item in items:
         if _writes_into_buffers(item):
             owned.update(id(v) for v in item.outvars)
@@ -347,6 +403,11 @@ def _buffers(candidates, dying, lenders) -> list:
             free = [f for f in free if f is not pick]
         bufs.append(pick)
     return bufs
+
+
+def _copy(x):
+    """A fresh C-contiguous copy of ``x``, which a loop owns (a recycled carry's start)."""
+    return np.array(x, order="C", copy=True)
 
 
 def _donor(x, others):

@@ -123,7 +123,7 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
         >>> def f(x):
         ...     return x * jnp.exp(2.0)
         >>> print(dce(fold_constants(make_jaxpr(f)(1.0))))
-        { lambda ; a:f32[]. let b:f32[] = mul a 7.3890557:f32[] in (b,) }
+        { lambda ; a:f32[]. let b:f32[] = mul a 7.389056:f32[] in (b,) }
     """
     return _run(closed, frozenset({"fold"}))
 

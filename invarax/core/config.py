@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import operator
+import os
 
 
 class Config:
@@ -10,6 +12,12 @@ class Config:
 
     Only flags that change behaviour exist; asking for any other name is an error,
     so a misspelt flag never passes silently.
+
+    ``invarax_exact_elementary`` (default True) makes ``exp``, ``log``, ``sin``, ``tanh``,
+    ``erf``, ``pow``, ... invarax's own kernels: float32 correctly rounded, the same bits on
+    every CPU (N6, docs/numerics.md). Set it to False, or the environment variable
+    ``INVARAX_EXACT_ELEMENTARY=0`` before import, to use NumPy's ufuncs instead (faster for
+    some functions, but their bits depend on the CPU's vector extensions).
 
     Example:
         >>> import invarax
@@ -24,16 +32,22 @@ class Config:
         # random: JAX's default threefry streams since JAX 0.5 (False: the older ones)
         "jax_threefry_partitionable": True,
         # invarax's own exp, log, sin, ... (correctly rounded, the same bits on every CPU:
-        # N6) instead of NumPy's ufuncs; off by default until they reach NumPy's speed
-        "invarax_exact_elementary": False,
+        # N6); False: NumPy's ufuncs (INVARAX_EXACT_ELEMENTARY=0 at import)
+        "invarax_exact_elementary": True,
         # loops whose body is 0-d arithmetic run as compiled C (compiler/native.py)
         "invarax_native_loops": True,
         # local CPU devices of this process (read once, when devices are first used)
         "jax_num_cpu_devices": 1,
     }
 
+    #: Flags whose default an environment variable overrides when invarax is imported.
+    _environment = {"invarax_exact_elementary": "INVARAX_EXACT_ELEMENTARY"}
+
     def __init__(self):
         self._values = dict(self._defaults)
+        for name, variable in self._environment.items():
+            if variable in os.environ:
+                self._values[name] = _environment_bool(variable, os.environ[variable])
         self._listeners = []
         self._validators = {}
 
@@ -48,6 +62,32 @@ class Config:
         self._values[name] = value
         for listener in self._listeners:
             listener(name, self._values[name])
+
+    @contextlib.contextmanager
+    def flag(self, name: str, value):
+        """Set flag ``name`` to ``value`` inside a ``with`` block, and restore it after.
+
+        Arguments:
+            name: the flag.
+            value: its value inside the block.
+
+        Returns:
+            A context manager.
+
+        Example:
+            >>> import invarax
+            >>> with invarax.config.flag("invarax_exact_elementary", False):
+            ...     invarax.config.invarax_exact_elementary
+            False
+            >>> invarax.config.invarax_exact_elementary
+            True
+        """
+        previous = self.read(name) if name in self._values else None
+        self.update(name, value)
+        try:
+            yield
+        finally:
+            self.update(name, previous)
 
     def read(self, name: str):
         """Return the value of flag ``name``."""
@@ -78,6 +118,15 @@ def _coerce(name: str, value, default):
     if count < 1:
         raise ValueError(f"config flag {name!r} must be at least 1, got {count}")
     return count
+
+
+def _environment_bool(variable: str, text: str) -> bool:
+    word = text.strip().lower()
+    if word in ("1", "true", "on", "yes"):
+        return True
+    if word in ("0", "false", "off", "no", ""):
+        return False
+    raise ValueError(f"environment variable {variable}={text!r}: use 1/true/on or 0/false/off")
 
 
 config = Config()

@@ -37,26 +37,6 @@ from ._support import num_threads, operand
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _canonical(x: np.ndarray, batch, middle, last, dtype) -> np.ndarray:
-    """``x`` with its axes ``batch``, ``middle``, ``last`` merged into a 3-d array of ``dtype``.
-
-    Arguments:
-        x: the operand.
-        batch, middle, last: disjoint axis lists covering every axis of ``x``.
-        dtype: the dtype of the result (the cast happens before contracting).
-
-    Returns:
-        An aligned array of shape ``(prod(batch), prod(middle), prod(last))``: a strided
-        view of ``x`` when NumPy can merge the axes without copying, else a copy.
-
-    Example:
-        >>> _canonical(np.ones((2, 3, 4)), [1], [0], [2], np.float32).shape
-        (3, 2, 4)
-    """
-    shape = [math.prod(x.shape[d] for d in group) for group in (batch, middle, last)]
-    return operand(x, [*batch, *middle, *last], dtype, shape)
-
-
 def _gemm(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """The canonical product ``(B, M, K) x (B, K, N) -> (B, M, N)`` of float32 or float64.
 
@@ -92,6 +72,37 @@ def _bmm(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return np.matmul(np.ascontiguousarray(lhs), np.ascontiguousarray(rhs))
 
 
+def layout(lhs_shape, rhs_shape, dimension_numbers) -> tuple:
+    """How ``dot_general`` of operands of these shapes is normalised to the canonical
+    product.
+
+    Arguments:
+        lhs_shape, rhs_shape: the operands' shapes.
+        dimension_numbers: ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
+
+    Returns:
+        ``(lhs_perm, lhs_3d, rhs_perm, rhs_3d, out_shape)``: each operand's axes in the
+        order (batch, free, contracted) for the lhs and (batch, contracted, free) for the
+        rhs, the 3-d shapes ``(B, M, K)`` and ``(B, K, N)`` they merge into, and the shape
+        of the result (batch axes, lhs free axes, rhs free axes).
+
+    Example:
+        >>> layout((2, 3), (4, 3), (((1,), (1,)), ((), ())))
+        ([0, 1], (1, 2, 3), [1, 0], (1, 3, 4), (2, 4))
+    """
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    lhs_free = [d for d in range(len(lhs_shape)) if d not in lhs_contract and d not in lhs_batch]
+    rhs_free = [d for d in range(len(rhs_shape)) if d not in rhs_contract and d not in rhs_batch]
+    groups_a = (lhs_batch, lhs_free, lhs_contract)
+    groups_b = (rhs_batch, rhs_contract, rhs_free)
+    out_shape = (*(lhs_shape[d] for d in lhs_batch), *(lhs_shape[d] for d in lhs_free),
+                 *(rhs_shape[d] for d in rhs_free))
+    return ([d for g in groups_a for d in g],
+            tuple(math.prod(lhs_shape[d] for d in g) for g in groups_a),
+            [d for g in groups_b for d in g],
+            tuple(math.prod(rhs_shape[d] for d in g) for g in groups_b), out_shape)
+
+
 def dot_general(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers, out_dtype) -> np.ndarray:
     """Contract ``lhs`` with ``rhs`` as ``lax.dot_general`` does.
 
@@ -111,14 +122,53 @@ def dot_general(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers, out_dtype) 
         >>> dot_general(x, w, (((1,), (1,)), ((), ())), np.float32).shape
         (2, 4)
     """
-    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
-    lhs_free = [d for d in range(lhs.ndim) if d not in lhs_contract and d not in lhs_batch]
-    rhs_free = [d for d in range(rhs.ndim) if d not in rhs_contract and d not in rhs_batch]
-    a = _canonical(lhs, lhs_batch, lhs_free, lhs_contract, out_dtype)
-    b = _canonical(rhs, rhs_batch, rhs_contract, rhs_free, out_dtype)
-    out_shape = (
-        *(lhs.shape[d] for d in lhs_batch),
-        *(lhs.shape[d] for d in lhs_free),
-        *(rhs.shape[d] for d in rhs_free),
-    )
+    pa, sa, pb, sb, out_shape = layout(lhs.shape, rhs.shape, dimension_numbers)
+    a, b = operand(lhs, pa, out_dtype, sa), operand(rhs, pb, out_dtype, sb)
     return _bmm(a, b).reshape(out_shape)
+
+
+def prepared(lhs_shape, rhs_shape, dimension_numbers, out_dtype):
+    """``dot_general`` for operands of these shapes, with the layout worked out once: for a
+    compiled program, which calls it with the same shapes every time (a loop body).
+
+    Arguments:
+        lhs_shape, rhs_shape, dimension_numbers, out_dtype: as ``dot_general``.
+
+    Returns:
+        ``run(lhs, rhs, packed=None)``: ``dot_general(lhs, rhs, dimension_numbers,
+        out_dtype)`` bit for bit (the same operands handed to the same kernel). A loop whose
+        ``rhs`` is the same in every iteration packs it once, ``packed = run.pack(rhs)``
+        (None where the kernel keeps no packing for these shapes), and passes it to every
+        call: the kernel then reads the packed copy instead of packing ``rhs`` again. The
+        packing only moves elements, so the bits are the same.
+
+    Example:
+        >>> run = prepared((2, 3), (3, 4), (((1,), (0,)), ((), ())), np.float32)
+        >>> w = np.ones((3, 4), np.float32)
+        >>> run(np.ones((2, 3), np.float32), w, run.pack(w))[0]
+        array([3., 3., 3., 3.], dtype=float32)
+    """
+    pa, sa, pb, sb, out_shape = layout(lhs_shape, rhs_shape, dimension_numbers)
+    dtype = np.dtype(out_dtype)
+    if dtype not in _FLOATS:
+        def general(lhs, rhs, packed=None):
+            return _bmm(operand(lhs, pa, dtype, sa),
+                        operand(rhs, pb, dtype, sb)).reshape(out_shape)
+        general.pack = lambda rhs: None
+        return general
+    cshape, empty = (sa[0], sa[1], sb[2]), np.empty
+    gemm, gemm_packed = _native.gemm, _native.gemm_packed
+
+    def run(lhs, rhs, packed=None):
+        out = empty(cshape, dtype)
+        if packed is None:
+            gemm(operand(lhs, pa, dtype, sa), operand(rhs, pb, dtype, sb), out, num_threads())
+        else:
+            gemm_packed(operand(lhs, pa, dtype, sa), packed, out, num_threads())
+        return out.reshape(out_shape)
+
+    def pack(rhs):
+        return _native.gemm_pack(operand(rhs, pb, dtype, sb), sa[1]) if sa[0] == 1 else None
+
+    run.pack = pack
+    return run

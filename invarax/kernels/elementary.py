@@ -23,8 +23,12 @@ from ._support import num_threads, worker_pool
 #: The functions of the compiled kernel, in the kernel's numbering (native.h, ``ELEM_*``).
 NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "exp2", "sinh",
          "cosh", "log2", "log10", "asinh", "acosh", "atanh", "atan", "asin", "acos", "tan", "cbrt",
-         "erf", "erfc", "erf_inv")
+         "erf", "erfc", "erf_inv", "lgamma", "digamma")
 _CODE = {name: code for code, name in enumerate(NAMES)}
+#: Constants of the ops, written as the float64 nearest the exact value (checked with mpmath
+#: in tests/test_no_numpy_transcendentals.py), so that no libm or NumPy ufunc computes them:
+#: log(2), log(10), and log of 2 * pi rounded to float64 (the value of ``np.log(2 * np.pi)``).
+LOG2, LOG10, LOG_2PI = 0.6931471805599453, 2.302585092994046, 1.8378770664093453
 _NATIVE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 #: Elements per thread below which the kernel runs on the calling thread alone (starting
 #: the threads costs about 0.1 ms; 2^18 float32 exps take about 0.2 ms).
@@ -230,9 +234,11 @@ def kernel(name: str):
     fallback = _numpy(name)
 
     def impl(x, out=None):
-        if _exact[0]:
-            return elementary(NAMES[code], x, out)
-        return fallback(x, out=out)
+        if not _exact[0]:
+            return fallback(x, out=out)
+        result = elementary(NAMES[code], x, out)
+        # a NumPy scalar for a 0-d operand, as NumPy's ufuncs (and so the fallback) return
+        return result[()] if out is None and result.ndim == 0 else result
 
     impl.__name__ = impl.__qualname__ = f"elementary_{name}"
     impl.writes_out = True  # fusion calls it as a ufunc: impl(x, out=buffer)

@@ -196,13 +196,37 @@ Example:
 """
 argmin.__doc__ = argmax.__doc__.replace("maximum", "minimum").replace("argmax", "argmin")
 
+def _logaddexp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """NumPy's ``logaddexp`` formula (``hi + log1p(exp(-|a - b|))``, ``a + log 2`` when equal,
+    NaN propagated) with invarax's own ``exp`` and ``log1p``: the same bits on every CPU."""
+    from .elementary import LOG2, elementary
+
+    with np.errstate(invalid="ignore"):
+        d = a - b
+        hi = np.where(d > 0, a, b)
+        out = hi + elementary("log1p", elementary("exp", -np.abs(d)))
+        out = np.where(a == b, a + a.dtype.type(LOG2), out)  # equal infinities
+        return np.where(np.isnan(d) & (a != b), d, out).astype(a.dtype, copy=False)
+
+
+def _accumulate(op, x: np.ndarray, axis: int) -> np.ndarray:
+    """``ufunc.accumulate``'s sequence ``y[i] = op(y[i-1], x[i])`` for an ``op`` that is not a
+    ufunc, each step vectorised over the other axes."""
+    x = np.moveaxis(x, axis, 0)
+    out = np.empty_like(x)
+    if x.shape[0]:
+        out[0] = x[0]
+    for i in range(1, x.shape[0]):
+        out[i] = op(out[i - 1], x[i])
+    return np.moveaxis(out, 0, axis)
+
 # The binary operation of each scan (NaN propagates through every one of them).
 SCANS = {
     "sum": np.add,
     "prod": np.multiply,
     "max": np.maximum,
     "min": np.minimum,
-    "logsumexp": np.logaddexp,
+    "logsumexp": _logaddexp,
 }
 
 
@@ -210,7 +234,8 @@ def cumulative(kind: str, x: np.ndarray, axis: int, reverse: bool) -> np.ndarray
     """Inclusive scan of ``x`` along ``axis``: ``y[i] = op(y[i-1], x[i])``, sequentially.
 
     A scan's order is fixed by its definition: each ``y[i]`` is one application of the
-    elementwise ``op`` (a NumPy ufunc, whose bits never depend on the layout) to
+    elementwise ``op`` (a NumPy ufunc, whose bits never depend on the layout, or for
+    ``logsumexp`` NumPy's ``logaddexp`` formula on invarax's own ``exp`` and ``log1p``) to
     ``y[i-1]`` and ``x[i]``. NumPy's ``accumulate`` computes exactly that, along any
     axis of any layout.
 
@@ -228,5 +253,7 @@ def cumulative(kind: str, x: np.ndarray, axis: int, reverse: bool) -> np.ndarray
         array([6, 6, 5, 3], dtype=int32)
     """
     x = np.flip(x, axis) if reverse else x
-    out = SCANS[kind].accumulate(x, axis=axis, dtype=x.dtype)
+    op = SCANS[kind]
+    out = (op.accumulate(x, axis=axis, dtype=x.dtype) if isinstance(op, np.ufunc)
+           else _accumulate(op, x, axis))
     return np.ascontiguousarray(np.flip(out, axis) if reverse else out)

@@ -109,8 +109,8 @@ class RotaryPositionalEmbedding(Module):
     Example:
         >>> rope = RotaryPositionalEmbedding(2)
         >>> rope(jnp.array([[1.0, 0.0], [1.0, 0.0]]))
-        Array([[1.       , 0.       ],
-               [0.5403023, 0.841471 ]], dtype=float32)
+        Array([[1.        , 0.        ],
+               [0.5403023 , 0.84147096]], dtype=float32)
     """
 
     embedding_size: int = field(static=True)

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ..core import dtypes
+from ..kernels.elementary import LOG2
 from ..ops import elementwise as lax
 from . import _ufuncs as uf
 from ._promote import asarray_arg, convert, promote_args
@@ -120,7 +121,7 @@ def logaddexp2(x1, x2, /):
     a, b = promote_args("logaddexp2", x1, x2, to_inexact=True)
     amax = lax.max(a, b)
     delta = lax.sub(a, b)
-    tail = lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), _const(a, math.log(2)))
+    tail = lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), _const(a, LOG2))
     return uf.where(uf.isnan(delta), lax.add(a, b), lax.add(amax, tail))
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import Array, ArrayImpl
+from ..kernels.elementary import elementary2
 from ..ops import shape as sh
 from . import _ufuncs as uf
 from ._contractions import _diagonal
@@ -387,7 +388,8 @@ def vander(x, N=None, increasing=False):
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """``base ** linspace(start, stop, num)`` (bounds concrete, computed in float64).
+    """``base ** linspace(start, stop, num)`` (bounds concrete, computed in float64 by
+    invarax's own ``pow``).
 
     Example:
         >>> jnp.logspace(0, 2, 3)
@@ -395,7 +397,8 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """
     exponents = np.linspace(float(start), float(stop), int(num), endpoint=endpoint, axis=axis)
     dtype = dtypes.canonicalize(dtype or dtypes.default_float())
-    return ArrayImpl(np.power(float(base), exponents).astype(dtype))
+    powers = elementary2("pow", np.full_like(exponents, float(base)), exponents)
+    return ArrayImpl(powers.astype(dtype))
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):

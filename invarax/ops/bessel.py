@@ -61,7 +61,7 @@ def i0e(x):
 
     Example:
         >>> i0e(jnp.array([0.0, 1.0, 10.0]))
-        Array([1.        , 0.46575958, 0.12783332], dtype=float32)
+        Array([1.        , 0.4657596 , 0.12783332], dtype=float32)
     """
     a, small, series, tail = _series_and_tail(to_array(x, "i0e operand"))
     return lax.select(small, lax.mul(lax.exp(lax.neg(a)), series), tail)

@@ -31,6 +31,7 @@ from ..interpreters.ad import (
     zeros_like_aval,
 )
 from ..interpreters.batching import axis_size_of, batching_rules, moveaxis, not_mapped
+from ..kernels.elementary import LOG2, LOG10
 from ..kernels.elementary import kernel as _elementary
 from ..kernels.elementary import kernel2 as _elementary2
 from ._util import (
@@ -458,7 +459,7 @@ def _const(x, value):
 
 UNARY_DERIVATIVES = {
     "exp": lambda t, y, x: mul(t, y),
-    "exp2": lambda t, y, x: mul(t, mul(y, _const(y, np.log(2.0)))),
+    "exp2": lambda t, y, x: mul(t, mul(y, _const(y, LOG2))),
     "log": lambda t, y, x: div(t, x),
     "expm1": lambda t, y, x: mul(t, add(y, _const(y, 1))),
     "log1p": lambda t, y, x: div(t, add(x, _const(x, 1))),
@@ -479,8 +480,8 @@ UNARY_DERIVATIVES = {
     "rsqrt": lambda t, y, x: mul(t, mul(_const(y, -0.5), div(y, x))),
     "cbrt": lambda t, y, x: mul(t, mul(_const(y, 1 / 3), integer_pow(y, -2))),
     # JAX's derivative of log(x) / log(base): (t / x) / log(base)
-    "log2": lambda t, y, x: div(div(t, x), _const(x, np.log(2.0))),
-    "log10": lambda t, y, x: div(div(t, x), _const(x, np.log(10.0))),
+    "log2": lambda t, y, x: div(div(t, x), _const(x, LOG2)),
+    "log10": lambda t, y, x: div(div(t, x), _const(x, LOG10)),
 }
 
 for _name, _f in UNARY_DERIVATIVES.items():

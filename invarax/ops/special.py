@@ -10,8 +10,8 @@ by an ulp or two (see docs/random.md).
 
 ``erf`` and ``erfc`` are primitives whose impls are invarax's own kernels
 (``invarax.kernels.elementary``: float32 correctly rounded, float64 within 1 ulp, the same
-bits on every CPU) while ``config.invarax_exact_elementary`` is on, and otherwise round
-libm's double-precision values (Python's ``math.erf`` and ``math.erfc``, element by element,
+bits on every CPU) while ``config.invarax_exact_elementary`` is on (the default), and
+otherwise round libm's double-precision values (``math.erf`` and ``math.erfc``, one by one,
 about 0.1 us each) to the operand's dtype; ``erfc`` keeps its relative accuracy in the far
 tail, where ``1 - erf`` is 0, and the bits are the same under every transformation.
 """
@@ -52,8 +52,8 @@ def erf(x):
         x: a floating-point array.
 
     Returns:
-        ``erf(x)``: invarax's own (float32 correctly rounded) with
-        ``invarax_exact_elementary``, else libm's double-precision value rounded.
+        ``erf(x)``: invarax's own (float32 correctly rounded); with
+        ``invarax_exact_elementary`` off, libm's double-precision value rounded.
 
     Example:
         >>> erf(jnp.array([0.0, 1.0]))
@@ -69,8 +69,8 @@ def erfc(x):
         x: a floating-point array.
 
     Returns:
-        ``erfc(x)``: invarax's own (float32 correctly rounded) with
-        ``invarax_exact_elementary``, else libm's double-precision value rounded.
+        ``erfc(x)``: invarax's own (float32 correctly rounded); with
+        ``invarax_exact_elementary`` off, libm's double-precision value rounded.
 
     Example:
         >>> erfc(jnp.array([0.0, 5.0]))
@@ -135,8 +135,8 @@ lax.CHUNKABLE.add(erf_inv_p)
 
 
 def erf_inv(x):
-    """The inverse error function, elementwise: XLA's polynomials (Giles 2011), or with
-    ``config.invarax_exact_elementary`` invarax's own (float32 correctly rounded).
+    """The inverse error function, elementwise: invarax's own (float32 correctly rounded), or
+    with ``config.invarax_exact_elementary`` off XLA's polynomials (Giles 2011).
 
     Arguments:
         x: a float32 or float64 array with values in ``[-1, 1]``.

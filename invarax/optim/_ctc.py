@@ -107,7 +107,7 @@ def ctc_loss(logits, logit_paddings, labels, label_paddings, *, blank_id: int = 
 
     Example:
         >>> ctc_loss(jnp.zeros((1, 2, 2)), jnp.zeros((1, 2)), jnp.array([[1]]), jnp.zeros((1, 1)))
-        Array([0.28768206], dtype=float32)
+        Array([0.2876821], dtype=float32)
     """
     return ctc_loss_with_forward_probs(logits, logit_paddings, labels, label_paddings,
                                        blank_id=blank_id, log_epsilon=log_epsilon)[0]

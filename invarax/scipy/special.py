@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.elementary import LOG_2PI
 from ..numpy import _ufuncs as ufuncs
 from ..numpy._creation import zeros_like
 from ..numpy._promote import broadcast_to_shape, promote_args
@@ -228,7 +229,7 @@ def log_ndtr(x):
         series = ufuncs.add(ufuncs.multiply(series, inv2), coefficient)
     tail = ufuncs.subtract(ufuncs.subtract(ufuncs.multiply(-0.5, ufuncs.multiply(safe, safe)),
                                            ufuncs.log(ufuncs.negative(safe))),
-                           0.5 * np.log(2 * np.pi))
+                           0.5 * LOG_2PI)
     tail = ufuncs.add(tail, ufuncs.log(series))
     near = ufuncs.where(far, 0.0, x)
     # right of 0, log1p(-ndtr(-x)) keeps the relative accuracy log(ndtr(x)) loses near 0

@@ -20,7 +20,8 @@
 #include "elementary_hard.h"
 
 #define ELEM_BLOCK 256
-#define ELEM_FAST_BLOCK 1024 /* the float32 fast paths' (a little faster than 256) */
+#define ELEM_FAST_BLOCK 1024 /* the float32 fast paths' blocks (elementary_loops.h) */
+#define ELEM_SCAN_BLOCK 256  /* those of the scanned ones */
 
 /* ---- Payne-Hanek reduction for |x| >= EM_TRIG_BIG ------------------------------------- */
 
@@ -187,6 +188,8 @@ TARGET_BEGIN("avx2,fma")
 #undef SFX
 TARGET_END
 TARGET_BEGIN("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")
+#include "elementary_f32_avx512.h"
+#define EL_EXP_SCAN ef512_exp_scan
 #define SFX avx512
 #include "elementary_loops.h"
 #undef SFX
@@ -194,6 +197,10 @@ TARGET_END
 #endif
 
 void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
+    if (fn >= ELEM_LGAMMA) { /* elementary_gamma.c */
+        elementary_gamma(fn, dbl, x, y, n);
+        return;
+    }
     if (fn >= ELEM_LOG2) { /* elementary_more.c */
         elementary_more(fn, dbl, x, y, n);
         return;

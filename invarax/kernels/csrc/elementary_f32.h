@@ -25,9 +25,39 @@
  * in float's normal range (or a float itself: callers keep to inputs whose results are):
  * whether d lies within 2^14 of its ulps of a float32 rounding boundary, which in d's
  * binade is where its 29 low bits are 2^28. */
-EM_INLINE int ef_near_midpoint(double d) {
-    return ((em_bits(d) & 0x1fffffffULL) - (0x10000000ULL - 0x4000ULL)) < 0x8000ULL;
+#define EF_MID_WIDTH 0x8000ULL
+EM_INLINE uint64_t ef_mid_key(double d) {
+    return (em_bits(d) & 0x1fffffffULL) - (0x10000000ULL - 0x4000ULL);
 }
+EM_INLINE int ef_near_midpoint(double d) { return ef_mid_key(d) < EF_MID_WIDTH; }
+
+/* The loops (elementary_loops.h) first scan a block without flagging each element: the
+ * minimum of ef_mid_key over the block tells whether an element is near a boundary, and
+ * the maximum of a key of the float inputs' bits whether one is outside the fast range:
+ * ef_abs_key with the function's bound (|x| >= bound, or NaN), ef_log_key (not a positive
+ * normal float), ef_log1p_key (x <= -1, +inf or NaN). Each is exactly the per-element
+ * flag's range test. */
+EM_INLINE uint32_t ef_fbits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+EM_INLINE float ef_float(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+EM_INLINE uint32_t ef_abs_key(uint32_t fb) { return fb & 0x7fffffffu; }
+EM_INLINE int ef_abs_out(uint32_t key, double bound) {
+    return !em_abs_below((double)ef_float(key), bound);
+}
+EM_INLINE uint32_t ef_log_key(uint32_t fb) { return fb - 0x00800000u; }
+EM_INLINE int ef_log_key_out(uint32_t key) { return key >= 0x7f000000u; }
+/* positive x: its bits; negative x: |x|'s bits + 2^30, so -1 < x < inf is key < inf's bits */
+EM_INLINE uint32_t ef_log1p_key(uint32_t fb) {
+    return (fb >> 31) ? (fb & 0x7fffffffu) + 0x40000000u : fb;
+}
+EM_INLINE int ef_log1p_key_out(uint32_t key) { return key >= 0x7f800000u; }
 
 /* ---- exp: x = k ln2 + r, exp x = 2^k exp(r) ------------------------------------------- */
 
@@ -70,11 +100,45 @@ EM_INLINE double ef_expm1_core(double x) {
     return em_select(kb == 0, u, em_double(em_bits(p) + (kb << 52)) - 1.0);
 }
 
+/* exp's own fast path: x = (16 k + j) ln2/16 + r, exp x = 2^k 2^(j/16) exp(r), |r| <= ln2/32
+ * (+2^-40), for |x| < 87.34, relative error below 2^-46: N = 16 k + j = round(x 16/ln2)
+ * (|N| <= 2016; the fma's rounding only moves r within the slack); r = x - N LN2_16 by one
+ * fma, exact but for its rounding (2^-53 |r| <= 2^-58.5) and LN2_16's error (|N| 2^-59.26
+ * <= 2^-48.3); exp(r) = 1 + r (1 + r q(r)), q of degree 3 (tools/f32_polys.py "exp16":
+ * 2^-47.21), whose last two fmas round at 2^-53 |r| and 2^-53; EF_EXP_TAB[j] is 2^(j/16)
+ * rounded (2^-53) and the product rounds once (2^-53); 2^k is put in the exponent exactly.
+ * Sum: below 2^-46.0. Other x: garbage, which the callers flag. (elementary_f32_avx512.h
+ * computes the same operations with the table in registers.) */
+static const double EF_EXP_TAB[16] = {
+    0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
+    0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0,
+    0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0};
+#define EF_EXP16_C 0x1.71547652b82fep+4 /* 16/ln2 */
+#define EF_LN2_16 0x1.62e42fefa39efp-5  /* ln2/16 */
+#define EF_EXP16_Q0 0x1.fffffffdc0145p-2
+#define EF_EXP16_Q1 0x1.555555576ac9ap-3
+#define EF_EXP16_Q2 0x1.55573b7509d59p-5
+#define EF_EXP16_Q3 0x1.11108d1f1f161p-7
+EM_INLINE double ef_exp_value(double x) {
+    double t = fma(x, EF_EXP16_C, EM_SHIFT);
+    uint64_t nb = em_bits(t) - em_bits(EM_SHIFT); /* N mod 2^64 */
+    double nd = t - EM_SHIFT;
+    double r = fma(-nd, EF_LN2_16, x);
+    double q = fma(r, EF_EXP16_Q3, EF_EXP16_Q2);
+    q = fma(r, q, EF_EXP16_Q1);
+    q = fma(r, q, EF_EXP16_Q0);
+    double p = fma(r, fma(r, q, 1.0), 1.0);
+    double y = EF_EXP_TAB[nb & 15] * p;
+    return em_double(em_bits(y) + ((nb >> 4) << 52)); /* k = floor(N / 16), mod 2^12 */
+}
+
 /* Where exp's float result may be outside the normal range (|x| >= 87.33: exp(-87.3366) is
  * 2^-126) or x is NaN, the element is flagged; elem_f32_fix settles it. */
+#define EF_EXP_BOUND 87.33
 EM_INLINE double ef_exp(double x, int *hard) {
-    double d = ef_exp_core(x);
-    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.33);
+    double d = ef_exp_value(x);
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, EF_EXP_BOUND);
     return d;
 }
 
@@ -82,13 +146,12 @@ EM_INLINE double ef_exp(double x, int *hard) {
 
 #define EF_LOG_OFF 0x3fe6600000000000ULL /* bits of 0.69921875 */
 
-/* log(x) for a positive normal float x (others: *hard = 1), relative error below 2^-44.0:
+/* log(x) for a positive normal float x (ef_log: others get *hard = 1; ef_log_value: garbage
+ * for them), relative error below 2^-44.0:
  * z - 1 is exact, s has a relative error below 2^-52 (two roundings), |s| <= 0.17701; the
  * polynomial's 2^-44.26 and the roundings of 2s + 2s w P(w); for k != 0, |log x| >= 0.33
  * and |log z| <= 0.358, so k ln2's error (|k| 2^-55.3) and the last rounding add 2^-53. */
-EM_INLINE double ef_log(double x, int *hard) {
-    int64_t ib = em_ibits(x);
-    *hard = !((ib >= (int64_t)(897ULL << 52)) & (ib < (int64_t)(1151ULL << 52)));
+EM_INLINE double ef_log_value(double x) {
     uint64_t tb = em_bits(x) - EF_LOG_OFF + (1024ULL << 52); /* > 0 for every positive x */
     uint64_t kb = (tb >> 52) - 1024;                         /* k mod 2^64 */
     double z = em_double(em_bits(x) - (kb << 52));
@@ -99,8 +162,18 @@ EM_INLINE double ef_log(double x, int *hard) {
     p = fma(w, p, 0x1.249471fc5ed4ap-3);
     p = fma(w, p, 0x1.999995d0c70a9p-3);
     p = fma(w, p, 0x1.55555556688fep-2);
-    double d = fma(kd, EM_LN2, fma(s2 * w, p, s2));
-    *hard |= ef_near_midpoint(d);
+    return fma(kd, EM_LN2, fma(s2 * w, p, s2));
+}
+
+/* Whether x is outside log's fast range: not a positive normal float (2^-126 <= x < 2^128). */
+EM_INLINE int ef_log_out(double x) {
+    int64_t ib = em_ibits(x);
+    return !((ib >= (int64_t)(897ULL << 52)) & (ib < (int64_t)(1151ULL << 52)));
+}
+
+EM_INLINE double ef_log(double x, int *hard) {
+    double d = ef_log_value(x);
+    *hard = ef_log_out(x) | ef_near_midpoint(d);
     return d;
 }
 
@@ -108,22 +181,34 @@ EM_INLINE double ef_log(double x, int *hard) {
  * 2^-29 <= |x| < 2^29, u = 1 + x is exact and log1p x = log u; above, u rounds (2^-53) but
  * log u >= 20, so the absolute 2^-53 is relatively below 2^-57; below, log1p x = x - x^2/2
  * + ... rounds to x (|x|/2 < 2^-30 is far below half a float ulp), the sign of 0 kept. */
+EM_INLINE double ef_log1p_value(double x) {
+    return em_select(em_abs_below(x, 0x1p-29), x, ef_log_value(1.0 + x));
+}
+
+/* Whether x is outside log1p's fast range: not above -1, +inf or NaN. */
+EM_INLINE int ef_log1p_out(double x) {
+    return (!em_abs_below(x, 0x1p-29)) & ef_log_out(1.0 + x);
+}
+
 EM_INLINE double ef_log1p(double x, int *hard) {
-    double d = em_select(em_abs_below(x, 0x1p-29), x, ef_log(1.0 + x, hard));
-    *hard &= !em_abs_below(x, 0x1p-29);
+    double d = ef_log1p_value(x);
+    *hard = ef_log1p_out(x) | ef_near_midpoint(d);
     return d;
 }
 
 /* ---- sin, cos: x = n pi/2 + r, |r| <= pi/4 (+2^-20), for |x| < 2^20 ------------------- */
 
-/* sin (cos_ = 0) or cos (cos_ = 1) for a float x, |x| < 2^20 (others, NaN included:
- * *hard = 1), relative error below 2^-42.7: r1 = fma(-n, PIO2_1, x) is exact (both are
- * multiples of 2^-52 and |r1| < 1); r = r1 - n PIO2_2 rounds once, and PIO2_1 + PIO2_2 is
- * pi/2 to 2^-107, so r is within 2^-53 |r| + 2^-87 of x - n pi/2, below 2^-52.9 |r| since
- * |x - n pi/2| >= 2^-27.83 for every float 0 < |x| < 2^20 (tools/f32_polys.py --trig);
- * the polynomials' 2^-47.37 (sin) and 2^-42.80 (cos) and their roundings. sin x = x for
- * |x| < 2^-12 (correctly rounded there, and the sign of zero kept). */
-EM_INLINE double ef_sincos(double x, int cos_, int *hard) {
+/* sin (cos_ = 0) or cos (cos_ = 1) for a float x, |x| < 2^20 (ef_sincos: others, NaN
+ * included, get *hard = 1), relative error below 2^-42.7: r1 = fma(-n, PIO2_1, x) is exact
+ * (both are multiples of 2^-52 and |r1| < 1); r = r1 - n PIO2_2 rounds once, and PIO2_1 +
+ * PIO2_2 is pi/2 to 2^-107, so r is within 2^-53 |r| + 2^-87 of x - n pi/2, below
+ * 2^-52.9 |r| since |x - n pi/2| >= 2^-27.83 for every float 0 < |x| < 2^20
+ * (tools/f32_polys.py --trig); the polynomials' 2^-47.37 (sin) and 2^-42.80 (cos) and
+ * their roundings. sin x = x for |x| < 2^-12 (correctly rounded there, and the sign of
+ * zero kept). (Evaluating one polynomial per lane, its terms selected by the quadrant, was
+ * slower with GCC's vectorisation: the selects cost more than the second polynomial.) */
+#define EF_TRIG_BOUND 0x1p20
+EM_INLINE double ef_sincos_value(double x, int cos_) {
     double t = x * EM_TWO_OVER_PI + EM_SHIFT;
     uint64_t nb = em_bits(t) - em_bits(EM_SHIFT); /* n mod 2^64 */
     double nd = t - EM_SHIFT;
@@ -141,16 +226,22 @@ EM_INLINE double ef_sincos(double x, int cos_, int *hard) {
     uint64_t q = nb + (uint64_t)cos_;
     double y = em_double(em_bits(em_select((int)(q & 1), c, s)) ^ ((q & 2) << 62));
     if (!cos_) y = em_select(em_abs_below(x, 0x1p-12), x, y);
-    *hard = ef_near_midpoint(y) | !em_abs_below(x, 0x1p20);
+    return y;
+}
+
+EM_INLINE double ef_sincos(double x, int cos_, int *hard) {
+    double y = ef_sincos_value(x, cos_);
+    *hard = ef_near_midpoint(y) | !em_abs_below(x, EF_TRIG_BOUND);
     return y;
 }
 
 /* ---- the functions of exp ------------------------------------------------------------- */
 
 /* expm1 for a float x, |x| < 87.34 (others, NaN included: *hard = 1): 2^-43.6. */
+#define EF_EXPM1_BOUND 87.34
 EM_INLINE double ef_expm1(double x, int *hard) {
     double d = ef_expm1_core(x);
-    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.34);
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, EF_EXPM1_BOUND);
     return d;
 }
 
@@ -158,11 +249,16 @@ EM_INLINE double ef_expm1(double x, int *hard) {
  * k = round(x), f exact, |f| <= 1/2; f ln2 = f * LN2 rounds once (2^-53 |f ln2|, below
  * 2^-54.5 absolute) and LN2's error adds 2^-55.3 |f|; then exp's 2^-45.4 (r = f ln2, k = 0
  * in its reduction) times 2^k, exactly. Integer x give exact powers of two. */
-EM_INLINE double ef_exp2(double x, int *hard) {
+#define EF_EXP2_BOUND 126.0
+EM_INLINE double ef_exp2_value(double x) {
     double t = x + EM_SHIFT;
     uint64_t kb = em_bits(t) - em_bits(EM_SHIFT);
-    double d = em_double(em_bits(ef_exp_core((x - (t - EM_SHIFT)) * EM_LN2)) + (kb << 52));
-    *hard = ef_near_midpoint(d) | !em_abs_below(x, 126.0);
+    return em_double(em_bits(ef_exp_core((x - (t - EM_SHIFT)) * EM_LN2)) + (kb << 52));
+}
+
+EM_INLINE double ef_exp2(double x, int *hard) {
+    double d = ef_exp2_value(x);
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, EF_EXP2_BOUND);
     return d;
 }
 
@@ -170,10 +266,15 @@ EM_INLINE double ef_exp2(double x, int *hard) {
  * error below 2^-44.9: E = exp(-|x|) <= 1 (2^-45.4), then 1 / (1 + E) (x >= 0) or
  * E / (1 + E) (x < 0, or -0): 1 + E rounds once and does not amplify E's error, the quotient
  * rounds once. */
-EM_INLINE double ef_logistic(double x, int *hard) {
+#define EF_LOGISTIC_BOUND 87.33
+EM_INLINE double ef_logistic_value(double x) {
     double e = ef_exp_core(-em_abs(x));
-    double d = em_select(em_ibits(x) < 0, e, 1.0) / (1.0 + e);
-    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.33);
+    return em_select(em_ibits(x) < 0, e, 1.0) / (1.0 + e);
+}
+
+EM_INLINE double ef_logistic(double x, int *hard) {
+    double d = ef_logistic_value(x);
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, EF_LOGISTIC_BOUND);
     return d;
 }
 
@@ -181,7 +282,8 @@ EM_INLINE double ef_logistic(double x, int *hard) {
  * relative error below 2^-43: cosh = (E + 1/E) / 2, E = exp(|x|) (2^-45.4; no cancellation);
  * sinh |x| = (e + e / (e + 1)) / 2, e = expm1(|x|) (2^-43.6; all terms positive), the sign
  * of x put back. */
-EM_INLINE double ef_coshsinh(double x, int sinh_, int *hard) {
+#define EF_COSHSINH_BOUND 87.34
+EM_INLINE double ef_coshsinh_value(double x, int sinh_) {
     double ax = em_abs(x), d;
     if (sinh_) {
         double e = ef_expm1_core(ax);
@@ -190,7 +292,12 @@ EM_INLINE double ef_coshsinh(double x, int sinh_, int *hard) {
         double e = ef_exp_core(ax);
         d = 0.5 * (e + 1.0 / e);
     }
-    *hard = ef_near_midpoint(d) | !em_abs_below(x, 87.34);
+    return d;
+}
+
+EM_INLINE double ef_coshsinh(double x, int sinh_, int *hard) {
+    double d = ef_coshsinh_value(x, sinh_);
+    *hard = ef_near_midpoint(d) | !em_abs_below(x, EF_COSHSINH_BOUND);
     return d;
 }
 
@@ -199,10 +306,15 @@ EM_INLINE double ef_coshsinh(double x, int sinh_, int *hard) {
 /* tanh for a float x, |x| < 43.5 (others, NaN included: *hard = 1), relative error below
  * 2^-43.5: e = expm1(2|x|) within 2^-43.6 (ef_expm1_core); e + 2 and the quotient round
  * once each, and e / (e + 2) does not amplify e's relative error. */
-EM_INLINE double ef_tanh(double x, int *hard) {
+#define EF_TANH_BOUND 43.5
+EM_INLINE double ef_tanh_value(double x) {
     double e = ef_expm1_core(em_abs(x) * 2.0);
-    double y = em_with_sign(e / (e + 2.0), x);
-    *hard = ef_near_midpoint(y) | !em_abs_below(x, 43.5);
+    return em_with_sign(e / (e + 2.0), x);
+}
+
+EM_INLINE double ef_tanh(double x, int *hard) {
+    double y = ef_tanh_value(x);
+    *hard = ef_near_midpoint(y) | !em_abs_below(x, EF_TANH_BOUND);
     return y;
 }
 

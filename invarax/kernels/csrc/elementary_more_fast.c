@@ -1,19 +1,25 @@
-/* elementary_more_fast.c - the vectorised float32 paths of atan, asin, acos, tan, erf, erfc,
- * erf_inv and atan2
- * (docs/numerics.md, "float32 fast paths"): elementary_f32_inv.h evaluates every element
- * in double and flags the few it cannot round with certainty; those are redone by the exact
- * path of elementary_more.c (the double-double algorithm rounded once, with the hard-case
- * table), so the results are the correctly rounded ones, as before, only faster.
+/* elementary_more_fast.c - the vectorised float32 paths of elementary_more's log2, log10,
+ * asinh, acosh, atanh, cbrt, atan, asin, acos, tan, erf, erfc and erf_inv, and of
+ * elementary2's atan2 and pow (docs/numerics.md, "float32 fast paths").
+ *
+ * elementary_f32_more.h (the log family, cbrt, pow) and elementary_f32_inv.h (inverse trig,
+ * tan, the error functions) evaluate every element in double and flag the few they cannot
+ * round with certainty; those are redone by the exact path of elementary_more.c (the
+ * double-double algorithm rounded once, with the hard-case table), so the results are the
+ * correctly rounded ones, bitwise those of the scalar path, only faster.
  *
  * The same loops (elementary_more_fast_loops.h) are compiled for every dispatch level.
  */
 #include <string.h>
 
 #include "native.h"
+#include "elementary_f32_more.h"
 #include "elementary_f32_inv.h"
 
 #define MF_BLOCK_LEN 1024
-#define MF_ATAN2 (-1) /* atan2(x, x2) in the block loops' switch (not an ELEM_* code) */
+/* elementary2's functions in the block loops' switch (not ELEM_* codes) */
+#define MF_ATAN2 (-1)
+#define MF_POW (-2)
 
 /* Whether the n floats at p and at y do not overlap. */
 static int mf_apart(const float *p, const float *y, ptrdiff_t n) {
@@ -23,7 +29,9 @@ static int mf_apart(const float *p, const float *y, ptrdiff_t n) {
 
 /* The exact path for one element (elementary_more.c). */
 static float mf_exact(int fn, float x, float x2) {
-    return fn == MF_ATAN2 ? elementary2_exact_f32(0, x, x2) : elementary_more_exact_f32(fn, x);
+    if (fn == MF_ATAN2) return elementary2_exact_f32(0, x, x2);
+    if (fn == MF_POW) return elementary2_exact_f32(1, x, x2);
+    return elementary_more_exact_f32(fn, x);
 }
 
 #define SFX scalar
@@ -61,6 +69,12 @@ static void mf_run(int fn, const float *x, const float *x2, float *y, ptrdiff_t 
 
 int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n) {
     switch (fn) {
+    case ELEM_LOG2:
+    case ELEM_LOG10:
+    case ELEM_ASINH:
+    case ELEM_ACOSH:
+    case ELEM_ATANH:
+    case ELEM_CBRT:
     case ELEM_ATAN:
     case ELEM_ASIN:
     case ELEM_ACOS:
@@ -75,7 +89,7 @@ int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n) {
 }
 
 int elementary2_fast(int fn, const float *a, const float *b, float *out, ptrdiff_t n) {
-    if (fn != 0) return 0;
-    mf_run(MF_ATAN2, a, b, out, n);
+    if (fn != 0 && fn != 1) return 0;
+    mf_run(fn == 0 ? MF_ATAN2 : MF_POW, a, b, out, n);
     return 1;
 }

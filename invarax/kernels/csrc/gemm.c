@@ -63,6 +63,7 @@ typedef struct {
     operand3 a, b;
     void *c;
     const void *bpack; /* B packed once for every unit (pack_b_all), or NULL */
+    ptrdiff_t bld;     /* a kept packing's (gemm_packed) padded width; 0: bpack is per call */
     /* An implicit A (conv_gemm): A[b, i, p] = a.p[b*a.s0 + rowoff[i] + coloff[p]], or NULL */
     const ptrdiff_t *rowoff, *coloff;
     ptrdiff_t m, n, k, units, chunks, next;
@@ -563,10 +564,32 @@ static void run_parallel(gemm_job *job) { run_units(job, 0); }
 #endif
 #define UNIT_COLS 64
 
-/* gemm, or conv_gemm when rowoff is not NULL (A implicit, see gemm_job). */
+/* Whether a product of m rows and n columns can use a kept packing of its B (gemm_packed):
+ * one column block (n <= NC) and the blocked kernels (not the narrow or one-row ones). */
+static int packable(int dbl, ptrdiff_t m, ptrdiff_t n) {
+    kernel_desc d = select_kernel(dbl, m, n);
+    return n <= NC && !d.narrow && d.mr > 1 && m > 0 && n > 1;
+}
+
+size_t gemm_packed_size(int dbl, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k) {
+    if (!packable(dbl, m, n) || k <= 0) return 0;
+    ptrdiff_t nr = select_kernel(dbl, m, n).nr;
+    return (size_t)k * (size_t)((n + nr - 1) / nr * nr) * (dbl ? sizeof(double) : sizeof(float));
+}
+
+void gemm_pack(int dbl, operand3 b, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, void *dst) {
+    int nr = select_kernel(dbl, m, n).nr;
+    if (dbl)
+        pack_b_all_f64(b.p, b.s1, b.s2, k, n, nr, dst);
+    else
+        pack_b_all_f32(b.p, b.s1, b.s2, k, n, nr, dst);
+}
+
+/* gemm, or conv_gemm when rowoff is not NULL (A implicit, see gemm_job); `packed`: B already
+ * packed by gemm_pack (nb == 1), or NULL. */
 static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_t *coloff,
-                    operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k,
-                    int nthreads) {
+                    operand3 b, const void *packed, void *c, ptrdiff_t nb, ptrdiff_t m,
+                    ptrdiff_t n, ptrdiff_t k, int nthreads) {
     size_t esize = dbl ? sizeof(double) : sizeof(float);
     if (nb == 0 || m == 0 || n == 0) return 0;
     if (k == 0) {
@@ -592,7 +615,11 @@ static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_
     job.m = m;
     job.n = n;
     job.k = k;
-    job.direct = b.s2 == 1 && m <= DIRECT_M && !rowoff;
+    job.direct = b.s2 == 1 && m <= DIRECT_M && !rowoff && !packed;
+    if (packed) {
+        job.bpack = packed;
+        job.bld = (n + job.desc.nr - 1) / job.desc.nr * job.desc.nr;
+    }
     double fmas = (double)nb * m * n * k;
     if (nthreads > MAX_THREADS) nthreads = MAX_THREADS;
     if (nthreads > fmas / MIN_FMAS_PER_THREAD) nthreads = (int)(fmas / MIN_FMAS_PER_THREAD);
@@ -618,7 +645,7 @@ static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_
     void *bpack = NULL;
     size_t bpack_bytes = (size_t)k * (size_t)((n + nr - 1) / nr * nr) * esize;
     int status = 0;
-    if (nb == 1 && chunks > 1 && job.split_m && !job.direct && !job.desc.narrow &&
+    if (!packed && nb == 1 && chunks > 1 && job.split_m && !job.direct && !job.desc.narrow &&
         bpack_bytes <= BPACK_MAX_BYTES) {
         bpack = bpack_acquire(&bpack_bytes);
         if (!bpack) status = -1;
@@ -640,12 +667,19 @@ static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_
 
 int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, ptrdiff_t n,
          ptrdiff_t k, int nthreads) {
-    return gemm_run(dbl, a, NULL, NULL, b, c, nb, m, n, k, nthreads);
+    return gemm_run(dbl, a, NULL, NULL, b, NULL, c, nb, m, n, k, nthreads);
+}
+
+int gemm_packed(int dbl, operand3 a, const void *packed, void *c, ptrdiff_t m, ptrdiff_t n,
+                ptrdiff_t k, int nthreads) {
+    operand3 none = {NULL, 0, 0, 0};
+    if (!packable(dbl, m, n) || k <= 0) return -3;
+    return gemm_run(dbl, a, NULL, NULL, none, packed, c, 1, m, n, k, nthreads);
 }
 
 int conv_gemm(int dbl, const void *x, ptrdiff_t gstride, const ptrdiff_t *rowoff,
               const ptrdiff_t *coloff, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
               ptrdiff_t n, ptrdiff_t k, int nthreads) {
     operand3 a = {x, gstride, 0, 0};
-    return gemm_run(dbl, a, rowoff, coloff, b, c, nb, m, n, k, nthreads);
+    return gemm_run(dbl, a, rowoff, coloff, b, NULL, c, nb, m, n, k, nthreads);
 }

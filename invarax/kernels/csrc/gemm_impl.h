@@ -186,7 +186,8 @@ static void F(pack_b_all)(const T *b, ptrdiff_t sbk, ptrdiff_t sbn, ptrdiff_t k,
  * by few tiles, so packing it would cost more than it saves; only a last, partial panel
  * is packed). */
 static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdiff_t sak,
-                          const T *b, ptrdiff_t sbk, ptrdiff_t sbn, const T *bpack, int direct,
+                          const T *b, ptrdiff_t sbk, ptrdiff_t sbn, const T *bpack,
+                          ptrdiff_t bld, ptrdiff_t bcol, int direct,
                           T *c, ptrdiff_t ldc, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, T *abuf,
                           T *bbuf, const ptrdiff_t *rowoff, const ptrdiff_t *coloff) {
     const int mr = d->mr, nr = d->nr;
@@ -199,7 +200,9 @@ static void F(gemm_block)(const kernel_desc *d, const T *a, ptrdiff_t sam, ptrdi
             ptrdiff_t kb = k - pc < INVARAX_KB ? k - pc : INVARAX_KB;
             int first = pc == 0;
             const T *bblk = b + pc * sbk + jc * sbn, *bpk = bbuf;
-            if (bpack)
+            if (bpack && bld) /* a kept packing of all of B (n <= NC): from column bcol */
+                bpk = bpack + pc * bld + bcol * kb;
+            else if (bpack)
                 bpk = bpack + jc * k + pc * ((nc + nr - 1) / nr * nr);
             else if (direct)
                 F(pack_b)(bblk + full, sbk, sbn, kb, nc - full, nr, bbuf + full * kb);
@@ -278,7 +281,8 @@ static void F(gemm_units)(gemm_job *job, int t) {
             n1 = chunk_bound(job->n, d->nr, job->chunks, ch + 1);
         }
         if (m1 <= m0 || n1 <= n0) continue;
-        const T *ai = a + bi * job->a.s0 + (job->rowoff ? 0 : m0 * job->a.s1), *bi_ = b + bi * job->b.s0 + n0 * job->b.s2;
+        const T *ai = a + bi * job->a.s0 + (job->rowoff ? 0 : m0 * job->a.s1);
+        const T *bi_ = b ? b + bi * job->b.s0 + n0 * job->b.s2 : NULL;
         T *ci = (T *)job->c + (bi * job->m + m0) * job->n + n0;
 #ifdef HAVE_AVX2
         if (d->narrow) {
@@ -289,7 +293,8 @@ static void F(gemm_units)(gemm_job *job, int t) {
         }
 #endif
         F(gemm_block)(d, ai, job->a.s1, job->a.s2, bi_, job->b.s1, job->b.s2,
-                      (const T *)job->bpack, job->direct, ci, job->n, m1 - m0, n1 - n0, job->k,
+                      (const T *)job->bpack, job->bld, n0, job->direct, ci, job->n, m1 - m0,
+                      n1 - n0, job->k,
                       abuf, bbuf, job->rowoff ? job->rowoff + m0 : NULL, job->coloff);
     }
 }

@@ -132,6 +132,103 @@ release_a:
     Py_RETURN_NONE;
 }
 
+/* A kept packing (gemm_pack): this header, then the packed elements. */
+typedef struct {
+    int64_t magic, dbl, m1, k, n, isa, bytes, pad;
+} pack_header;
+#define PACK_MAGIC 0x6b63617062LL
+
+PyDoc_STRVAR(gemm_pack_doc,
+             "gemm_pack(b, m)\n\n"
+             "b (1, K, N, any strides) packed for gemm_packed's products of m rows, as a\n"
+             "bytearray; None where such products do not use a kept packing.");
+
+static PyObject *py_gemm_pack(PyObject *self, PyObject *args) {
+    PyObject *ob, *out = NULL;
+    Py_ssize_t m;
+    Py_buffer b;
+    ptrdiff_t sb[3];
+    if (!PyArg_ParseTuple(args, "On", &ob, &m)) return NULL;
+    if (get_buffer(ob, &b, 3, 0) < 0) return NULL;
+    int dbl = float_kind(&b);
+    if (dbl < 0 || element_strides(&b, sb) < 0) goto done;
+    if (b.shape[0] != 1) {
+        PyErr_SetString(PyExc_ValueError, "gemm_pack: b must have shape (1, K, N)");
+        goto done;
+    }
+    ptrdiff_t k = b.shape[1], n = b.shape[2];
+    size_t bytes = gemm_packed_size(dbl, m, n, k);
+    if (!bytes) {
+        out = Py_None;
+        Py_INCREF(out);
+        goto done;
+    }
+    out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(sizeof(pack_header) + bytes));
+    if (!out) goto done;
+    char *dst = PyByteArray_AS_STRING(out);
+    pack_header h = {PACK_MAGIC, dbl, m == 1, k, n, isa_current(), (int64_t)bytes, 0};
+    memcpy(dst, &h, sizeof h);
+    operand3 pb = {b.buf, sb[0], sb[1], sb[2]};
+    Py_BEGIN_ALLOW_THREADS
+    gemm_pack(dbl, pb, m, n, k, dst + sizeof h);
+    Py_END_ALLOW_THREADS
+done:
+    PyBuffer_Release(&b);
+    return out;
+}
+
+PyDoc_STRVAR(gemm_packed_doc,
+             "gemm_packed(a, packed, c, nthreads)\n\n"
+             "c[0] = a[0] @ B in the canonical order (as gemm), B kept packed by gemm_pack, for a\n"
+             "(1, M, K) of B's dtype (any strides) into the C-contiguous (1, M, N) array c.");
+
+static PyObject *py_gemm_packed(PyObject *self, PyObject *args) {
+    PyObject *oa, *op, *oc;
+    int nthreads, status = -1;
+    Py_buffer a, p, c;
+    ptrdiff_t sa[3];
+    if (!PyArg_ParseTuple(args, "OOOi", &oa, &op, &oc, &nthreads)) return NULL;
+    if (get_buffer(oa, &a, 3, 0) < 0) return NULL;
+    if (PyObject_GetBuffer(op, &p, PyBUF_SIMPLE) < 0) goto release_a;
+    if (get_buffer(oc, &c, 3, 1) < 0) goto release_p;
+    int dbl = float_kind(&a);
+    if (dbl < 0 || element_strides(&a, sa) < 0) goto release_c;
+    if (float_kind(&c) != dbl) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "gemm_packed operands differ in dtype");
+        goto release_c;
+    }
+    ptrdiff_t m = a.shape[1], k = a.shape[2], n = c.shape[2];
+    pack_header h;
+    if ((size_t)p.len < sizeof h) goto mismatch;
+    memcpy(&h, p.buf, sizeof h);
+    if (h.magic != PACK_MAGIC || h.dbl != dbl || h.k != k || h.n != n || h.m1 != (m == 1) ||
+        h.isa != isa_current() ||
+        a.shape[0] != 1 || c.shape[0] != 1 || c.shape[1] != m ||
+        h.bytes != (int64_t)gemm_packed_size(dbl, m, n, k) ||
+        (size_t)p.len != sizeof h + (size_t)h.bytes)
+        goto mismatch;
+    operand3 pa = {a.buf, sa[0], sa[1], sa[2]};
+    const char *packed = (const char *)p.buf + sizeof h;
+    Py_BEGIN_ALLOW_THREADS
+    status = gemm_packed(dbl, pa, packed, c.buf, m, n, k, nthreads);
+    Py_END_ALLOW_THREADS
+    if (status == -3) goto mismatch;
+    if (status < 0) PyErr_NoMemory();
+    goto release_c;
+mismatch:
+    PyErr_SetString(PyExc_ValueError,
+                    "gemm_packed: the packing is not one of B for these shapes (gemm_pack)");
+    status = -1;
+release_c:
+    PyBuffer_Release(&c);
+release_p:
+    PyBuffer_Release(&p);
+release_a:
+    PyBuffer_Release(&a);
+    if (status < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(conv_gemm_doc,
              "conv_gemm(x, gstride, rowoff, coloff, b, c, nthreads)\n\n"
              "c[g] = A[g] @ b[g] in the canonical order (as gemm), where A[g, i, p] is\n"
@@ -402,6 +499,8 @@ PyDoc_STRVAR(elementary2_doc,
 static PyMethodDef methods[] = {
     {"gemm", py_gemm, METH_VARARGS, gemm_doc},
     {"conv_gemm", py_conv_gemm, METH_VARARGS, conv_gemm_doc},
+    {"gemm_pack", py_gemm_pack, METH_VARARGS, gemm_pack_doc},
+    {"gemm_packed", py_gemm_packed, METH_VARARGS, gemm_packed_doc},
     {"window", py_window, METH_VARARGS, window_doc},
     {"reduce", py_reduce, METH_VARARGS, reduce_doc},
     {"fma", py_fma, METH_VARARGS, fma_doc},

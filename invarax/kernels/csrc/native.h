@@ -53,6 +53,15 @@ typedef struct {
 int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
          ptrdiff_t n, ptrdiff_t k, int nthreads);
 
+/* A kept packing of a B of k x n, for products of m rows (C = A @ B, nb == 1) that reuse one
+ * B many times (a loop body's weight): gemm_packed_size gives its bytes (0: such products
+ * do not use one), gemm_pack writes it, gemm_packed computes C = A @ B from it. The packing
+ * only moves B's elements; every element of C gets gemm's operations. */
+size_t gemm_packed_size(int dbl, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k);
+void gemm_pack(int dbl, operand3 b, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, void *dst);
+int gemm_packed(int dbl, operand3 a, const void *packed, void *c, ptrdiff_t m, ptrdiff_t n,
+                ptrdiff_t k, int nthreads);
+
 /* A convolution as an implicit product (docs/numerics.md, "Convolutions"): gemm with
  * A[g, i, p] = x[g*gstride + rowoff[i] + coloff[p]] (i < m, p < k), never built whole;
  * each element of C gets exactly the operations gemm gives it. coloff[k + p] is, for each
@@ -102,16 +111,20 @@ enum {
     ELEM_EXP2, ELEM_SINH, ELEM_COSH,
     /* elementary_more.c */
     ELEM_LOG2, ELEM_LOG10, ELEM_ASINH, ELEM_ACOSH, ELEM_ATANH, ELEM_ATAN, ELEM_ASIN, ELEM_ACOS,
-    ELEM_TAN, ELEM_CBRT, ELEM_ERF, ELEM_ERFC, ELEM_ERF_INV, ELEM_COUNT
+    ELEM_TAN, ELEM_CBRT, ELEM_ERF, ELEM_ERFC, ELEM_ERF_INV,
+    /* elementary_gamma.c */
+    ELEM_LGAMMA, ELEM_DIGAMMA, ELEM_COUNT
 };
 void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
+void elementary_gamma(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 /* out[i] = atan2(a[i], b[i]) (fn 0) or pow(a[i], b[i]) (fn 1) (elementary_more.c), float32
  * rounded once from a double-double. */
 void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n);
-/* The float32 fast paths of atan, asin, acos, tan (elementary_more_fast) and atan2
- * (elementary2_fast, fn 0): return 1 when they computed y, 0 for another function. Their
- * fix-up: one element by the exact path (elementary_more.c). */
+/* The vectorised float32 paths (elementary_more_fast.c) of elementary_more's log2, log10, asinh,
+ * acosh, atanh, cbrt, atan, asin, acos, tan, erf, erfc and erf_inv (elementary_more_fast) and of
+ * elementary2's atan2 and pow (elementary2_fast): 1 with y (out) computed, or 0 where fn has
+ * none. Their fix-up: one element by the exact path (elementary_*_exact_f32). */
 int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n);
 int elementary2_fast(int fn, const float *a, const float *b, float *out, ptrdiff_t n);
 float elementary_more_exact_f32(int fn, float x);

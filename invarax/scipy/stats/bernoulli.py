@@ -14,7 +14,7 @@ def logpmf(k, p, loc=0):
 
     Example:
         >>> logpmf(jnp.array([0.0, 1.0]), 0.25)
-        Array([-0.28768206, -1.3862944 ], dtype=float32)
+        Array([-0.2876821, -1.3862944], dtype=float32)
     """
     k, p, loc = inexact("bernoulli.logpmf", k, p, loc)
     x = k - loc

@@ -56,7 +56,7 @@ def sf(x, loc=0, scale=1):
 
     Example:
         >>> sf(jnp.array([1.0]))
-        Array([0.36787942], dtype=float32)
+        Array([0.36787945], dtype=float32)
     """
     x, loc, scale = inexact("expon.sf", x, loc, scale)
     return jnp.where(x < loc, 1.0, jnp.exp(-(x - loc) / scale))

@@ -27,7 +27,7 @@ def pdf(x, a, loc=0, scale=1):
 
     Example:
         >>> pdf(jnp.array([1.0]), 2.0)
-        Array([0.36787942], dtype=float32)
+        Array([0.36787945], dtype=float32)
     """
     return jnp.exp(logpdf(x, a, loc, scale))
 

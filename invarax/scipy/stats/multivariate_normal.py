@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ... import numpy as jnp
+from ...kernels.elementary import LOG_2PI
 from ...lax import linalg as lax_linalg
 from ._util import inexact
 
@@ -32,7 +31,7 @@ def logpdf(x, mean, cov, allow_singular=None):
     x, mean, cov = (jnp.asarray(v) for v in (x, mean, cov))
     if not mean.shape:  # a scalar distribution
         x, mean, cov = inexact("multivariate_normal.logpdf", x, mean, cov)
-        return -0.5 * jnp.square(x - mean) / cov - 0.5 * (np.log(2 * np.pi) + jnp.log(cov))
+        return -0.5 * jnp.square(x - mean) / cov - 0.5 * (LOG_2PI + jnp.log(cov))
     n = mean.shape[-1]
     if cov.ndim < 2 or cov.shape[-2:] != (n, n):
         raise ValueError(f"multivariate_normal.logpdf: cov must have shape (..., {n}, {n}) "
@@ -49,7 +48,7 @@ def logpdf(x, mean, cov, allow_singular=None):
     y = lax_linalg.triangular_solve(
         jnp.broadcast_to(lower, (*batch, n, n)), jnp.broadcast_to(diff, (*batch, n))[..., None],
         left_side=True, lower=True)[..., 0]
-    return (-0.5 * jnp.einsum("...i,...i->...", y, y) - n / 2 * np.log(2 * np.pi)
+    return (-0.5 * jnp.einsum("...i,...i->...", y, y) - n / 2 * LOG_2PI
             - jnp.log(jnp.diagonal(lower, axis1=-2, axis2=-1)).sum(-1))
 
 

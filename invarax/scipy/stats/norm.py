@@ -14,7 +14,7 @@ def logpdf(x, loc=0, scale=1):
 
     Example:
         >>> logpdf(jnp.array([0.0, 1.0]))
-        Array([-0.9189386, -1.4189386], dtype=float32)
+        Array([-0.9189385, -1.4189385], dtype=float32)
     """
     x, loc, scale = inexact("norm.logpdf", x, loc, scale)
     log_normalizer = jnp.log(2 * np.pi * jnp.square(scale))
@@ -27,7 +27,7 @@ def pdf(x, loc=0, scale=1):
 
     Example:
         >>> pdf(jnp.array([0.0]))
-        Array([0.39894223], dtype=float32)
+        Array([0.3989423], dtype=float32)
     """
     return jnp.exp(logpdf(x, loc, scale))
 

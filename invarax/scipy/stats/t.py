@@ -29,6 +29,6 @@ def pdf(x, df, loc=0, scale=1):
 
     Example:
         >>> pdf(jnp.array([0.0]), 3.0)
-        Array([0.36755258], dtype=float32)
+        Array([0.3675526], dtype=float32)
     """
     return jnp.exp(logpdf(x, df, loc, scale))

@@ -1,0 +1,63 @@
+/* elementary_gamma.c - invarax's lgamma and digamma in float32 and float64 (docs/numerics.md,
+ * "lgamma and digamma"); elementary.c hands these functions here.
+ *
+ * float64: elementary_gamma.h's algorithms. float32: the same double algorithm rounded once,
+ * the correctly rounded result wherever em_f32_is_hard is false; where it is true,
+ * elementary_hard.h (made by tools/exhaustive_f32.py over all 2^32 inputs) holds the inputs
+ * whose double result rounds the wrong way, with their correctly rounded results.
+ *
+ * The loops are compiled for the baseline and for AVX2+FMA; both perform the same IEEE
+ * operations (fma is C99's, correctly rounded in hardware or software), so every dispatch
+ * level gives the same bits.
+ */
+#include "native.h"
+#include "elementary_gamma.h"
+#include "elementary_hard.h"
+
+static const elem_hard_table HARD_GAMMA[ELEM_COUNT] = ELEM_HARD_TABLES;
+
+/* y[i] = F(x[i]) in double, or rounded to float with the hard cases of table fn looked up. */
+#define GAMMA_LOOP(F)                                                                        \
+    if (dbl) {                                                                               \
+        const double *xd = x;                                                                \
+        double *yd = y;                                                                      \
+        for (ptrdiff_t i = 0; i < n; i++) yd[i] = F(xd[i]);                                  \
+    } else {                                                                                 \
+        const float *xf = x;                                                                 \
+        float *yf = y;                                                                       \
+        for (ptrdiff_t i = 0; i < n; i++) {                                                  \
+            float v = xf[i];                                                                 \
+            double d = F((double)v);                                                         \
+            yf[i] = em_f32_is_hard(d) ? elem_hard_lookup(&HARD_GAMMA[fn], v, (float)d)       \
+                                      : (float)d;                                            \
+        }                                                                                    \
+    }
+
+#define GAMMA_LOOPS(SFX)                                                                     \
+    static void elementary_gamma_##SFX(int fn, int dbl, const void *x, void *y,              \
+                                       ptrdiff_t n) {                                        \
+        if (fn == ELEM_LGAMMA) {                                                             \
+            GAMMA_LOOP(eg_lgamma)                                                            \
+        } else {                                                                             \
+            GAMMA_LOOP(eg_digamma)                                                           \
+        }                                                                                    \
+    }
+
+GAMMA_LOOPS(scalar)
+
+#ifdef INVARAX_X86
+#define GAMMA_HAVE_X86 1
+TARGET_BEGIN("avx2,fma")
+GAMMA_LOOPS(avx2)
+TARGET_END
+#endif
+
+void elementary_gamma(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
+#ifdef GAMMA_HAVE_X86
+    if (isa_current() >= ISA_AVX2) {
+        elementary_gamma_avx2(fn, dbl, x, y, n);
+        return;
+    }
+#endif
+    elementary_gamma_scalar(fn, dbl, x, y, n);
+}
