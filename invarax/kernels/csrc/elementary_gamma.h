@@ -161,7 +161,7 @@ EM_INLINE double eg_lgamma(double x) {
     if (x <= 0.0 && floor(x) == x) return INFINITY; /* poles, -inf, and x <= -2^52 */
     if (x > EG_HUGE) {                              /* x (log x - 1), +inf at +inf */
         double lh, ll;
-        ep_log_dd(x < INFINITY ? x : 2.0, &lh, &ll);
+        ep_log_dd(x < INFINITY ? x : EG_HUGE, &lh, &ll);
         return x * (lh - 1.0);
     }
     if (x > -8.0 && x < 2.0625) {
