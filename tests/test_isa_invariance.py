@@ -54,6 +54,9 @@ for dtype in (np.float32, np.float64):
         "cbrt": jnp.cbrt(x), "arctan2": jnp.arctan2(x, x[::-1]),
         "power": jnp.power(p, u * 30), "power_int": jnp.power(x, jnp.round(u * 10)),
         "erf": jsp.erf(x), "erfc": jsp.erfc(x), "erf_inv": lax.erf_inv(u),
+        "gammaln": jsp.gammaln(x), "digamma": jsp.digamma(x),
+        "gammainc": jsp.gammainc(p[:500] % 20 + 0.1, p[500:1000] % 30),
+        "betainc": jsp.betainc(p[:300] % 9 + 0.5, p[300:600] % 7 + 0.5, jnp.abs(u[:300])),
     }
     for name, value in arrays.items():
         out[f"{name}_{np.dtype(dtype).name}"] = np.asarray(value)

@@ -43,6 +43,7 @@ from ..kernels.elementary import elementary
 from ..kernels.elementary import kernel as _elementary_kernel
 from . import elementwise as lax
 from .elementwise import _const, _vectorized_batch_rule, defvectorized
+from .special import _full
 
 _ITERATIONS = 500
 _TINY = 1e-300
@@ -266,9 +267,12 @@ def _reflect(x):
     return reflect, lax.select(reflect, lax.sub(_const(x, 1.0), x), x)
 
 
-def _pi_reduced(x):
-    """``pi (x - round(x))``: pi x reduced exactly to [-pi/2, pi/2] (tan has period pi,
-    sin^2 too), so values stay accurate next to the poles at the non-positive integers."""
+def _pi_reduced(x, reflect):
+    """``pi (x - round(x))`` where ``reflect``: pi x reduced exactly to [-pi/2, pi/2] (tan
+    has period pi, sin^2 too), so values stay accurate next to the poles at the
+    non-positive integers; pi/4 elsewhere, so that the branch not selected has finite
+    derivatives (a pole there would make its zero cotangent NaN)."""
+    x = lax.select(reflect, x, _full(x, 0.25))
     return lax.mul(_const(x, math.pi), lax.sub(x, lax.round(x, 1)))
 
 
@@ -285,7 +289,7 @@ def _digamma_composition(x):
         poly = lax.add(lax.mul(poly, inv2), _const(x, c))
     series = lax.add(lax.sub(lax.log(z), lax.div(_const(x, 0.5), z)), lax.mul(poly, inv2))
     psi = lax.add(series, shift)
-    reflected = lax.sub(psi, lax.div(_const(x, math.pi), lax.tan(_pi_reduced(x))))
+    reflected = lax.sub(psi, lax.div(_const(x, math.pi), lax.tan(_pi_reduced(x, reflect))))
     return lax.select(reflect, reflected, psi)
 
 
@@ -313,7 +317,7 @@ def _trigamma(x):
     series = lax.add(lax.add(inv, lax.mul(_const(x, 0.5), inv2)),
                      lax.mul(lax.mul(poly, inv2), inv))
     psi1 = lax.add(series, total)
-    sin = lax.sin(_pi_reduced(x))
+    sin = lax.sin(_pi_reduced(x, reflect))
     reflected = lax.sub(lax.div(_const(x, math.pi ** 2), lax.mul(sin, sin)), psi1)
     return lax.select(reflect, reflected, psi1)
 
