@@ -7,6 +7,11 @@ correctly rounded one?
 The reference is independent of invarax's algorithm: NumPy's float64 function of the input
 (within a few float64 ulp, far below 2^-45), rounded to float32; where that float64 value
 lies within 2^-45 (relative) of a float32 rounding boundary, mpmath at 200 bits decides.
+For lgamma and digamma the float64 reference is SciPy's ``gammaln`` and ``psi``, which are
+accurate only in absolute terms where they cancel (next to the zeros, and below 0): each
+input gets a generous absolute error bound (``ERR64``: 2^-45 times the size of the terms
+that cancel), mpmath settles every input whose bound reaches a rounding boundary, and
+mpmath also decides every input where invarax and the reference disagree.
 The inputs invarax rounds the wrong way are printed and saved to
 ``tools/exhaustive_f32/NAME.txt`` (input bits, correct result bits); ``--header`` writes
 them into ``invarax/kernels/csrc/elementary_hard.h``, the kernels' table of hard cases
