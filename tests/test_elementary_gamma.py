@@ -5,6 +5,7 @@ level, eager, under jit and under vmap; the primitives lgamma and digamma and th
 derivatives."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -130,6 +131,23 @@ def test_poles_and_special_values_are_jax_s(dtype):
     # digamma(x) -> -1/x next to 0; float32 subnormals overflow to -inf (exactly rounded)
     assert elementary("digamma", np.float32(2.0**-100)) == -(np.float32(2.0**100))
     assert elementary("digamma", np.array(1e-45, np.float32)) == -np.inf
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_saved_hard_cases_are_correctly_rounded_at_every_level(name):
+    # tools/exhaustive_f32.py's finds over all 2^32 inputs (input bits, correct result bits)
+    path = Path(__file__).resolve().parents[1] / "tools" / "exhaustive_f32" / f"{name}.txt"
+    rows = [line.split() for line in path.read_text().splitlines()] if path.exists() else []
+    if not rows:
+        pytest.skip(f"no hard cases saved for {name}")
+    x = np.array([int(a, 16) for a, _ in rows], np.uint32).view(np.float32)
+    want = np.array([int(b, 16) for _, b in rows], np.uint32)
+    for isa in _native.isas():
+        previous = _native.set_isa(isa)
+        try:
+            assert np.array_equal(bits(elementary(name, x)), want), isa
+        finally:
+            _native.set_isa(previous)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
