@@ -51,8 +51,13 @@ REF64 = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p, "ta
          "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "atan": np.arctan,
          "asin": np.arcsin, "acos": np.arccos, "tan": np.tan, "cbrt": np.cbrt,
          "erf": lambda x: _scipy_special().erf(x), "erfc": lambda x: _scipy_special().erfc(x),
-         "erf_inv": lambda x: _erf_inv64(x), "lgamma": lambda x: _scipy_special().gammaln(x),
+         "erf_inv": lambda x: _erf_inv64(x), "lgamma": lambda x: _lgamma64(x),
          "digamma": lambda x: _digamma64(x)}
+
+
+def _lgamma64(x):
+    # SciPy's gammaln, with JAX's +inf (not NaN) at -inf
+    return np.where(x == -np.inf, np.inf, _scipy_special().gammaln(x))
 
 
 def _digamma64(x):
