@@ -33,7 +33,7 @@ from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES
 from invarax.interpreters import ad
 from invarax.ops.fused import fma
-from invarax.ops.gamma import betainc, igamma, igammac, lgamma
+from invarax.ops.gamma import betainc, digamma_p, igamma, igammac, lgamma
 from invarax.ops.special import erf, erf_inv_p, erfc
 from invarax.scipy.special import logsumexp
 from invarax.tree_util import tree_flatten, tree_map
@@ -160,6 +160,7 @@ ELEMENTWISE = {
     "erfc": unary(erfc),
     "erf_inv": unary(erf_inv_p.bind, UNIT),  # lax.erf_inv binds it with invarax_exact_elementary
     "lgamma": unary(lambda x: lgamma(jnp.abs(x) + 0.3)),
+    "digamma": unary(lambda x: digamma_p.bind(jnp.abs(x) + 0.3)),  # flag-free: bound directly
     "checkpoint_name": unary(lambda x: jnp.sin(checkpoint_name(x, "n"))),
     "igamma": unary(lambda x: igamma(2.5, x), POSITIVE),
     "igamma_a": unary(lambda a: igamma(a, 1.7), POSITIVE, order=1),

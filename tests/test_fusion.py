@@ -23,6 +23,7 @@ from invarax.compiler.lower import compile_jaxpr
 from invarax.kernels import _support
 from invarax.ops import elementwise
 from invarax.ops.fused import fma, fma_p
+from invarax.ops.gamma import digamma_p
 from invarax.ops.special import erf_inv_p
 
 CHUNKS = (5, 64)
@@ -121,6 +122,8 @@ FLOAT_UNARY = {
         "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "abs", "is_finite", "erf", "erfc")},
     "log2": jnp.log2, "log10": jnp.log10,  # primitives of their own (no lax function)
     "erf_inv": erf_inv_p.bind,  # bound by lax.erf_inv only with invarax_exact_elementary
+    "lgamma": lax.lgamma,
+    "digamma": digamma_p.bind,  # bound by lax.digamma only with invarax_exact_elementary
     "round_away": lambda x: lax.round(x, 0),
     "round_even": lambda x: lax.round(x, 1),
     **{f"integer_pow{y}": (lambda x, y=y: lax.integer_pow(x, y)) for y in (0, 1, 2, 3, 5, -1, -2)},

@@ -32,7 +32,7 @@ from invarax.core.ir import ClosedJaxpr, Jaxpr
 from invarax.core.trace import PRIMITIVES, Primitive
 from invarax.interpreters.batching import batching_rules
 from invarax.ops.fused import fma
-from invarax.ops.gamma import betainc, igamma, igamma_grad_a_p, igammac, lgamma
+from invarax.ops.gamma import betainc, digamma_p, igamma, igamma_grad_a_p, igammac, lgamma
 from invarax.ops.special import erf, erf_inv_p, erfc
 from invarax.ops.windowed import select_and_gather_add_p, select_and_scatter_add_p
 
@@ -162,6 +162,7 @@ CASES = {
     "erfc": unary("erfc", erfc),
     "erf_inv": unary("erf_inv", erf_inv_p.bind, U(-0.9, 0.9, 3, 4)),  # flag-free: bound directly
     "lgamma": unary("lgamma", lgamma, U(0.1, 5, 3, 4)),
+    "digamma": unary("digamma", digamma_p.bind, U(-3, 5, 3, 4)),  # flag-free: bound directly
     "name": unary("name", lambda x: checkpoint_name(x, "n") * 2.0),
     "igamma": unary("igamma", lambda x: igamma(2.5, x), U(0.1, 5, 3, 4)),
     "igammac": unary("igammac", lambda x: igammac(0.7, x), U(0.1, 5, 3, 4)),

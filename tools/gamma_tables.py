@@ -23,7 +23,8 @@ HEADER = ROOT / "invarax" / "kernels" / "csrc" / "elementary_gamma_tables.h"
 mpmath.mp.prec = 300
 LGAMMA_INTERVALS = 6   # lgamma's zeros in (-3, -2), ..., (-8, -7): two in each
 DIGAMMA_INTERVALS = 8  # digamma's zeros in (-1, 0), ..., (-8, -7): one in each
-SERIES_TERMS = 10
+SERIES_TERMS = 10    # float32's series (the next term is below 2^-79 at z = 16)
+PRECISE_TERMS = 18   # float64's
 
 
 def _dd(v):
@@ -110,6 +111,21 @@ def main():
                  "/ z^(2k)) */")
     lines.append(f"static const double EG_PSI_SERIES[{SERIES_TERMS}] = {{"
                  + ", ".join(_hex(v) for v in psi) + "};")
+    # float64's: more terms (the next is below 2^-100 at z = 16), as double-doubles
+    bern = [mpmath.bernoulli(2 * k) for k in range(1, PRECISE_TERMS + 1)]
+    stirling = [b / (2 * k * (2 * k - 1)) for k, b in enumerate(bern, 1)]
+    psi = [b / (2 * k) for k, b in enumerate(bern, 1)]
+    lines.append(f"#define EG_PRECISE_TERMS {PRECISE_TERMS}")
+    for name, cs in (("EG_STIRLING_DD", stirling), ("EG_PSI_SERIES_DD", psi)):
+        pairs = ", ".join(f"{{{_hex(a)}, {_hex(b)}}}" for a, b in map(_dd, cs))
+        lines.append(f"static const double {name}[{PRECISE_TERMS}][2] = {{{pairs}}};")
+    lines.append("/* (-1)^(k+1) / k, k = 1 ... 14 (log1p t = t sum_k c[k-1] t^(k-1)) */")
+    log1p = [mpmath.mpf((-1) ** (k + 1)) / k for k in range(1, 15)]
+    pairs = ", ".join(f"{{{_hex(a)}, {_hex(b)}}}" for a, b in map(_dd, log1p))
+    lines.append(f"static const double EG_LOG1P[14][2] = {{{pairs}}};")
+    ln2_hi, ln2_lo = float.fromhex("0x1.62e42fee00000p-1"), float.fromhex("0x1.a39ef35793c76p-33")
+    lines.append("/* ln 2 - EM_LN2_HI - EM_LN2_LO */")
+    lines.append(f"#define EG_LN2_LO2 {_hex(mpmath.log(2) - ln2_hi - ln2_lo)}")
     lines.append("/* 1/12 as a double-double (the first term of both series) */")
     for name, v in (("EG_TWELFTH", mpmath.mpf(1) / 12),
                     ("EG_HALF_LOG_2PI", mpmath.log(2 * mpmath.pi) / 2),

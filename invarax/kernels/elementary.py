@@ -2,7 +2,8 @@
 ``log1p``, ``tanh``, ``logistic``, ``sin``, ``cos``, ``exp2``, ``sinh``, ``cosh``, ``log2``,
 ``log10``, ``asinh``, ``acosh``, ``atanh``, ``atan``, ``asin``, ``acos``, ``tan``, ``cbrt``,
 ``erf``, ``erfc`` and ``erf_inv`` (lax's names; the last thirteen in
-``csrc/elementary_more.c``), and ``atan2`` and ``pow`` of two operands (``elementary2``).
+``csrc/elementary_more.c``), ``lgamma`` and ``digamma`` (``csrc/elementary_gamma.c``), and
+``atan2`` and ``pow`` of two operands (``elementary2``).
 
 float32 results are correctly rounded (the float nearest the exact value, ties to even), so
 their bits are defined by mathematics alone; float64 results are within 1 ulp, from a fixed
@@ -77,8 +78,10 @@ def _numpy(name: str):
         return _numpy_log_base(2 if name == "log2" else 10)
     if name in ("erf", "erfc"):
         return _libm(getattr(math, name))
-    if name == "erf_inv":  # its primitive is bound only with the flag on (ops/special.py)
-        return lambda x, out=None: elementary(name, x, out)
+    if name == "lgamma":
+        return _libm(_lgamma_libm)
+    if name in ("erf_inv", "digamma"):  # their primitives are bound only with the flag on
+        return lambda x, out=None: elementary(name, x, out)  # (ops/special.py, ops/gamma.py)
     return getattr(np, _NUMPY_NAMES.get(name, name))
 
 
@@ -93,6 +96,11 @@ def _libm(fn):
         return out
 
     return apply
+
+
+def _lgamma_libm(v):
+    """libm's lgamma, with ``+inf`` (not an error) at the poles 0, -1, -2, ... and -inf."""
+    return math.inf if (v <= 0 and v.is_integer()) or v == -math.inf else math.lgamma(v)
 
 
 def _numpy_log_base(base):

@@ -1,10 +1,14 @@
-"""The gamma-function family: the ``lgamma``, ``igamma``, ``igammac`` and ``betainc``
-primitives, and ``digamma`` (a composition of lax ops, so differentiable to any order).
+"""The gamma-function family: the ``lgamma``, ``digamma``, ``igamma``, ``igammac`` and
+``betainc`` primitives.
 
-The impls compute in float64 with NumPy and round once to the operand's dtype, the same
-bits eagerly, under ``jit`` and under ``vmap`` (elementwise: each element alone):
+The impls compute each element alone (elementwise), the same bits eagerly, under ``jit``
+and under ``vmap``:
 
-- ``lgamma``: libm's ``lgamma`` (Python's ``math.lgamma``), element by element;
+- ``lgamma`` and ``digamma``: invarax's own kernels with ``config.invarax_exact_elementary``
+  (``invarax.kernels.elementary``: float32 correctly rounded, the same bits on every CPU;
+  docs/numerics.md, "lgamma and digamma"); with the flag off, libm's ``lgamma`` (Python's
+  ``math.lgamma``) element by element, and ``digamma`` a composition of lax ops (so
+  differentiable to any order; the primitive's derivative is trigamma, a composition too);
 - ``igamma(a, x)``/``igammac(a, x)``: the regularized incomplete gamma functions
   ``P(a, x)`` and ``Q(a, x) = 1 - P``, by their series where ``x < a + 1`` and by their
   continued fraction (modified Lentz) elsewhere, 500 terms at most (Numerical Recipes
@@ -13,6 +17,10 @@ bits eagerly, under ``jit`` and under ``vmap`` (elementwise: each element alone)
   the other elements (N1, N2, N5);
 - ``betainc(a, b, x)``: the regularized incomplete beta function ``I_x(a, b)`` by its
   continued fraction, with ``I_x(a, b) = 1 - I_{1-x}(b, a)`` past the mean (NR 6.4).
+
+These three compute in float64 with NumPy's arithmetic and invarax's float64 ``exp``,
+``log``, ``log1p``, ``lgamma`` and ``digamma`` kernels (not NumPy's, whose bits depend on the
+CPU), and round once to the operand's dtype.
 
 Derivatives: ``lgamma'`` is ``digamma``; ``igamma``, ``igammac`` and ``betainc`` have
 their derivatives in ``x`` (the integrands); ``igamma``/``igammac`` in ``a`` too, by the
@@ -29,25 +37,22 @@ import math
 import numpy as np
 
 from ..core.array import to_array
+from ..core.config import config
 from ..interpreters import ad
+from ..kernels.elementary import elementary
+from ..kernels.elementary import kernel as _elementary_kernel
 from . import elementwise as lax
 from .elementwise import _const, _vectorized_batch_rule, defvectorized
+from .special import _full
 
 _ITERATIONS = 500
 _TINY = 1e-300
 
 
-def _lgamma64_array(a):
-    """libm's lgamma of each element (float64); +inf at the poles 0, -1, -2, ..."""
-    a = np.asarray(a, np.float64)
-    poles = (a <= 0) & (a == np.floor(a))
-    values = np.where(poles, 1.0, a).ravel().tolist()
-    out = np.fromiter(map(math.lgamma, values), np.float64, len(values)).reshape(a.shape)
-    return np.where(poles, np.inf, out)
-
-
-def _lgamma_impl(x):
-    return _lgamma64_array(x).astype(x.dtype)
+def _f64(name, v):
+    """invarax's float64 kernel ``name`` (``exp``, ``log``, ``log1p``, ``lgamma``,
+    ``digamma``) of ``v``: the impls' float64 internals have the same bits on every CPU."""
+    return elementary(name, np.asarray(v, np.float64))
 
 
 def _iterate(state: dict, step, outputs: tuple) -> dict:
@@ -90,8 +95,9 @@ def _gamma_series(a, x):
     d_term = -term / a
     out = _iterate(dict(x=x, ap=a.copy(), term=term, d_term=d_term, total=term.copy(),
                         d_total=d_term.copy()), _series_step, ("total", "d_total"))
-    front = np.exp(-x + a * np.log(x) - _lgamma64_array(a))
-    d_front = front * (np.log(x) - _digamma64(a))
+    log_x = _f64("log", x)
+    front = _f64("exp", -x + a * log_x - _f64("lgamma", a))
+    d_front = front * (log_x - _f64("digamma", a))
     return out["total"] * front, out["d_total"] * front + out["total"] * d_front
 
 
@@ -124,23 +130,10 @@ def _gamma_fraction(a, x):
     dd = d * d  # d(1/b)/da with db/da = -1
     out = _iterate(dict(a=a, b=b, c=np.full_like(x, 1.0 / _TINY), dc=np.zeros_like(x), d=d,
                         dd=dd, h=d.copy(), dh=dd.copy()), _fraction_step, ("h", "dh"))
-    front = np.exp(-x + a * np.log(x) - _lgamma64_array(a))
-    d_front = front * (np.log(x) - _digamma64(a))
+    log_x = _f64("log", x)
+    front = _f64("exp", -x + a * log_x - _f64("lgamma", a))
+    d_front = front * (log_x - _f64("digamma", a))
     return front * out["h"], d_front * out["h"] + front * out["dh"]
-
-
-def _digamma64(a):
-    """digamma of positive float64 ``a`` with NumPy: the recurrence to ``a >= 10``, then
-    the asymptotic series (the method of ``digamma``, here for the impls' float64)."""
-    shift = np.zeros_like(a)
-    for i in range(10):
-        shift -= 1.0 / (a + i)
-    z = a + 10.0
-    inv2 = 1.0 / (z * z)
-    poly = np.zeros_like(a)
-    for c in _DIGAMMA_SERIES:
-        poly = poly * inv2 + c
-    return np.log(z) - 0.5 / z + poly * inv2 + shift
 
 
 def _igamma64(a, x, upper: bool, grad_a: bool = False):
@@ -200,9 +193,9 @@ def _betainc64(a, b, x):
     rest = valid & (x > 0) & (x < 1)
     if rest.any():
         ar, br, xr = a[rest], b[rest], x[rest]
-        log_front = (_lgamma64_array(ar + br) - _lgamma64_array(ar) - _lgamma64_array(br)
-                     + ar * np.log(xr) + br * np.log1p(-xr))
-        front = np.exp(log_front)
+        log_front = (_f64("lgamma", ar + br) - _f64("lgamma", ar) - _f64("lgamma", br)
+                     + ar * _f64("log", xr) + br * _f64("log1p", -xr))
+        front = _f64("exp", log_front)
         flip = xr >= (ar + 1.0) / (ar + br + 2.0)
         value = np.empty_like(xr)
         if (~flip).any():
@@ -215,7 +208,7 @@ def _betainc64(a, b, x):
     return out
 
 
-lgamma_p = defvectorized("lgamma", _lgamma_impl, "f")
+lgamma_p = defvectorized("lgamma", _elementary_kernel("lgamma"), "f")
 igamma_p = defvectorized(
     "igamma", lambda a, x: _igamma64(a, x, False).astype(np.result_type(a, x)), "f")
 igammac_p = defvectorized(
@@ -225,11 +218,16 @@ betainc_p = defvectorized(
 igamma_grad_a_p = defvectorized(
     "igamma_grad_a",
     lambda a, x: _igamma64(a, x, False, grad_a=True).astype(np.result_type(a, x)), "f")
-for _prim in (lgamma_p, igamma_p, igammac_p, betainc_p, igamma_grad_a_p):
+# With invarax_exact_elementary: invarax's own kernel (float32 correctly rounded), a
+# primitive whose derivative is trigamma (a composition of lax ops, below).
+digamma_p = defvectorized("digamma", _elementary_kernel("digamma"), "f")
+for _prim in (lgamma_p, digamma_p, igamma_p, igammac_p, betainc_p, igamma_grad_a_p):
     _vectorized_batch_rule(_prim)
-# Not in lax.CHUNKABLE: each is one call on the whole array (its elements iterate
+# lgamma and digamma are one kernel call per element, so fusion may chunk them; the others
+# are not in lax.CHUNKABLE: each is one call on the whole array (its elements iterate
 # independently, so a chunked call would give the same bits, but these impls are not
 # worth fusing with cheap elementwise ops).
+lax.CHUNKABLE.update((lgamma_p, digamma_p))
 
 
 # -B_2k / (2k) for k = 7, ..., 1: the asymptotic series of digamma, highest power first.
@@ -238,19 +236,48 @@ _DIGAMMA_SERIES = (-1.0 / 12.0, 691.0 / 32760.0, -1.0 / 132.0, 1.0 / 240.0, -1.0
 
 
 def digamma(x):
-    """The digamma function ``lgamma'(x)``, elementwise, as a composition of lax ops.
+    """The digamma function ``lgamma'(x)``, elementwise.
 
-    Reflection ``psi(x) = psi(1 - x) - pi / tan(pi x)`` below 1/2, the recurrence
-    ``psi(x) = psi(x + 1) - 1/x`` up to ``x >= 10``, then the asymptotic series; its
-    derivatives (trigamma, ...) come from differentiating the composition.
+    With ``config.invarax_exact_elementary`` (float operands): the ``digamma`` primitive,
+    invarax's own kernel (float32 correctly rounded, float64 within 1 ulp on the tested
+    samples, the same bits on every CPU; docs/numerics.md), whose derivative is trigamma.
+    Otherwise a composition of lax ops: reflection ``psi(x) = psi(1 - x) - pi / tan(pi x)``
+    below 1/2, the recurrence ``psi(x) = psi(x + 1) - 1/x`` up to ``x >= 10``, then the
+    asymptotic series. NaN at 0 and the negative integers, as JAX.
+
+    Arguments:
+        x: a float array.
+
+    Returns:
+        ``digamma(x)``, of ``x``'s shape and dtype.
 
     Example:
         >>> digamma(jnp.array([1.0, 0.5]))
         Array([-0.5772157, -1.9635108], dtype=float32)
     """
     x = to_array(x, "digamma operand")
+    if config.invarax_exact_elementary and x.dtype.kind == "f":
+        return digamma_p.bind(x)
+    return _digamma_composition(x)
+
+
+def _reflect(x):
+    """``(reflect, y)``: whether ``x < 1/2``, and ``1 - x`` there, ``x`` elsewhere."""
     reflect = lax.lt(x, _const(x, 0.5))
-    y = lax.select(reflect, lax.sub(_const(x, 1.0), x), x)
+    return reflect, lax.select(reflect, lax.sub(_const(x, 1.0), x), x)
+
+
+def _pi_reduced(x, reflect):
+    """``pi (x - round(x))`` where ``reflect``: pi x reduced exactly to [-pi/2, pi/2] (tan
+    has period pi, sin^2 too), so values stay accurate next to the poles at the
+    non-positive integers; pi/4 elsewhere, so that the branch not selected has finite
+    derivatives (a pole there would make its zero cotangent NaN)."""
+    x = lax.select(reflect, x, _full(x, 0.25))
+    return lax.mul(_const(x, math.pi), lax.sub(x, lax.round(x, 1)))
+
+
+def _digamma_composition(x):
+    reflect, y = _reflect(x)
     shift = _const(x, 0.0)
     for i in range(10):
         shift = lax.sub(shift, lax.div(_const(x, 1.0), lax.add(y, _const(x, float(i)))))
@@ -262,12 +289,37 @@ def digamma(x):
         poly = lax.add(lax.mul(poly, inv2), _const(x, c))
     series = lax.add(lax.sub(lax.log(z), lax.div(_const(x, 0.5), z)), lax.mul(poly, inv2))
     psi = lax.add(series, shift)
-    # pi / tan(pi x) with x reduced to [-1/2, 1/2] first (tan has period pi): exact
-    # reduction, so the value stays accurate next to the poles at the non-positive integers
-    reduced = lax.sub(x, lax.round(x, 1))
-    pi = _const(x, math.pi)
-    reflected = lax.sub(psi, lax.div(pi, lax.tan(lax.mul(pi, reduced))))
+    reflected = lax.sub(psi, lax.div(_const(x, math.pi), lax.tan(_pi_reduced(x, reflect))))
     return lax.select(reflect, reflected, psi)
+
+
+# B_2k for k = 8, ..., 1: trigamma's asymptotic series 1/z + 1/(2z^2) + sum B_2k / z^(2k+1),
+# highest power first.
+_TRIGAMMA_SERIES = (-3617.0 / 510.0, 7.0 / 6.0, -691.0 / 2730.0, 5.0 / 66.0, -1.0 / 30.0,
+                    1.0 / 42.0, -1.0 / 30.0, 1.0 / 6.0)
+
+
+def _trigamma(x):
+    """``digamma'(x)`` as a composition of lax ops (so differentiable again): reflection
+    ``psi'(x) = pi^2 / sin^2(pi x) - psi'(1 - x)`` below 1/2, the recurrence
+    ``psi'(y) = psi'(y + 10) + sum_i 1 / (y + i)^2``, then the asymptotic series."""
+    reflect, y = _reflect(x)
+    total = _const(x, 0.0)
+    for i in range(10):
+        yi = lax.add(y, _const(x, float(i)))
+        total = lax.add(total, lax.div(_const(x, 1.0), lax.mul(yi, yi)))
+    z = lax.add(y, _const(x, 10.0))
+    inv = lax.div(_const(x, 1.0), z)
+    inv2 = lax.mul(inv, inv)
+    poly = _const(x, 0.0)
+    for c in _TRIGAMMA_SERIES:
+        poly = lax.add(lax.mul(poly, inv2), _const(x, c))
+    series = lax.add(lax.add(inv, lax.mul(_const(x, 0.5), inv2)),
+                     lax.mul(lax.mul(poly, inv2), inv))
+    psi1 = lax.add(series, total)
+    sin = lax.sin(_pi_reduced(x, reflect))
+    reflected = lax.sub(lax.div(_const(x, math.pi ** 2), lax.mul(sin, sin)), psi1)
+    return lax.select(reflect, reflected, psi1)
 
 
 def _lgamma(x):
@@ -299,6 +351,7 @@ def _beta_density(a, b, x):
 
 
 ad.defjvp(lgamma_p, lambda t, out, x: lax.mul(t, digamma(x)))
+ad.defjvp(digamma_p, lambda t, out, x: lax.mul(t, _trigamma(x)))
 ad.defjvp(igamma_p, lambda t, out, a, x: lax.mul(t, igamma_grad_a_p.bind(a, x)),
           lambda t, out, a, x: lax.mul(t, _gamma_density(a, x)))
 ad.defjvp(igammac_p, lambda t, out, a, x: lax.neg(lax.mul(t, igamma_grad_a_p.bind(a, x))),
@@ -311,7 +364,16 @@ ad.defjvp(betainc_p, _no_parameter_derivative("betainc", "a"),
 
 
 def lgamma(x):
-    """The log of the absolute value of the gamma function, elementwise (libm's).
+    """The log of the absolute value of the gamma function, elementwise: invarax's own
+    kernel with ``config.invarax_exact_elementary`` (float32 correctly rounded, float64
+    within 1 ulp on the tested samples, the same bits on every CPU), else libm's.
+
+    Arguments:
+        x: a float array.
+
+    Returns:
+        ``log|Gamma(x)|``, of ``x``'s shape and dtype; ``+inf`` at 0, the negative
+        integers and ``+-inf``.
 
     Example:
         >>> lgamma(jnp.array([1.0, 5.0]))

@@ -81,7 +81,7 @@ def _inexact(name, *args):
 
 
 def gammaln(x):
-    """``log|Gamma(x)|``, elementwise (libm's ``lgamma``; derivative ``digamma``).
+    """``log|Gamma(x)|``, elementwise (``lax.lgamma``; derivative ``digamma``).
 
     Example:
         >>> gammaln(jnp.array([1.0, 5.0]))
