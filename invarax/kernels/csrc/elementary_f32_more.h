@@ -135,16 +135,18 @@ EM_INLINE double ev_cbrt(double x, int *hard) {
 /* ---- pow: x^y = exp(y log|x|), log|x| as a double-double --------------------------------- */
 
 /* log(x) = k ln2 + log z for a positive float x: x = 2^k z, z in [0.699, 1.398) (as
- * ef_log), log z = 2 atanh(s), s = (z - 1) / (z + 1) = sh + sl: z - 1 and z + 1 are exact (z
- * is a float), sh = (z - 1) / (z + 1) rounds once, and sl = (z - 1 - sh (z + 1)) / (z + 1),
- * the remainder exact by fma and 1 / (z + 1) = (1 - s) / 2, so that s = sh + sl to 2^-104
- * |s|. 2 atanh(s) = 2s + c, c = 2 sl + 2 sh w P(w) (w = sh^2), P a degree-6 fit of
- * (atanh(s) / s - 1) / s^2 on [0, 0.17701^2] (relative error 2^-58.3 in atanh s,
- * tools/f32_polys.py); c is below 0.0107 |2s|, and its roundings (w, 2s w, Horner's last
- * fma and the sum; s^2 for S^2 adds 2) are below 7 roundings of it: below 2^-56.5 |2s|. k ln2
- * = k LN2_HI (exact) + k LN2_LO; the exact Fast2Sum of k LN2_HI and 2 sh (|k LN2_HI| >=
- * 0.69 > |2 sh| unless k = 0) and the rest, renormalised: lh + ll = log x with relative
- * error below 2^-55.7 (|log z| <= 1.07 |log x| for k != 0). */
+ * ef_log), log z = 2 atanh(s), s = (z - 1) / (z + 1) = sh + sl, without a division: z - 1
+ * and z + 1 are exact (z is a float); r = 1 / (z + 1) by a quadratic (2^-9.48) and two
+ * Newton steps r + r (1 - (z + 1) r) (2^-37.9 and a rounding); sh = (z - 1) r and sl = (z -
+ * 1 - sh (z + 1)) r, the remainder by fma (below 2^-37.8 |z - 1|, rounded once), so that s =
+ * sh + sl within 2^-75 |s|. 2 atanh(s) = 2 sh + c, c = 2 sl + 2 s1 w P(w) (s1 = sh + sl
+ * rounded, w = s1^2), P a degree-6 fit of (atanh(s) / s - 1) / s^2 on [0, 0.17701^2]
+ * (relative error 2^-58.3 in atanh s, tools/f32_polys.py); c is below 0.0107 |2s|, and its
+ * roundings (s1, w and its two factors, 2 s1 w, Horner's last fma and the sum) are below 7.1
+ * roundings of it: below 2^-56.7 |2s|. k ln2 = k LN2_HI (exact) + k LN2_LO; the exact
+ * Fast2Sum of k LN2_HI and 2 sh (|k LN2_HI| >= 0.69 > |2 sh| unless k = 0) and the rest
+ * (rounding below 2^-60), renormalised: lh + ll = log x with relative error below 2^-55.7
+ * (|log z| <= 1.07 |log x| for k != 0, and |log x| >= 0.335 there). */
 EM_INLINE double ev_log_dd(double a, double *ll) {
     uint64_t kb = ((em_bits(a) - EF_LOG_OFF + (1024ULL << 52)) >> 52) - 1024; /* k mod 2^64 */
     double z = em_double(em_bits(a) - (kb << 52));
