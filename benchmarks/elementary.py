@@ -9,7 +9,8 @@ CPUs: the kernel splits large arrays between them), and ``invarax.jit`` of the s
 (default threads; it allocates its output each call, the others write into one buffer).
 Same-run medians, the functions alternating (``benchmarks/timing.py``); ratios are
 invarax / NumPy. invarax's own kernels are switched on for the run
-(``config.invarax_exact_elementary``).
+(``config.invarax_exact_elementary``). ``--functions log2,pow,...`` times other functions
+(``MORE``) instead of the default four; ``pow`` is ``x ** y`` (its kernel on one thread).
 """
 
 from __future__ import annotations
@@ -23,23 +24,32 @@ import numpy as np
 from . import problems
 from .timing import CLOCK, medians
 
+#: The functions timed by default, and the others ``--functions`` may name.
+DEFAULT = ("exp", "log", "sin", "tanh")
+MORE = ("log2", "log10", "asinh", "acosh", "atanh", "cbrt", "pow")
+_SPANS = {"log": (0.01, 100), "log2": (0.01, 100), "log10": (0.01, 100), "acosh": (1, 100),
+          "atanh": (-0.99, 0.99), "pow": (0.01, 10)}
+
 
 def _inputs(name: str, size: int) -> np.ndarray:
     rng = np.random.default_rng(0)
-    if name == "log":
-        return rng.uniform(0.01, 100, size).astype(np.float32)
-    return rng.uniform(-10, 10, size).astype(np.float32)
+    lo, hi = _SPANS.get(name, (-10, 10))
+    return rng.uniform(lo, hi, size).astype(np.float32)
 
 
-def run(size: int, repeats: int) -> list[str]:
+def run(size: int, repeats: int, names: tuple[str, ...] = DEFAULT) -> list[str]:
     import invarax
     import invarax.numpy as jnp
     from invarax.kernels import _native
     from invarax.kernels._support import capped_threads, num_threads
-    from invarax.kernels.elementary import elementary
+    from invarax.kernels.elementary import elementary, elementary2
 
     funcs = {"exp": (np.exp, jnp.exp), "log": (np.log, jnp.log), "sin": (np.sin, jnp.sin),
-             "tanh": (np.tanh, jnp.tanh)}
+             "tanh": (np.tanh, jnp.tanh), "log2": (np.log2, jnp.log2),
+             "log10": (np.log10, jnp.log10), "asinh": (np.arcsinh, jnp.arcsinh),
+             "acosh": (np.arccosh, jnp.arccosh), "atanh": (np.arctanh, jnp.arctanh),
+             "cbrt": (np.cbrt, jnp.cbrt), "pow": (np.power, jnp.power)}
+    funcs = {name: funcs[name] for name in names}
     lines = [f"float32, {size:.0e} elements, kernels at {_native.set_isa(_native.isas()[-1])}, "
              f"{num_threads()} default threads, load {os.getloadavg()[0]:.1f}, "
              + ("CPU time" if CLOCK["clock"] is time.process_time else "wall clock"),
@@ -54,6 +64,12 @@ def run(size: int, repeats: int) -> list[str]:
     def timed(name, ufunc, jitted):
         x = _inputs(name, size)
         out = np.empty_like(x)
+        if name == "pow":  # x ** y, y uniform in [-5, 5]; elementary2 runs on one thread
+            y = np.random.default_rng(1).uniform(-5, 5, size).astype(np.float32)
+            return medians({"numpy": lambda: ufunc(x, y, out=out),
+                            "kernel": lambda: _native.elementary2(1, x, y, out),
+                            "threads": lambda: elementary2("pow", x, y, out),
+                            "jit": lambda: np.asarray(jitted(x, y))}, repeats=repeats)
         return medians({"numpy": lambda: ufunc(x, out=out),
                         "kernel": lambda: one_thread(name, x, out),
                         "threads": lambda: elementary(name, x, out),
@@ -129,10 +145,16 @@ def main():
     parser.add_argument("--cpu-time", action="store_true",
                         help="time by the process's CPU time (all threads) instead of the wall "
                         "clock: steadier on a loaded machine; threaded columns then show work")
+    parser.add_argument("--functions", default=",".join(DEFAULT),
+                        help=f"comma-separated, of {', '.join(DEFAULT + MORE)}")
     args = parser.parse_args()
     if args.cpu_time:
         CLOCK["clock"] = time.process_time
-    print("\n".join(run(args.size, args.repeats)))
+    names = tuple(args.functions.split(","))
+    unknown = sorted(set(names) - set(DEFAULT + MORE))
+    if unknown:
+        parser.error(f"unknown functions {unknown}; choose from {DEFAULT + MORE}")
+    print("\n".join(run(args.size, args.repeats, names)))
 
 
 if __name__ == "__main__":
