@@ -15,10 +15,10 @@
 
 #define EV_BLOCK 1024
 
-typedef int (*ev_block1)(const float *restrict, float *restrict, unsigned char *restrict,
+typedef int (*ev_block1)(const float *restrict, float *restrict, int *restrict,
                          ptrdiff_t);
 typedef int (*ev_block2)(const float *restrict, const float *restrict, float *restrict,
-                         unsigned char *restrict, ptrdiff_t);
+                         int *restrict, ptrdiff_t);
 
 static const elem_hard_table HARD_FAST[ELEM_COUNT] = ELEM_HARD_TABLES;
 
@@ -76,7 +76,7 @@ int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n) {
         ptrdiff_t m = n - b < EV_BLOCK ? n - b : EV_BLOCK;
         float yb[EV_BLOCK];
         float *yw = apart ? y + b : yb;
-        unsigned char fl[EV_BLOCK];
+        int fl[EV_BLOCK];
         if (block(x + b, yw, fl, m))
             for (ptrdiff_t i = 0; i < m; i++)
                 if (fl[i]) yw[i] = ev_fix(fn, x[b + i]);
@@ -98,7 +98,7 @@ int elementary2_fast(int fn, const float *a, const float *b, float *out, ptrdiff
         ptrdiff_t m = n - s < EV_BLOCK ? n - s : EV_BLOCK;
         float yb[EV_BLOCK];
         float *yw = apart ? out + s : yb;
-        unsigned char fl[EV_BLOCK];
+        int fl[EV_BLOCK];
         if (block(a + s, b + s, yw, fl, m))
             for (ptrdiff_t i = 0; i < m; i++)
                 if (fl[i]) yw[i] = ep_pow_f32(a[s + i], b[s + i]);
