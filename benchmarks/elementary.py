@@ -36,18 +36,24 @@ def _inputs(name: str, size: int) -> np.ndarray:
 
 
 # --functions: invarax's name, its peer (NumPy's ufunc, or JAX's jitted function where NumPy
-# has none), the input range; atan2 takes (x, reversed x).
-MORE = {"atan": ("arctan", (-10, 10)), "asin": ("arcsin", (-1, 1)),
+# has none), the input range; atan2 takes (x, reversed x), pow (x, y) with y in [-5, 5].
+MORE = {"log2": ("log2", (0.01, 100)), "log10": ("log10", (0.01, 100)),
+        "asinh": ("arcsinh", (-10, 10)), "acosh": ("arccosh", (1, 100)),
+        "atanh": ("arctanh", (-0.99, 0.99)), "cbrt": ("cbrt", (-10, 10)),
+        "pow": ("power", (0.01, 10)), "atan": ("arctan", (-10, 10)), "asin": ("arcsin", (-1, 1)),
         "acos": ("arccos", (-1, 1)), "tan": ("tan", (-10, 10)), "atan2": ("arctan2", (-10, 10)),
         "erf": ("jax.scipy.special.erf", (-5, 5)), "erfc": ("jax.scipy.special.erfc", (-5, 5)),
         "erf_inv": ("jax.lax.erf_inv", (-1, 1))}
+
+
+_BINARY = ("atan2", "pow")
 
 
 def _peer(name: str, x: np.ndarray, x2: np.ndarray, out: np.ndarray):
     """MORE's peer of function ``name`` as a call (JAX's jitted, waiting for its result)."""
     peer = MORE[name][0]
     if not peer.startswith("jax"):
-        ufunc, args = getattr(np, peer), ((x, x2) if name == "atan2" else (x,))
+        ufunc, args = getattr(np, peer), ((x, x2) if name in _BINARY else (x,))
         return lambda: ufunc(*args, out=out)
     import jax
 
@@ -62,9 +68,11 @@ def _more_row(name: str, size: int, repeats: int) -> str:
 
     lo, hi = MORE[name][1]
     x = np.random.default_rng(0).uniform(lo, hi, size).astype(np.float32)
-    x2, out = x[::-1].copy(), np.empty_like(x)
-    if name == "atan2":
-        ours = lambda: elementary2("atan2", x, x2, out)  # noqa: E731
+    out = np.empty_like(x)
+    x2 = (np.random.default_rng(1).uniform(-5, 5, size).astype(np.float32) if name == "pow"
+          else x[::-1].copy())
+    if name in _BINARY:
+        ours = lambda: elementary2(name, x, x2, out)  # noqa: E731
     else:
         ours = lambda: elementary(name, x, out)  # noqa: E731
     with capped_threads(1):

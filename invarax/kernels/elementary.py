@@ -204,15 +204,21 @@ def elementary2(name: str, x, y, out: np.ndarray | None = None) -> np.ndarray:
     if x.dtype not in _NATIVE_DTYPES:  # float16, bfloat16: one more rounding
         result = elementary2(name, x.astype(np.float32), y.astype(np.float32)).astype(x.dtype)
     else:
-        # copied only where broadcast or not contiguous (keeps 0-d)
-        x, y = (np.array(a, order="C", copy=None) for a in np.broadcast_arrays(x, y))
+        # copies only where needed (broadcast or strided operands); keeps 0-d
+        x, y = (a if a.flags.c_contiguous else np.array(a, order="C")
+                for a in np.broadcast_arrays(x, y))
+        # the kernel reads each block of x and y before writing it: out may be one of them,
+        # but not a shifted overlap
         direct = (out is not None and out.dtype == x.dtype and out.shape == x.shape
-                  and out.flags.c_contiguous and not np.may_share_memory(out, x)
-                  and not np.may_share_memory(out, y))
+                  and out.flags.c_contiguous and out.flags.writeable
+                  and all(not np.may_share_memory(a, out) or _same_start(a, out)
+                          for a in (x, y)))
         result = out if direct else np.empty(x.shape, x.dtype)
         _native.elementary2(NAMES2.index(name), x.reshape(-1), y.reshape(-1),
                             result.reshape(-1))
-    if out is None or result is out:
+        if direct:
+            return out
+    if out is None:
         return result
     out[...] = result
     return out

@@ -92,18 +92,22 @@ EM_INLINE double ev_atanh(double x, int *hard) {
 
 /* ---- cbrt: |x| = 2^(3q + r) m, m in [1, 2), r in {0, 1, 2} ------------------------------ */
 
-#define EV_CBRT2 0x1.428a2f98d728bp+0 /* 2^(1/3) */
-#define EV_CBRT4 0x1.965fea53d6e3dp+0 /* 2^(2/3) */
+/* 1 + A r + B r^2 = 2^(-r/3) at r = 0, 1, 2 (within 2^-52) */
+#define EV_RCBRT_A -0x1.d2150c92f732ep-3
+#define EV_RCBRT_B 0x1.5ca5af1296110p-6
 
 /* cbrt for a float x (NaN: *hard = 1; +-0 and +-inf are themselves), relative error below
- * 2^-49.3: A = 2^r m in [1, 8) exactly; g = P(m) 2^(r/3), P a degree-4 fit of cbrt on [1, 2]
- * (relative error 2^-16.59, tools/f32_polys.py) and 2^(r/3) rounded (2^-53), so g =
- * cbrt(A) (1 + e), |e| < 2^-16.58; one Halley step y = g (g^3 + 2A) / (2g^3 + A) leaves
- * (2/3) e^3 (1 + O(e)) < 2^-50.3, and its roundings (g^2, g^3, the sum and the difference
- * near 3A each a third or less amplified, the quotient, the product) stay below 6 roundings
- * = 2^-50.4; the scaling by 2^q is exact (the result is normal: |cbrt x| >= 2^-49.7). The
- * exponent's q = round((e - 1) / 3) and r = e - 3q in double (exact: e is an integer,
- * |e| < 150, and (e - 1) / 3 is at least 1/3 - 2^-40 from a half-integer). */
+ * 2^-50, without a division: A = 2^r m in [1, 8) exactly; z = P(m) 2^(-r/3), P a degree-4
+ * fit of m^(-1/3) on [1, 2] (relative error 2^-14.56, tools/f32_polys.py) and 2^(-r/3) by a
+ * quadratic in r (within 2^-52), so z = A^(-1/3) (1 + e), |e| < 2^-14.55; d = 1 - A z^3 (z^3
+ * rounds twice, the fma once: d within 2.001 roundings of 1 - A z^3, |d| < 2^-12.96), and
+ * A^(-1/3) = z (1 - d)^(-1/3) = z (1 + d/3 + 2d^2/9 + 14d^3/81 + R), |R| < 0.15 d^4 <
+ * 2^-54.7; the series' roundings are relative to d (below 2^-64), d's error carries over a
+ * third, the last fma rounds: z1 = A^(-1/3) within 2^-54.7 + 1.7 roundings; cbrt A = A z1 z1
+ * doubles that and rounds twice: below 2^-53.7 + 5.4 roundings < 2^-50.2. The scaling by 2^q
+ * is exact (the result is normal: |cbrt x| >= 2^-49.7). The exponent's q = round((e - 1) / 3)
+ * and r = e - 3q in double (exact: e is an integer, |e| < 150, and (e - 1) / 3 is at least
+ * 1/3 - 2^-40 from a half-integer). */
 EM_INLINE double ev_cbrt(double x, int *hard) {
     double a = em_abs(x);
     uint64_t ab = em_bits(a);
@@ -112,51 +116,57 @@ EM_INLINE double ev_cbrt(double x, int *hard) {
     double t = (e - 1.0) * (1.0 / 3.0) + EM_SHIFT;
     uint64_t qb = em_bits(t) - em_bits(EM_SHIFT); /* q mod 2^64 */
     double r = e - 3.0 * (t - EM_SHIFT);
-    double p = fma(m, -0x1.5b77f0fa27546p-7, 0x1.60a153c148690p-4);
-    p = fma(m, p, -0x1.33d3852fdaa16p-2);
-    p = fma(m, p, 0x1.6fb1dff294960p-1);
-    p = fma(m, p, 0x1.0392cce64ba1bp-1);
-    double big = em_select(r == 1.0, EV_CBRT2, EV_CBRT4);
-    double g = p * em_select(r == 0.0, 1.0, big);
-    double A = m * em_select(r == 0.0, 1.0, em_select(r == 1.0, 2.0, 4.0));
-    double g3 = g * g * g;
-    double y = g * ((g3 + 2.0 * A) / (2.0 * g3 + A));
-    double d = em_double(em_bits(y) + (qb << 52));
-    d = em_select(em_is_zero(a) | em_is_bits(a, INFINITY), a, d);
-    *hard = ef_near_midpoint(d) | (em_ibits(a) > em_ibits(INFINITY)); /* NaN */
-    return em_with_sign(d, x);
+    double p = fma(m, 0x1.d46f79bdd23f4p-6, -0x1.c5185e801b106p-3);
+    p = fma(m, p, 0x1.64164effd6adep-1);
+    p = fma(m, p, -0x1.2c41e19cbabc0p+0);
+    p = fma(m, p, 0x1.ab85900d0b290p+0);
+    double z = p * fma(r, fma(r, EV_RCBRT_B, EV_RCBRT_A), 1.0);
+    double A = m * fma(r, fma(r, 0.5, 0.5), 1.0); /* 2^r, exactly */
+    double d = fma(-A, z * z * z, 1.0);
+    double c = fma(d, fma(d, 14.0 / 81.0, 2.0 / 9.0), 1.0 / 3.0);
+    double z1 = fma(z, d * c, z);
+    double y = A * z1 * z1;
+    double out = em_double(em_bits(y) + (qb << 52));
+    out = em_select(em_is_zero(a) | em_is_bits(a, INFINITY), a, out);
+    *hard = ef_near_midpoint(out) | (em_ibits(a) > em_ibits(INFINITY)); /* NaN */
+    return em_with_sign(out, x);
 }
 
 /* ---- pow: x^y = exp(y log|x|), log|x| as a double-double --------------------------------- */
 
 /* log(x) = k ln2 + log z for a positive float x: x = 2^k z, z in [0.699, 1.398) (as
- * ef_log), log z = 2 atanh(s), s = (z - 1) / (z + 1) = sh + sl: z - 1 and z + 1 are exact (z
- * is a float), sh = (z - 1) / (z + 1) rounds once, and sl = (z - 1 - sh (z + 1)) / (z + 1),
- * the remainder exact by fma and 1 / (z + 1) = (1 - s) / 2, so that s = sh + sl to 2^-104
- * |s|. 2 atanh(s) = 2s + c, c = 2 sl + 2 sh w P(w) (w = sh^2), P a degree-6 fit of
- * (atanh(s) / s - 1) / s^2 on [0, 0.17701^2] (relative error 2^-58.3 in atanh s,
- * tools/f32_polys.py); c is below 0.0107 |2s|, and its roundings (w, 2s w, Horner's last
- * fma and the sum; s^2 for S^2 adds 2) are below 7 roundings of it: below 2^-56.5 |2s|. k ln2
- * = k LN2_HI (exact) + k LN2_LO; the exact Fast2Sum of k LN2_HI and 2 sh (|k LN2_HI| >=
- * 0.69 > |2 sh| unless k = 0) and the rest, renormalised: lh + ll = log x with relative
- * error below 2^-55.7 (|log z| <= 1.07 |log x| for k != 0). */
+ * ef_log), log z = 2 atanh(s), s = (z - 1) / (z + 1) = sh + sl, without a division: z - 1
+ * and z + 1 are exact (z is a float); r = 1 / (z + 1) by a quadratic (2^-9.48) and two
+ * Newton steps r + r (1 - (z + 1) r) (2^-37.9 and a rounding); sh = (z - 1) r and sl = (z -
+ * 1 - sh (z + 1)) r, the remainder by fma (below 2^-37.8 |z - 1|, rounded once), so that s =
+ * sh + sl within 2^-75 |s|. 2 atanh(s) = 2 sh + c, c = 2 sl + 2 s1 w P(w) (s1 = sh + sl
+ * rounded, w = s1^2), P a degree-6 fit of (atanh(s) / s - 1) / s^2 on [0, 0.17701^2]
+ * (relative error 2^-58.3 in atanh s, tools/f32_polys.py); c is below 0.0107 |2s|, and its
+ * roundings (s1, w and its two factors, 2 s1 w, Horner's last fma and the sum) are below 7.1
+ * roundings of it: below 2^-56.7 |2s|. k ln2 = k LN2_HI (exact) + k LN2_LO; the exact
+ * Fast2Sum of k LN2_HI and 2 sh (|k LN2_HI| >= 0.69 > |2 sh| unless k = 0) and the rest
+ * (rounding below 2^-60), renormalised: lh + ll = log x with relative error below 2^-55.7
+ * (|log z| <= 1.07 |log x| for k != 0, and |log x| >= 0.335 there). */
 EM_INLINE double ev_log_dd(double a, double *ll) {
     uint64_t kb = ((em_bits(a) - EF_LOG_OFF + (1024ULL << 52)) >> 52) - 1024; /* k mod 2^64 */
     double z = em_double(em_bits(a) - (kb << 52));
     double kd = em_double(em_bits(EM_SHIFT) + kb) - EM_SHIFT; /* exact, |k| <= 150 */
     double u = z - 1.0, v = z + 1.0;
-    double sh = u / v;
-    double sl = fma(-sh, v, u) * (0.5 - 0.5 * sh);
-    double w = sh * sh, s2 = sh + sh;
+    double r = fma(v, fma(v, 0x1.e6e45ba472368p-4, -0x1.76159328e8804p-1), 0x1.7c6d7781dc8dep+0);
+    r = fma(r, fma(-v, r, 1.0), r);
+    r = fma(r, fma(-v, r, 1.0), r);
+    double sh = u * r;
+    double sl = fma(-sh, v, u) * r;
+    double s1 = sh + sl, w = s1 * s1;
     double p = fma(w, 0x1.3114c2e729cfap-4, 0x1.396e4edf4398fp-4);
     p = fma(w, p, 0x1.746831f2d1197p-4);
     p = fma(w, p, 0x1.c71c48cad4542p-4);
     p = fma(w, p, 0x1.2492494cef537p-3);
     p = fma(w, p, 0x1.9999999973f46p-3);
     p = fma(w, p, 0x1.55555555555b4p-2);
-    double c = fma(s2 * w, p, sl + sl);
+    double c = fma((s1 + s1) * w, p, sl + sl);
     double h, e, lh;
-    ei_fast_two_sum(kd * EM_LN2_HI, s2, &h, &e);
+    ei_fast_two_sum(kd * EM_LN2_HI, sh + sh, &h, &e);
     ei_fast_two_sum(h, e + fma(kd, EM_LN2_LO, c), &lh, ll);
     return lh;
 }
