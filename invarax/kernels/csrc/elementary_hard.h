@@ -189,7 +189,16 @@ static const uint32_t HARD_LGAMMA[][2] = {
     {0xb0d6f2cau, 0x41a23559u},
 };
 
+static const uint32_t HARD_DIGAMMA[][2] = {
+    {0x3ecab682u, 0xc025d80du},
+    {0x65d890d3u, 0x4254d1f9u},
+    {0x6f31a8ecu, 0x42845a89u},
+    {0xa7de86a9u, 0x57134133u},
+    {0xa7e05475u, 0x57121211u},
+    {0xc5a60943u, 0x416641afu},
+};
+
 /* in native.h's ELEM_* order */
-#define ELEM_HARD_TABLES {{HARD_NONE, 0}, {HARD_LOG, 5}, {HARD_NONE, 0}, {HARD_LOG1P, 9}, {HARD_NONE, 0}, {HARD_LOGISTIC, 76}, {HARD_SIN, 2}, {HARD_COS, 4}, {HARD_EXP2, 2}, {HARD_SINH, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_LOG10, 1}, {HARD_ASINH, 6}, {HARD_ACOSH, 2}, {HARD_NONE, 0}, {HARD_ATAN, 2}, {HARD_NONE, 0}, {HARD_ACOS, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_ERFC, 1}, {HARD_NONE, 0}, {HARD_LGAMMA, 2}, {HARD_NONE, 0}}
+#define ELEM_HARD_TABLES {{HARD_NONE, 0}, {HARD_LOG, 5}, {HARD_NONE, 0}, {HARD_LOG1P, 9}, {HARD_NONE, 0}, {HARD_LOGISTIC, 76}, {HARD_SIN, 2}, {HARD_COS, 4}, {HARD_EXP2, 2}, {HARD_SINH, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_LOG10, 1}, {HARD_ASINH, 6}, {HARD_ACOSH, 2}, {HARD_NONE, 0}, {HARD_ATAN, 2}, {HARD_NONE, 0}, {HARD_ACOS, 2}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_NONE, 0}, {HARD_ERFC, 1}, {HARD_NONE, 0}, {HARD_LGAMMA, 2}, {HARD_DIGAMMA, 6}}
 
 #endif
