@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
+from test_elementary import bits
 
 import invarax
 import invarax.numpy as jnp
@@ -20,11 +21,6 @@ mpmath = pytest.importorskip("mpmath")
 LONG = np.finfo(np.longdouble).nmant >= 63
 needs_long = pytest.mark.skipif(not LONG, reason="needs an 80-bit long double reference")
 
-
-
-def bits(a):
-    a = np.asarray(a)
-    return a.view(f"u{a.dtype.itemsize}")
 
 
 REFERENCE = {"atan2": (np.arctan2, mpmath.atan2), "pow": (np.power, mpmath.power)}

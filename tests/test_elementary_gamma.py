@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_elementary import bits, same
 
 import invarax
 import invarax.numpy as jnp
@@ -19,14 +20,6 @@ from invarax.scipy import special as jsp
 
 mpmath = pytest.importorskip("mpmath")
 NAMES = ("lgamma", "digamma")
-
-
-@pytest.fixture(autouse=True)
-def _exact_elementary():
-    """These tests are of invarax's own functions, which the flag switches on."""
-    invarax.config.update("invarax_exact_elementary", True)
-    yield
-    invarax.config.update("invarax_exact_elementary", False)
 
 
 def exact(name, x):
@@ -54,14 +47,6 @@ def nearest_f32(value):
                                   int(np.float32(c).view(np.uint32)) & 1))
 
 
-def bits(a):
-    a = np.asarray(a)
-    return a.view(f"u{a.dtype.itemsize}")
-
-
-def same(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    return a.dtype == b.dtype and np.array_equal(bits(a), bits(b))
 
 
 # Zeros: lgamma's at 1, 2 and in (-3, -2), (-4, -3); digamma's at 1.46... and in (-1, 0),

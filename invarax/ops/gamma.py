@@ -253,7 +253,7 @@ def digamma(x):
 
     Example:
         >>> digamma(jnp.array([1.0, 0.5]))
-        Array([-0.5772157, -1.9635108], dtype=float32)
+        Array([-0.5772157, -1.96351  ], dtype=float32)
     """
     x = to_array(x, "digamma operand")
     if config.invarax_exact_elementary and x.dtype.kind == "f":
