@@ -159,9 +159,12 @@ def reference(name, x):
         x64 = x.astype(np.float64)
         r = REF64[name](x64)
         want = r.astype(np.float32)
-        err = ERR64[name](x64, r) if name in ERR64 else np.abs(r) * MARGIN
-        lo = (r - err).astype(np.float32)
-        hi = (r + err).astype(np.float32)
+        if name in ERR64:  # absolute bounds
+            err = ERR64[name](x64, r)
+            lo, hi = (r - err).astype(np.float32), (r + err).astype(np.float32)
+        else:  # relative bounds (an infinite r stays itself)
+            lo = (r * (1 - MARGIN)).astype(np.float32)
+            hi = (r * (1 + MARGIN)).astype(np.float32)
     usable = np.isfinite(r) if name in ERR64 else ~np.isnan(r)  # inf - inf: not a bound
     close = np.flatnonzero((lo != hi) & usable)
     for i in close:
