@@ -243,3 +243,22 @@ def test_pow_jit_vmap_grad_and_broadcast_give_the_same_bits():
     assert np.array_equal(bits(invarax.jit(g)(x)), bits(g(x)))
     c = np.array([1 + 2j, 0.5 - 1j], np.complex64)  # complex stays NumPy's
     assert np.array_equal(np.asarray(jnp.power(c, c)), np.power(c, c))
+
+
+def test_threads_split_large_arrays_without_changing_a_bit(monkeypatch):
+    from invarax.kernels import elementary as module
+
+    rng = np.random.default_rng(11)
+    for dtype in (np.float32, np.float64):
+        a = (rng.standard_normal(50_001) * 30).astype(dtype)
+        b = (rng.uniform(-6, 6, 50_001)).astype(dtype)
+        base = np.abs(a)
+        one = {"atan2": elementary2("atan2", a, b), "pow": elementary2("pow", base, b)}
+        monkeypatch.setattr(module, "PER_THREAD", 1000)
+        monkeypatch.setenv("INVARAX_NUM_THREADS", "3")
+        for name, (x, y) in {"atan2": (a, b), "pow": (base, b)}.items():
+            assert np.array_equal(bits(elementary2(name, x, y)), bits(one[name])), name
+            buffer = x.copy()  # out is the first operand: each range reads before it writes
+            elementary2(name, buffer, y, out=buffer)
+            assert np.array_equal(bits(buffer), bits(one[name])), name
+        monkeypatch.undo()

@@ -37,18 +37,25 @@ PER_THREAD = 1 << 18
 
 
 def _run(code: int, x: np.ndarray, y: np.ndarray) -> None:
-    """The kernel on flat x into flat y, split between threads into contiguous ranges when
-    large (elementwise: each element's bits are the same whatever the split, N5)."""
-    threads = min(num_threads(), x.size // PER_THREAD)
+    """The kernel of function ``code`` on flat x into flat y (``_split``)."""
+    _split(_native.elementary, code, (x, y))
+
+
+def _split(kernel, code: int, arrays: tuple) -> None:
+    """``kernel(code, *arrays)`` on flat arrays of one length (the inputs, then the
+    output), split between threads into contiguous ranges when large (elementwise: each
+    element's bits are the same whatever the split, N5)."""
+    size = arrays[-1].size
+    threads = min(num_threads(), size // PER_THREAD)
     if threads <= 1:
-        _native.elementary(code, x, y)
+        kernel(code, *arrays)
         return
-    bounds = [x.size * i // threads for i in range(threads + 1)]
+    bounds = [size * i // threads for i in range(threads + 1)]
     pool = worker_pool(threads - 1)
-    parts = [pool.submit(_native.elementary, code, x[a:b], y[a:b])
-             for a, b in zip(bounds[1:-1], bounds[2:], strict=True)]
+    parts = [pool.submit(kernel, code, *(a[lo:hi] for a in arrays))
+             for lo, hi in zip(bounds[1:-1], bounds[2:], strict=True)]
     try:
-        _native.elementary(code, x[:bounds[1]], y[:bounds[1]])
+        kernel(code, *(a[:bounds[1]] for a in arrays))
     finally:
         for part in parts:
             part.result()
@@ -214,8 +221,8 @@ def elementary2(name: str, x, y, out: np.ndarray | None = None) -> np.ndarray:
                   and all(not np.may_share_memory(a, out) or _same_start(a, out)
                           for a in (x, y)))
         result = out if direct else np.empty(x.shape, x.dtype)
-        _native.elementary2(NAMES2.index(name), x.reshape(-1), y.reshape(-1),
-                            result.reshape(-1))
+        _split(_native.elementary2, NAMES2.index(name),
+               (x.reshape(-1), y.reshape(-1), result.reshape(-1)))
         if direct:
             return out
     if out is None:
