@@ -146,16 +146,22 @@ EM_INLINE double ef_exp(double x, int *hard) {
 
 #define EF_LOG_OFF 0x3fe6600000000000ULL /* bits of 0.69921875 */
 
+/* x = 2^k z for a positive double x, z in [OFF, 2 OFF): z (exact) into *z, and k (exact, a
+ * double). Shared by log's fast path and pow's double-double log (elementary_f32_more.h). */
+EM_INLINE double ef_log_split(double x, double *z) {
+    uint64_t tb = em_bits(x) - EF_LOG_OFF + (1024ULL << 52); /* > 0 for every positive x */
+    uint64_t kb = (tb >> 52) - 1024;                         /* k mod 2^64 */
+    *z = em_double(em_bits(x) - (kb << 52));
+    return em_double(em_bits(EM_SHIFT) + kb) - EM_SHIFT; /* exact, |k| < 2^11 */
+}
+
 /* log(x) for a positive normal float x (ef_log: others get *hard = 1; ef_log_value: garbage
  * for them), relative error below 2^-44.0:
  * z - 1 is exact, s has a relative error below 2^-52 (two roundings), |s| <= 0.17701; the
  * polynomial's 2^-44.26 and the roundings of 2s + 2s w P(w); for k != 0, |log x| >= 0.33
  * and |log z| <= 0.358, so k ln2's error (|k| 2^-55.3) and the last rounding add 2^-53. */
 EM_INLINE double ef_log_value(double x) {
-    uint64_t tb = em_bits(x) - EF_LOG_OFF + (1024ULL << 52); /* > 0 for every positive x */
-    uint64_t kb = (tb >> 52) - 1024;                         /* k mod 2^64 */
-    double z = em_double(em_bits(x) - (kb << 52));
-    double kd = em_double(em_bits(EM_SHIFT) + kb) - EM_SHIFT; /* exact, |k| < 2^11 */
+    double z, kd = ef_log_split(x, &z);
     double s = (z - 1.0) / (z + 1.0);
     double s2 = s + s, w = s * s;
     double p = fma(w, 0x1.9305cdf489208p-4, 0x1.c60a02ef4d35ap-4);

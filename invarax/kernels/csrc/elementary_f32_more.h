@@ -148,9 +148,7 @@ EM_INLINE double ev_cbrt(double x, int *hard) {
  * (rounding below 2^-60), renormalised: lh + ll = log x with relative error below 2^-55.7
  * (|log z| <= 1.07 |log x| for k != 0, and |log x| >= 0.335 there). */
 EM_INLINE double ev_log_dd(double a, double *ll) {
-    uint64_t kb = ((em_bits(a) - EF_LOG_OFF + (1024ULL << 52)) >> 52) - 1024; /* k mod 2^64 */
-    double z = em_double(em_bits(a) - (kb << 52));
-    double kd = em_double(em_bits(EM_SHIFT) + kb) - EM_SHIFT; /* exact, |k| <= 150 */
+    double z, kd = ef_log_split(a, &z); /* |k| <= 150 */
     double u = z - 1.0, v = z + 1.0;
     double r = fma(v, fma(v, 0x1.e6e45ba472368p-4, -0x1.76159328e8804p-1), 0x1.7c6d7781dc8dep+0);
     r = fma(r, fma(-v, r, 1.0), r);
