@@ -18,21 +18,7 @@ static const elem_hard_table HARD_GAMMA[ELEM_COUNT] = ELEM_HARD_TABLES;
 
 /* y[i] = F(x[i]) in double, or F##_f32(x[i]) (the same algorithm with components to
  * about 2^-75, ample for float32) rounded to float with the hard cases of table fn looked up. */
-#define GAMMA_LOOP(F)                                                                        \
-    if (dbl) {                                                                               \
-        const double *xd = x;                                                                \
-        double *yd = y;                                                                      \
-        for (ptrdiff_t i = 0; i < n; i++) yd[i] = F(xd[i]);                                  \
-    } else {                                                                                 \
-        const float *xf = x;                                                                 \
-        float *yf = y;                                                                       \
-        for (ptrdiff_t i = 0; i < n; i++) {                                                  \
-            float v = xf[i];                                                                 \
-            double d = F##_f32((double)v);                                                   \
-            yf[i] = em_f32_is_hard(d) ? elem_hard_lookup(&HARD_GAMMA[fn], v, (float)d)       \
-                                      : (float)d;                                            \
-        }                                                                                    \
-    }
+#define GAMMA_LOOP(F) EM_ROUNDED_LOOP(F, F##_f32, HARD_GAMMA)
 
 #define GAMMA_LOOPS(SFX)                                                                     \
     static void elementary_gamma_##SFX(int fn, int dbl, const void *x, void *y,              \

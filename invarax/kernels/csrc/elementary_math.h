@@ -419,4 +419,24 @@ EM_INLINE int em_f32_is_hard(double y) {
     return (float)(y * (1.0 - 0x1p-48)) != (float)(y * (1.0 + 0x1p-48));
 }
 
+/* The scalar loop of a function of elementary_more.c or elementary_gamma.c, over the fn, dbl,
+ * x, y and n in scope: y[i] = F64(x[i]) for double arrays; for float arrays F32 of the input
+ * as a double, rounded once, with the hard cases of TABLE[fn] (elementary_hard.h, which the
+ * caller includes) looked up where em_f32_is_hard. */
+#define EM_ROUNDED_LOOP(F64, F32, TABLE)                                                     \
+    if (dbl) {                                                                               \
+        const double *xd = x;                                                                \
+        double *yd = y;                                                                      \
+        for (ptrdiff_t i = 0; i < n; i++) yd[i] = F64(xd[i]);                                \
+    } else {                                                                                 \
+        const float *xf = x;                                                                 \
+        float *yf = y;                                                                       \
+        for (ptrdiff_t i = 0; i < n; i++) {                                                  \
+            float v = xf[i];                                                                 \
+            double d = F32((double)v);                                                       \
+            yf[i] = em_f32_is_hard(d) ? elem_hard_lookup(&TABLE[fn], v, (float)d)            \
+                                      : (float)d;                                            \
+        }                                                                                    \
+    }
+
 #endif

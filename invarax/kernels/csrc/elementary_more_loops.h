@@ -16,21 +16,7 @@ static MORE_TARGET double EL(more_tan)(double x) {
 }
 
 /* y[i] = F(x[i]) in double, or rounded to float with the hard cases of table fn looked up. */
-#define MORE_LOOP(F)                                                                         \
-    if (dbl) {                                                                               \
-        const double *xd = x;                                                                \
-        double *yd = y;                                                                      \
-        for (ptrdiff_t i = 0; i < n; i++) yd[i] = F(xd[i]);                                  \
-    } else {                                                                                 \
-        const float *xf = x;                                                                 \
-        float *yf = y;                                                                       \
-        for (ptrdiff_t i = 0; i < n; i++) {                                                  \
-            float v = xf[i];                                                                 \
-            double d = F((double)v);                                                         \
-            yf[i] = em_f32_is_hard(d) ? elem_hard_lookup(&HARD_MORE[fn], v, (float)d)        \
-                                      : (float)d;                                            \
-        }                                                                                    \
-    }
+#define MORE_LOOP(F) EM_ROUNDED_LOOP(F, F, HARD_MORE)
 
 static MORE_TARGET void EL(elementary_more)(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
     switch (fn) {
