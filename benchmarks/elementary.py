@@ -135,9 +135,7 @@ def run(size: int, repeats: int) -> list[str]:
         cpu = float(np.median([entry[1] for entry in logs["threads"]]))
         return t, wall, cpu / wall["threads"]
 
-    previous = invarax.config.invarax_exact_elementary
-    invarax.config.update("invarax_exact_elementary", True)
-    try:
+    with invarax.config.flag("invarax_exact_elementary", True):
         for name, (ufunc, ours) in funcs.items():
             t, wall, parallel = timed(name, ufunc, invarax.jit(ours))
             lines.append("| " + " | ".join([
@@ -147,8 +145,6 @@ def run(size: int, repeats: int) -> list[str]:
                 f"{t['numpy_alloc'] * 1e3:.1f}", f"{t['jit'] * 1e3:.1f}",
                 f"{t['jit'] / t['numpy_alloc']:.2f}"]) + " |")
         lines.append(_fused(size, repeats))
-    finally:
-        invarax.config.update("invarax_exact_elementary", previous)
     lines.append(_train_step(repeats))
     return lines
 
@@ -174,16 +170,13 @@ def _train_step(repeats: int) -> str:
     params, x, y = problems.train_data(cfg)
     grad = invarax.grad(lambda p, a, b: problems.loss(jnp, p, a, b))
     step = invarax.jit(lambda p, a, b: problems.sgd_step(grad, p, a, b))
-    previous = invarax.config.invarax_exact_elementary
 
     def run(flag):
         invarax.config.update("invarax_exact_elementary", flag)
         invarax.tree_util.tree_map(np.asarray, step(params, x, y))
 
-    try:
+    with invarax.config.flag("invarax_exact_elementary", True):  # restored after
         t = medians({"on": lambda: run(True), "off": lambda: run(False)}, repeats=3 * repeats)
-    finally:
-        invarax.config.update("invarax_exact_elementary", previous)
     return (f"MLP {'-'.join(map(str, cfg.mlp))} train step, batch {cfg.batch} (jit): "
             f"invarax's functions {t['on'] * 1e3:.2f} ms, NumPy's ufuncs {t['off'] * 1e3:.2f} ms, "
             f"ratio {t['on'] / t['off']:.2f}")

@@ -26,16 +26,13 @@ def fused_row(size: int, repeats: int) -> str:
 
     x1, x2 = problems.elementwise_data(problems.Config("elementary", elementwise=size))
     fused = invarax.jit(lambda a, b: problems.elementwise(jnp, a, b))
-    previous = invarax.config.invarax_exact_elementary
 
     def run(flag):
         invarax.config.update("invarax_exact_elementary", flag)
         np.asarray(fused(x1, x2))
 
-    try:
+    with invarax.config.flag("invarax_exact_elementary", True):  # restored after
         t = medians({"on": lambda: run(True), "off": lambda: run(False)}, repeats=repeats)
-    finally:
-        invarax.config.update("invarax_exact_elementary", previous)
     return (f"fused expression of workload 4, {size:.0e} float32 (jit): invarax's functions "
             f"{t['on'] * 1e3:.1f} ms, NumPy's ufuncs {t['off'] * 1e3:.1f} ms, "
             f"ratio {t['on'] / t['off']:.2f}")
