@@ -459,9 +459,9 @@ def test_the_environment_variable_switches_the_default_off():
     for value, flag, column in (("0", "False", 1), ("1", "True", 2)):
         env = dict(os.environ, INVARAX_EXACT_ELEMENTARY=value)
         words = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, check=True,
-                               capture_output=True, text=True).stdout.split()
+                               capture_output=True, text=True, timeout=120).stdout.split()
         assert words[0] == flag and words[column] == "True", (value, words)
     env = dict(os.environ, INVARAX_EXACT_ELEMENTARY="maybe")
     failed = subprocess.run([sys.executable, "-c", code], cwd=root, env=env,
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, timeout=120)
     assert failed.returncode != 0 and "INVARAX_EXACT_ELEMENTARY='maybe'" in failed.stderr
