@@ -239,19 +239,17 @@ EM_INLINE double ef_log1p(double x, int *hard) {
 /* ---- sin, cos: x = n pi/2 + r, |r| <= pi/4 (+2^-20), for |x| < 2^20 ------------------- */
 
 /* sin (cos_ = 0) or cos (cos_ = 1) for a float x, |x| < 2^20 (ef_sincos: others, NaN
- * included, get *hard = 1), relative error below 2^-42.7: n = round(x 2/pi) by one fma (the
- * rounding of 2/pi and of the fma only decide near-ties, where |r| is near pi/4 and stays
- * below pi/4 + 2^-20); r1 = fma(-n, PIO2_1, x) is exact
+ * included, get *hard = 1), relative error below 2^-42.7: r1 = fma(-n, PIO2_1, x) is exact
  * (both are multiples of 2^-52 and |r1| < 1); r = r1 - n PIO2_2 rounds once, and PIO2_1 +
  * PIO2_2 is pi/2 to 2^-107, so r is within 2^-53 |r| + 2^-87 of x - n pi/2, below
  * 2^-52.9 |r| since |x - n pi/2| >= 2^-27.83 for every float 0 < |x| < 2^20
  * (tools/f32_polys.py --trig); the polynomials' 2^-47.37 (sin) and 2^-42.80 (cos) and
  * their roundings. sin x = x for |x| < 2^-12 (correctly rounded there, and the sign of
- * zero kept: the polynomial would give +0 at -0). (Evaluating one polynomial per lane, its terms selected by the quadrant, was
+ * zero kept). (Evaluating one polynomial per lane, its terms selected by the quadrant, was
  * slower with GCC's vectorisation: the selects cost more than the second polynomial.) */
 #define EF_TRIG_BOUND 0x1p20
 EM_INLINE double ef_sincos_value(double x, int cos_) {
-    double t = fma(x, EM_TWO_OVER_PI, EM_SHIFT);
+    double t = x * EM_TWO_OVER_PI + EM_SHIFT;
     uint64_t nb = em_bits(t) - em_bits(EM_SHIFT); /* n mod 2^64 */
     double nd = t - EM_SHIFT;
     double r = fma(-nd, EM_PIO2_2, fma(-nd, EM_PIO2_1, x));
@@ -264,7 +262,7 @@ EM_INLINE double ef_sincos_value(double x, int cos_) {
     double cp = fma(z, -0x1.241e9be166fa7p-22, 0x1.a010decf0da8bp-16);
     cp = fma(z, cp, -0x1.6c16b82a13144p-10);
     cp = fma(z, cp, 0x1.5555554ed982cp-5);
-    double c = fma(z * z, cp, fma(-0.5, z, 1.0)); /* 0.5 z is exact: 1 - 0.5 z rounds once */
+    double c = fma(z * z, cp, 1.0 - 0.5 * z);
     uint64_t q = nb + (uint64_t)cos_;
     double y = em_double(em_bits(em_select((int)(q & 1), c, s)) ^ ((q & 2) << 62));
     if (!cos_) y = em_select(em_abs_below(x, 0x1p-12), x, y);
