@@ -9,8 +9,7 @@ setup.py's flags and ``-fkeep-static-functions`` (so each loop function is emitt
 own, not only inlined into the dispatcher), takes each function named ``NAME_<level>``, and
 in it the loop with the most vector instructions (those on xmm, ymm or zmm registers by
 level; the scalar level's are SSE2's), counted per element; the elements per iteration
-come from the loop's index increment (bytes of float32 unless the addressing scales the
-index by 4).
+are the lanes of its float-to-double conversions (each element is converted once).
 The time of a loop on one CPU follows these counts only roughly (latencies, ports and
 dividers differ): benchmarks/elementary.py measures time.
 """
@@ -65,14 +64,17 @@ def main_loop(body: list[str], reg: str) -> list[str]:
 
 
 def elements(loop: list[str]) -> int:
-    """Elements per iteration: the increment of the register that indexes memory."""
+    """Elements per iteration: the float-to-double conversions' lanes (the fast paths evaluate
+    in double and convert each element once)."""
+    lanes = {"%xmm": 2, "%ymm": 4, "%zmm": 8}
+    n = 0
     for line in loop:
-        m = re.match(r"\tadd[ql]\s+\$(\d+), %(\w+)$", line)
-        if m and any(f",%{m.group(2)}" in x or f"(%{m.group(2)})" in x for x in loop):
-            step = int(m.group(1))
-            scaled = any(f",%{m.group(2)},4)" in x for x in loop)
-            return step if scaled else step // 4
-    return 0
+        if line.startswith("\tcvtss2sd") or line.startswith("\tvcvtss2sd"):
+            n += 1
+        elif line.startswith("\tvcvtps2pd") or line.startswith("\tcvtps2pd"):
+            dest = line.rsplit(",", 1)[-1].strip()
+            n += lanes[dest[:4]]
+    return n
 
 
 def main() -> None:
