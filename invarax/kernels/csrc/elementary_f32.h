@@ -91,14 +91,24 @@ EM_INLINE double ef_exp_core(double x) {
     return em_double(em_bits(p) + (kb << 52));
 }
 
-/* expm1(x) for |x| < 87.34, relative error below 2^-43.6: u when k = 0 (r = x exactly),
- * else 2^k p - 1, which amplifies p's 2^-45.4 at most 3.5 times (k = 1, p >= 0.707), plus
- * one rounding. */
+/* expm1(x) for |x| < 87.34, relative error below 2^-43.6: with s = 2^k, fma(s, u, s - 1)
+ * rounds s (1 + u) - 1 once (s - 1 is exact for |k| <= 53; below, -1 is within 2^-54 of
+ * it, and the result is within 2^-54 of -1). It is u itself when k = 0 (r = x exactly,
+ * but for the sign of a zero u: ef_expm1_value puts x's sign back). 1 + u, summed exactly,
+ * is at least as close to exp(r) as ef_exp_parts' p (u rounds at 2^-53 |u| < 2^-53 p), so
+ * within 2^-45.4 of it, relatively; s (1 + u) - 1 amplifies that at most (e + 1) / |e|
+ * times, below 3.42 (k >= 1: e >= sqrt(2) - 1; k <= -1: e <= 1/sqrt(2) - 1), and the fma
+ * rounds once: 3.42 2^-45.4 + 2^-53 < 2^-43.6. */
 EM_INLINE double ef_expm1_core(double x) {
     uint64_t kb;
-    double u, p = ef_exp_parts(x, &kb, &u);
-    return em_select(kb == 0, u, em_double(em_bits(p) + (kb << 52)) - 1.0);
+    double u;
+    (void)ef_exp_parts(x, &kb, &u);
+    double s = em_double(em_bits(1.0) + (kb << 52));
+    return fma(s, u, s - 1.0);
 }
+
+/* expm1 itself: ef_expm1_core with x's sign (expm1 has the sign of x: only -0 needs it). */
+EM_INLINE double ef_expm1_value(double x) { return em_with_sign(ef_expm1_core(x), x); }
 
 /* exp's own fast path: x = (16 k + j) ln2/16 + r, exp x = 2^k 2^(j/16) exp(r), |r| <= ln2/32
  * (+2^-40), for |x| < 87.34, relative error below 2^-46: N = 16 k + j = round(x 16/ln2)
@@ -155,13 +165,12 @@ EM_INLINE double ef_log_split(double x, double *z) {
     return em_double(em_bits(EM_SHIFT) + kb) - EM_SHIFT; /* exact, |k| < 2^11 */
 }
 
-/* log(x) for a positive normal float x (ef_log: others get *hard = 1; ef_log_value: garbage
- * for them), relative error below 2^-44.0:
+/* log(x) = k ln2 + log z for z in [OFF, 2 OFF) and k (exact), relative error below 2^-44.0
+ * where x = 2^k z is a positive normal float (the callers flag the others):
  * z - 1 is exact, s has a relative error below 2^-52 (two roundings), |s| <= 0.17701; the
  * polynomial's 2^-44.26 and the roundings of 2s + 2s w P(w); for k != 0, |log x| >= 0.33
  * and |log z| <= 0.358, so k ln2's error (|k| 2^-55.3) and the last rounding add 2^-53. */
-EM_INLINE double ef_log_value(double x) {
-    double z, kd = ef_log_split(x, &z);
+EM_INLINE double ef_log_reduced(double z, double kd) {
     double s = (z - 1.0) / (z + 1.0);
     double s2 = s + s, w = s * s;
     double p = fma(w, 0x1.9305cdf489208p-4, 0x1.c60a02ef4d35ap-4);
@@ -169,6 +178,13 @@ EM_INLINE double ef_log_value(double x) {
     p = fma(w, p, 0x1.999995d0c70a9p-3);
     p = fma(w, p, 0x1.55555556688fep-2);
     return fma(kd, EM_LN2, fma(s2 * w, p, s2));
+}
+
+/* log(x) for a double x (ef_log: the others than positive normal floats get *hard = 1;
+ * ef_log_value: garbage for them). */
+EM_INLINE double ef_log_value(double x) {
+    double z, kd = ef_log_split(x, &z);
+    return ef_log_reduced(z, kd);
 }
 
 /* Whether x is outside log's fast range: not a positive normal float (2^-126 <= x < 2^128). */
@@ -180,6 +196,24 @@ EM_INLINE int ef_log_out(double x) {
 EM_INLINE double ef_log(double x, int *hard) {
     double d = ef_log_value(x);
     *hard = ef_log_out(x) | ef_near_midpoint(d);
+    return d;
+}
+
+/* log's own loops: the same z and k as ef_log_split's, from the float's bits (a positive
+ * normal float's fields are the double's, shifted: fb - OFF32 is (bits - OFF) / 2^29), in
+ * 32-bit lanes, twice as many per vector as 64-bit ones; so the same result as ef_log_value
+ * for every positive normal float. Others: garbage (fb - OFF32 fits an int32 for every fb,
+ * so k is some integer), flagged by ef_log_key. */
+#define EF_LOG_OFF32 0x3f330000u /* bits of 0.69921875 as a float */
+EM_INLINE double ef_log_value_f32(float x) {
+    uint32_t fb = ef_fbits(x);
+    int32_t k = (int32_t)(fb - EF_LOG_OFF32) >> 23; /* arithmetic shift (GCC, Clang, MSVC) */
+    return ef_log_reduced((double)ef_float(fb - ((uint32_t)k << 23)), (double)k);
+}
+
+EM_INLINE double ef_log_f32(float x, int *hard) {
+    double d = ef_log_value_f32(x);
+    *hard = ef_log_key_out(ef_log_key(ef_fbits(x))) | ef_near_midpoint(d);
     return d;
 }
 
@@ -246,7 +280,7 @@ EM_INLINE double ef_sincos(double x, int cos_, int *hard) {
 /* expm1 for a float x, |x| < 87.34 (others, NaN included: *hard = 1): 2^-43.6. */
 #define EF_EXPM1_BOUND 87.34
 EM_INLINE double ef_expm1(double x, int *hard) {
-    double d = ef_expm1_core(x);
+    double d = ef_expm1_value(x);
     *hard = ef_near_midpoint(d) | !em_abs_below(x, EF_EXPM1_BOUND);
     return d;
 }
