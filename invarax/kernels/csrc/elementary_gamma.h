@@ -14,7 +14,9 @@
  *   from x = n/2 + r (exact) and their Taylor series in r, in double-double.
  * float32 uses parts accurate to about 2^-75 (eg_lgamma_f32, eg_digamma_f32), float64 the
  * same formulas with parts to about 2^-100 (precise: eg_log_precise, more series terms and
- * double-double steps), which keeps its error small next to the zeros not tabulated.
+ * double-double steps), which keeps its error small next to the zeros not tabulated; next to
+ * digamma's zeros below -8 float64 sums the reflection in triple-double (eg_digamma_neg_td),
+ * and its windows subtract the zeros to three parts.
  * Only IEEE operations, floor and fma; compiled with contraction off (setup.py).
  */
 #ifndef INVARAX_ELEMENTARY_GAMMA_H
@@ -27,6 +29,7 @@
 #define EG_SHIFT_TO 16.0  /* the series are used at z >= EG_SHIFT_TO */
 #define EG_TINY 0x1p-60   /* below it lgamma|x| = -log|x| and digamma x = -1/x (rounded) */
 #define EG_HUGE 0x1p1000  /* above it lgamma x = x (log x - 1) in double */
+#define EG_TD_BELOW 0x1p-10 /* float64 digamma below -8 sums in triple-double where |value| < it */
 
 /* (ah + al) + (bh + bl) = sh + sl. */
 EM_INLINE void eg_add(double ah, double al, double bh, double bl, double *sh, double *sl) {
@@ -35,27 +38,35 @@ EM_INLINE void eg_add(double ah, double al, double bh, double bl, double *sh, do
     ei_fast_two_sum(s, e + (al + bl), sh, sl);
 }
 
-/* log h = lh + ll to about 2^-100 for a positive normal h (float64's kernels): pow's
- * reduction (h = 2^k m, c = i/128 nearest m, t = (m - c)/c as a double-double), then
- * log1p t = t sum_j (-1)^(j+1) t^(j-1) / j (j <= 14; Horner, the last six steps in
- * double-double) and k ln 2 with ln 2 in three parts. */
-EM_INLINE void eg_log_precise(double h, double *lh, double *ll) {
+/* The parts of log h = k ln 2 + log c + log1p t for a positive normal h: pow's reduction
+ * (h = 2^k m, c = i/128 nearest m, t = (m - c)/c as a double-double), then
+ * log1p t = ph + pl = t sum_j (-1)^(j+1) t^(j-1) / j (j <= 14; Horner, the last six steps in
+ * double-double; about 2^-104 relative, |t| <= 2^-7.5). */
+EM_INLINE void eg_log_parts(double h, double *kd, int64_t *i, double *ph, double *pl) {
     int64_t k;
     double m = em_split(em_bits(h), &k);
-    double kd = em_int_to_double(k);
+    *kd = em_int_to_double(k);
     double f = m * 128.0 + EM_SHIFT;
-    int64_t i = (int64_t)(em_bits(f) - em_bits(EM_SHIFT));
-    double c = em_int_to_double(i) * 0x1p-7;
+    *i = (int64_t)(em_bits(f) - em_bits(EM_SHIFT));
+    double c = em_int_to_double(*i) * 0x1p-7;
     double u = m - c; /* exact (Sterbenz) */
     double th = u / c, tl = fma(-th, c, u) / c;
     double p = EG_LOG1P[13][0];
     for (int j = 12; j >= 6; j--) p = EG_LOG1P[j][0] + th * p;
-    double ph = p, pl = 0.0;
+    double sh = p, sl = 0.0;
     for (int j = 5; j >= 0; j--) {
-        ep_mul(th, tl, ph, pl, &ph, &pl);
-        eg_add(EG_LOG1P[j][0], EG_LOG1P[j][1], ph, pl, &ph, &pl);
+        ep_mul(th, tl, sh, sl, &sh, &sl);
+        eg_add(EG_LOG1P[j][0], EG_LOG1P[j][1], sh, sl, &sh, &sl);
     }
-    ep_mul(th, tl, ph, pl, &ph, &pl); /* log1p t */
+    ep_mul(th, tl, sh, sl, ph, pl); /* log1p t */
+}
+
+/* log h = lh + ll to about 2^-100 for a positive normal h (float64's kernels): the parts
+ * above, k ln 2 with ln 2 in three parts. */
+EM_INLINE void eg_log_precise(double h, double *lh, double *ll) {
+    double kd, ph, pl;
+    int64_t i;
+    eg_log_parts(h, &kd, &i, &ph, &pl);
     double a = kd * EM_LN2_HI; /* exact */
     double b = kd * EM_LN2_LO, bl = fma(kd, EM_LN2_LO, -b) + kd * EG_LN2_LO2;
     double sh, sl;
@@ -74,10 +85,12 @@ EM_INLINE void eg_log(double h, double l, double *lh, double *ll, int precise) {
 }
 
 /* The value at x of the Taylor series of table entry z (|x - z| < delta), rounded once from
- * t c1 + t^2 (c2 + c3 t + ...), t = x - z and c1 as double-doubles. */
-EM_INLINE double eg_taylor(const eg_zero *z, double x) {
+ * t c1 + t^2 (c2 + c3 t + ...), t = x - z and c1 as double-doubles; t from the zero to three
+ * parts where precise (float64: x may lie closer to the zero than 2^-106 |z|), two else. */
+EM_INLINE double eg_taylor(const eg_zero *z, double x, int precise) {
     double t, tl;
     ei_two_sum(x - z->zh, -z->zl, &t, &tl); /* x - zh is exact (Sterbenz) */
+    if (precise) ei_fast_two_sum(t, tl - z->z3, &t, &tl);
     double p = z->c[z->n - 1];
     for (int k = z->n - 2; k >= 1; k--) p = z->c[k] + t * p;
     double h = z->c[0] * t;
@@ -211,7 +224,7 @@ EM_INLINE double eg_lgamma_p(double x, int precise) {
     }
     if (x > -8.0 && x < 2.0625) {
         const eg_zero *z = eg_window(EG_LGAMMA_ZEROS, EG_LGAMMA_ZEROS_COUNT, x);
-        if (z) return eg_taylor(z, x);
+        if (z) return eg_taylor(z, x, precise);
     }
     double hi, lo;
     eg_lgamma_dd(x, &hi, &lo, precise);
@@ -255,6 +268,132 @@ EM_INLINE void eg_digamma_pos(double x, double m, double *hi, double *lo, int pr
     eg_add(lh, ll, -sh, -sl, hi, lo);
 }
 
+/* ---- float64 digamma next to its zeros below -8: triple-double ---------------------- */
+
+/* h + m + l, with |m| about ulp(h) or below and |l| about ulp(m) or below. */
+typedef struct {
+    double h, m, l;
+} eg_td;
+
+/* s += a: TwoSum into h, its error TwoSum into m, that one's error added to l (error about
+ * 2^-53 |l|). */
+EM_INLINE void eg_td_acc(eg_td *s, double a) {
+    double e, f;
+    ei_two_sum(s->h, a, &s->h, &e);
+    ei_two_sum(s->m, e, &s->m, &f);
+    s->l += f;
+}
+
+/* s renormalised (two passes of TwoSum from the low part up; exact but for the last add). */
+EM_INLINE eg_td eg_td_norm(eg_td s) {
+    for (int pass = 0; pass < 2; pass++) {
+        ei_two_sum(s.m, s.l, &s.m, &s.l);
+        ei_two_sum(s.h, s.m, &s.h, &s.m);
+    }
+    return s;
+}
+
+EM_INLINE eg_td eg_td_add(eg_td a, eg_td b) {
+    eg_td_acc(&a, b.h);
+    eg_td_acc(&a, b.m);
+    eg_td_acc(&a, b.l);
+    return eg_td_norm(a);
+}
+
+/* a b (relative error about 2^-150): the products of the leading parts exact by fma. */
+EM_INLINE eg_td eg_td_mul(eg_td a, eg_td b) {
+    double p = a.h * b.h, q = a.h * b.m, r = a.m * b.h;
+    eg_td s = {p, fma(a.h, b.h, -p), 0.0};
+    eg_td_acc(&s, q);
+    eg_td_acc(&s, r);
+    eg_td_acc(&s, (fma(a.h, b.m, -q) + fma(a.m, b.h, -r)) +
+                       ((a.h * b.l + a.l * b.h) + a.m * b.m));
+    return eg_td_norm(s);
+}
+
+/* a / b: three quotient digits, each from the remainder a - (q0 + ...) b. */
+EM_INLINE eg_td eg_td_div(eg_td a, eg_td b) {
+    double q[3];
+    eg_td r = a;
+    for (int j = 0; j < 3; j++) {
+        q[j] = r.h / b.h;
+        eg_td p = eg_td_mul(b, (eg_td){-q[j], 0.0, 0.0});
+        r = eg_td_add(r, p);
+    }
+    eg_td s = {q[0], 0.0, 0.0};
+    eg_td_acc(&s, q[1]);
+    eg_td_acc(&s, q[2]);
+    return eg_td_norm(s);
+}
+
+/* sum_k c[k] v^k (k < EG_TD_TERMS), Horner in triple-double. */
+EM_INLINE eg_td eg_td_series(const double (*c)[3], eg_td v) {
+    eg_td p = {c[EG_TD_TERMS - 1][0], c[EG_TD_TERMS - 1][1], c[EG_TD_TERMS - 1][2]};
+    for (int k = EG_TD_TERMS - 2; k >= 0; k--)
+        p = eg_td_add(eg_td_mul(p, v), (eg_td){c[k][0], c[k][1], c[k][2]});
+    return p;
+}
+
+/* digamma x for x < -8, not a pole: digamma(1 - x) - pi cot(pi x) as above, each part to
+ * about 2^-110 absolute (log c to three parts, 1/z and the reciprocals of the recurrence
+ * and cot(pi x) in triple-double, sin(pi r) and cos(pi r) to 16 terms), summed without
+ * rounding: the terms, of magnitude log|x|, cancel next to the zeros, where the double-double
+ * sum keeps about 2^-100 absolute only. */
+EM_INLINE double eg_digamma_neg_td(double x) {
+    eg_td acc = {0.0, 0.0, 0.0};
+    double zh, zl, k = 1.0;
+    ei_two_sum(-x, k, &zh, &zl);
+    while (zh < EG_SHIFT_TO) { /* less 1/(1 - x) + ... */
+        eg_td q = eg_td_div((eg_td){-1.0, 0.0, 0.0}, (eg_td){zh, zl, 0.0});
+        eg_td_acc(&acc, q.h);
+        eg_td_acc(&acc, q.m);
+        eg_td_acc(&acc, q.l);
+        k += 1.0;
+        ei_two_sum(-x, k, &zh, &zl);
+    }
+    /* log z = k ln 2 + log c + log1p t + log1p(zl/zh) */
+    double kd, ph, pl;
+    int64_t i;
+    eg_log_parts(zh, &kd, &i, &ph, &pl);
+    double b = kd * EM_LN2_LO;
+    double qh = zl / zh, ql = fma(-qh, zh, zl) / zh;
+    eg_td_acc(&acc, kd * EM_LN2_HI); /* exact */
+    eg_td_acc(&acc, EP_LOGC[i - 90][0]);
+    eg_td_acc(&acc, b);
+    eg_td_acc(&acc, fma(kd, EM_LN2_LO, -b));
+    eg_td_acc(&acc, EP_LOGC[i - 90][1]);
+    eg_td_acc(&acc, ph);
+    eg_td_acc(&acc, pl);
+    eg_td_acc(&acc, qh);
+    eg_td_acc(&acc, (ql - 0.5 * qh * qh) + (kd * EG_LN2_LO2 + EG_LOGC3[i - 90]));
+    /* - 1/(2z) - w^2 sum_k P_k w^(2k-2) */
+    eg_td w = eg_td_div((eg_td){1.0, 0.0, 0.0}, (eg_td){zh, zl, 0.0});
+    eg_td_acc(&acc, -0.5 * w.h);
+    eg_td_acc(&acc, -0.5 * w.m);
+    eg_td_acc(&acc, -0.5 * w.l);
+    double w2h = w.h * w.h, w2l = fma(w.h, w.h, -w2h) + 2.0 * w.h * w.m, th, tl;
+    eg_series(EG_PSI_SERIES_DD, EG_PRECISE_TERMS, 5, w2h, w2l, &th, &tl);
+    ep_mul(w2h, w2l, th, tl, &th, &tl);
+    eg_td_acc(&acc, -th);
+    eg_td_acc(&acc, -tl);
+    /* - pi cos(pi x) / sin(pi x), x = n/2 + r as in eg_sincospi */
+    double n = em_abs(x) < 0x1p51 ? floor(2.0 * x + 0.5) : 2.0 * x;
+    double r = x - 0.5 * n, vh = r * r;
+    eg_td v = {vh, fma(r, r, -vh), 0.0};
+    eg_td sn = eg_td_mul(eg_td_series(EG_SINPI3, v), (eg_td){r, 0.0, 0.0});
+    eg_td cs = eg_td_series(EG_COSPI3, v);
+    int64_t q = (int64_t)(n - 4.0 * floor(0.25 * n)); /* n mod 4 */
+    /* cot(pi x) = cot(pi r) for even n, -tan(pi r) for odd n */
+    eg_td cot = (q & 1) ? eg_td_div(sn, cs) : eg_td_div(cs, sn);
+    eg_td pc = eg_td_mul(cot, (eg_td){EG_PI3[0], EG_PI3[1], EG_PI3[2]});
+    double sg = (q & 1) ? 1.0 : -1.0;
+    eg_td_acc(&acc, sg * pc.h);
+    eg_td_acc(&acc, sg * pc.m);
+    eg_td_acc(&acc, sg * pc.l);
+    acc = eg_td_norm(acc);
+    return acc.h + (acc.m + acc.l);
+}
+
 /* digamma x: NaN at 0, the negative integers, -inf and NaN; +inf at +inf. precise: as
  * for lgamma. */
 EM_INLINE double eg_digamma_p(double x, int precise) {
@@ -264,7 +403,7 @@ EM_INLINE double eg_digamma_p(double x, int precise) {
     if (em_abs(x) < EG_TINY) return -1.0 / x;
     if (x > -8.0 && x < 1.5) {
         const eg_zero *z = eg_window(EG_DIGAMMA_ZEROS, EG_DIGAMMA_ZEROS_COUNT, x);
-        if (z) return eg_taylor(z, x);
+        if (z) return eg_taylor(z, x, precise);
     }
     double hi, lo;
     if (x > 0.0) {
@@ -278,6 +417,8 @@ EM_INLINE double eg_digamma_p(double x, int precise) {
     ei_div(ch, cl, sh, sl, &qh, &ql);
     ep_mul(EG_PI_HI, EG_PI_LO, qh, ql, &qh, &ql);
     eg_add(hi, lo, -qh, -ql, &hi, &lo);
+    /* next to a zero below -8 (none tabulated there), float64 sums in triple-double */
+    if (precise && x < -8.0 && em_abs(hi) < EG_TD_BELOW) return eg_digamma_neg_td(x);
     return hi + lo;
 }
 
