@@ -29,6 +29,7 @@
 #define EG_SHIFT_TO 16.0  /* the series are used at z >= EG_SHIFT_TO */
 #define EG_TINY 0x1p-60   /* below it lgamma|x| = -log|x| and digamma x = -1/x (rounded) */
 #define EG_HUGE 0x1p1000  /* above it lgamma x = x (log x - 1) in double */
+#define EG_FAST_SHARE 0x1p-6 /* float64 redoes with the precise parts where |value| < it * terms */
 #define EG_TD_BELOW 0x1p-10 /* float64 digamma below -8 sums in triple-double where |value| < it */
 
 /* (ah + al) + (bh + bl) = sh + sl. */
@@ -149,7 +150,7 @@ EM_INLINE void eg_sincospi(double x, double *sh, double *sl, double *ch, double 
 
 /* lgamma x = hi + lo for EG_TINY <= x <= EG_HUGE: z = x + n >= EG_SHIFT_TO, Stirling's
  * series at z less log(x (x + 1) ... (x + n - 1)). */
-EM_INLINE void eg_lgamma_pos(double x, double *hi, double *lo, int precise) {
+EM_INLINE void eg_lgamma_pos(double x, double *hi, double *lo, int precise, double *terms) {
     double ph = x, pl = 0.0, zh = x, zl = 0.0, k = 0.0;
     while (zh < EG_SHIFT_TO) {
         k += 1.0;
@@ -175,9 +176,11 @@ EM_INLINE void eg_lgamma_pos(double x, double *hi, double *lo, int precise) {
         for (int i = 8; i >= 1; i--) s = EG_STIRLING[i] + w2 * s;
         eg_add(mh, ml, th, tl + wh * w2 * s, &mh, &ml);
     }
+    *terms = em_abs(mh);
     if (k > 0.0) { /* less log of the product */
         double qh, ql;
         eg_log(ph, pl, &qh, &ql, precise);
+        *terms += em_abs(qh);
         eg_add(mh, ml, -qh, -ql, &mh, &ml);
     }
     *hi = mh;
@@ -185,21 +188,22 @@ EM_INLINE void eg_lgamma_pos(double x, double *hi, double *lo, int precise) {
 }
 
 /* lgamma x = hi + lo for 0 < |x| <= EG_HUGE, x not a negative integer, outside the windows. */
-EM_INLINE void eg_lgamma_dd(double x, double *hi, double *lo, int precise) {
+EM_INLINE void eg_lgamma_dd(double x, double *hi, double *lo, int precise, double *terms) {
     double a = em_abs(x);
     if (a < EG_TINY) { /* -log|x| */
         ep_log_dd(a, hi, lo);
         *hi = -*hi;
         *lo = -*lo;
+        *terms = em_abs(*hi);
         return;
     }
     if (x > 0.0) {
-        eg_lgamma_pos(x, hi, lo, precise);
+        eg_lgamma_pos(x, hi, lo, precise, terms);
         return;
     }
     /* log pi - log|x sin(pi x)| - lgamma|x| */
     double gh, gl, sh, sl, ch, cl, lh, ll;
-    eg_lgamma_pos(a, &gh, &gl, precise);
+    eg_lgamma_pos(a, &gh, &gl, precise, terms);
     eg_sincospi(x, &sh, &sl, &ch, &cl, precise);
     double p = a * sh;
     ei_fast_two_sum(p, fma(a, sh, -p) + a * sl, &sh, &sl);
@@ -208,12 +212,16 @@ EM_INLINE void eg_lgamma_dd(double x, double *hi, double *lo, int precise) {
         sl = -sl;
     }
     eg_log(sh, sl, &lh, &ll, precise);
+    *terms += EG_LOG_PI_HI + em_abs(lh);
     eg_add(EG_LOG_PI_HI, EG_LOG_PI_LO, -lh, -ll, &lh, &ll);
     eg_add(lh, ll, -gh, -gl, hi, lo);
 }
 
 /* lgamma x = log|Gamma(x)|: +inf at 0, the negative integers and +-inf; NaN at NaN.
- * precise: float64's components (to about 2^-100 rather than 2^-75). */
+ * precise (float64): the float32 components first (error below about 2^-67 of the terms
+ * that may cancel: pow's log, 2^-68 relative, dominates), kept where the value is at least
+ * EG_FAST_SHARE of the terms (relative error below 2^-61); else redone with components to
+ * about 2^-100. */
 EM_INLINE double eg_lgamma_p(double x, int precise) {
     if (x != x) return x + x;
     if (x <= 0.0 && floor(x) == x) return INFINITY; /* poles, -inf, and x <= -2^52 */
@@ -226,8 +234,9 @@ EM_INLINE double eg_lgamma_p(double x, int precise) {
         const eg_zero *z = eg_window(EG_LGAMMA_ZEROS, EG_LGAMMA_ZEROS_COUNT, x);
         if (z) return eg_taylor(z, x, precise);
     }
-    double hi, lo;
-    eg_lgamma_dd(x, &hi, &lo, precise);
+    double hi, lo, terms;
+    eg_lgamma_dd(x, &hi, &lo, 0, &terms);
+    if (precise && em_abs(hi) < EG_FAST_SHARE * terms) eg_lgamma_dd(x, &hi, &lo, 1, &terms);
     return hi + lo;
 }
 
@@ -239,7 +248,8 @@ EM_INLINE double eg_lgamma_f32(double x) { return eg_lgamma_p(x, 0); }
 /* digamma(x + m) = hi + lo for m = 0 (EG_TINY <= x) or m = 1 (0 < x), x finite:
  * z = x + m + n >= EG_SHIFT_TO, the asymptotic series at z less the n reciprocals
  * 1/(x + m) + ... + 1/(x + m + n - 1), summed as one fraction N/D (N' = N z + D, D' = D z). */
-EM_INLINE void eg_digamma_pos(double x, double m, double *hi, double *lo, int precise) {
+EM_INLINE void eg_digamma_pos(double x, double m, double *hi, double *lo, int precise,
+                              double *terms) {
     double nh = 0.0, nl = 0.0, dh = 1.0, dl = 0.0, zh, zl, k = m, sh = 0.0, sl = 0.0;
     ei_two_sum(x, k, &zh, &zl);
     while (zh < EG_SHIFT_TO) {
@@ -252,6 +262,7 @@ EM_INLINE void eg_digamma_pos(double x, double m, double *hi, double *lo, int pr
     if (k > m) ei_div(nh, nl, dh, dl, &sh, &sl);
     double lh, ll, wh, wl, th, tl;
     eg_log(zh, zl, &lh, &ll, precise);
+    *terms = em_abs(lh) + em_abs(sh);
     ei_div(1.0, 0.0, zh, zl, &wh, &wl);
     eg_add(lh, ll, -0.5 * wh, -0.5 * wl, &lh, &ll); /* log z - 1/(2z) */
     double w2h = wh * wh, w2l = fma(wh, wh, -w2h) + 2.0 * wh * wl;
@@ -394,6 +405,23 @@ EM_INLINE double eg_digamma_neg_td(double x) {
     return acc.h + (acc.m + acc.l);
 }
 
+/* digamma x = hi + lo for EG_TINY <= |x|, x finite, not a pole, outside the windows: the
+ * series (x > 0) or the reflection digamma(1 - x) - pi cos(pi x) / sin(pi x); *terms the sum
+ * of the magnitudes of the parts that may cancel. */
+EM_INLINE void eg_digamma_dd(double x, double *hi, double *lo, int precise, double *terms) {
+    if (x > 0.0) {
+        eg_digamma_pos(x, 0.0, hi, lo, precise, terms);
+        return;
+    }
+    double sh, sl, ch, cl, qh, ql;
+    eg_digamma_pos(-x, 1.0, hi, lo, precise, terms);
+    eg_sincospi(x, &sh, &sl, &ch, &cl, precise);
+    ei_div(ch, cl, sh, sl, &qh, &ql);
+    ep_mul(EG_PI_HI, EG_PI_LO, qh, ql, &qh, &ql);
+    *terms += em_abs(qh);
+    eg_add(*hi, *lo, -qh, -ql, hi, lo);
+}
+
 /* digamma x: NaN at 0, the negative integers, -inf and NaN; +inf at +inf. precise: as
  * for lgamma. */
 EM_INLINE double eg_digamma_p(double x, int precise) {
@@ -405,20 +433,13 @@ EM_INLINE double eg_digamma_p(double x, int precise) {
         const eg_zero *z = eg_window(EG_DIGAMMA_ZEROS, EG_DIGAMMA_ZEROS_COUNT, x);
         if (z) return eg_taylor(z, x, precise);
     }
-    double hi, lo;
-    if (x > 0.0) {
-        eg_digamma_pos(x, 0.0, &hi, &lo, precise);
-        return hi + lo;
+    double hi, lo, terms;
+    eg_digamma_dd(x, &hi, &lo, 0, &terms);
+    if (precise && em_abs(hi) < EG_FAST_SHARE * terms) {
+        eg_digamma_dd(x, &hi, &lo, 1, &terms);
+        /* next to a zero below -8 (none tabulated there): triple-double */
+        if (x < -8.0 && em_abs(hi) < EG_TD_BELOW) return eg_digamma_neg_td(x);
     }
-    /* digamma(1 - x) - pi cos(pi x) / sin(pi x) */
-    double sh, sl, ch, cl, qh, ql;
-    eg_digamma_pos(-x, 1.0, &hi, &lo, precise);
-    eg_sincospi(x, &sh, &sl, &ch, &cl, precise);
-    ei_div(ch, cl, sh, sl, &qh, &ql);
-    ep_mul(EG_PI_HI, EG_PI_LO, qh, ql, &qh, &ql);
-    eg_add(hi, lo, -qh, -ql, &hi, &lo);
-    /* next to a zero below -8 (none tabulated there), float64 sums in triple-double */
-    if (precise && x < -8.0 && em_abs(hi) < EG_TD_BELOW) return eg_digamma_neg_td(x);
     return hi + lo;
 }
 
