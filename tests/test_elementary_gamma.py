@@ -105,6 +105,36 @@ def test_float64_is_within_one_ulp(name):
     assert worst <= 1.0, (name, worst)
 
 
+def _gamma_ulp():
+    """tools/gamma_ulp.py, the float64 error measurement (its samples and ulp errors)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "gamma_ulp.py"
+    spec = importlib.util.spec_from_file_location("gamma_ulp", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# float64 next to the zeros: digamma's every zero above -41 and four out to -2^52 (the
+# triple-double sum below -8: 18 ulp at -27.7598 before it), lgamma's 1, 2 and the two in
+# each interval down to -18 (the zeros' third parts: 1.08 ulp at -7.000198 before them),
+# 8 doubles on each side of the double nearest each; tools/gamma_ulp.py runs the long
+# sample (docs/numerics.md gives its figures).
+ZERO_ULP_BOUND = 0.51
+
+
+def test_float64_next_to_every_zero_is_within_the_bound():
+    g = _gamma_ulp()
+    with mpmath.workprec(g.PREC):
+        dz = [mpmath.findroot(mpmath.digamma, mpmath.mpf(1.46))]
+    dz += [g.digamma_zero(n) for n in [*range(0, 41), 1000, 10**6, 10**12, 2**52 - 3]]
+    for name, zeros in (("digamma", dz), ("lgamma", g.lgamma_zero_list())):
+        x, ref = g.zero_sample(name, zeros, 8)
+        err = g.ulp_errors(elementary(name, x), ref)
+        assert err.max() <= ZERO_ULP_BOUND, (name, err.max(), x[np.argmax(err)])
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_poles_and_special_values_are_jax_s(dtype):
     x = np.array([0.0, -0.0, -1.0, -7.0, -1e10, np.inf, -np.inf, np.nan, 1.0, 2.0], dtype)

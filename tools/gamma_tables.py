@@ -4,16 +4,20 @@ lgamma and digamma kernels (docs/numerics.md, "lgamma and digamma"), computed wi
     python tools/gamma_tables.py
 
 - the zeros of lgamma (1, 2, and the first ones below -2) and of digamma (x0 = 1.4616...
-  and the first ones below 0) as double-doubles, each with the Taylor coefficients of its
-  function there, ``f(zero + t) = sum_k c_k t^k`` (k = 1 ... K), and the half-width
-  ``delta`` of the window where the kernel uses them: ``delta = min(1/32, R/16)`` for R the
-  distance to the nearest pole, K such that ``(delta/R)^K < 2^-60``;
+  and the first ones below 0) as double-doubles (and a third part, for float64), each with
+  the Taylor coefficients of its function there, ``f(zero + t) = sum_k c_k t^k``
+  (k = 1 ... K), and the half-width ``delta`` of the window where the kernel uses them:
+  ``delta = min(1/32, R/16)`` for R the distance to the nearest pole, K such that
+  ``(delta/R)^K < 2^-60``;
+- float64 digamma's triple-double constants: log(i/128)'s third parts, pi and the sin(pi r),
+  cos(pi r) series as triples;
 - the coefficients of Stirling's series (lgamma) and of digamma's asymptotic series.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import mpmath
@@ -25,11 +29,27 @@ LGAMMA_INTERVALS = 6   # lgamma's zeros in (-3, -2), ..., (-8, -7): two in each
 DIGAMMA_INTERVALS = 8  # digamma's zeros in (-1, 0), ..., (-8, -7): one in each
 SERIES_TERMS = 10    # float32's series (the next term is below 2^-79 at z = 16)
 PRECISE_TERMS = 18   # float64's
+TD_TERMS = 16        # float64 digamma's triple-double sin(pi r), cos(pi r) (to about 2^-120)
+POW_HEADER = ROOT / "invarax" / "kernels" / "csrc" / "elementary_pow.h"
 
 
 def _dd(v):
     hi = float(v)
     return hi, float(v - mpmath.mpf(hi))
+
+
+def _td(v):
+    hi = float(v)
+    mid = float(v - mpmath.mpf(hi))
+    return hi, mid, float(v - mpmath.mpf(hi) - mpmath.mpf(mid))
+
+
+def _pow_logc():
+    """elementary_pow.h's EP_LOGC (log(i/128) as double-doubles, i = 90 ... 181)."""
+    text = POW_HEADER.read_text().split("EP_LOGC[92][2] = {", 1)[1].split("};", 1)[0]
+    pairs = re.findall(r"\{([-0-9a-fx.p+]+), ([-0-9a-fx.p+]+)\}", text)
+    assert len(pairs) == 92, len(pairs)
+    return [(float.fromhex(a), float.fromhex(b)) for a, b in pairs]
 
 
 def _hex(v: float) -> str:
@@ -81,6 +101,7 @@ def main():
         "    double zh, zl, delta;",
         "    int n;",
         "    double c0l; /* c[0] + c0l is the first coefficient as a double-double */",
+        "    double z3;  /* zh + zl + z3 is the zero to about 2^-150 (float64's windows) */",
         "    double c[24];",
         "} eg_zero;",
         "",
@@ -88,10 +109,10 @@ def main():
     tables = {0: [], 1: []}
     for kind, z in _zeros():
         delta, coef = _taylor(kind, z)
-        zh, zl = _dd(z)
+        zh, zl, z3 = _td(z)
         cs = ", ".join(_hex(c) for c in coef)
         c0l = _dd(coef[0])[1]
-        head = f"{_hex(zh)}, {_hex(zl)}, {_hex(delta)}, {len(coef)}, {_hex(c0l)}"
+        head = f"{_hex(zh)}, {_hex(zl)}, {_hex(delta)}, {len(coef)}, {_hex(c0l)}, {_hex(z3)}"
         tables[kind].append(f"    {{{head},\n"
                             f"     {{{cs}}}}}, /* {mpmath.nstr(z, 20)} */")
     for kind, name in ((0, "EG_LGAMMA_ZEROS"), (1, "EG_DIGAMMA_ZEROS")):
@@ -141,6 +162,22 @@ def main():
     for name, cs in (("EG_SINPI", sin_c), ("EG_COSPI", cos_c)):
         pairs = ", ".join(f"{{{_hex(a)}, {_hex(b)}}}" for a, b in map(_dd, cs))
         lines.append(f"static const double {name}[13][2] = {{{pairs}}};")
+    lines.append("/* float64 digamma's triple-double path (x < -8, next to its zeros): the third")
+    lines.append(" * parts of log(i/128) beyond EP_LOGC's double-doubles, pi as three doubles, and")
+    lines.append(f" * the first {TD_TERMS} Taylor coefficients of sin(pi r)/r and cos(pi r) in r^2 "
+                 "as triples */")
+    third = []
+    for i, (hi, lo) in zip(range(90, 182), _pow_logc(), strict=True):
+        third.append(_hex(mpmath.log(mpmath.mpf(i) / 128) - mpmath.mpf(hi) - mpmath.mpf(lo)))
+    lines.append("static const double EG_LOGC3[92] = {" + ", ".join(third) + "};")
+    lines.append("static const double EG_PI3[3] = {" + ", ".join(map(_hex, _td(mpmath.pi))) + "};")
+    sin_c = [(-1) ** k * mpmath.pi ** (2 * k + 1) / mpmath.factorial(2 * k + 1)
+             for k in range(TD_TERMS)]
+    cos_c = [(-1) ** k * mpmath.pi ** (2 * k) / mpmath.factorial(2 * k) for k in range(TD_TERMS)]
+    lines.append(f"#define EG_TD_TERMS {TD_TERMS}")
+    for name, cs in (("EG_SINPI3", sin_c), ("EG_COSPI3", cos_c)):
+        trip = ", ".join("{" + ", ".join(map(_hex, _td(c))) + "}" for c in cs)
+        lines.append(f"static const double {name}[{TD_TERMS}][3] = {{{trip}}};")
     lines += ["", "#endif", ""]
     HEADER.write_text("\n".join(lines))
     print(f"wrote {HEADER.relative_to(ROOT)}")

@@ -13,6 +13,7 @@
 #include "native.h"
 #include "elementary_gamma.h"
 #include "elementary_hard.h"
+#include "elementary_f32_gamma.h"
 
 static const elem_hard_table HARD_GAMMA[ELEM_COUNT] = ELEM_HARD_TABLES;
 
@@ -40,6 +41,9 @@ TARGET_END
 #endif
 
 void elementary_gamma(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
+    /* float32: the vectorised path of elementary_more_fast.c (elementary_f32_gamma.h), which
+     * redoes the elements it flags by elementary_gamma_exact_f32 */
+    if (!dbl && elementary_more_fast(fn, x, y, n)) return;
 #ifdef GAMMA_HAVE_X86
     if (isa_current() >= ISA_AVX2) {
         elementary_gamma_avx2(fn, dbl, x, y, n);
@@ -47,4 +51,11 @@ void elementary_gamma(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
     }
 #endif
     elementary_gamma_scalar(fn, dbl, x, y, n);
+}
+
+/* The exact float32 path for one element (the fast path's fix-up). */
+float elementary_gamma_exact_f32(int fn, float x) {
+    float y;
+    elementary_gamma_scalar(fn, 0, &x, &y, 1);
+    return y;
 }

@@ -1,6 +1,7 @@
 /* elementary_more_fast.c - the vectorised float32 paths of elementary_more's log2, log10,
- * asinh, acosh, atanh, cbrt, atan, asin, acos, tan, erf, erfc and erf_inv, and of
- * elementary2's atan2 and pow (docs/numerics.md, "float32 fast paths").
+ * asinh, acosh, atanh, cbrt, atan, asin, acos, tan, erf, erfc and erf_inv, of
+ * elementary_gamma's lgamma and digamma (elementary_f32_gamma.h), and of elementary2's atan2
+ * and pow (docs/numerics.md, "float32 fast paths").
  *
  * elementary_f32_more.h (the log family, cbrt, pow) and elementary_f32_inv.h (inverse trig,
  * tan, the error functions) evaluate every element in double and flag the few they cannot
@@ -15,6 +16,7 @@
 #include "native.h"
 #include "elementary_f32_more.h"
 #include "elementary_f32_inv.h"
+#include "elementary_f32_gamma.h"
 
 #define MF_BLOCK_LEN 1024
 /* elementary2's functions in the block loops' switch (not ELEM_* codes) */
@@ -31,6 +33,7 @@ static int mf_apart(const float *p, const float *y, ptrdiff_t n) {
 static float mf_exact(int fn, float x, float x2) {
     if (fn == MF_ATAN2) return elementary2_exact_f32(0, x, x2);
     if (fn == MF_POW) return elementary2_exact_f32(1, x, x2);
+    if (fn >= ELEM_LGAMMA) return elementary_gamma_exact_f32(fn, x);
     return elementary_more_exact_f32(fn, x);
 }
 
@@ -82,6 +85,8 @@ int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n) {
     case ELEM_ERF:
     case ELEM_ERFC:
     case ELEM_ERF_INV:
+    case ELEM_LGAMMA:  /* called by elementary_gamma.c */
+    case ELEM_DIGAMMA:
         mf_run(fn, x, NULL, y, n);
         return 1;
     }

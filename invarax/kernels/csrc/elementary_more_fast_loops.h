@@ -38,6 +38,8 @@ static int EL(more_fast_block)(int fn, const float *restrict x, const float *res
     case ELEM_ERF: MF_BLOCK(ef_erf((double)x[i], &hard)) break;
     case ELEM_ERFC: MF_BLOCK(ef_erfc((double)x[i], &hard)) break;
     case ELEM_ERF_INV: MF_BLOCK(ef_erf_inv((double)x[i], &hard)) break;
+    case ELEM_LGAMMA: MF_BLOCK(ef_lgamma((double)x[i], &hard)) break;
+    case ELEM_DIGAMMA: MF_BLOCK(ef_digamma((double)x[i], &hard)) break;
     case MF_ATAN2: MF_BLOCK(ef_atan2((double)x[i], (double)x2[i], &hard)) break;
     case MF_POW: MF_BLOCK(ev_pow((double)x[i], (double)x2[i], &hard)) break;
     }
