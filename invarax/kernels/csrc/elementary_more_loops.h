@@ -32,7 +32,7 @@ static MORE_TARGET void EL(elementary_more)(int fn, int dbl, const void *x, void
     case ELEM_CBRT: MORE_LOOP(ei_cbrt) break;
     case ELEM_ERF: MORE_LOOP(es_erf) break;
     case ELEM_ERFC: MORE_LOOP(es_erfc) break;
-    case ELEM_ERF_INV: MORE_LOOP(es_erf_inv) break;
+    case ELEM_ERF_INV: EM_ROUNDED_LOOP(es_erf_inv_f64, es_erf_inv, HARD_MORE) break;
     }
 }
 
