@@ -437,7 +437,12 @@ EM_INLINE int em_f32_is_hard(double y) {
         const double *xd = x;                                                                \
         double *yd = y;                                                                      \
         for (ptrdiff_t i = 0; i < n; i++) yd[i] = F64(xd[i]);                                \
-    } else {                                                                                 \
+    } else                                                                                   \
+        EM_ROUNDED_LOOP_F32(F32, TABLE)
+
+/* EM_ROUNDED_LOOP's float part, alone. */
+#define EM_ROUNDED_LOOP_F32(F32, TABLE)                                                      \
+    {                                                                                        \
         const float *xf = x;                                                                 \
         float *yf = y;                                                                       \
         for (ptrdiff_t i = 0; i < n; i++) {                                                  \
@@ -447,5 +452,29 @@ EM_INLINE int em_f32_is_hard(double y) {
                                       : (float)d;                                            \
         }                                                                                    \
     }
+
+/* The float64 loop of a function with a rare range (sin, cos, tan beyond EM_TRIG_BIG), over
+ * the double arrays XD, YD and the n in scope: blocks of EM_BLOCK elements computed by FAST
+ * (vectorised; an element outside the range gets a placeholder) into a local buffer (so XD
+ * may alias YD), a block with an element outside the range (OK false) computed again element
+ * by element by FULL. Every element gets FAST's bits or FULL's, whatever its neighbours. */
+#define EM_BLOCK 256
+#define EM_BLOCKED_LOOP(XD, YD, FAST, OK, FULL)                                              \
+    for (ptrdiff_t b = 0; b < n; b += EM_BLOCK) {                                            \
+        ptrdiff_t m = n - b < EM_BLOCK ? n - b : EM_BLOCK;                                   \
+        double yb[EM_BLOCK];                                                                 \
+        int bad = 0;                                                                         \
+        for (ptrdiff_t i = 0; i < m; i++) {                                                  \
+            double v = (XD)[b + i];                                                          \
+            yb[i] = FAST(v);                                                                 \
+            bad |= !OK(v);                                                                   \
+        }                                                                                    \
+        if (bad)                                                                             \
+            for (ptrdiff_t i = 0; i < m; i++) yb[i] = FULL((XD)[b + i]);                     \
+        memcpy((YD) + b, yb, (size_t)m * sizeof *yb);                                        \
+    }
+
+/* |v| < EM_TRIG_BIG: the range of the trigonometric functions' fast reduction. */
+#define EM_TRIG_OK(v) em_abs_below(v, EM_TRIG_BIG)
 
 #endif
