@@ -270,9 +270,10 @@ EM_INLINE void ei_atan2(double y, double x, double *hi, double *lo) {
     double ay = em_abs(y), ax = em_abs(x);
     int yinf = ay == INFINITY, xinf = ax == INFINITY;
     /* the quotient's operands: infinities as 1 or 0, both zero as 0 / 1, tiny ones scaled */
-    double n = yinf ? 1.0 : (xinf ? 0.0 : ay), d = xinf ? 1.0 : (yinf ? 0.0 : ax);
+    double n = em_select(yinf, 1.0, em_select(xinf, 0.0, ay));
+    double d = em_select(xinf, 1.0, em_select(yinf, 0.0, ax));
     d = em_select((n == 0.0) & (d == 0.0), 1.0, d);
-    double sc = (n < 0x1p-900 && d < 0x1p-900) ? 0x1p600 : 1.0;
+    double sc = em_select((n < 0x1p-900) & (d < 0x1p-900), 0x1p600, 1.0);
     double rh, rl, sh, sl;
     ei_atan2_dd(n * sc, 0.0, d * sc, 0.0, &rh, &rl);
     rh = em_select(n == 0.0, 0.0, rh);
@@ -280,10 +281,11 @@ EM_INLINE void ei_atan2(double y, double x, double *hi, double *lo) {
     ei_two_sum(EI_PI_HI, -rh, &sh, &sl); /* x < 0 (its sign bit): pi - atan(|y| / |x|) */
     sl += EI_PI_LO - rl;
     int neg = em_ibits(x) < 0;
-    ei_fast_two_sum(neg ? sh : rh, neg ? sl : rl, hi, lo);
-    int ysign = em_ibits(y) < 0, nan = y != y || x != x;
-    *hi = nan ? (y != y ? y + y : x + x) : (ysign ? -*hi : *hi); /* one NaN's payload */
-    *lo = nan ? 0.0 : (ysign ? -*lo : *lo);
+    ei_fast_two_sum(em_select(neg, sh, rh), em_select(neg, sl, rl), hi, lo);
+    int ysign = em_ibits(y) < 0, nan = (y != y) | (x != x);
+    double h = em_select(ysign, -*hi, *hi), l = em_select(ysign, -*lo, *lo);
+    *hi = em_select(nan, em_nan_or(y, x + x), h); /* one NaN's payload */
+    *lo = em_select(nan, 0.0, l);
 }
 
 /* The float nearest hi + lo (|lo| <= ulp(hi) / 2): (float)hi, unless hi is a float midpoint
