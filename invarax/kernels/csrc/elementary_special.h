@@ -210,8 +210,13 @@ EM_INLINE double es_erf_inv_f64(double x) {
     y = y + es_erf_inv_step(ac, y, 1);
     /* a < 2^-32: erf_inv(a) = a sqrt(pi)/2 (1 + pi a^2 / 12 + ...), the next term below 2^-66:
      * a times the constant in double-double, one rounding (the step's residual would be
-     * rounded to the subnormal grid where y is subnormal) */
-    y = em_select(ac < 0x1p-32, fma(ac, ES_SQRTPI_OVER_2, ac * ES_SQRTPI_OVER_2_LO), y);
+     * rounded to the subnormal grid where y is subnormal); below 2^-960, on a scaled by 2^108
+     * and scaled back (exact for a normal result; a subnormal one rounds once more, from a
+     * value within 2^-52 relative), so that the low product does not round on that grid */
+    double big = ac * 0x1p108;
+    double tiny = fma(big, ES_SQRTPI_OVER_2, big * ES_SQRTPI_OVER_2_LO) * 0x1p-108;
+    tiny = em_select(ac < 0x1p-960, tiny, fma(ac, ES_SQRTPI_OVER_2, ac * ES_SQRTPI_OVER_2_LO));
+    y = em_select(ac < 0x1p-32, tiny, y);
     y = em_select(a == 1.0, INFINITY, y);
     y = em_select(a > 1.0, NAN, y);
     y = em_select(em_is_zero(x), a, y);
