@@ -1,7 +1,7 @@
-"""``python -m benchmarks.elementary [--size N] [--repeats R] [--cpu-time]``: invarax's own
-elementary functions (correctly rounded float32, docs/numerics.md "Elementary functions")
-against NumPy's native ufuncs, on float32 arrays of 10^7 elements, and the fused expression
-of workload 4 against JAX.
+"""``python -m benchmarks.elementary [--size N] [--repeats R] [--cpu-time] [--dtype D]``:
+invarax's own elementary functions (correctly rounded float32, docs/numerics.md "Elementary
+functions") against NumPy's native ufuncs, on float32 arrays of 10^7 elements, and the fused
+expression of workload 4 against JAX.
 
 Columns: NumPy's ufunc writing into a preallocated output (one thread, its best instruction
 set) and invarax's kernel doing the same on one thread; the kernel on the default threads
@@ -14,11 +14,16 @@ the way in, as JAX copies it to the device). Same-run medians, the functions alt
 (``benchmarks/timing.py``); ratios are invarax / NumPy. invarax's own kernels are switched
 on for the run (``config.invarax_exact_elementary``). ``--cpu-time`` times the one-thread
 and allocating columns by the process's CPU time (steadier on a loaded machine).
+``--dtype float64``: instead, one row per function (all but lgamma and digamma) of float64
+kernels on one thread against NumPy's (or SciPy's) float64 ufunc writing into a preallocated
+output, by CPU time, ns per element; with ``--against SO`` the other build's kernel too, and
+whether the two give the same bits.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import time
 
@@ -209,15 +214,9 @@ def against(path: str, size: int, repeats: int) -> list[str]:
     commit built in a scratch copy) against this one, in one process: each called directly
     on one thread, alternating with NumPy's ufunc writing into a preallocated output, by
     CPU time. Both must give the same bits (correctly rounded float32)."""
-    import importlib.machinery
-    import importlib.util
-
     from invarax.kernels import _native
 
-    loader = importlib.machinery.ExtensionFileLoader("invarax.kernels._native", path)
-    other = importlib.util.module_from_spec(
-        importlib.util.spec_from_file_location(loader.name, path, loader=loader))
-    loader.exec_module(other)
+    other = _load_build(path)
     for module in (_native, other):
         module.set_isa(module.isas()[-1])
     lines = [f"float32, {size:.0e} elements, one thread, CPU time, load "
@@ -230,6 +229,81 @@ def against(path: str, size: int, repeats: int) -> list[str]:
                      f"{t['other'] / t['numpy']:.2f} | {t['this'] * 1e3:.2f} | "
                      f"{t['this'] / t['numpy']:.2f} |")
     return lines
+
+
+#: float64 peers: NumPy's ufunc, or SciPy's (``scipy.special.NAME``); the input range.
+F64 = {"exp": ("exp", (-10, 10)), "log": ("log", (0.01, 100)), "expm1": ("expm1", (-10, 10)),
+       "log1p": ("log1p", (-0.9, 100)), "tanh": ("tanh", (-10, 10)),
+       "logistic": ("scipy.expit", (-10, 10)), "sin": ("sin", (-10, 10)),
+       "cos": ("cos", (-10, 10)), "exp2": ("exp2", (-10, 10)), "sinh": ("sinh", (-10, 10)),
+       "cosh": ("cosh", (-10, 10)), "log2": ("log2", (0.01, 100)),
+       "log10": ("log10", (0.01, 100)), "asinh": ("arcsinh", (-10, 10)),
+       "acosh": ("arccosh", (1, 100)), "atanh": ("arctanh", (-0.99, 0.99)),
+       "atan": ("arctan", (-10, 10)), "asin": ("arcsin", (-1, 1)), "acos": ("arccos", (-1, 1)),
+       "tan": ("tan", (-10, 10)), "cbrt": ("cbrt", (-10, 10)), "erf": ("scipy.erf", (-10, 10)),
+       "erfc": ("scipy.erfc", (-10, 10)), "erf_inv": ("scipy.erfinv", (-0.99, 0.99))}
+
+
+def float64_table(size: int, repeats: int, other_path: str | None = None) -> list[str]:
+    """F64's rows: the float64 kernel (called directly, one thread) against its peer, and
+    against another build's kernel where ``other_path`` names its ``_native*.so``."""
+    from invarax.kernels import _native
+
+    modules = {"this": _native}
+    if other_path:
+        modules["other"] = _load_build(other_path)
+    for module in modules.values():
+        module.set_isa(module.isas()[-1])
+    other = " other build (ns) |" if other_path else ""
+    return [f"float64, {size} elements, one thread, kernels at {_native.isas()[-1]}, CPU "
+            f"time, median of {repeats}, load {os.getloadavg()[0]:.1f}"
+            + (f"; other build: {other_path}" if other_path else ""),
+            f"| function | peer | peer (ns) |{other} invarax kernel (ns) | ratio to peer |"
+            + (" same bits |" if other_path else ""),
+            "|---" * (5 + 2 * bool(other_path)) + "|",
+            *(_f64_row(name, modules, size, repeats) for name in F64)]
+
+
+def _f64_row(name: str, modules: dict, size: int, repeats: int) -> str:
+    from invarax.kernels.elementary import _CODE
+
+    peer, (lo, hi) = F64[name]
+    if peer.startswith("scipy."):
+        import scipy.special
+
+        ufunc = getattr(scipy.special, peer[6:])
+    else:
+        ufunc = getattr(np, peer)
+    x = np.random.default_rng(0).uniform(lo, hi, size)
+    ys = {key: np.empty_like(x) for key in ("peer", *modules)}
+    calls = {"peer": lambda: ufunc(x, out=ys["peer"])}
+    for key, module in modules.items():
+        calls[key] = functools.partial(module.elementary, _CODE[name], x, ys[key])
+    previous, CLOCK["clock"] = CLOCK["clock"], time.process_time
+    try:
+        t = {key: v / size * 1e9 for key, v in medians(calls, repeats=repeats).items()}
+    finally:
+        CLOCK["clock"] = previous
+    row = f"| {name} | {peer} | {t['peer']:.1f} |"
+    if "other" in modules:
+        row += f" {t['other']:.1f} |"
+    row += f" {t['this']:.1f} | {t['this'] / t['peer']:.2f} |"
+    if "other" in modules:
+        same = np.array_equal(ys["this"].view(np.uint64), ys["other"].view(np.uint64))
+        row += f" {'yes' if same else 'no'} |"
+    return row
+
+
+def _load_build(path: str):
+    """The ``_native`` module of another build (``path`` to its ``_native*.so``)."""
+    import importlib.machinery
+    import importlib.util
+
+    loader = importlib.machinery.ExtensionFileLoader("invarax.kernels._native", path)
+    other = importlib.util.module_from_spec(
+        importlib.util.spec_from_file_location(loader.name, path, loader=loader))
+    loader.exec_module(other)
+    return other
 
 
 def in_cache(size: int = 65536, rounds: int = 15, calls: int = 30) -> str:
@@ -294,7 +368,13 @@ def main():
     parser.add_argument("--in-cache", action="store_true",
                         help="ns per element on 65,536 float32 (in cache), best of 15 x 30 "
                         "calls, for the eleven fast paths but logistic (instead of the tables)")
+    parser.add_argument("--dtype", choices=("float32", "float64"), default="float32",
+                        help="float64: the float64 table of every function (one thread, CPU "
+                        "time; with --against, the other build's kernel too)")
     args = parser.parse_args()
+    if args.dtype == "float64":
+        print("\n".join(float64_table(args.size, args.repeats, args.against)))
+        return
     if args.in_cache:
         print(in_cache())
         return

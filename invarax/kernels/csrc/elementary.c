@@ -19,7 +19,6 @@
 #include "elementary_f32.h"
 #include "elementary_hard.h"
 
-#define ELEM_BLOCK 256
 #define ELEM_FAST_BLOCK 1024 /* the float32 fast paths' blocks (elementary_loops.h) */
 #define ELEM_SCAN_BLOCK 256  /* those of the scanned ones */
 

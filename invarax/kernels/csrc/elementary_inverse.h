@@ -63,7 +63,7 @@ EM_INLINE void ei_log_dd(double wh, double wl, double kx, double *lh, double *ll
 EM_INLINE double ei_log_mantissa(double x, double *lh, double *ll) {
     int sub = em_bits(x) < 0x0010000000000000ULL;
     int64_t k;
-    double m = em_split(em_bits(x * (sub ? 0x1p54 : 1.0)), &k);
+    double m = em_split(em_bits(x * em_select(sub, 0x1p54, 1.0)), &k);
     em_log_parts(0.0, m - 1.0, 0.0, lh, ll);
     return em_int_to_double(k - (int64_t)sub * 54);
 }
@@ -114,23 +114,24 @@ EM_INLINE double ei_log_twice(double a) {
 
 EM_INLINE double ei_asinh(double x) {
     double a = em_abs(x);
-    double y = a > EI_BIG ? ei_log_twice(a < INFINITY ? a : 1.0) : ei_log_hypot(a, 1.0);
-    y = a < EI_TINY ? a : y;
-    y = a == INFINITY ? a : y;
-    return x != x ? x + x : em_with_sign(y, x);
+    double big = ei_log_twice(em_select(a < INFINITY, a, 1.0)), mid = ei_log_hypot(a, 1.0);
+    double y = em_select(a > EI_BIG, big, mid);
+    y = em_select(a < EI_TINY, a, y);
+    y = em_select(a == INFINITY, a, y);
+    return em_nan_or(x, em_with_sign(y, x));
 }
 
 EM_INLINE double ei_acosh(double x) {
-    double y = x > EI_BIG ? ei_log_twice(x < INFINITY ? x : 1.0)
-                          : ei_log_hypot(x > 1.0 ? x : 2.0, -1.0);
-    y = x == INFINITY ? x : y;
-    y = x == 1.0 ? 0.0 : y;
-    y = x < 1.0 ? NAN : y;
-    return x != x ? x + x : y;
+    double big = ei_log_twice(em_select(x < INFINITY, x, 1.0));
+    double y = em_select(x > EI_BIG, big, ei_log_hypot(em_select(x > 1.0, x, 2.0), -1.0));
+    y = em_select(x == INFINITY, x, y);
+    y = em_select(x == 1.0, 0.0, y);
+    y = em_select(x < 1.0, NAN, y);
+    return em_nan_or(x, y);
 }
 
 EM_INLINE double ei_atanh(double x) {
-    double a = em_abs(x), ac = a < 1.0 ? a : 0.5;
+    double a = em_abs(x), ac = em_select(a < 1.0, a, 0.5);
     double uh, ul, vh, vl, ph, pl, qh, ql, dh, dl;
     ei_two_sum(1.0, ac, &uh, &ul);
     ei_two_sum(1.0, -ac, &vh, &vl);
@@ -138,10 +139,10 @@ EM_INLINE double ei_atanh(double x) {
     ei_log_dd(vh, vl, 0.0, &qh, &ql); /* log(1 - a) */
     ei_two_sum(ph, -qh, &dh, &dl);
     double y = 0.5 * (dh + (dl + (pl - ql)));
-    y = a < EI_TINY ? a : y;
-    y = a == 1.0 ? INFINITY : y;
-    y = a > 1.0 ? NAN : y;
-    return x != x ? x + x : em_with_sign(y, x);
+    y = em_select(a < EI_TINY, a, y);
+    y = em_select(a == 1.0, INFINITY, y);
+    y = em_select(a > 1.0, NAN, y);
+    return em_nan_or(x, em_with_sign(y, x));
 }
 
 /* ---- atan, asin, acos: atan(z) = atan(c) + atan((z - c) / (1 + z c)), c = i / 64 -------- */
@@ -244,22 +245,22 @@ EM_INLINE void ei_atan_dd(double zh, double zl, double *rh, double *rl) {
 EM_INLINE void ei_atan2_dd(double nh, double nl, double dh, double dl, double *rh, double *rl) {
     int swap = nh > dh;
     double zh, zl, ah, al;
-    if (swap) ei_div(dh, dl, nh, nl, &zh, &zl);
-    else ei_div(nh, nl, dh, dl, &zh, &zl);
+    ei_div(em_select(swap, dh, nh), em_select(swap, dl, nl), em_select(swap, nh, dh),
+           em_select(swap, nl, dl), &zh, &zl);
     ei_atan_dd(zh, zl, &ah, &al);
     double sh, sl;
     ei_two_sum(EI_PIO2_HI, -ah, &sh, &sl);
-    *rh = swap ? sh : ah;
-    *rl = swap ? sl + (EI_PIO2_LO - al) : al;
+    *rh = em_select(swap, sh, ah);
+    *rl = em_select(swap, sl + (EI_PIO2_LO - al), al);
 }
 
 EM_INLINE double ei_atan(double x) {
     double a = em_abs(x), rh, rl;
-    ei_atan2_dd(a < INFINITY ? a : 1.0, 0.0, 1.0, 0.0, &rh, &rl);
+    ei_atan2_dd(em_select(a < INFINITY, a, 1.0), 0.0, 1.0, 0.0, &rh, &rl);
     double y = rh + rl;
-    y = a < EI_TINY ? a : y;
-    y = a == INFINITY ? EI_PIO2_HI : y;
-    return x != x ? x + x : em_with_sign(y, x);
+    y = em_select(a < EI_TINY, a, y);
+    y = em_select(a == INFINITY, EI_PIO2_HI, y);
+    return em_nan_or(x, em_with_sign(y, x));
 }
 
 /* atan2(y, x) = hi + lo (|lo| <= ulp(hi) / 2; lo = 0 for the special values), C99's and
@@ -269,20 +270,22 @@ EM_INLINE void ei_atan2(double y, double x, double *hi, double *lo) {
     double ay = em_abs(y), ax = em_abs(x);
     int yinf = ay == INFINITY, xinf = ax == INFINITY;
     /* the quotient's operands: infinities as 1 or 0, both zero as 0 / 1, tiny ones scaled */
-    double n = yinf ? 1.0 : (xinf ? 0.0 : ay), d = xinf ? 1.0 : (yinf ? 0.0 : ax);
-    d = (n == 0.0 && d == 0.0) ? 1.0 : d;
-    double sc = (n < 0x1p-900 && d < 0x1p-900) ? 0x1p600 : 1.0;
+    double n = em_select(yinf, 1.0, em_select(xinf, 0.0, ay));
+    double d = em_select(xinf, 1.0, em_select(yinf, 0.0, ax));
+    d = em_select((n == 0.0) & (d == 0.0), 1.0, d);
+    double sc = em_select((n < 0x1p-900) & (d < 0x1p-900), 0x1p600, 1.0);
     double rh, rl, sh, sl;
     ei_atan2_dd(n * sc, 0.0, d * sc, 0.0, &rh, &rl);
-    rh = n == 0.0 ? 0.0 : rh;
-    rl = n == 0.0 ? 0.0 : rl;
+    rh = em_select(n == 0.0, 0.0, rh);
+    rl = em_select(n == 0.0, 0.0, rl);
     ei_two_sum(EI_PI_HI, -rh, &sh, &sl); /* x < 0 (its sign bit): pi - atan(|y| / |x|) */
     sl += EI_PI_LO - rl;
     int neg = em_ibits(x) < 0;
-    ei_fast_two_sum(neg ? sh : rh, neg ? sl : rl, hi, lo);
-    int ysign = em_ibits(y) < 0, nan = y != y || x != x;
-    *hi = nan ? (y != y ? y + y : x + x) : (ysign ? -*hi : *hi); /* one NaN's payload */
-    *lo = nan ? 0.0 : (ysign ? -*lo : *lo);
+    ei_fast_two_sum(em_select(neg, sh, rh), em_select(neg, sl, rl), hi, lo);
+    int ysign = em_ibits(y) < 0, nan = (y != y) | (x != x);
+    double h = em_select(ysign, -*hi, *hi), l = em_select(ysign, -*lo, *lo);
+    *hi = em_select(nan, em_nan_or(y, x + x), h); /* one NaN's payload */
+    *lo = em_select(nan, 0.0, l);
 }
 
 /* The float nearest hi + lo (|lo| <= ulp(hi) / 2): (float)hi, unless hi is a float midpoint
@@ -298,41 +301,37 @@ EM_INLINE float ei_round_f32(double hi, double lo) {
 
 /* sqrt(1 - a^2) = rh + rl for 0 <= a < 1: 1 - a^2 exactly, as (1 - a)(1 + a) for a >= 1/2. */
 EM_INLINE void ei_sqrt_one_minus_sq(double a, double *rh, double *rl) {
-    double sh, sl;
-    if (a >= 0.5) {
-        double m = 1.0 - a, ph, pl; /* exact */
-        ei_two_sum(1.0, a, &ph, &pl);
-        sh = m * ph;
-        sl = fma(m, ph, -sh) + m * pl;
-    } else {
-        double a2 = a * a, a2l = fma(a, a, -a2);
-        ei_two_sum(1.0, -a2, &sh, &sl);
-        sl -= a2l;
-    }
-    ei_sqrt(sh, sl, rh, rl);
+    double m = 1.0 - a, ph, pl; /* exact for a >= 1/2 */
+    ei_two_sum(1.0, a, &ph, &pl);
+    double bh = m * ph, bl = fma(m, ph, -bh) + m * pl;
+    double a2 = a * a, a2l = fma(a, a, -a2), ch, cl;
+    ei_two_sum(1.0, -a2, &ch, &cl);
+    cl -= a2l;
+    int big = a >= 0.5;
+    ei_sqrt(em_select(big, bh, ch), em_select(big, bl, cl), rh, rl);
 }
 
 EM_INLINE double ei_asin(double x) {
-    double a = em_abs(x), ac = a < 1.0 ? a : 0.0, ch, cl, rh, rl;
+    double a = em_abs(x), ac = em_select(a < 1.0, a, 0.0), ch, cl, rh, rl;
     ei_sqrt_one_minus_sq(ac, &ch, &cl);
     ei_atan2_dd(ac, 0.0, ch, cl, &rh, &rl);
     double y = rh + rl;
-    y = a < EI_TINY ? a : y;
-    y = a == 1.0 ? EI_PIO2_HI : y;
-    y = a > 1.0 ? NAN : y;
-    return x != x ? x + x : em_with_sign(y, x);
+    y = em_select(a < EI_TINY, a, y);
+    y = em_select(a == 1.0, EI_PIO2_HI, y);
+    y = em_select(a > 1.0, NAN, y);
+    return em_nan_or(x, em_with_sign(y, x));
 }
 
 EM_INLINE double ei_acos(double x) {
-    double a = em_abs(x), ac = a < 1.0 ? a : 0.0, ch, cl, rh, rl, sh, sl;
+    double a = em_abs(x), ac = em_select(a < 1.0, a, 0.0), ch, cl, rh, rl, sh, sl;
     ei_sqrt_one_minus_sq(ac, &ch, &cl);
     ei_atan2_dd(ch, cl, ac, 0.0, &rh, &rl);
     ei_two_sum(EI_PI_HI, -rh, &sh, &sl); /* x < 0: pi - acos|x| */
-    double y = x < 0.0 ? sh + (sl + (EI_PI_LO - rl)) : rh + rl;
-    y = x == 1.0 ? 0.0 : y;
-    y = x == -1.0 ? EI_PI_HI : y;
-    y = a > 1.0 ? NAN : y;
-    return x != x ? x + x : y;
+    double y = em_select(x < 0.0, sh + (sl + (EI_PI_LO - rl)), rh + rl);
+    y = em_select(x == 1.0, 0.0, y);
+    y = em_select(x == -1.0, EI_PI_HI, y);
+    y = em_select(a > 1.0, NAN, y);
+    return em_nan_or(x, y);
 }
 
 /* ---- tan: x = n pi/2 + r, tan x = sin r / cos r (n even) or -cos r / sin r (n odd) ---- */
@@ -354,12 +353,11 @@ EM_INLINE double ei_tan_reduced(int64_t n, double rh, double rl) {
     ei_sin_dd(rh, rl, &sh, &sl);
     em_cos_parts(rh, rl, &w, &tail);
     ei_fast_two_sum(w, tail, &ch, &cl);
-    if (n & 1) {
-        ei_div(ch, cl, sh, sl, &qh, &ql);
-        return -(qh + ql);
-    }
-    ei_div(sh, sl, ch, cl, &qh, &ql);
-    return qh + ql;
+    int odd = (int)(n & 1);
+    ei_div(em_select(odd, ch, sh), em_select(odd, cl, sl), em_select(odd, sh, ch),
+           em_select(odd, sl, cl), &qh, &ql);
+    double q = qh + ql;
+    return em_select(odd, -q, q);
 }
 
 /* tan for |x| < EM_TRIG_BIG (other x: the caller's, with em_reduce_big). */
@@ -368,7 +366,7 @@ EM_INLINE double ei_tan_small(double x) {
     double rh, rl;
     em_reduce_pio2(x, &n, &rh, &rl);
     double y = ei_tan_reduced(n, rh, rl);
-    return em_abs(x) < EI_TINY ? x : y;
+    return em_select(em_abs(x) < EI_TINY, x, y);
 }
 
 /* ---- cbrt: |x| = 2^(3q) A, A in [1, 8); Newton in double, then one double-double step ---- */
@@ -376,12 +374,12 @@ EM_INLINE double ei_tan_small(double x) {
 EM_INLINE double ei_cbrt(double x) {
     double a = em_abs(x);
     int sub = em_bits(a) < 0x0010000000000000ULL;
-    uint64_t u = em_bits(a * (sub ? 0x1p54 : 1.0));
+    uint64_t u = em_bits(a * em_select(sub, 0x1p54, 1.0));
     int64_t e = (int64_t)(u >> 52) - 1023 - (int64_t)sub * 54;
-    int64_t q = (e + 1200) / 3 - 400, r = e - 3 * q; /* q = floor(e / 3), r in {0, 1, 2} */
+    int64_t q = (int64_t)em_div3((uint64_t)(e + 1200)) - 400, r = e - 3 * q; /* q = floor(e / 3), r in {0, 1, 2} */
     double A = em_double((u & 0x000fffffffffffffULL) | ((uint64_t)(1023 + r) << 52));
     /* 5 bits from the exponent divided by 3 (fdlibm's constant), then 4 Newton steps */
-    double y = em_double(((em_bits(A) >> 32) / 3 + 715094163ULL) << 32);
+    double y = em_double((em_div3(em_bits(A) >> 32) + 715094163ULL) << 32);
     for (int it = 0; it < 4; it++) y = y - (y * y * y - A) / (3.0 * (y * y));
     /* y^3 - A exactly (to 2^-106 A), then cbrt A = y - (y^3 - A) / (3 y^2) */
     double y2 = y * y, y2l = fma(y, y, -y2);
@@ -389,8 +387,8 @@ EM_INLINE double ei_cbrt(double x) {
     double res = (y3 - A) + y3l; /* y3 - A is exact: y3 is within 2^-50 of A */
     double c = y - res / (3.0 * y2);
     double out = c * em_pow2(q);
-    out = (a == 0.0 || a == INFINITY) ? a : out;
-    return x != x ? x + x : em_with_sign(out, x);
+    out = em_select((a == 0.0) | (a == INFINITY), a, out);
+    return em_nan_or(x, em_with_sign(out, x));
 }
 
 #endif

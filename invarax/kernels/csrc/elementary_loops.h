@@ -5,7 +5,8 @@
  *
  * float32: the fast paths of elementary_f32.h give each element's double result, rounded to
  * float, and a flag; flagged elements are redone by elem_f32_fix. float64 sin and cos: a
- * block with an element of |x| >= EM_TRIG_BIG (or not finite) is redone element by element.
+ * block with an element of |x| >= EM_TRIG_BIG (or not finite) is redone element by element
+ * (elementary_math.h's EM_BLOCKED_LOOP).
  * The blocked loops write to a local buffer first where x and y overlap. */
 #define EL_CAT2(a, b) a##_##b
 #define EL_CAT(a, b) EL_CAT2(a, b)
@@ -13,23 +14,6 @@
 
 #define EL_LOOP_F64(F)                                                                      \
     for (ptrdiff_t i = 0; i < n; i++) y[i] = F(x[i]);
-
-/* One block of at most ELEM_BLOCK elements, computed into yb (so x may alias the output);
- * returns whether an element needs elem_f32_fix / elem_sincos_big. */
-#define EL_BLOCK_FN(NAME, T, EXPR, OUT, FLAG)                                               \
-    static int EL(NAME)(const T *restrict x, T *restrict yb, ptrdiff_t m) {                 \
-        int flag = 0;                                                                       \
-        for (ptrdiff_t i = 0; i < m; i++) {                                                 \
-            double v = (double)x[i];                                                        \
-            double d = EXPR;                                                                \
-            yb[i] = OUT;                                                                    \
-            flag |= FLAG;                                                                   \
-        }                                                                                   \
-        return flag;                                                                        \
-    }
-
-EL_BLOCK_FN(sin_f64, double, em_sincos_small(v, 0), d, !em_abs_below(v, EM_TRIG_BIG))
-EL_BLOCK_FN(cos_f64, double, em_sincos_small(v, 1), d, !em_abs_below(v, EM_TRIG_BIG))
 
 /* The float32 fast paths (elementary_f32.h): one block computed into yb, with fl[i] set where
  * element i needs elem_f32_fix; returns whether one does. */
@@ -126,17 +110,10 @@ EL_SCAN_FN(log1p_scan, ef_log1p_value(v), ef_log1p_key, ef_log1p_key_out(key))
         }                                                                                   \
     }
 
-#define EL_LOOP_BLOCKS(T, BLOCK_FN, FIX)                                                    \
-    for (ptrdiff_t b = 0; b < n; b += ELEM_BLOCK) {                                         \
-        ptrdiff_t m = n - b < ELEM_BLOCK ? n - b : ELEM_BLOCK;                              \
-        T yb[ELEM_BLOCK];                                                                   \
-        if (EL(BLOCK_FN)(x + b, yb, m))                                                     \
-            for (ptrdiff_t i = 0; i < m; i++) yb[i] = FIX(x[b + i]);                        \
-        memcpy(y + b, yb, (size_t)m * sizeof *yb);                                          \
-    }
-
-#define EL_SIN_FIX(v) (em_abs_below(v, EM_TRIG_BIG) ? em_sincos_small(v, 0) : elem_sincos_big(v, 0))
-#define EL_COS_FIX(v) (em_abs_below(v, EM_TRIG_BIG) ? em_sincos_small(v, 1) : elem_sincos_big(v, 1))
+#define EL_SIN(v) em_sincos_small(v, 0)
+#define EL_COS(v) em_sincos_small(v, 1)
+#define EL_SIN_FIX(v) (EM_TRIG_OK(v) ? EL_SIN(v) : elem_sincos_big(v, 0))
+#define EL_COS_FIX(v) (EM_TRIG_OK(v) ? EL_COS(v) : elem_sincos_big(v, 1))
 
 static void EL(elementary_f64)(int fn, const double *x, double *y, ptrdiff_t n) {
     switch (fn) {
@@ -146,8 +123,8 @@ static void EL(elementary_f64)(int fn, const double *x, double *y, ptrdiff_t n) 
     case ELEM_LOG1P: EL_LOOP_F64(em_log1p) break;
     case ELEM_TANH: EL_LOOP_F64(em_tanh) break;
     case ELEM_LOGISTIC: EL_LOOP_F64(em_logistic) break;
-    case ELEM_SIN: EL_LOOP_BLOCKS(double, sin_f64, EL_SIN_FIX) break;
-    case ELEM_COS: EL_LOOP_BLOCKS(double, cos_f64, EL_COS_FIX) break;
+    case ELEM_SIN: EM_BLOCKED_LOOP(x, y, EL_SIN, EM_TRIG_OK, EL_SIN_FIX) break;
+    case ELEM_COS: EM_BLOCKED_LOOP(x, y, EL_COS, EM_TRIG_OK, EL_COS_FIX) break;
     case ELEM_EXP2: EL_LOOP_F64(em_exp2) break;
     case ELEM_SINH: EL_LOOP_F64(em_sinh) break;
     case ELEM_COSH: EL_LOOP_F64(em_cosh) break;
@@ -170,12 +147,12 @@ static void EL(elementary_f32)(int fn, const float *x, float *y, ptrdiff_t n) {
     }
 }
 
-#undef EL_BLOCK_FN
-#undef EL_LOOP_BLOCKS
 #undef EL_FAST_FN
 #undef EL_SCAN_FN
 #undef EL_EXP_SCAN
 #undef EL_LOOP_FAST
+#undef EL_SIN
+#undef EL_COS
 #undef EL_SIN_FIX
 #undef EL_COS_FIX
 #undef EL_LOOP_F64

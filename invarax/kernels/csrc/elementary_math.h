@@ -75,6 +75,15 @@ EM_INLINE double em_select(int c, double a, double b) {
     return em_double((em_bits(a) & m) | (em_bits(b) & ~m));
 }
 
+/* x + x (x's NaN, quieted) where x is a NaN, else y: computed unconditionally and selected, as
+ * every select here (GCC does not if-convert an arm that holds a floating-point operation,
+ * which stops the loop's vectorisation). */
+EM_INLINE double em_nan_or(double x, double y) { return em_select(x != x, x + x, y); }
+
+/* m / 3 for 0 <= m < 2^32, exactly, by a multiply and a shift (0xaaaaaaab = ceil(2^33 / 3)):
+ * GCC does not vectorise an integer division. */
+EM_INLINE uint64_t em_div3(uint64_t m) { return (m * 0xaaaaaaabULL) >> 33; }
+
 /* |x| with the sign of s. */
 EM_INLINE double em_with_sign(double x, double s) {
     return em_double(em_bits(x) | (em_bits(s) & 0x8000000000000000ULL));
@@ -133,8 +142,8 @@ EM_INLINE void em_exp_reduced(double x, int64_t *k, double *ph, double *pl) {
 }
 
 EM_INLINE double em_clamp_exp_arg(double x) {
-    double c = x > 709.8 ? 709.8 : x;
-    return c < -746.0 ? -746.0 : c; /* NaN stays NaN */
+    double c = em_select(x > 709.8, 709.8, x);
+    return em_select(c < -746.0, -746.0, c); /* NaN stays NaN */
 }
 
 EM_INLINE double em_exp(double x) {
@@ -142,7 +151,7 @@ EM_INLINE double em_exp(double x) {
     double ph, pl;
     em_exp_reduced(em_clamp_exp_arg(x), &k, &ph, &pl);
     double y = em_scale(ph + pl, k); /* overflows to inf, underflows to 0 by itself */
-    return x != x ? x + x : y;
+    return em_nan_or(x, y);
 }
 
 EM_INLINE double em_expm1(double x) {
@@ -161,17 +170,17 @@ EM_INLINE double em_expm1(double x) {
     int64_t kn = k < -60 ? -60 : (k > -1 ? -1 : k);
     double p2 = em_pow2(kn);
     double down = (p2 - 1.0) + (p2 * eh + p2 * el);
-    double y = k == 0 ? eh : (k > 0 ? up : down);
-    y = em_is_zero(x) ? x : y; /* expm1(-0) = -0 */
-    return x != x ? x + x : y;
+    double y = em_select(k == 0, eh, em_select(k > 0, up, down));
+    y = em_select(em_is_zero(x), x, y); /* expm1(-0) = -0 */
+    return em_nan_or(x, y);
 }
 
 #define EM_LN2 0x1.62e42fefa39efp-1
 #define EM_LN2_TAIL 0x1.abc9e3b39803fp-56
 
 EM_INLINE double em_exp2(double x) {
-    double xc = x > 1024.5 ? 1024.5 : x;
-    xc = xc < -1076.0 ? -1076.0 : xc;
+    double xc = em_select(x > 1024.5, 1024.5, x);
+    xc = em_select(xc < -1076.0, -1076.0, xc);
     double z = xc + EM_SHIFT;
     int64_t k = (int64_t)(em_bits(z) - em_bits(EM_SHIFT));
     double r = xc - (z - EM_SHIFT); /* exact, |r| <= 1/2 */
@@ -180,7 +189,7 @@ EM_INLINE double em_exp2(double x) {
     em_expm1_poly(rh, rl, &eh, &el);
     double ph = 1.0 + eh, pl = ((1.0 - ph) + eh) + el;
     double y = em_scale(ph + pl, k);
-    return x != x ? x + x : y;
+    return em_nan_or(x, y);
 }
 
 /* cosh (sinh_ = 0) or sinh (sinh_ = 1). */
@@ -188,7 +197,7 @@ EM_INLINE double em_coshsinh(double x, int sinh_) {
     double ax = em_abs(x);
     int64_t k;
     double eh, el;
-    em_expm1_reduced(ax > 711.0 ? 711.0 : ax, &k, &eh, &el);
+    em_expm1_reduced(em_select(ax > 711.0, 711.0, ax), &k, &eh, &el);
     double ph = 1.0 + eh, pl = ((1.0 - ph) + eh) + el;
     /* E/2 = 2^(k-1) (ph + pl), 1/(2E) = 2^(-k-1) (q + ql) */
     double q = 1.0 / ph, ql = (fma(-q, ph, 1.0) - q * pl) * q;
@@ -203,8 +212,8 @@ EM_INLINE double em_coshsinh(double x, int sinh_) {
     double u = eh + qq, ub = u - eh;
     double ul = (eh - (u - ub)) + (qq - ub);
     double small = 0.5 * (u + (ul + (el + qql)));
-    double y = sinh_ ? em_with_sign(k == 0 ? small : big, x) : big;
-    return x != x ? x + x : y;
+    double y = sinh_ ? em_with_sign(em_select(k == 0, small, big), x) : big;
+    return em_nan_or(x, y);
 }
 
 EM_INLINE double em_sinh(double x) { return em_coshsinh(x, 1); }
@@ -243,7 +252,7 @@ EM_INLINE double em_split(uint64_t u, int64_t *k) {
  * the callers' to settle. */
 EM_INLINE void em_log_dd(double x, double *lh, double *ll) {
     int sub = em_bits(x) < 0x0010000000000000ULL; /* +0 or a positive subnormal */
-    double xs = x * (sub ? 0x1p54 : 1.0);
+    double xs = x * em_select(sub, 0x1p54, 1.0);
     int64_t k;
     double m = em_split(em_bits(xs), &k);
     k -= (int64_t)sub * 54;
@@ -252,10 +261,10 @@ EM_INLINE void em_log_dd(double x, double *lh, double *ll) {
 
 /* y, with log's special cases: -inf at +-0, NaN below 0, inf at inf, NaN at NaN. */
 EM_INLINE double em_log_specials(double x, double y) {
-    y = em_is_zero(x) ? -INFINITY : y;
-    y = (em_ibits(x) < 0 && !em_is_zero(x)) ? NAN : y;
+    y = em_select(em_is_zero(x), -INFINITY, y);
+    y = em_select((em_ibits(x) < 0) & !em_is_zero(x), NAN, y);
     y = em_select(em_is_bits(x, INFINITY), x, y);
-    return x != x ? x + x : y;
+    return em_nan_or(x, y);
 }
 
 EM_INLINE double em_log(double x) {
@@ -267,27 +276,27 @@ EM_INLINE double em_log(double x) {
 EM_INLINE double em_log1p(double x) {
     double u = 1.0 + x, bb = u - 1.0;
     double c = (1.0 - (u - bb)) + (x - bb); /* 1 + x = u + c exactly (TwoSum) */
-    double us = u > 0.0 ? u : 1.0;          /* x <= -1 is settled below */
+    double us = em_select(u > 0.0, u, 1.0);         /* x <= -1 is settled below */
     int64_t k;
     double m = em_split(em_bits(us), &k);
     /* k == 0: u is within [sqrt(2)/2, sqrt(2)), and f = x exactly */
-    double f = k == 0 ? x : m - 1.0;
+    double f = em_select(k == 0, x, m - 1.0);
     double cu = c / us; /* log(u + c) = log u + c / u (+ O(2^-106)) */
-    cu = k == 0 ? 0.0 : cu;
+    cu = em_select(k == 0, 0.0, cu);
     double y, yl;
     em_log_parts(em_int_to_double(k), f, cu, &y, &yl);
     y = em_select(em_is_zero(x), x, y); /* log1p(-0) = -0 */
-    y = em_is_bits(x, -1.0) ? -INFINITY : y;
-    y = em_below_negative(x, -1.0) ? NAN : y;
+    y = em_select(em_is_bits(x, -1.0), -INFINITY, y);
+    y = em_select(em_below_negative(x, -1.0), NAN, y);
     y = em_select(em_is_bits(x, INFINITY), x, y);
-    return x != x ? x + x : y;
+    return em_nan_or(x, y);
 }
 
 /* ---- tanh, logistic: from exp in double-double --------------------------------------- */
 
 EM_INLINE double em_tanh(double x) {
     double ax = em_abs(x);
-    double a2 = 2.0 * (ax > 40.0 ? 40.0 : ax);
+    double a2 = 2.0 * em_select(ax > 40.0, 40.0, ax);
     int64_t k;
     double eh, el;
     em_expm1_reduced(a2, &k, &eh, &el);
@@ -303,8 +312,8 @@ EM_INLINE double em_tanh(double x) {
     double tl = (fma(-t, Dh, 2.0) - t * Dl) / Dh;
     double s = 1.0 - t, sl = (1.0 - s) - t;
     double large = s + (sl - tl);
-    double y = em_with_sign(k == 0 ? small : large, x);
-    return x != x ? x + x : y;
+    double y = em_with_sign(em_select(k == 0, small, large), x);
+    return em_nan_or(x, y);
 }
 
 EM_INLINE double em_logistic(double x) {
@@ -317,8 +326,8 @@ EM_INLINE double em_logistic(double x) {
     double pos = q1 + (fma(-q1, Dh, 1.0) - q1 * Dl) / Dh;      /* 1 / (1 + E) */
     double q2 = Eh / Dh;
     double neg = q2 + ((fma(-q2, Dh, Eh) + El) - q2 * Dl) / Dh; /* E / (1 + E) */
-    double y = x < 0.0 ? neg : pos;
-    return x != x ? x + x : y;
+    double y = em_select(x < 0.0, neg, pos);
+    return em_nan_or(x, y);
 }
 
 /* ---- sin, cos: x = n pi/2 + r, |r| <= pi/4 (+ a little), r = rh + rl ------------------ */
@@ -396,15 +405,15 @@ EM_INLINE double em_cos_kernel(double rh, double rl) {
 EM_INLINE double em_sincos_quadrant(int64_t n, double rh, double rl, int cos_) {
     double s = em_sin_kernel(rh, rl), c = em_cos_kernel(rh, rl);
     int64_t q = (n + cos_) & 3;
-    double y = (q & 1) ? c : s;
-    return (q & 2) ? -y : y;
+    double y = em_select(q & 1, c, s);
+    return em_select(q & 2, -y, y);
 }
 
 /* sin or cos for |x| < EM_TRIG_BIG (other x: a placeholder the caller replaces). */
 EM_INLINE double em_sincos_small(double x, int cos_) {
     int64_t n;
     double rh, rl;
-    em_reduce_pio2(em_abs_below(x, EM_TRIG_BIG) ? x : 0.0, &n, &rh, &rl);
+    em_reduce_pio2(em_select(em_abs_below(x, EM_TRIG_BIG), x, 0.0), &n, &rh, &rl);
     double y = em_sincos_quadrant(n, rh, rl, cos_);
     /* sin x = x for |x| < 2^-26 (correctly rounded, and the sign of zero kept) */
     int tiny = em_abs_below(x, 0x1p-26) & (cos_ == 0);
@@ -428,7 +437,12 @@ EM_INLINE int em_f32_is_hard(double y) {
         const double *xd = x;                                                                \
         double *yd = y;                                                                      \
         for (ptrdiff_t i = 0; i < n; i++) yd[i] = F64(xd[i]);                                \
-    } else {                                                                                 \
+    } else                                                                                   \
+        EM_ROUNDED_LOOP_F32(F32, TABLE)
+
+/* EM_ROUNDED_LOOP's float part, alone. */
+#define EM_ROUNDED_LOOP_F32(F32, TABLE)                                                      \
+    {                                                                                        \
         const float *xf = x;                                                                 \
         float *yf = y;                                                                       \
         for (ptrdiff_t i = 0; i < n; i++) {                                                  \
@@ -438,5 +452,29 @@ EM_INLINE int em_f32_is_hard(double y) {
                                       : (float)d;                                            \
         }                                                                                    \
     }
+
+/* The float64 loop of a function with a rare range (sin, cos, tan beyond EM_TRIG_BIG), over
+ * the double arrays XD, YD and the n in scope: blocks of EM_BLOCK elements computed by FAST
+ * (vectorised; an element outside the range gets a placeholder) into a local buffer (so XD
+ * may alias YD), a block with an element outside the range (OK false) computed again element
+ * by element by FULL. Every element gets FAST's bits or FULL's, whatever its neighbours. */
+#define EM_BLOCK 256
+#define EM_BLOCKED_LOOP(XD, YD, FAST, OK, FULL)                                              \
+    for (ptrdiff_t b = 0; b < n; b += EM_BLOCK) {                                            \
+        ptrdiff_t m = n - b < EM_BLOCK ? n - b : EM_BLOCK;                                   \
+        double yb[EM_BLOCK];                                                                 \
+        int bad = 0;                                                                         \
+        for (ptrdiff_t i = 0; i < m; i++) {                                                  \
+            double v = (XD)[b + i];                                                          \
+            yb[i] = FAST(v);                                                                 \
+            bad |= !OK(v);                                                                   \
+        }                                                                                    \
+        if (bad)                                                                             \
+            for (ptrdiff_t i = 0; i < m; i++) yb[i] = FULL((XD)[b + i]);                     \
+        memcpy((YD) + b, yb, (size_t)m * sizeof *yb);                                        \
+    }
+
+/* |v| < EM_TRIG_BIG: the range of the trigonometric functions' fast reduction. */
+#define EM_TRIG_OK(v) em_abs_below(v, EM_TRIG_BIG)
 
 #endif

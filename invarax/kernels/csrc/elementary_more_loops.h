@@ -28,11 +28,14 @@ static MORE_TARGET void EL(elementary_more)(int fn, int dbl, const void *x, void
     case ELEM_ATAN: MORE_LOOP(ei_atan) break;
     case ELEM_ASIN: MORE_LOOP(ei_asin) break;
     case ELEM_ACOS: MORE_LOOP(ei_acos) break;
-    case ELEM_TAN: MORE_LOOP(EL(more_tan)) break;
+    case ELEM_TAN:
+        if (dbl) EM_BLOCKED_LOOP((const double *)x, (double *)y, ei_tan_small, EM_TRIG_OK, EL(more_tan))
+        else EM_ROUNDED_LOOP_F32(EL(more_tan), HARD_MORE)
+        break;
     case ELEM_CBRT: MORE_LOOP(ei_cbrt) break;
     case ELEM_ERF: MORE_LOOP(es_erf) break;
     case ELEM_ERFC: MORE_LOOP(es_erfc) break;
-    case ELEM_ERF_INV: MORE_LOOP(es_erf_inv) break;
+    case ELEM_ERF_INV: EM_ROUNDED_LOOP(es_erf_inv_f64, es_erf_inv, HARD_MORE) break;
     }
 }
 

@@ -112,7 +112,7 @@ static const double EP_LOGC[92][2] = {
 EM_INLINE void ep_log_dd(double a, double *lh, double *ll) {
     int sub = em_bits(a) < 0x0010000000000000ULL;
     int64_t k;
-    double m = em_split(em_bits(a * (sub ? 0x1p54 : 1.0)), &k);
+    double m = em_split(em_bits(a * em_select(sub, 0x1p54, 1.0)), &k);
     double kd = em_int_to_double(k - (int64_t)sub * 54);
     double f = m * 128.0 + EM_SHIFT;
     int64_t i = (int64_t)(em_bits(f) - em_bits(EM_SHIFT));
@@ -143,14 +143,14 @@ EM_INLINE void ep_pow_pos(double a, double y, double *hi, double *lo) {
     double lh, ll;
     ep_log_dd(a, &lh, &ll);
     double ph = y * lh, pl = fma(y, lh, -ph) + y * ll;
-    pl = em_abs(ph) < 1024.0 ? pl : 0.0;
+    pl = em_select(em_abs(ph) < 1024.0, pl, 0.0);
     int64_t k;
     double eh, el;
     em_exp_reduced(em_clamp_exp_arg(ph), &k, &eh, &el);
     el += eh * pl; /* exp(ph + pl) = exp(ph) (1 + pl) to 2^-100 */
     ei_fast_two_sum(eh, el, &eh, &el);
     *hi = em_scale(eh, k);
-    *lo = em_scale(el, k) * (em_abs(*hi) < INFINITY && *hi != 0.0 ? 1.0 : 0.0);
+    *lo = em_scale(el, k) * em_select((em_abs(*hi) < INFINITY) & (*hi != 0.0), 1.0, 0.0);
 }
 
 /* a^n = hi + lo for a > 0 and an integer 0 < |n| <= 128, by binary powering in double-double:
@@ -166,9 +166,15 @@ EM_INLINE void ep_pow_int(double a, double n, double *hi, double *lo) {
     ei_fast_two_sum(rh, rl, hi, lo);
 }
 
-EM_INLINE int ep_is_int(double y) { return em_abs(y) < INFINITY && floor(y) == y; }
+/* floor(t) == t, by adding and subtracting 2^52 (exact rounding to an integer below 2^52;
+ * GCC does not vectorise floor where floating-point traps are kept). */
+EM_INLINE int ep_is_whole(double t) {
+    double a = em_abs(t);
+    return (a >= 0x1p52) | ((a + 0x1p52) - 0x1p52 == a);
+}
+EM_INLINE int ep_is_int(double y) { return (em_abs(y) < INFINITY) & ep_is_whole(y); }
 EM_INLINE int ep_is_odd(double y) {
-    return ep_is_int(y) && em_abs(y) < 0x1p53 && floor(0.5 * y) != 0.5 * y;
+    return ep_is_int(y) & (em_abs(y) < 0x1p53) & !ep_is_whole(0.5 * y);
 }
 
 /* pow's special values where they apply (*special = 1), else 0 with *neg telling whether the
@@ -176,28 +182,29 @@ EM_INLINE int ep_is_odd(double y) {
 EM_INLINE double ep_special(double x, double y, int *special, int *neg) {
     double a = em_abs(x), ay = em_abs(y);
     int yodd = ep_is_odd(y);
-    double r = NAN;
-    int s = 1;
-    if (y == 0.0 || x == 1.0) r = 1.0;
-    else if (x != x || y != y) r = x != x ? x + x : y + y; /* one NaN's payload */
-    else if (ay == INFINITY) r = a == 1.0 ? 1.0 : ((a < 1.0) == (y > 0.0) ? 0.0 : INFINITY);
-    else if (a == 0.0) r = y < 0.0 ? (yodd ? em_with_sign(INFINITY, x) : INFINITY)
-                                    : (yodd ? x : 0.0);
-    else if (a == INFINITY) r = (y < 0.0 ? 0.0 : INFINITY) * ((x < 0.0 && yodd) ? -1.0 : 1.0);
-    else if (x < 0.0 && !ep_is_int(y)) r = NAN;
-    else s = 0;
-    *special = s;
-    *neg = x < 0.0 && yodd;
+    /* the cases in order, the first that applies giving r: selected from the last up */
+    int c1 = (y == 0.0) | (x == 1.0), c2 = (x != x) | (y != y), c3 = ay == INFINITY;
+    int c4 = a == 0.0, c5 = a == INFINITY, c6 = (x < 0.0) & !ep_is_int(y);
+    double r = NAN; /* c6 */
+    r = em_select(c5, em_select(y < 0.0, 0.0, INFINITY) *
+                          em_select((x < 0.0) & yodd, -1.0, 1.0), r);
+    r = em_select(c4, em_select(y < 0.0, em_select(yodd, em_with_sign(INFINITY, x), INFINITY),
+                                em_select(yodd, x, 0.0)), r);
+    r = em_select(c3, em_select(a == 1.0, 1.0, em_select((a < 1.0) == (y > 0.0), 0.0, INFINITY)),
+                  r);
+    r = em_select(c2, em_nan_or(x, y + y), r); /* one NaN's payload */
+    r = em_select(c1, 1.0, r);
+    *special = c1 | c2 | c3 | c4 | c5 | c6;
+    *neg = (x < 0.0) & yodd;
     return r;
 }
 
 EM_INLINE double ep_pow(double x, double y) {
     int special, neg;
     double r = ep_special(x, y, &special, &neg);
-    if (special) return r;
-    double hi, lo;
+    double hi, lo; /* computed for every x and y (a placeholder where special), then selected */
     ep_pow_pos(em_abs(x), y, &hi, &lo);
-    return neg ? -hi : hi;
+    return em_select(special, r, em_select(neg, -hi, hi));
 }
 
 /* The float32 pow of float32 operands, correctly rounded from the double-double; exact and

@@ -55,13 +55,14 @@ EM_INLINE void es_erfcx(double x, double *gh, double *gl) {
     int64_t row = ((int64_t)(u >> 52) - 1022) * 4 + (int64_t)((u >> 50) & 3);
     double c = em_double((u & 0xfffc000000000000ULL) | (1ULL << 49));
     double t = x - c;
-    const double *p = ES_ERFCX[row];
-    double q = p[19];
-    for (int i = 18; i >= 4; i--) q = q * t + p[i];
-    double a = p[2] * t, al = fma(p[2], t, -a) + p[3] * t;
+#define p(i) ES_ERFCX[row][i] /* indexed from the table itself: a gather GCC vectorises */
+    double q = p(19);
+    for (int i = 18; i >= 4; i--) q = q * t + p(i);
+    double a = p(2) * t, al = fma(p(2), t, -a) + p(3) * t;
     double s, sl;
-    ei_fast_two_sum(p[0], a, &s, &sl); /* |c1 t| < c0 / 8 */
-    ei_fast_two_sum(s, sl + (p[1] + (al + (t * t) * q)), gh, gl);
+    ei_fast_two_sum(p(0), a, &s, &sl); /* |c1 t| < c0 / 8 */
+    ei_fast_two_sum(s, sl + (p(1) + (al + (t * t) * q)), gh, gl);
+#undef p
 }
 
 /* erfc(a) = 2^k (rh + rl) for 1/2 <= a <= ES_ERFC_ZERO. */
@@ -96,81 +97,130 @@ EM_INLINE void es_erf_small(double x, double *rh, double *rl) {
 EM_INLINE void es_erfc_big(double a, double *rh, double *rl) {
     int64_t k;
     double eh, el;
-    es_erfc_dd(a < ES_ERF_ONE ? a : ES_ERF_ONE, &k, &eh, &el);
+    es_erfc_dd(em_select(a < ES_ERF_ONE, a, ES_ERF_ONE), &k, &eh, &el);
     *rh = em_scale(eh, k); /* k >= -53: exact */
     *rl = em_scale(el, k);
 }
 
-/* erf(a) = rh + rl for 0 <= a (erf(a) - 1 = rh + rl - 1 from erfc above 1/2). */
+/* erf(a) = rh + rl for 0 <= a (erf(a) - 1 = rh + rl - 1 from erfc above 1/2). Both are
+ * computed and one selected (the erfc side at 1/2 where a < 1/2, to stay in its table). */
 EM_INLINE void es_erf_dd(double a, double *rh, double *rl) {
-    if (a < 0.5) {
-        es_erf_small(a, rh, rl);
-        return;
-    }
-    double eh, el, oh, ol;
-    es_erfc_big(a, &eh, &el);
+    double sh, sl, eh, el, oh, ol;
+    es_erf_small(a, &sh, &sl);
+    es_erfc_big(em_select(a < 0.5, 0.5, a), &eh, &el);
     ei_two_sum(1.0, -eh, &oh, &ol);
-    *rh = oh;
-    *rl = ol - el;
+    int small = a < 0.5;
+    *rh = em_select(small, sh, oh);
+    *rl = em_select(small, sl, ol - el);
 }
 
 EM_INLINE double es_erf(double x) {
     double a = em_abs(x), rh, rl;
     es_erf_dd(a, &rh, &rl);
     double y = rh + rl;
-    y = em_is_zero(x) ? a : y;
-    return x != x ? x + x : em_with_sign(y, x);
+    y = em_select(em_is_zero(x), a, y);
+    return em_nan_or(x, em_with_sign(y, x));
 }
 
+/* The three cases computed for every x, one selected: |x| < 1/2: 1 - erf x; x <= -1/2:
+ * 2 - erfc|x| (|x| clamped to ES_ERF_ONE); x >= 1/2: erfc x (x clamped to ES_ERFC_ZERO), the
+ * two erfc from one es_erfc_dd (at 1/2 where |x| < 1/2, to stay in its table). */
 EM_INLINE double es_erfc(double x) {
-    double a = em_abs(x), h, l, oh, ol;
-    if (x != x) return x + x;
-    if (a < 0.5) { /* 1 - erf x */
-        es_erf_small(x, &h, &l);
-        ei_two_sum(1.0, -h, &oh, &ol);
-        return oh + (ol - l);
-    }
-    if (x < 0.0) { /* 2 - erfc|x| */
-        es_erfc_big(a, &h, &l);
-        ei_two_sum(2.0, -h, &oh, &ol);
-        return oh + (ol - l);
-    }
+    double a = em_abs(x), ab = em_select(a < 0.5, 0.5, a), h, l, oh, ol, sh, sl;
+    int neg = x < 0.0;
+    double top = em_select(neg, ES_ERF_ONE, ES_ERFC_ZERO);
     int64_t k;
-    es_erfc_dd(a < ES_ERFC_ZERO ? a : ES_ERFC_ZERO, &k, &h, &l);
-    return em_scale(h + l, k);
+    es_erfc_dd(em_select(ab < top, ab, top), &k, &h, &l);
+    ei_two_sum(2.0, -em_scale(h, k), &oh, &ol);
+    double below = oh + (ol - em_scale(l, k));
+    double above = em_scale(h + l, k);
+    es_erf_small(x, &sh, &sl);
+    ei_two_sum(1.0, -sh, &oh, &ol);
+    double mid = oh + (ol - sl);
+    return em_nan_or(x, em_select(a < 0.5, mid, em_select(neg, below, above)));
 }
 
 /* ---- erf_inv: Newton's method on erf (erfc near +-1) from Winitzki's approximation ---- */
 
 #define ES_SQRTPI_OVER_2 0x1.c5bf891b4ef6bp-1
+#define ES_SQRTPI_OVER_2_LO -0x1.618f13eb7ca89p-55
 
 /* The correction y' - y of one Newton step for erf(y) = a (0 <= a < 1, y >= 0), with the
- * residual from es_erf_dd (y < 1/2) or (1 - a) - erfc(y) (1 - a exact for a >= 1/2), so that
- * the last step is accurate to the residual's 2^-57. */
-EM_INLINE double es_erf_inv_step(double a, double y) {
-    double h, l, res;
-    if (y < 0.5) {
-        es_erf_small(y, &h, &l);
-        res = (h - a) + l; /* erf(y) - a; h - a is exact near the root */
-    } else { /* erf(y) - a = (1 - a) - erfc(y); y >= 1/2 at the root means a > 0.52 */
-        es_erfc_big(y, &h, &l);
-        res = (1.0 - a) - (h + l); /* 1 - a exact for a >= 1/2 */
-    }
+ * residual from es_erf_small (y < 1/2) or (1 - a) - erfc(y) (1 - a exact for a >= 1/2), so that
+ * the last step is accurate to the residual's 2^-57: with split, (1 - a) - eh (exact near the
+ * root) then - el; without it (float32's, whose bits the exhaustive table holds),
+ * (1 - a) - (eh + el), eh + el rounded first (2^-54 erfc y). Both residuals are computed and
+ * one selected (erfc at 1/2 where y < 1/2, to stay in its table). */
+EM_INLINE double es_erf_inv_step(double a, double y, int split) {
+    double h, l, eh, el;
+    es_erf_small(y, &h, &l);
+    es_erfc_big(em_select(y < 0.5, 0.5, y), &eh, &el);
+    /* erf(y) - a, h - a exact near the root; or, y >= 1/2 at the root meaning a > 0.52,
+     * (1 - a) - erfc(y) */
+    double tail = split ? ((1.0 - a) - eh) - el : (1.0 - a) - (eh + el);
+    double res = em_select(y < 0.5, (h - a) + l, tail);
     return -res * ES_SQRTPI_OVER_2 * em_exp(y * y);
 }
 
+/* float32's erf_inv: Newton's method from Winitzki's approximation, five steps (the double
+ * rounded to float, elementary_more_loops.h; its bits are the exhaustive table's). */
 EM_INLINE double es_erf_inv(double x) {
     double a = em_abs(x), ac = a < 1.0 ? a : 0.5;
     if (!(a < 1.0)) /* +-inf at +-1, NaN beyond (with x's sign), as below; fast */
-        return x != x ? x + x : em_with_sign(a == 1.0 ? INFINITY : NAN, x);
+        return em_nan_or(x, em_with_sign(a == 1.0 ? INFINITY : NAN, x));
     /* Winitzki: y^2 = sqrt((2/(pi b) + L/2)^2 - L/b) - (2/(pi b) + L/2), L = log(1 - a^2) */
     double b = 0.147, L = em_log1p(-ac * ac), t = 2.0 / (3.141592653589793 * b) + 0.5 * L;
     double y = sqrt(sqrt(t * t - L / b) - t);
-    for (int it = 0; it < 5; it++) y += es_erf_inv_step(ac, y);
-    y = a == 1.0 ? INFINITY : y;
-    y = a > 1.0 ? NAN : y;
-    y = em_is_zero(x) ? a : y;
-    return x != x ? x + x : em_with_sign(y, x);
+    for (int it = 0; it < 5; it++) y += es_erf_inv_step(ac, y, 0);
+    y = em_select(a == 1.0, INFINITY, y);
+    y = em_select(a > 1.0, NAN, y);
+    y = em_select(em_is_zero(x), a, y);
+    return em_nan_or(x, em_with_sign(y, x));
+}
+
+/* ---- float64's erf_inv: a fitted start, then one Newton step ------------------------- */
+
+/* erf_inv(a) / a for 0 <= a < 1 in three pieces of w = -log((1 - a)(1 + a)): a polynomial in
+ * w - 3.125 (w < 6.25), sqrt(w) - 3.25 (w < 16), sqrt(w) - 5 (w up to 36.04 at a = 1 - 2^-53)
+ * (tools/fit_erf_inv.py: least squares; max relative error 3.7e-11, 7.8e-12, 2.9e-13). */
+static const double ES_ERF_INV_START[3][15] = {
+    {0x1.a755e7c9782c9p+0, 0x1.ebd80d92c5dc6p-3, -0x1.8b6c31a01c6eap-8, -0x1.845748f5f6beap-11, 0x1.879bd873f8b76p-13, -0x1.d1db105aae565p-17, -0x1.6e6e7018d3d2dp-20, 0x1.c745aefb4650ap-22, -0x1.f5cc4e19cd4ddp-26, -0x1.23e44119546d4p-28, 0x1.2821bf5e806ecp-30, -0x1.37fb1e564dfdfp-35, -0x1.1699fe6982373p-36, 0x1.6b550a9cf154fp-40, 0x1.c6d23d9f6543dp-44},
+    {0x1.8abcc380d9bebp+1, 0x1.0158a6d7dc8b4p+0, 0x1.5ffcf9d58e720p-8, -0x1.ebae4c8d3f013p-9, 0x1.468fc14435f3dp-9, -0x1.ba8042dcc955fp-10, 0x1.f3ae8a8311552p-11, -0x1.7602c9441eae4p-12, 0x1.a3600634c3e5bp-16, 0x1.33157681e1938p-14, -0x1.9f82f58c894adp-15, 0x1.67674bf9c46d0p-18, 0x1.76ddffc12ff12p-18, 0.0, 0.0},
+    {0x1.3664ddd1ad9efp+2, 0x1.02a30d1fca060p+0, -0x1.22ea62f90d700p-13, -0x1.c2f3a28b5bb32p-13, 0x1.3ebfd8a259ebdp-14, -0x1.4a26a101a2d33p-16, 0x1.2f903eec7a2bep-18, -0x1.0d85b914b5ba3p-20, 0x1.f9e1633e80a4bp-23, -0x1.a9c29b8503a50p-25, 0x1.61a927cd440d1p-26, -0x1.f141356b67aaep-26, 0x1.c70126c393ecap-27, 0.0, 0.0},
+};
+
+/* Piece j of ES_ERF_INV_START at t, by Horner from its last (possibly zero) coefficient. */
+EM_INLINE double es_erf_inv_piece(int j, double t) {
+    double p = ES_ERF_INV_START[j][14];
+    for (int i = 13; i >= 0; i--) p = p * t + ES_ERF_INV_START[j][i];
+    return p;
+}
+
+/* The start is within 2^-34 |y| of erf_inv(a); one Newton step (es_erf_inv_step) leaves
+ * about y^3 2^-68 of it, far below the step's own error (the residual's 2^-57), so the result
+ * is the root rounded once more: within 1 ulp (measured: docs/numerics.md). All three pieces
+ * are computed and one selected. */
+EM_INLINE double es_erf_inv_f64(double x) {
+    double a = em_abs(x), ac = em_select(a < 1.0, a, 0.5);
+    double w = -em_log((1.0 - ac) * (1.0 + ac)), s = sqrt(w);
+    double p = em_select(w < 6.25, es_erf_inv_piece(0, w - 3.125),
+                         em_select(w < 16.0, es_erf_inv_piece(1, s - 3.25),
+                                   es_erf_inv_piece(2, s - 5.0)));
+    double y = ac * p;
+    y = y + es_erf_inv_step(ac, y, 1);
+    /* a < 2^-32: erf_inv(a) = a sqrt(pi)/2 (1 + pi a^2 / 12 + ...), the next term below 2^-66:
+     * a times the constant in double-double, one rounding (the step's residual would be
+     * rounded to the subnormal grid where y is subnormal); below 2^-960, on a scaled by 2^108
+     * and scaled back (exact for a normal result; a subnormal one rounds once more, from a
+     * value within 2^-52 relative), so that the low product does not round on that grid */
+    double big = ac * 0x1p108;
+    double tiny = fma(big, ES_SQRTPI_OVER_2, big * ES_SQRTPI_OVER_2_LO) * 0x1p-108;
+    tiny = em_select(ac < 0x1p-960, tiny, fma(ac, ES_SQRTPI_OVER_2, ac * ES_SQRTPI_OVER_2_LO));
+    y = em_select(ac < 0x1p-32, tiny, y);
+    y = em_select(a == 1.0, INFINITY, y);
+    y = em_select(a > 1.0, NAN, y);
+    y = em_select(em_is_zero(x), a, y);
+    return em_nan_or(x, em_with_sign(y, x));
 }
 
 #endif
