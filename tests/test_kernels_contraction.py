@@ -441,7 +441,10 @@ def test_thread_count_must_be_positive(monkeypatch):
 
 @pytest.mark.parametrize("k", [256, 1000, 4096])
 def test_accuracy_against_float64(k):
-    """Within the documented bound, and no worse than NumPy's BLAS (root mean square)."""
+    """Within the documented bound, and about as accurate as NumPy's BLAS (root mean square):
+    within 20% of it, since OpenBLAS's kernel, and so its order, differs by CPU (our error's
+    ratio to it: at most 1.1 on a Zen 4; 0.96-1.13 on a Zen 2's AVX2 kernel over 8 seeds and
+    K = 64 ... 4096, the largest at K = 256)."""
     a, b = data((48, k), seed=19), data((k, 48), seed=20)
     exact = a.astype(np.float64) @ b.astype(np.float64)
     scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
@@ -449,7 +452,7 @@ def test_accuracy_against_float64(k):
     ours = np.abs(matmul(a, b) - exact) / scale
     theirs = np.abs(np.matmul(a, b) - exact) / scale
     assert np.all(ours <= (256 + k / 256 + 1) * u)
-    assert np.sqrt(np.mean(ours**2)) <= 1.1 * np.sqrt(np.mean(theirs**2))
+    assert np.sqrt(np.mean(ours**2)) <= 1.2 * np.sqrt(np.mean(theirs**2))
 
 
 def test_nan_and_inf_propagate():
