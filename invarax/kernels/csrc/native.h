@@ -122,8 +122,9 @@ void elementary_gamma(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
  * rounded once from a double-double. */
 void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n);
 /* The vectorised float32 paths (elementary_more_fast.c) of elementary_more's log2, log10, asinh,
- * acosh, atanh, cbrt, atan, asin, acos, tan, erf, erfc and erf_inv (elementary_more_fast) and of
- * elementary2's atan2 and pow (elementary2_fast): 1 with y (out) computed, or 0 where fn has
+ * acosh, atanh, cbrt, atan, asin, acos, tan, erf, erfc and erf_inv and of elementary_gamma's
+ * lgamma and digamma (elementary_more_fast), and of elementary2's atan2 and pow
+ * (elementary2_fast): 1 with y (out) computed, or 0 where fn has
  * none. Their fix-up: one element by the exact path (elementary_*_exact_f32). */
 int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n);
 int elementary2_fast(int fn, const float *a, const float *b, float *out, ptrdiff_t n);
