@@ -304,10 +304,15 @@ EM_INLINE eg_td eg_td_norm(eg_td s) {
     return s;
 }
 
+/* s += f a, part by part, for an exact scaling f (a power of two, or its negative). */
+EM_INLINE void eg_td_acc_td(eg_td *s, eg_td a, double f) {
+    eg_td_acc(s, f * a.h);
+    eg_td_acc(s, f * a.m);
+    eg_td_acc(s, f * a.l);
+}
+
 EM_INLINE eg_td eg_td_add(eg_td a, eg_td b) {
-    eg_td_acc(&a, b.h);
-    eg_td_acc(&a, b.m);
-    eg_td_acc(&a, b.l);
+    eg_td_acc_td(&a, b, 1.0);
     return eg_td_norm(a);
 }
 
@@ -355,10 +360,7 @@ EM_INLINE double eg_digamma_neg_td(double x) {
     double zh, zl, k = 1.0;
     ei_two_sum(-x, k, &zh, &zl);
     while (zh < EG_SHIFT_TO) { /* less 1/(1 - x) + ... */
-        eg_td q = eg_td_div((eg_td){-1.0, 0.0, 0.0}, (eg_td){zh, zl, 0.0});
-        eg_td_acc(&acc, q.h);
-        eg_td_acc(&acc, q.m);
-        eg_td_acc(&acc, q.l);
+        eg_td_acc_td(&acc, eg_td_div((eg_td){-1.0, 0.0, 0.0}, (eg_td){zh, zl, 0.0}), 1.0);
         k += 1.0;
         ei_two_sum(-x, k, &zh, &zl);
     }
@@ -379,9 +381,7 @@ EM_INLINE double eg_digamma_neg_td(double x) {
     eg_td_acc(&acc, (ql - 0.5 * qh * qh) + (kd * EG_LN2_LO2 + EG_LOGC3[i - 90]));
     /* - 1/(2z) - w^2 sum_k P_k w^(2k-2) */
     eg_td w = eg_td_div((eg_td){1.0, 0.0, 0.0}, (eg_td){zh, zl, 0.0});
-    eg_td_acc(&acc, -0.5 * w.h);
-    eg_td_acc(&acc, -0.5 * w.m);
-    eg_td_acc(&acc, -0.5 * w.l);
+    eg_td_acc_td(&acc, w, -0.5);
     double w2h = w.h * w.h, w2l = fma(w.h, w.h, -w2h) + 2.0 * w.h * w.m, th, tl;
     eg_series(EG_PSI_SERIES_DD, EG_PRECISE_TERMS, 5, w2h, w2l, &th, &tl);
     ep_mul(w2h, w2l, th, tl, &th, &tl);
@@ -398,9 +398,7 @@ EM_INLINE double eg_digamma_neg_td(double x) {
     eg_td cot = (q & 1) ? eg_td_div(sn, cs) : eg_td_div(cs, sn);
     eg_td pc = eg_td_mul(cot, (eg_td){EG_PI3[0], EG_PI3[1], EG_PI3[2]});
     double sg = (q & 1) ? 1.0 : -1.0;
-    eg_td_acc(&acc, sg * pc.h);
-    eg_td_acc(&acc, sg * pc.m);
-    eg_td_acc(&acc, sg * pc.l);
+    eg_td_acc_td(&acc, pc, sg);
     acc = eg_td_norm(acc);
     return acc.h + (acc.m + acc.l);
 }
