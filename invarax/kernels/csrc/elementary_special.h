@@ -164,6 +164,15 @@ EM_INLINE double es_erf_inv_step(double a, double y, int split) {
 
 /* float32's erf_inv: Newton's method from Winitzki's approximation, five steps (the double
  * rounded to float, elementary_more_loops.h; its bits are the exhaustive table's). */
+/* y (erf_inv |x| for |x| < 1) with erf_inv's special cases and x's sign: +-inf at +-1, NaN
+ * beyond and at NaN, x itself at +-0. */
+EM_INLINE double es_erf_inv_specials(double x, double a, double y) {
+    y = em_select(a == 1.0, INFINITY, y);
+    y = em_select(a > 1.0, NAN, y);
+    y = em_select(em_is_zero(x), a, y);
+    return em_nan_or(x, em_with_sign(y, x));
+}
+
 EM_INLINE double es_erf_inv(double x) {
     double a = em_abs(x), ac = a < 1.0 ? a : 0.5;
     if (!(a < 1.0)) /* +-inf at +-1, NaN beyond (with x's sign), as below; fast */
@@ -172,10 +181,7 @@ EM_INLINE double es_erf_inv(double x) {
     double b = 0.147, L = em_log1p(-ac * ac), t = 2.0 / (3.141592653589793 * b) + 0.5 * L;
     double y = sqrt(sqrt(t * t - L / b) - t);
     for (int it = 0; it < 5; it++) y += es_erf_inv_step(ac, y, 0);
-    y = em_select(a == 1.0, INFINITY, y);
-    y = em_select(a > 1.0, NAN, y);
-    y = em_select(em_is_zero(x), a, y);
-    return em_nan_or(x, em_with_sign(y, x));
+    return es_erf_inv_specials(x, a, y);
 }
 
 /* ---- float64's erf_inv: a fitted start, then one Newton step ------------------------- */
@@ -217,10 +223,7 @@ EM_INLINE double es_erf_inv_f64(double x) {
     double tiny = fma(big, ES_SQRTPI_OVER_2, big * ES_SQRTPI_OVER_2_LO) * 0x1p-108;
     tiny = em_select(ac < 0x1p-960, tiny, fma(ac, ES_SQRTPI_OVER_2, ac * ES_SQRTPI_OVER_2_LO));
     y = em_select(ac < 0x1p-32, tiny, y);
-    y = em_select(a == 1.0, INFINITY, y);
-    y = em_select(a > 1.0, NAN, y);
-    y = em_select(em_is_zero(x), a, y);
-    return em_nan_or(x, em_with_sign(y, x));
+    return es_erf_inv_specials(x, a, y);
 }
 
 #endif
