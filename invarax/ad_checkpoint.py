@@ -2,6 +2,6 @@
 ``remat``, ``checkpoint_name``, ``checkpoint_policies``)."""
 
 from . import checkpoint_policies
-from ._checkpoint import checkpoint, checkpoint_name, remat
+from .transforms._checkpoint import checkpoint, checkpoint_name, remat
 
 __all__ = ["checkpoint", "checkpoint_name", "checkpoint_policies", "remat"]

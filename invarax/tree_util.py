@@ -1,6 +1,6 @@
 """Pytree utilities: `jax.tree_util`'s names, for nested containers of arrays."""
 
-from invarax._partial import Partial
+from invarax.core.partial import Partial
 from invarax.core.pytree import (
     DictKey,
     FlattenedIndexKey,

@@ -429,7 +429,7 @@ def test_complex_outputs_need_holomorphic():
 
 
 def test_docstring_examples():
-    import invarax._autodiff as module
+    import invarax.transforms._autodiff as module
 
     result = doctest.testmod(module, extraglobs={"jnp": jnp})
     assert result.attempted > 0 and result.failed == 0

@@ -14,7 +14,7 @@ from helpers import assert_bitwise, data
 import invarax
 import invarax.numpy as jnp
 from invarax import grad, jit, jvp, lax, vmap
-from invarax.ops.while_grad import revolve
+from invarax.control_flow.while_grad import revolve
 
 W = jnp.asarray(data((4, 4), seed=1) * 0.5)
 
@@ -96,7 +96,7 @@ def test_revolve_schedule(n, snaps):
         finally:
             live[0] -= 1
 
-    import invarax.ops.while_grad as wg
+    import invarax.control_flow.while_grad as wg
 
     original = wg.revolve
     wg.revolve = counting_revolve

@@ -8,9 +8,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from invarax import _cli_demo as cli_demo
-from invarax import _cli_report, cli
-from invarax._cli_ir import UsageError, parse_avals
+from invarax import cli
+from invarax.cli import demo as cli_demo
+from invarax.cli import report as _cli_report
+from invarax.cli.ir import UsageError, parse_avals
 
 HAVE_JAX = importlib.util.find_spec("jax") is not None
 

@@ -372,7 +372,7 @@ def test_stop_gradient_and_select_n_inside_bodies():
 
 
 def test_invarax_ir_prints_loops():
-    from invarax._cli_ir import program_text
+    from invarax.cli.ir import program_text
 
     text = program_text(lambda x: jnp.sum(fori_poly(x)), [((3,), np.dtype(np.float32))],
                         "grad", True, 4)
@@ -464,7 +464,7 @@ def test_scalar_while_loop_is_bitwise_the_unrolled_loop():
 
 
 def test_jitted_loop_bodies_compile_once():
-    from invarax.ops import _control_flow as cf
+    from invarax.control_flow import common as cf
 
     f = jit(lambda x: lax.fori_loop(0, 10, lambda i, c: c * 0.5 + 1.0, x))
     g = jit(grad(lambda x: lax.fori_loop(0, 10, lambda i, c: jnp.sin(c) * x, x)))
@@ -529,7 +529,7 @@ def test_loop_invariant_residuals_are_not_stacked():
 
 
 def test_pooled_stacked_outputs_are_never_shared_with_a_live_array():
-    from invarax import _buffers
+    from invarax.core import buffers as _buffers
 
     xs = jnp.asarray(data((8, 128, 64), seed=24))  # 256 KiB stacked ys: pooled
 

@@ -130,8 +130,8 @@ def test_clear_caches_retraces_with_the_same_bits():
 def test_docstring_examples():
     import doctest
 
-    from invarax import _caches
     from invarax.module import _debug, _wrappers
+    from invarax.transforms import _caches
 
     for module in (_caches, _debug, _wrappers):
         result = doctest.testmod(module, extraglobs={"jnp": jnp},

@@ -16,7 +16,7 @@ import invarax
 import invarax.numpy as jnp
 from invarax import grad, jit, lax, make_jaxpr
 from invarax.compiler import native
-from invarax.ops import _control_flow as cf
+from invarax.control_flow import common as cf
 
 
 @pytest.fixture(autouse=True)

@@ -297,9 +297,11 @@ def test_an_error_on_a_device_is_raised_by_pmap():
 def test_docstring_examples():
     import doctest
 
-    from invarax import _devices, _pmap, vmap
+    from invarax import vmap
+    from invarax.distributed import devices as _devices
     from invarax.module import _pmap as module_pmap
     from invarax.ops import redistribution
+    from invarax.transforms import _pmap
 
     globs = {"invarax": invarax, "jnp": jnp, "lax": lax, "vmap": vmap,
              "filter_pmap": invarax.filter_pmap, "filter_shard": invarax.filter_shard}

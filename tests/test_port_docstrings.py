@@ -17,8 +17,9 @@ MODULES = [
     "invarax.numpy._polyfit",
     "invarax.numpy._ufunc", "invarax.ops.gamma", "invarax.ops.bessel", "invarax.scipy.special",
     *(f"invarax.scipy.stats.{d}" for d in invarax.scipy.stats.__all__),
-    "invarax._shapes", "invarax._partial", "invarax._callback", "invarax.debug",
-    "invarax.checkpoint_policies", "invarax._checkpoint", "invarax.compiler.stages",
+    "invarax.transforms._shapes", "invarax.core.partial", "invarax.transforms._callbacks",
+    "invarax.debug",
+    "invarax.checkpoint_policies", "invarax.transforms._checkpoint", "invarax.compiler.stages",
     "invarax.core.pytree", "invarax.test_util",
 ]
 

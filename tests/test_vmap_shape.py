@@ -16,7 +16,7 @@ from helpers import assert_bitwise
 import invarax
 import invarax.numpy as jnp
 from invarax import lax
-from invarax._vmap import vmap
+from invarax.transforms._vmap import vmap
 
 
 @dataclass(frozen=True)

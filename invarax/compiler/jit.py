@@ -30,26 +30,21 @@ import weakref
 
 import numpy as np
 
-from ..core import dtypes
 from ..core.api_util import StaticArgs, flatten_args
-from ..core.array import Array, ArrayImpl, concrete_scalar, is_python_scalar
-from ..core.aval import ShapedArray
+from ..core.array import ArrayImpl
 from ..core.config import config
-from ..core.eval import eval_jaxpr
-from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
+from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.pytree import (
-    keystr,
-    tree_flatten_with_path,
     tree_leaves,
     tree_structure,
     tree_unflatten,
     treedef_is_leaf,
 )
-from ..core.trace import EVAL_TRACE, Primitive, Tracer, current_trace
-from ..interpreters import ad, batching
-from ..interpreters.staging import trace_fun, trace_to_jaxpr
-from .lower import compile_jaxpr
-from .passes import dce, optimize
+from ..core.trace import EVAL_TRACE, Tracer, current_trace
+from ..interpreters.staging import trace_fun
+from .call import compile_program, jit_p
+from .passes import optimize
+from .retrace import Signature, retrace_warning, varying
 
 logger = logging.getLogger("invarax")
 
@@ -58,289 +53,6 @@ RETRACE_WARNING_AFTER = 10  # sizes or static values of one argument before a Re
 
 class RetraceWarning(UserWarning):
     """A jitted function keeps being traced again: an argument changes from call to call."""
-
-
-jit_p = Primitive("jit", multiple_results=True)
-
-def _compile(jaxpr: Jaxpr, donated: tuple):
-    """The program of ``jaxpr``; ``donated`` marks the inputs whose buffers it may reuse."""
-    return compile_jaxpr(jaxpr, donated=donated if any(donated) else None)
-
-
-@functools.lru_cache(maxsize=4096)
-def _executable(closed: ClosedJaxpr):
-    """``(run, consts)`` of the optimised ``closed`` (consts as NumPy arrays)."""
-    opt = optimize(closed)
-    return _compile(opt.jaxpr, ()), [c._value for c in opt.consts]
-
-
-def _jit_impl(*args, name: str, jaxpr: ClosedJaxpr):
-    run, consts = _executable(jaxpr)
-    return run(*consts, *args)
-
-
-def _jit_abstract_eval(*avals, name: str, jaxpr: ClosedJaxpr):
-    expected = jaxpr.in_avals
-    if list(avals) != expected:
-        raise TypeError(
-            f"jit of {name} was traced for {[a.str_short() for a in expected]} "
-            f"but called with {[a.str_short() for a in avals]}"
-        )
-    return jaxpr.out_avals
-
-
-# ---------------------------------------------------------------------------------------
-# Transformations of a call. Each keeps it one ``jit`` equation of a derived jaxpr (as JAX
-# keeps ``pjit``), so under grad or vmap of a jitted function the work still runs compiled:
-#
-# - JVP: a call of the body's JVP, over the primals and the tangents that are not
-#   symbolic zeros; its outputs are the primal outputs, then the nonzero tangents.
-# - partial evaluation (linearize, and the forward sweep of ``backward_pass``): a call of
-#   the known inputs computing the known outputs and the residuals, run at once, and a
-#   call of the residuals and the unknown inputs (the linear tangent part), staged.
-# - transposition: a call of the body's backward pass, over the residuals, the
-#   cotangents that are not symbolic zeros and the cotangents already accumulated for
-#   its linear inputs, which the body's backward pass adds to in the order the body's
-#   equations inlined would (its results replace them): so a ``jit`` around part of a
-#   function changes no bit of its gradient.
-# - batching: a call of the batched body.
-#
-# Derived jaxprs are cached on the jaxpr they come from (by identity, as ``_executable``
-# caches programs), so a repeated ``grad(jit(f))`` traces nothing and compiles nothing.
-
-_derived = {}  # (kind, jaxpr, ...) -> derived jaxpr and what the rule needs besides
-_DERIVED_MAX = 4096
-
-
-def _memo(key, make):
-    """``make()``, cached under ``key`` unless its jaxpr holds hoisted tracers."""
-    value = _derived.get(key)
-    if value is None:
-        value = make()
-        if not value[1]:  # no tracer of an enclosing transformation: reusable
-            if len(_derived) >= _DERIVED_MAX:
-                _derived.clear()
-            _derived[key] = value
-    return value
-
-
-def _trace_call(fun, in_avals, description):
-    """``(closed, tracer_consts, ...)``: ``fun`` traced; its consts that are tracers of an
-    enclosing transformation become leading inputs (passed as ``tracer_consts``)."""
-    closed = trace_to_jaxpr(fun, in_avals, description)
-    is_tracer = [isinstance(c, Tracer) for c in closed.consts]
-    if not any(is_tracer):
-        return closed, []
-    j = closed.jaxpr
-    hoisted = [v for v, t in zip(j.constvars, is_tracer, strict=True) if t]
-    kept = [v for v, t in zip(j.constvars, is_tracer, strict=True) if not t]
-    consts = [c for c, t in zip(closed.consts, is_tracer, strict=True) if not t]
-    tracers = [c for c, t in zip(closed.consts, is_tracer, strict=True) if t]
-    return ClosedJaxpr(Jaxpr(kept, hoisted + j.invars, j.outvars, j.eqns), consts), tracers
-
-
-def _body(closed: ClosedJaxpr):
-    return lambda ins: eval_jaxpr(closed.jaxpr, closed.consts, *ins)
-
-
-def _jvp_call(closed: ClosedJaxpr, tangent_avals: tuple, name: str):
-    """The JVP jaxpr of ``closed`` for tangents of ``tangent_avals`` (``None``: a zero)."""
-    n = len(closed.in_avals)
-    zero_outs = []
-
-    def jvp(ins):
-        primals, nonzero = ins[:n], iter(ins[n:])
-        tangents = [ad.Zero(ad.tangent_aval(a)) if t is None else next(nonzero)
-                    for a, t in zip(closed.in_avals, tangent_avals, strict=True)]
-        outs, touts = ad.jvp_flat(_body(closed), primals, tangents, f"jvp of jit of {name}")
-        zero_outs.extend(isinstance(t, ad.Zero) for t in touts)
-        return [*outs, *(t for t in touts if not isinstance(t, ad.Zero))]
-
-    avals = [*closed.in_avals, *(t for t in tangent_avals if t is not None)]
-    jaxpr, tracers = _trace_call(jvp, avals, f"jvp of jit of {name}")
-    return jaxpr, tracers, tuple(zero_outs)
-
-
-def _jit_jvp(primals, tangents, *, name: str, jaxpr: ClosedJaxpr):
-    tangent_avals = tuple(None if isinstance(t, ad.Zero) else t.aval for t in tangents)
-    body, tracers, zero_outs = _memo(("jvp", jaxpr, tangent_avals),
-                                     lambda: _jvp_call(jaxpr, tangent_avals, name))
-    nonzero = [t for t in tangents if not isinstance(t, ad.Zero)]
-    outs = jit_p.bind(*tracers, *primals, *nonzero, name=name, jaxpr=body)
-    n = len(jaxpr.out_avals)
-    touts = iter(outs[n:])
-    return outs[:n], [ad.Zero(ad.tangent_aval(a)) if z else next(touts)
-                      for a, z in zip(jaxpr.out_avals, zero_outs, strict=True)]
-
-
-@functools.lru_cache(maxsize=4096)
-def _split(closed: ClosedJaxpr, unknown: tuple):
-    """Partial evaluation of ``closed`` with the inputs ``unknown`` unknown.
-
-    Returns ``(known, staged, out_unknown, forwarded, residual_avals)``: ``known`` maps
-    the known inputs to the known outputs and the computed residuals; ``staged`` maps
-    the forwarded residuals (known inputs, by position in ``closed``'s inputs), the
-    computed residuals and the unknown inputs to the unknown outputs. ``known`` is
-    ``None`` when it computes nothing. Both are dead-code eliminated: the residuals are
-    the known values the unknown outputs need.
-    """
-    j = closed.jaxpr
-    unk = {id(v) for v, u in zip(j.invars, unknown, strict=True) if u}
-    known_eqns, unknown_eqns = [], []
-    for eqn in j.eqns:
-        eqn_unknown = [isinstance(v, Var) and id(v) in unk for v in eqn.invars]
-        if not any(eqn_unknown):
-            known_eqns.append(eqn)
-            continue
-        rule = ad.partial_eval_eqn_rules.get(eqn.primitive)
-        known_eqn, eqn = rule(eqn, eqn_unknown) if rule is not None else (None, eqn)
-        if known_eqn is not None:  # a nested call's known part
-            known_eqns.append(known_eqn)
-        if eqn is not None:
-            unk.update(id(v) for v in eqn.outvars)
-            unknown_eqns.append(eqn)
-    out_unknown = tuple(isinstance(v, Var) and id(v) in unk for v in j.outvars)
-    staged_outs = [v for v, u in zip(j.outvars, out_unknown, strict=True) if u]
-    live = {id(v) for v in staged_outs}
-    live_eqns = []
-    for eqn in reversed(unknown_eqns):
-        if any(id(v) in live for v in eqn.outvars):
-            live_eqns.append(eqn)
-            live.update(id(v) for v in eqn.invars if isinstance(v, Var))
-    live_eqns.reverse()
-    # The known values the staged part reads: consts stay consts, known inputs are
-    # forwarded as they are, values the known part computes are its extra outputs.
-    consts = [(v, c) for v, c in zip(j.constvars, closed.consts, strict=True) if id(v) in live]
-    forwarded = [i for i, (v, u) in enumerate(zip(j.invars, unknown, strict=True))
-                 if not u and id(v) in live]
-    residuals = [v for e in known_eqns for v in e.outvars if id(v) in live]
-    known_invars = [v for v, u in zip(j.invars, unknown, strict=True) if not u]
-    known_outs = [v for v, u in zip(j.outvars, out_unknown, strict=True) if not u]
-    known = None
-    if known_outs or residuals:
-        known = dce(ClosedJaxpr(Jaxpr(j.constvars, known_invars, known_outs + residuals,
-                                      known_eqns), closed.consts))
-    unknown_invars = [v for v, u in zip(j.invars, unknown, strict=True) if u]
-    staged = ClosedJaxpr(
-        Jaxpr([v for v, _ in consts], [*(j.invars[i] for i in forwarded), *residuals,
-                                      *unknown_invars], staged_outs, live_eqns),
-        [c for _, c in consts])
-    return known, staged, out_unknown, tuple(forwarded), [v.aval for v in residuals]
-
-
-def _jit_partial_eval(eqn: Eqn, unknown):
-    """Split a ``jit`` equation (see ``ad.partial_eval_eqn_rules``)."""
-    name, closed = eqn.params["name"], eqn.params["jaxpr"]
-    known, staged, out_unknown, forwarded, res_avals = _split(closed, tuple(unknown))
-    if known is None and all(out_unknown):
-        return None, eqn  # nothing to compute before the unknown inputs are known
-    residuals = [Var(a) for a in res_avals]
-    known_eqn = None
-    if known is not None:
-        outs = [v for v, u in zip(eqn.outvars, out_unknown, strict=True) if not u]
-        ins = [v for v, u in zip(eqn.invars, unknown, strict=True) if not u]
-        known_eqn = Eqn(jit_p, ins, outs + residuals, dict(name=name, jaxpr=known))
-    staged_eqn = None
-    if any(out_unknown):
-        ins = [*(eqn.invars[i] for i in forwarded), *residuals,
-               *(v for v, u in zip(eqn.invars, unknown, strict=True) if u)]
-        outs = [v for v, u in zip(eqn.outvars, out_unknown, strict=True) if u]
-        staged_eqn = Eqn(jit_p, ins, outs, dict(name=name, jaxpr=staged))
-    return known_eqn, staged_eqn
-
-
-def _transpose_call(closed: ClosedJaxpr, undefined: tuple, ct_avals: tuple, acc_avals: tuple,
-                    same: tuple, name: str):
-    """The backward pass of the linear ``closed`` as a jaxpr over its defined inputs, the
-    nonzero cotangents (``ct_avals``: ``None`` for a zero) and the accumulators its linear
-    inputs start from (``acc_avals``: ``None`` for none; see
-    ``ad.accumulating_transpose_rules``, as is ``same``). Its outputs are the final
-    accumulators of the linear inputs that are first occurrences, the nonzero ones."""
-    defined = [a for a, u in zip(closed.in_avals, undefined, strict=True) if not u]
-    n_cts = sum(c is not None for c in ct_avals)
-    zero_outs = []
-
-    def backward(ins):
-        vals, cts = iter(ins[:len(defined)]), iter(ins[len(defined):len(defined) + n_cts])
-        accs_in = iter(ins[len(defined) + n_cts:])
-        args = [ad.UndefinedPrimal(a) if u else next(vals)
-                for a, u in zip(closed.in_avals, undefined, strict=True)]
-        cts_out = [ad.Zero(a) if c is None else next(cts)
-                   for a, c in zip(closed.out_avals, ct_avals, strict=True)]
-        accs = [None if a is None else next(accs_in) for a in acc_avals]
-        cts_in = ad.backward_pass(closed.jaxpr, closed.consts, args, cts_out, accs, same)
-        cts_in = [c for i, (c, u) in enumerate(zip(cts_in, undefined, strict=True))
-                  if u and same[i] == i]
-        zero_outs.extend(isinstance(c, ad.Zero) for c in cts_in)
-        return [c for c in cts_in if not isinstance(c, ad.Zero)]
-
-    avals = [*defined, *(c for c in ct_avals if c is not None),
-             *(a for a in acc_avals if a is not None)]
-    jaxpr, tracers = _trace_call(backward, avals, f"transpose of jit of {name}")
-    return jaxpr, tracers, tuple(zero_outs)
-
-
-def _jit_transpose_accumulating(cts, args, accs, same, *, name: str, jaxpr: ClosedJaxpr):
-    """The transpose of a linear ``jit`` call (``ad.accumulating_transpose_rules``): one
-    ``jit`` of the body's backward pass, which starts each linear input's accumulator from
-    ``accs`` and returns the final ones (one per first occurrence of an outer variable)."""
-    undefined = tuple(isinstance(a, ad.UndefinedPrimal) for a in args)
-    if all(isinstance(c, ad.Zero) for c in cts):
-        return [None] * len(args)
-    ct_avals = tuple(None if isinstance(c, ad.Zero) else c.aval for c in cts)
-    accs = [None if isinstance(a, ad.Zero) else a for a in accs]
-    acc_avals = tuple(None if a is None else a.aval for a in accs)
-    body, tracers, zero_outs = _memo(
-        ("transpose", jaxpr, undefined, ct_avals, acc_avals, same),
-        lambda: _transpose_call(jaxpr, undefined, ct_avals, acc_avals, same, name))
-    defined = [a for a in args if not isinstance(a, ad.UndefinedPrimal)]
-    nonzero = [c for c in cts if not isinstance(c, ad.Zero)]
-    given = [a for a in accs if a is not None]
-    outs = iter(jit_p.bind(*tracers, *defined, *nonzero, *given, name=name, jaxpr=body))
-    zeros = iter(zero_outs)
-    return [None if not u or same[i] != i else (ad.Zero(a.aval) if next(zeros) else next(outs))
-            for i, (a, u) in enumerate(zip(args, undefined, strict=True))]
-
-
-def _jit_transpose(cts, *args, name: str, jaxpr: ClosedJaxpr):
-    """The plain transpose rule: no accumulators, each input its own."""
-    return _jit_transpose_accumulating(cts, args, [None] * len(args), tuple(range(len(args))),
-                                       name=name, jaxpr=jaxpr)
-
-
-def _batch_call(closed: ClosedJaxpr, in_avals, dims, size, axis_name, description):
-    """The batched jaxpr of ``closed`` for inputs of ``in_avals`` batched at ``dims``."""
-    out_dims = []
-
-    def batched(ins):
-        outs, odims = batching.batch_flat(_body(closed), ins, list(dims), size, axis_name,
-                                          description)
-        out_dims.extend(odims)
-        return outs
-
-    jaxpr, tracers = _trace_call(batched, list(in_avals), description)
-    return jaxpr, tracers, tuple(out_dims)
-
-
-def _jit_batch(vals, dims, *, trace, name: str, jaxpr: ClosedJaxpr):
-    in_avals = tuple(v.aval for v in vals)
-    key = ("batch", jaxpr, in_avals, tuple(dims), trace.axis_size, trace.axis_name,
-           trace.description)
-    body, tracers, out_dims = _memo(key, lambda: _batch_call(
-        jaxpr, in_avals, dims, trace.axis_size, trace.axis_name, trace.description))
-    return jit_p.bind(*tracers, *vals, name=name, jaxpr=body), list(out_dims)
-
-
-_jit_batch.needs_trace = True
-
-
-jit_p.def_impl(_jit_impl)
-jit_p.def_abstract_eval(_jit_abstract_eval)
-ad.jvp_rules[jit_p] = _jit_jvp
-ad.partial_eval_eqn_rules[jit_p] = _jit_partial_eval
-ad.transpose_rules[jit_p] = _jit_transpose
-ad.accumulating_transpose_rules[jit_p] = _jit_transpose_accumulating
-batching.batching_rules[jit_p] = _jit_batch
 
 
 # Config flags that do not change what tracing records; every other flag is in the key.
@@ -417,7 +129,7 @@ class _Entry:
         self.optimized = optimize(closed)
         self.out_tree = out_tree
         self.consts = [c._value for c in self.optimized.consts]
-        self.run = _compile(self.optimized.jaxpr, donated)
+        self.run = compile_program(self.optimized.jaxpr, donated)
         self.wrap = _wrapper(out_tree, [a.weak_type for a in closed.out_avals])
         self.donated = tuple(i for i, d in enumerate(donated[len(self.tracer_consts):]) if d)
         self.call = _caller(self)
@@ -586,7 +298,7 @@ class Jitted:
             if entry is not None:
                 return entry
         try:
-            signature = _Signature(self, args, kwargs)
+            signature = Signature(self, args, kwargs, _flags())
             if config.read("jax_explain_cache_misses"):
                 logger.warning(signature.explain(self._signatures, self.static.name))
             entry = self._trace(dyn_args, dyn_kwargs, static_vals)
@@ -603,15 +315,15 @@ class Jitted:
                 pending.set()
         return entry
 
-    def _count_variants(self, signature: _Signature):
+    def _count_variants(self, signature: Signature):
         """Warn (once) when an argument has come in ``RETRACE_WARNING_AFTER`` sizes or
         static values; a change of dtype or rank alone takes few values, so is not counted."""
-        for path, kind, desc in _varying(signature):
+        for path, kind, desc in varying(signature):
             seen = self._variants.setdefault((path, kind), {})
             seen[desc] = None
             if len(seen) >= RETRACE_WARNING_AFTER and not self._warned:
                 self._warned = True
-                text = _retrace_warning(path, kind, list(seen), self.static.name,
+                text = retrace_warning(path, kind, list(seen), self.static.name,
                                         len(self._signatures))
                 warnings.warn(text, RetraceWarning, stacklevel=4)
 
@@ -693,118 +405,3 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
             donate_argnums=donate_argnums,
         )
     return Jitted(fun, static_argnums, static_argnames, donate_argnums)
-
-
-# ---------------------------------------------------------------------------------------
-# Why a function was traced again.
-
-
-def _leaf_str(leaf) -> str:
-    """The abstract value a leaf is traced as, ``f32[3]`` (``{weak}`` for Python scalars)."""
-    if isinstance(leaf, Array):
-        aval = leaf.aval
-    elif is_python_scalar(leaf):
-        aval = concrete_scalar(leaf).aval
-    elif hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
-        aval = ShapedArray(leaf.shape, dtypes.canonicalize(leaf.dtype))
-    else:
-        return f"{type(leaf).__name__} {leaf!r:.40}"
-    return aval.str_short() + ("{weak}" if aval.weak_type else "")
-
-
-class _Signature:
-    """What one call's cache key was made of, argument by argument, in words.
-
-    ``args`` maps an argument's name to ``(structure, {path: description})``: a static
-    argument has the structure ``"static"`` and one entry, its value.
-    """
-
-    def __init__(self, jitted: Jitted, args, kwargs):
-        self.flags = dict(_flags())
-        self.args = {}
-        n = len(args)
-        static_pos = {i % n for i in jitted.static.argnums if -n <= i < n}
-        named = [(jitted._arg_name(i), a, i in static_pos) for i, a in enumerate(args)]
-        named += [(k, v, k in jitted.static.argnames) for k, v in sorted(kwargs.items())]
-        for name, value, is_static in named:
-            if is_static:
-                self.args[name] = ("static", {name: f"static {value!r:.60}"})
-            else:
-                leaves, tree = tree_flatten_with_path(value)
-                self.args[name] = (tree, {name + keystr(p): _leaf_str(x) for p, x in leaves})
-
-    def differences(self, other: _Signature) -> list:
-        """How this signature differs from ``other`` (an earlier one), one line each."""
-        out = []
-        for flag, value in self.flags.items():
-            if other.flags.get(flag) != value:
-                out.append(f"config {flag} changed: {other.flags.get(flag)} -> {value}")
-        for name in sorted(self.args.keys() | other.args.keys()):
-            if name not in self.args or name not in other.args:
-                state = "is new" if name in self.args else "is no longer passed"
-                out.append(f"argument {name} {state}")
-                continue
-            (tree, leaves), (old_tree, old_leaves) = self.args[name], other.args[name]
-            if tree != old_tree:
-                out.append(f"argument {name} changed tree structure: {old_tree} -> {tree}")
-                continue
-            for path, desc in leaves.items():
-                old = old_leaves[path]
-                if desc != old:
-                    out.append(f"argument {path} changed: {old} -> {desc}{_how(old, desc)}")
-        return out
-
-    def explain(self, previous: list, name: str) -> str:
-        """The log message of a cache miss, against the closest of ``previous``."""
-        head = f"TRACING CACHE MISS for jit of {name}"
-        if not previous:
-            return f"{head}: first trace (never seen function)"
-        closest = min((self.differences(p) for p in reversed(previous)), key=len)
-        lines = closest or ["the key differs in a way not shown here"]
-        return (f"{head} (trace {len(previous) + 1}; {len(previous)} signatures cached), "
-                "because against the closest cached signature:\n  " + "\n  ".join(lines))
-
-
-def _how(old: str, new: str) -> str:
-    """What changed between two leaf descriptions: ``" (shape)"``, ``" (dtype)"``, ..."""
-    old, new = old.removesuffix("{weak}"), new.removesuffix("{weak}")
-    if "[" not in old or "[" not in new:
-        return ""
-    if old == new:
-        return " (weak type: a Python scalar is weakly typed, an array is not)"
-    (old_dtype, old_shape), (dtype, shape) = old.split("[", 1), new.split("[", 1)
-    if old_dtype == dtype:
-        return " (shape)"
-    return " (dtype)" if old_shape == shape else " (dtype and shape)"
-
-
-def _varying(signature: _Signature):
-    """``(path, kind, description)`` for each leaf: ``kind`` names what may vary without
-    bound: the sizes of an array of one dtype and rank (``f32[_,_]``), or a static value."""
-    for _, leaves in signature.args.values():
-        for path, desc in leaves.items():
-            if desc.startswith("static"):
-                yield path, "static", desc
-            elif "[" in desc:
-                head, dims = desc.split("[", 1)
-                dims = dims.split("]")[0]
-                rank = dims.count(",") + 1 if dims else 0
-                yield path, f"{head}[{','.join('_' * rank)}]", desc
-
-
-def _retrace_warning(path: str, kind: str, values: list, name: str, traces: int) -> str:
-    """The text of the RetraceWarning: which argument keeps changing, and the fixes."""
-    if kind == "static":
-        values = [v.removeprefix("static ") for v in values]
-    shown = ", ".join(values[:5]) + (", ..." if len(values) > 5 else "")
-    if kind == "static":
-        what = f"static argument {path} took {len(values)} values ({shown})"
-        fix = ("make it a traced array argument (remove it from static_argnums/"
-               "static_argnames) if the function does not need its Python value")
-    else:
-        what = f"argument {path} came in {len(values)} shapes ({shown})"
-        fix = ("pad it to a few fixed sizes (bucketing) so that each size is traced once, "
-               "or keep the varying size out of the traced function")
-    return (f"jit of {name} has been traced {traces} times: {what}. Each new signature "
-            f"costs a trace and a compile; {fix}. Set "
-            "config.update('jax_explain_cache_misses', True) to log every retrace.")

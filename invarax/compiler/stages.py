@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from ..core.api_util import flatten_args
 from ..core.array import ArrayImpl
+from ..core.aval import ShapeDtypeStruct
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import tree_unflatten
 from ..core.trace import EVAL_TRACE, current_trace
 
 
 def _shape_structs(out_tree, avals):
-    from .._shapes import ShapeDtypeStruct
-
     return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                                      for a in avals])
 

@@ -9,9 +9,9 @@ import time
 
 import numpy as np
 
-from .. import _devices
-from .._buffers import unreferenced_buffer
+from ..core.buffers import unreferenced_buffer
 from ..kernels import _support
+from . import devices as _devices
 
 TIMEOUT_ENV = "INVARAX_COLLECTIVE_TIMEOUT"  # seconds a collective waits for the other processes
 DEFAULT_TIMEOUT = 300.0

@@ -48,6 +48,7 @@ from ..core.aval import ShapedArray
 from ..core.eval import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace
+from . import emitted
 from .staging import StagingTrace
 
 jvp_rules = {}
@@ -82,10 +83,8 @@ class UndefinedPrimal:
 
 def zeros_like_aval(aval: ShapedArray):
     """A zero array of ``aval`` (a broadcast scalar: no memory is filled)."""
-    from ..ops.shape import broadcast_in_dim
-
     zero = ArrayImpl(np.zeros((), aval.dtype), aval.weak_type)
-    return broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
+    return emitted.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
 
 
 def instantiate(t):
@@ -97,9 +96,7 @@ def unbroadcast(aval: ShapedArray, ct):
     """``ct`` summed down to the shape of a 0-d operand that lax broadcast (else unchanged)."""
     if isinstance(ct, Zero) or ct.shape == aval.shape:
         return ct
-    from ..ops.reductions import reduce_sum
-
-    return reduce_sum(ct, tuple(range(ct.ndim)))
+    return emitted.reduce_sum(ct, tuple(range(ct.ndim)))
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
@@ -417,9 +414,7 @@ def _eval_eqn(env, eqn):
 
 
 def _add_cts(a, b):
-    from ..ops.elementwise import add
-
-    return add(a, b)
+    return emitted.add(a, b)
 
 
 # ---------------------------------------------------------------------------------------

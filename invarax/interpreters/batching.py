@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..core.array import to_array
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace
+from . import emitted
 
 batching_rules = {}
 not_mapped = None
@@ -123,23 +124,19 @@ def batch_flat(fun, args, in_dims, axis_size, axis_name=None, description="vmap"
 
 def moveaxis(x, src, dst):
     """Move axis ``src`` of ``x`` to ``dst`` (lax ops only)."""
-    from ..ops.shape import transpose
-
     if src == dst:
         return x
     perm = [i for i in range(x.ndim) if i != src]
     perm.insert(dst, src)
-    return transpose(x, perm)
+    return emitted.transpose(x, perm)
 
 
 def move_batch_axis(x, bdim, target: int, size: int):
     """``x`` with its batch axis at ``target``; an unbatched ``x`` is broadcast to
     ``size`` examples there."""
-    from ..ops.shape import broadcast_in_dim
-
     if bdim is not_mapped:
         shape = (*x.shape[:target], size, *x.shape[target:])
-        return broadcast_in_dim(x, shape, [d for d in range(x.ndim + 1) if d != target])
+        return emitted.broadcast_in_dim(x, shape, [d for d in range(x.ndim + 1) if d != target])
     return moveaxis(x, bdim, target)
 
 

@@ -25,7 +25,7 @@ from ..ops.reductions import (
 )
 from ..ops.contractions import dot, dot_general
 from ..ops.sorting import sort
-from ..ops.scan import associative_scan
+from ..ops.associative_scan import associative_scan
 from ..ops.elementwise import stop_gradient
 from ..ops.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ..ops.redistribution import all_to_all, ppermute, psum_scatter

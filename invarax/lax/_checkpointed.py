@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 
+from ..control_flow import common as cf
+from ..control_flow.while_grad import while_grad_p
 from ..core.eval import eval_jaxpr
 from ..core.pytree import tree_unflatten
 from ..interpreters import ad
-from ..ops import _control_flow as cf
 from ..ops.elementwise import bitwise_and, lt
-from ..ops.while_grad import while_grad_p
 from ._control_flow import _Body, _check_predicate, _leaves, _trace_carry, while_loop
 
 
@@ -49,7 +49,7 @@ def checkpointed_while_loop(cond_fun, body_fun, init_val, *, max_steps, checkpoi
         >>> invarax.grad(f)(2.0)  # d/dx x**5
         Array(80., dtype=float32, weak_type=True)
     """
-    from .._custom_derivatives import custom_vjp
+    from ..transforms._custom_derivatives import custom_vjp
 
     if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
         raise ValueError(f"checkpointed_while_loop: max_steps must be a positive int, got "

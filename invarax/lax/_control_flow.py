@@ -17,16 +17,16 @@ import operator
 
 import numpy as np
 
+from ..control_flow import common as cf
+from ..control_flow.cond import cond_p
+from ..control_flow.scan import scan_p
+from ..control_flow.while_loop import while_p
 from ..core import dtypes
 from ..core.array import to_array
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..core.trace import Tracer
-from ..ops import _control_flow as cf
-from ..ops.cond import cond_p
 from ..ops.elementwise import convert_element_type, max, min, ne
-from ..ops.scan_p import scan_p
-from ..ops.while_p import while_p
 
 
 def _leaves(tree, what: str):
@@ -223,8 +223,8 @@ def map(f, xs, *, batch_size=None):
     """
     if batch_size is None:
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
-    from .._vmap import vmap
     from ..ops.shape import concatenate, reshape, slice_in_dim
+    from ..transforms._vmap import vmap
 
     leaves, tree, paths = _leaves(xs, "xs")
     n = _scan_length(leaves, paths, None)

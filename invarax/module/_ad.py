@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import functools
 
-from .._autodiff import jacfwd, jacrev, jvp, vjp
-from .._checkpoint import checkpoint
 from ..core.pytree import keystr, tree_flatten_with_path, tree_map, tree_structure
+from ..transforms._autodiff import jacfwd, jacrev, jvp, vjp
+from ..transforms._checkpoint import checkpoint
 from ._filters import combine, is_array, is_inexact_array, partition
 from ._static import Static
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._callback import pure_callback
+from ..transforms._callbacks import pure_callback
 from ._filters import combine, is_array, partition
 from ._tree_equal import tree_equal
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import functools
 
-from .._custom_derivatives import SymbolicZero, custom_jvp, custom_vjp
 from ..core.pytree import tree_map, tree_structure
+from ..transforms._custom_derivatives import SymbolicZero, custom_jvp, custom_vjp
 from ._filters import combine, is_array, is_inexact_array, partition
 from ._static import Static
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from .._autodiff import value_and_grad
+from ..transforms._autodiff import value_and_grad
 from ._filters import combine, is_array, is_inexact_array, partition
 from ._static import Static
 from ._wrappers import Transformed

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import functools
 
-from .._shapes import ShapeDtypeStruct
 from ..core.array import to_array
-from ..core.aval import ShapedArray
+from ..core.aval import ShapedArray, ShapeDtypeStruct
 from ..core.eval import eval_jaxpr
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..interpreters.staging import trace_to_jaxpr

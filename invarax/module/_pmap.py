@@ -14,11 +14,11 @@ import functools
 
 import numpy as np
 
-from .._devices import device_put
-from .._pmap import pmap
 from ..core.array import ArrayImpl
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer
+from ..distributed.devices import device_put
+from ..transforms._pmap import pmap
 from ._filters import combine, if_array, is_array, partition
 from ._static import Static
 from ._vmap import _map_axes

@@ -10,12 +10,12 @@ from __future__ import annotations
 import functools
 import inspect
 
-from .._vmap import _axis_size, _place
 from ..core.api_util import fun_name
 from ..core.array import to_array
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..interpreters import batching
 from ..ops._util import canonicalize_axis
+from ..transforms._vmap import _axis_size, _place
 from ._filters import if_array, is_array, is_array_like
 from ._wrappers import Transformed
 

@@ -6,11 +6,11 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
-from .._custom_derivatives import custom_jvp
 from ..core import dtypes
 from ..module import Module
 from ..numpy._promote import promote_args
 from ..ops.special import erfc
+from ..transforms._custom_derivatives import custom_jvp
 
 
 @custom_jvp

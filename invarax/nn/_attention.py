@@ -6,8 +6,8 @@ import math
 
 from .. import numpy as jnp
 from .. import random
-from .._vmap import vmap
 from ..module import Module, field
+from ..transforms._vmap import vmap
 from ._activations import softmax
 from ._dropout import Dropout
 from ._linear import Linear

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 
 from .. import lax
 from .. import numpy as jnp
-from .._vmap import vmap
 from ..module import Module, field
+from ..transforms._vmap import vmap
 
 
 def _per_axis(layer, name, value, n):

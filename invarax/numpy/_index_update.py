@@ -236,8 +236,8 @@ def _apply(x: Array, index, func, mode) -> Array:
         >>> jnp.arange(5.0).at[jnp.array([0, 0, 2])].apply(lambda v: 2 * v + 1)
         Array([3., 1., 5., 3., 4.], dtype=float32)
     """
-    from .._vmap import vmap
     from ..lax import while_loop
+    from ..transforms._vmap import vmap
     from ._reductions import max as reduce_max
     from ._ufuncs import where
 

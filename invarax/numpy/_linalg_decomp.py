@@ -11,11 +11,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._custom_derivatives import custom_jvp
 from ..core.array import Array
 from ..ops import linalg as lax_linalg
 from ..ops import shape as sh
 from ..ops.linalg_eig import eig as lax_eig
+from ..transforms._custom_derivatives import custom_jvp
 from . import _ufuncs as ufuncs
 from ._contractions import matmul
 from ._creation import eye

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .._custom_derivatives import custom_jvp
+from ..transforms._custom_derivatives import custom_jvp
 from . import _ufuncs as ufuncs
 from ._contractions import _diagonal
 from ._contractions import matmul as _matmul

@@ -385,7 +385,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
         >>> jnp.apply_along_axis(jnp.sum, 1, jnp.ones((2, 3)))
         Array([3., 3.], dtype=float32)
     """
-    from .._vmap import vmap
+    from ..transforms._vmap import vmap
 
     arr = _array(arr)
     axis = axis % arr.ndim
@@ -478,7 +478,7 @@ class vectorize:  # noqa: N801  (NumPy's and JAX's name)
         self.__doc__ = getattr(pyfunc, "__doc__", None)
 
     def __call__(self, *args, **kwargs):
-        from .._vmap import vmap
+        from ..transforms._vmap import vmap
 
         if any(isinstance(k, str) for k in self.excluded) or kwargs:
             bound = {k: v for k, v in kwargs.items() if k in self.excluded}

@@ -59,7 +59,7 @@ class ufunc:  # noqa: N801  (NumPy's and JAX's name)
             raise TypeError(f"{self!r} takes {self.nin} arguments, got {len(args)}")
         if self._call is not None:
             return self._call(*args)
-        from .._vmap import vmap
+        from ..transforms._vmap import vmap
 
         arrays = [_array(a) for a in args]
         shape = broadcast_shapes(*(a.shape for a in arrays))

@@ -16,6 +16,7 @@ from ..core.array import to_array
 from ..core.aval import ShapedArray
 from ..core.pytree import tree_map
 from ..core.trace import Primitive
+from ..interpreters import emitted
 from ..interpreters.ad import (
     UndefinedPrimal,
     Zero,
@@ -765,3 +766,6 @@ def chunk_kernel(prim: Primitive, dtype):
     """
     kernel = _DTYPE_KERNELS.get(prim)
     return prim.impl if kernel is None else kernel(dtype)
+
+
+emitted.provide(add=add)

@@ -14,6 +14,7 @@ from ..core import dtypes
 from ..core.array import to_array
 from ..core.aval import ShapedArray
 from ..core.trace import Primitive
+from ..interpreters import emitted
 from ..interpreters.ad import Zero, defjvp, defjvp_zero, deflinear, jvp_flat, jvp_rules
 from ..interpreters.batching import batching_rules
 from . import elementwise as ew
@@ -343,7 +344,7 @@ def _scan_jvp(prim, fn):
     any order); the primal output is still the primitive's own."""
 
     def rule(primals, tangents, *, axis, reverse):
-        from .scan import associative_scan
+        from .associative_scan import associative_scan
 
         out = prim.bind(*primals, axis=axis, reverse=reverse)
         scan = lambda xs: [associative_scan(fn, xs[0], reverse, axis)]
@@ -396,3 +397,5 @@ _reducer_batch_rule(argmax_p)
 _reducer_batch_rule(argmin_p)
 for _prim, _ in SCAN_DEFS.values():
     _scan_batch_rule(_prim)
+
+emitted.provide(reduce_sum=reduce_sum)

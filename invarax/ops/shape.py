@@ -21,6 +21,7 @@ from ..core import dtypes
 from ..core.array import ArrayImpl, to_array
 from ..core.aval import ShapedArray
 from ..core.trace import Primitive
+from ..interpreters import emitted
 from ..interpreters.ad import UndefinedPrimal, Zero, deflinear
 from ..interpreters.batching import (
     axis_size_of,
@@ -548,3 +549,6 @@ def convert_weak(x, dtype):
     if isinstance(x, ArrayImpl):
         return weak_to(x, dtype)
     return convert_element_type(x, dtype, weak_type=True)
+
+
+emitted.provide(broadcast_in_dim=broadcast_in_dim, transpose=transpose)

@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import numpy as jnp
-from .._vmap import vmap
 from ..core.pytree import tree_flatten, tree_leaves, tree_map
+from ..transforms._vmap import vmap
 from ._adaptive import ema
 from ._base import (
     EmptyState,

@@ -22,9 +22,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import numpy as jnp
-from .._autodiff import value_and_grad
 from ..core.pytree import tree_leaves, tree_map
 from ..core.trace import Tracer
+from ..transforms._autodiff import value_and_grad
 from ._base import GradientTransformationExtraArgs, check_state
 from ._transform import safe_increment
 from ._tree_math import tree_add_scale, tree_cast_like, tree_scale, tree_vdot, tree_zeros_like

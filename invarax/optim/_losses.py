@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import lax, nn
 from .. import numpy as jnp
-from .._vmap import vmap
+from ..transforms._vmap import vmap
 
 
 def _check_dtype(who: str, name: str, x, kind) -> None:

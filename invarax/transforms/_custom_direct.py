@@ -10,11 +10,11 @@ classes (``_custom_derivatives``) fall back to tracing the body where this gives
 
 from __future__ import annotations
 
-from .core.api_util import fun_name
-from .core.array import to_array
-from .core.pytree import tree_flatten, tree_unflatten
-from .core.trace import EVAL_TRACE, Tracer, current_trace, set_current_trace
-from .interpreters import ad
+from ..core.api_util import fun_name
+from ..core.array import to_array
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.trace import EVAL_TRACE, Tracer, current_trace, set_current_trace
+from ..interpreters import ad
 
 TRACE = object()  # direct_call's answer when the call must be traced and bound
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from .core.pytree_registry import register_pytree_node
+from .pytree_registry import register_pytree_node
 
 
 class Partial(functools.partial):

@@ -24,7 +24,7 @@ import numpy as np
 from ..core.ir import Eqn, Var
 from ..core.trace import Primitive
 from ..interpreters import ad, batching
-from . import _control_flow as cf
+from . import common as cf
 
 while_p = Primitive("while", multiple_results=True)
 
@@ -133,9 +133,9 @@ def _while_transpose(cts, *args, **params):
 
 
 def _while_batch(vals, dims, *, trace, body_jaxpr, body_nconsts, cond_jaxpr, cond_nconsts):
-    from .elementwise import select_n
-    from .reductions import reduce_or
-    from .shape import broadcast_in_dim
+    from ..ops.elementwise import select_n
+    from ..ops.reductions import reduce_or
+    from ..ops.shape import broadcast_in_dim
 
     size = trace.axis_size
     b = [d is not batching.not_mapped for d in dims]

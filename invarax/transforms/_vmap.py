@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import functools
 
-from .core.api_util import fun_name
-from .core.array import to_array
-from .core.pytree import tree_flatten, tree_structure, tree_unflatten
-from .interpreters import batching
-from .ops._util import canonicalize_axis
+from ..core.api_util import fun_name
+from ..core.array import to_array
+from ..core.pytree import tree_flatten, tree_structure, tree_unflatten
+from ..interpreters import batching
+from ..ops._util import canonicalize_axis
 
 _INT = (int,)
 

@@ -20,16 +20,16 @@ import functools
 
 import numpy as np
 
-from . import _devices
+from ..compiler.jit import Jitted
+from ..core.api_util import StaticArgs, flatten_args, fun_name
+from ..core.array import ArrayImpl
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.trace import Tracer
+from ..distributed import devices as _devices
+from ..kernels._support import capped_threads
+from ..ops._device_axes import DeviceAxis, DeviceFailure, Exchange, bound
+from ..ops._util import canonicalize_axis
 from ._vmap import _broadcast_prefix, vmap
-from .compiler.jit import Jitted
-from .core.api_util import StaticArgs, flatten_args, fun_name
-from .core.array import ArrayImpl
-from .core.pytree import tree_flatten, tree_unflatten
-from .core.trace import Tracer
-from .kernels._support import capped_threads
-from .ops._device_axes import DeviceAxis, DeviceFailure, Exchange, bound
-from .ops._util import canonicalize_axis
 
 
 def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
@@ -179,7 +179,7 @@ class _Pmapped:
     # -- running --------------------------------------------------------------------------
 
     def _run(self, entry, slices, local, total):
-        from .distributed import _transport
+        from ..distributed import _transport
 
         exchange = Exchange(len(local), _transport.current())
         threads = _devices.kernel_threads_per_device(len(local))

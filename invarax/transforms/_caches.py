@@ -6,11 +6,12 @@ from __future__ import annotations
 
 def _memoised():
     """The memoised (``functools.lru_cache``) helpers that hold traced programs."""
-    from .compiler import jit, passes
-    from .interpreters import ad
-    from .ops import _control_flow, while_grad
+    from ..compiler import call, passes
+    from ..control_flow import common as _control_flow
+    from ..control_flow import while_grad
+    from ..interpreters import ad
 
-    return (jit._executable, jit._split, passes._run_sub, passes._structure, ad._forwards,
+    return (call.executable, call.split_known, passes._run_sub, passes._structure, ad._forwards,
             _control_flow._scan_loop, _control_flow._while_loop_program, while_grad._vjp_jaxpr)
 
 
@@ -33,7 +34,7 @@ def clear_caches() -> None:
         >>> len(traces)
         2
     """
-    from .compiler.jit import _shared
+    from ..compiler.jit import _shared
 
     for _, caches in list(_shared.values()):
         caches.entries.clear()
@@ -42,6 +43,6 @@ def clear_caches() -> None:
         caches.variants.clear()
     for helper in _memoised():
         helper.cache_clear()
-    from . import _buffers
+    from ..core import buffers as _buffers
 
     _buffers.clear_pool()  # the buffers kept for scans' stacked outputs and MPI's stacks

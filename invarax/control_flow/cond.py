@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..core.trace import Primitive
 from ..interpreters import ad, batching
-from . import _control_flow as cf
+from . import common as cf
 
 cond_p = Primitive("cond", multiple_results=True)
 
@@ -155,8 +155,8 @@ def _cond_transpose(cts, index, *ops, branches):
 
 
 def _cond_batch(vals, dims, *, trace, branches):
-    from .elementwise import select_n
-    from .shape import broadcast_in_dim
+    from ..ops.elementwise import select_n
+    from ..ops.shape import broadcast_in_dim
 
     size = trace.axis_size
     index, ops = vals[0], vals[1:]

@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from .core import dtypes
+from ..core import dtypes
 
 _SPEC = re.compile(r"\s*([a-z]+[0-9]*)\[([0-9,\s]*)\]\s*")
 _BY_SHORT = {dtypes.short_name(d): np.dtype(d) for d in dtypes.SUPPORTED}

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from .core import dtypes
-from .core.array import to_array
-from .core.aval import ShapedArray
-from .core.pytree import tree_flatten, tree_unflatten
-from .ops.callbacks import VMAP_METHODS, pure_callback_p
+from ..core import dtypes
+from ..core.array import to_array
+from ..core.aval import ShapedArray
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..ops.callbacks import VMAP_METHODS, pure_callback_p
 
 
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from ..compiler.jit import _executable, _split, _trace_call
+from ..compiler.call import executable, split_known, trace_call
 from ..compiler.lower import compile_loop, compile_while
 from ..compiler.passes import optimize
 from ..core.config import config
@@ -25,7 +25,7 @@ from ..interpreters.staging import trace_to_jaxpr
 
 def run_body(closed: ClosedJaxpr):
     """``run(*args) -> list``: ``closed`` optimised and compiled once (cached on it)."""
-    run, consts = _executable(closed)
+    run, consts = executable(closed)
     if not consts:
         return run
     return lambda *args: run(*consts, *args)
@@ -82,7 +82,7 @@ def trace_body(fun, in_avals, description: str):
     """``(closed, hoisted)``: ``fun`` (flat list in and out) traced at ``in_avals``; the
     tracers of enclosing transformations it closes over become its leading inputs, and are
     returned (``hoisted``) to be passed as the primitive's leading operands."""
-    return _trace_call(fun, list(in_avals), description)
+    return trace_call(fun, list(in_avals), description)
 
 
 def derive(fun, in_avals, description: str) -> ClosedJaxpr:
@@ -101,7 +101,7 @@ def body_fun(closed: ClosedJaxpr):
 
 def cast_like(x, aval):
     """``x`` with the weak type of ``aval`` (the same dtype and shape: no bit changes)."""
-    from .elementwise import convert_element_type
+    from ..ops.elementwise import convert_element_type
 
     if x.aval == aval:
         return x
@@ -177,7 +177,7 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknown, instantiate):
         (unknown or instantiated). A residual that is a known input is that input itself
         (an outvar of ``known`` that is one of its invars).
     """
-    known, staged, out_uk, forwarded, _ = _split(closed, tuple(unknown))
+    known, staged, out_uk, forwarded, _ = split_known(closed, tuple(unknown))
     j = closed.jaxpr
     known_invars = [v for v, u in zip(j.invars, unknown, strict=True) if not u]
     n_known_out = out_uk.count(False)

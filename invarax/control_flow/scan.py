@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._buffers import unreferenced_buffer
+from ..core.buffers import unreferenced_buffer
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from ..core.trace import Primitive
 from ..interpreters import ad, batching
-from . import _control_flow as cf
+from . import common as cf
 
 scan_p = Primitive("scan", multiple_results=True)
 
@@ -267,7 +267,7 @@ def _scan_transpose_accumulating(cts, args, accs, same, **params):
     accumulated outside (``ad.accumulating_transpose_rules``), so the loop adds its terms to
     it one by one, as the unrolled loop's backward pass would; the cotangents of the carry
     and xs are added to theirs."""
-    from .elementwise import add
+    from ..ops.elementwise import add
 
     n, nc = len(args), params["num_consts"]
     lin = [isinstance(a, ad.UndefinedPrimal) for a in args]

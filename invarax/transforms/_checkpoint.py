@@ -15,16 +15,16 @@ its outputs batched at axis 0.
 
 from __future__ import annotations
 
+from ..compiler.passes import dce
+from ..core.api_util import StaticArgs
+from ..core.eval import eval_jaxpr
+from ..core.ir import ClosedJaxpr, Jaxpr
+from ..core.pytree import tree_map, tree_unflatten
+from ..core.trace import EVAL_TRACE, Primitive, current_trace
+from ..interpreters import ad, batching
+from ..interpreters.staging import trace_fun, trace_to_jaxpr
 from ._autodiff import wraps
 from ._custom_derivatives import _batch_call_jaxpr, _closure_convert, _def_call
-from .compiler.passes import dce
-from .core.api_util import StaticArgs
-from .core.eval import eval_jaxpr
-from .core.ir import ClosedJaxpr, Jaxpr
-from .core.pytree import tree_map, tree_unflatten
-from .core.trace import EVAL_TRACE, Primitive, current_trace
-from .interpreters import ad, batching
-from .interpreters.staging import trace_fun, trace_to_jaxpr
 
 checkpoint_p = Primitive("checkpoint", multiple_results=True)
 _def_call(checkpoint_p, "jaxpr")
@@ -190,7 +190,7 @@ def checkpoint_name(x, name: str):
         >>> [c.shape for c in f_jvp.jaxpr.consts]  # the input and the saved h
         [(3,), (3,)]
     """
-    from .core.array import to_array
+    from ..core.array import to_array
 
     return tree_map(lambda leaf: name_p.bind(to_array(leaf, "checkpoint_name's value"),
                                              name=name), x)

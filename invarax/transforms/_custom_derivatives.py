@@ -29,20 +29,20 @@ from __future__ import annotations
 import functools
 import inspect
 
+from ..compiler.call import jit_p
+from ..core.api_util import fun_name
+from ..core.array import Array, to_array
+from ..core.eval import eval_jaxpr
+from ..core.ir import ClosedJaxpr, Jaxpr
+from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
+from ..core.trace import EVAL_TRACE, Primitive, Tracer, current_trace
+from ..interpreters import ad, batching
+from ..interpreters.batching import move_batch_axis, not_mapped
+from ..interpreters.staging import trace_fun, trace_to_jaxpr
+from ..ops.elementwise import add, stop_gradient
+from ..ops.reductions import reduce_sum
 from ._autodiff import wraps
 from ._custom_direct import TRACE, direct_call, jvp_by_rule, vjp_by_rules
-from .compiler.jit import jit_p
-from .core.api_util import fun_name
-from .core.array import Array, to_array
-from .core.eval import eval_jaxpr
-from .core.ir import ClosedJaxpr, Jaxpr
-from .core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
-from .core.trace import EVAL_TRACE, Primitive, Tracer, current_trace
-from .interpreters import ad, batching
-from .interpreters.batching import move_batch_axis, not_mapped
-from .interpreters.staging import trace_fun, trace_to_jaxpr
-from .ops.elementwise import add, stop_gradient
-from .ops.reductions import reduce_sum
 
 # ---------------------------------------------------------------------------------------
 # Shared: closure conversion, the call primitives' impl and abstract eval, arguments

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core.trace import Primitive
 from ..interpreters import ad, batching
-from . import _control_flow as cf
+from . import common as cf
 
 while_grad_p = Primitive("while_grad", multiple_results=True)
 
@@ -134,9 +134,9 @@ while_grad_p.def_abstract_eval(_while_grad_abstract_eval)
 def _while_grad_batch(vals, dims, *, trace, body, checkpoints):
     """All examples reverse over the largest trip count; an example past its own count
     takes identity steps (its counter, carried beside the state, selects the old carry)."""
-    from .elementwise import lt, select_n
-    from .reductions import reduce_max
-    from .shape import broadcast_in_dim
+    from ..ops.elementwise import lt, select_n
+    from ..ops.reductions import reduce_max
+    from ..ops.shape import broadcast_in_dim
 
     size = trace.axis_size
     nk = len(body.out_avals)

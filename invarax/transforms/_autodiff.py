@@ -6,14 +6,14 @@ import functools
 
 import numpy as np
 
+from ..core import dtypes
+from ..core.api_util import fun_name
+from ..core.array import Array, ArrayImpl, to_array
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..interpreters import ad
+from ..ops.elementwise import convert_element_type
+from ..ops.shape import reshape, slice_in_dim
 from ._vmap import vmap
-from .core import dtypes
-from .core.api_util import fun_name
-from .core.array import Array, ArrayImpl, to_array
-from .core.pytree import tree_flatten, tree_unflatten
-from .interpreters import ad
-from .ops.elementwise import convert_element_type
-from .ops.shape import reshape, slice_in_dim
 
 
 def wraps(fun):

@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 
-from . import _cli_report as report
-from .kernels.elementary import elementary
+from ..kernels.elementary import elementary
+from . import report
 
 WIDTH, DEPTH, ACTIVATION = 64, 2, "tanh"
 

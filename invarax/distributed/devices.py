@@ -19,10 +19,13 @@ import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from .core.array import ArrayImpl, to_array
-from .core.config import config
-from .core.pytree import tree_map
-from .kernels import _support
+import numpy as np
+
+from ..core.array import Array, ArrayImpl, to_array
+from ..core.config import config
+from ..core.pytree import tree_map
+from ..kernels import _support
+from ..ops.shape import broadcast_in_dim, concatenate, expand_dims
 
 
 class CpuDevice:
@@ -246,10 +249,11 @@ def device_put_replicated(x, devices_: list):
     devices_ = [_device_arg(d, "device_put_replicated's devices") for d in devices_]
     if not devices_:
         raise ValueError("device_put_replicated needs at least one device")
-    from .numpy import stack
+    def replicate(leaf):
+        leaf = to_array(leaf)
+        return broadcast_in_dim(leaf, (len(devices_), *leaf.shape), tuple(range(1, leaf.ndim + 1)))
 
-    return tree_map(lambda leaf: placed(stack([to_array(leaf)] * len(devices_)),
-                                        PmapSharding(devices_)), x)
+    return tree_map(lambda leaf: placed(replicate(leaf), PmapSharding(devices_)), x)
 
 
 def device_put_sharded(shards: list, devices_: list):
@@ -265,7 +269,32 @@ def device_put_sharded(shards: list, devices_: list):
             f"device_put_sharded got {len(shards)} shards for {len(devices_)} devices; "
             "pass one shard per device"
         )
-    from .numpy import stack
+    def stack(*leaves):
+        leaves = [to_array(v) for v in leaves]
+        if len({(v.shape, v.dtype) for v in leaves}) > 1:
+            raise ValueError(
+                "device_put_sharded needs shards of one shape and dtype, got "
+                f"{[f'{v.dtype}{list(v.shape)}' for v in leaves]}; cast or pad them to match")
+        return concatenate([expand_dims(v, (0,)) for v in leaves], 0)
 
-    return tree_map(lambda *leaves: placed(stack([to_array(v) for v in leaves]),
-                                           PmapSharding(devices_)), *shards)
+    return tree_map(lambda *leaves: placed(stack(*leaves), PmapSharding(devices_)), *shards)
+
+
+def block_until_ready(x):
+    """Wait for every array in the pytree ``x`` and return ``x`` (CPU results are always ready).
+
+    Example:
+        >>> invarax.block_until_ready({"a": jnp.ones(2)})["a"].shape
+        (2,)
+    """
+    return tree_map(lambda leaf: leaf.block_until_ready() if isinstance(leaf, Array) else leaf, x)
+
+
+def device_get(x):
+    """The pytree ``x`` with its arrays converted to NumPy arrays.
+
+    Example:
+        >>> type(invarax.device_get(jnp.ones(2))).__name__
+        'ndarray'
+    """
+    return tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)

@@ -20,9 +20,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="where to write the loss curve (default invarax-demo-loss.png)")
     demo.add_argument("--no-peers", dest="peers", action="store_false",
                       help="skip the JAX and PyTorch columns of the report")
-    from . import _cli_ir
+    from . import ir
 
-    _cli_ir.add_parser(commands)
+    ir.add_parser(commands)
     return parser
 
 
@@ -33,12 +33,12 @@ def main(argv=None) -> int:
         if args.steps < 1:
             print("invarax demo: error: --steps must be at least 1", file=sys.stderr)
             return 2
-        from ._cli_demo import demo
+        from .demo import demo
 
         return demo(steps=args.steps, png=args.png, peers=args.peers)
-    from . import _cli_ir
+    from . import ir
 
-    return _cli_ir.run(args, sys.stdout)
+    return ir.run(args, sys.stdout)
 
 
 if __name__ == "__main__":
