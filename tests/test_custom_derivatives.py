@@ -27,6 +27,7 @@ from invarax import (
     value_and_grad,
     vjp,
 )
+from invarax.transforms import _checkpoint, _custom_jvp, _custom_vjp
 from invarax.tree_util import tree_flatten
 
 
@@ -625,7 +626,7 @@ def test_stop_gradient_inside_custom_rules_and_checkpoint():
 # Docstring examples
 
 
-@pytest.mark.parametrize("module", [invarax._custom_derivatives, invarax._checkpoint],
+@pytest.mark.parametrize("module", [_custom_jvp, _custom_vjp, _checkpoint],
                          ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     globs = dict(vars(invarax), jnp=jnp)

@@ -24,10 +24,10 @@ from ..core.trace import EVAL_TRACE, Primitive, current_trace
 from ..interpreters import ad, batching
 from ..interpreters.staging import trace_fun, trace_to_jaxpr
 from ._autodiff import wraps
-from ._custom_derivatives import _batch_call_jaxpr, _closure_convert, _def_call
+from ._custom_common import batch_call_jaxpr, closure_convert, def_call
 
 checkpoint_p = Primitive("checkpoint", multiple_results=True)
-_def_call(checkpoint_p, "jaxpr")
+def_call(checkpoint_p, "jaxpr")
 
 
 def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, prevent_cse):
@@ -48,7 +48,7 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, prevent_cse):
 
     closed = trace_to_jaxpr(tangent_part, [x.aval for x in (*primals, *nonzero)],
                             "checkpoint (JVP)")
-    tangent_jaxpr, consts = _closure_convert(closed)
+    tangent_jaxpr, consts = closure_convert(closed)
     touts = iter(checkpoint_p.bind(*consts, *primals, *nonzero, jaxpr=tangent_jaxpr,
                                    policy=policy, prevent_cse=prevent_cse))
     return outs, [ad.Zero(ad.tangent_aval(o.aval)) if z else next(touts)
@@ -91,7 +91,7 @@ def _checkpoint_jvp_saving(primals, tangents, saved, *, jaxpr, policy, prevent_c
     closed = trace_to_jaxpr(tangent_part, [x.aval for x in (*primals, *values, *nonzero)],
                             "checkpoint (JVP)")
     closed, values = _drop_unread(dce(closed), values, n_p)  # what nobody reads goes
-    tangent_jaxpr, consts = _closure_convert(closed)
+    tangent_jaxpr, consts = closure_convert(closed)
     touts = iter(checkpoint_p.bind(*consts, *primals, *values, *nonzero, jaxpr=tangent_jaxpr,
                                    policy=policy, prevent_cse=prevent_cse))
     return outs, [ad.Zero(ad.tangent_aval(o.aval)) if z else next(touts)
@@ -139,7 +139,7 @@ def _checkpoint_transpose_accumulating(cts, args, accs, same, *, jaxpr, policy, 
 
 
 def _checkpoint_batch(vals, dims, *, trace, jaxpr, policy, prevent_cse):
-    body, consts = _batch_call_jaxpr(jaxpr, vals, dims, trace, "checkpoint")
+    body, consts = batch_call_jaxpr(jaxpr, vals, dims, trace, "checkpoint")
     outs = checkpoint_p.bind(*consts, *vals, jaxpr=body, policy=policy, prevent_cse=prevent_cse)
     return outs, [0] * len(outs)
 
@@ -239,7 +239,7 @@ def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=())
 
         closed, leaves, out_tree = trace_fun(dyn_fun, dyn_args, dyn_kwargs,
                                              f"checkpoint of {static.name}")
-        jaxpr, consts = _closure_convert(closed)
+        jaxpr, consts = closure_convert(closed)
         outs = checkpoint_p.bind(*consts, *leaves, jaxpr=jaxpr, policy=policy,
                                  prevent_cse=prevent_cse)
         return tree_unflatten(out_tree, outs)
