@@ -1,4 +1,5 @@
-"""Every primitive has its rules: impl, abstract eval, JVP, and transpose iff it is linear.
+"""Every primitive has its rules: impl, abstract eval, JVP, transpose iff it is linear, and
+a CPU lowering.
 
 Exceptions are listed explicitly, each with its reason.
 """
@@ -6,6 +7,7 @@ Exceptions are listed explicitly, each with its reason.
 import pytest
 
 import invarax  # noqa: F401  (defines every primitive)
+from invarax.core.lowering import LOWERINGS
 from invarax.core.trace import PRIMITIVES, Primitive
 from invarax.interpreters import ad
 
@@ -171,9 +173,37 @@ def test_transpose_rule_iff_linear(name):
         )
 
 
+# ---------------------------------------------------------------------------------------
+# Lowering: a CPU rule in the lowering table (core/lowering.py) for every primitive.
+
+# Primitives without a registered CPU lowering, with the reason. On the CPU an unregistered
+# primitive runs its impl (what their rule would say); a backend without such a fallback
+# needs theirs.
+NO_CPU_LOWERING = dict.fromkeys(
+    ["jit", "custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint", "name"],
+    "defined in compiler/jit.py, _custom_derivatives.py or _checkpoint.py, which are being "
+    "moved into transforms/: the move registers their lowering beside their other rules",
+)
+
+
+@pytest.mark.parametrize("name", sorted(PRIMITIVES))
+def test_every_primitive_has_a_cpu_lowering(name):
+    prim = PRIMITIVES[name]
+    if name in NO_CPU_LOWERING:
+        assert prim not in LOWERINGS["cpu"], (
+            f"{name} has a CPU lowering: remove it from NO_CPU_LOWERING")
+        return
+    assert prim in LOWERINGS["cpu"], (
+        f"{name} has no CPU lowering: call core.lowering.register_lowering({name}_p, ...) "
+        "under its other rules, or list it in NO_CPU_LOWERING with the reason")
+    assert LOWERINGS["cpu"][prim].impl is prim.impl, (
+        f"{name}'s CPU lowering calls another function than its impl: jit would not give "
+        "eager's bits")
+
+
 def test_rule_lists_name_primitives():
     named = set(NO_JVP) | set(AWAITING_JVP) | set(AWAITING_TRANSPOSE) | set(ZERO_DERIVATIVE)
-    named |= CALL_LIKE | set(LINEAR)
+    named |= CALL_LIKE | set(LINEAR) | set(NO_CPU_LOWERING)
     assert named <= set(PRIMITIVES), named - set(PRIMITIVES)
     assert set(AWAITING_TRANSPOSE) <= set(LINEAR)
     assert not set(NO_JVP) & set(AWAITING_JVP)

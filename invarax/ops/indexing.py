@@ -43,6 +43,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.array import Array, ArrayImpl, to_array
 from ..core.aval import ShapedArray
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive, Tracer
 from ..interpreters.ad import (
     UndefinedPrimal,
@@ -184,6 +185,7 @@ def _dynamic_slice_abstract_eval(operand, *starts, slice_sizes):
 dynamic_slice_p = Primitive("dynamic_slice")
 dynamic_slice_p.def_impl(_dynamic_slice_impl)
 dynamic_slice_p.def_abstract_eval(_dynamic_slice_abstract_eval)
+register_lowering(dynamic_slice_p)
 
 
 def _dynamic_slice_transpose(ct, operand, *starts, slice_sizes):
@@ -239,6 +241,7 @@ def _dynamic_update_slice_abstract_eval(operand, update, *starts):
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
 dynamic_update_slice_p.def_impl(_dynamic_update_slice_impl)
 dynamic_update_slice_p.def_abstract_eval(_dynamic_update_slice_abstract_eval)
+register_lowering(dynamic_update_slice_p)
 
 
 def _dynamic_update_slice_transpose(ct, operand, update, *starts):
@@ -458,6 +461,7 @@ def _gather_abstract_eval(operand, indices, *, axes, mode, fill_value):
 gather_p = Primitive("gather")
 gather_p.def_impl(_gather_impl)
 gather_p.def_abstract_eval(_gather_abstract_eval)
+register_lowering(gather_p)
 
 
 def _gather_jvp(primals, tangents, *, axes, mode, fill_value):
@@ -572,6 +576,7 @@ def defscatter(name: str, combine: str, kinds: str) -> Primitive:
     prim = Primitive(name)
     prim.def_impl(impl)
     prim.def_abstract_eval(abstract_eval)
+    register_lowering(prim)
     return prim
 
 

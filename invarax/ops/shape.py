@@ -20,6 +20,8 @@ import numpy as np
 from ..core import dtypes
 from ..core.array import ArrayImpl, to_array
 from ..core.aval import ShapedArray
+from ..core.ir import Literal
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters.ad import UndefinedPrimal, Zero, deflinear
 from ..interpreters.batching import (
@@ -46,11 +48,13 @@ def _shape_tuple(shape, what="shape") -> tuple:
     return shape
 
 
-def defshape(name, impl, abstract_eval) -> Primitive:
-    """A primitive that rearranges values: impl and abstract eval are given directly."""
+def defshape(name, impl, abstract_eval, **lowering) -> Primitive:
+    """A primitive that rearranges values: impl and abstract eval are given directly;
+    ``lowering``: the fields of its CPU lowering (``core.lowering.Lowering``) but ``impl``."""
     prim = Primitive(name)
     prim.def_impl(impl)
     prim.def_abstract_eval(abstract_eval)
+    register_lowering(prim, **lowering)
     return prim
 
 
@@ -83,7 +87,9 @@ def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions):
 
 
 broadcast_in_dim_p = defshape(
-    "broadcast_in_dim", _broadcast_in_dim_impl, _broadcast_in_dim_abstract_eval
+    "broadcast_in_dim", _broadcast_in_dim_impl, _broadcast_in_dim_abstract_eval,
+    scalar_broadcast=True,
+    noop=lambda ndim, p: tuple(p["broadcast_dimensions"]) == tuple(range(ndim)),
 )
 
 
@@ -124,7 +130,8 @@ def _reshape_abstract_eval(x, new_sizes, dimensions):
 
 
 reshape_p = defshape(
-    "reshape", lambda x, new_sizes, dimensions: x.reshape(new_sizes), _reshape_abstract_eval
+    "reshape", lambda x, new_sizes, dimensions: x.reshape(new_sizes), _reshape_abstract_eval,
+    noop=lambda ndim, p: p["dimensions"] is None,
 )
 
 
@@ -151,7 +158,9 @@ def _transpose_abstract_eval(x, permutation):
 
 
 transpose_p = defshape(
-    "transpose", lambda x, permutation: np.transpose(x, permutation), _transpose_abstract_eval
+    "transpose", lambda x, permutation: np.transpose(x, permutation), _transpose_abstract_eval,
+    noop=lambda ndim, p: tuple(p["permutation"]) == tuple(range(ndim)),
+    permutation=lambda p: p["permutation"],
 )
 
 
@@ -182,7 +191,8 @@ def _squeeze_abstract_eval(x, dimensions):
 
 
 squeeze_p = defshape(
-    "squeeze", lambda x, dimensions: np.squeeze(x, dimensions), _squeeze_abstract_eval
+    "squeeze", lambda x, dimensions: np.squeeze(x, dimensions), _squeeze_abstract_eval,
+    noop=lambda ndim, p: tuple(p["dimensions"]) == (),
 )
 
 
@@ -298,7 +308,23 @@ def _pad_abstract_eval(x, padval, padding_config):
     return ShapedArray(shape, x.dtype, x.weak_type and padval.weak_type)
 
 
-pad_p = defshape("pad", _pad_impl, _pad_abstract_eval)
+def _pad_piece(pad):
+    """The slices a pad equation's operand fills, or None unless it pads with +0 and no
+    interior or negative padding (a piece of a sum that ``jit`` computes by copies)."""
+    x, value = pad.invars
+    if not isinstance(value, Literal):
+        return None
+    v = np.asarray(value.val._value)
+    if v.shape != () or v != 0 or np.signbit(v):
+        return None
+    config = pad.params["padding_config"]
+    if any(interior != 0 or lo < 0 or hi < 0 for lo, hi, interior in config):
+        return None
+    return tuple(builtins.slice(lo, lo + n)
+                 for (lo, _, _), n in zip(config, x.aval.shape, strict=True))
+
+
+pad_p = defshape("pad", _pad_impl, _pad_abstract_eval, pad_piece=_pad_piece)
 
 
 def _pad_transpose(ct, x, padval, *, padding_config):
