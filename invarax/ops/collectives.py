@@ -226,7 +226,7 @@ def _all_gather_transpose(ct, x, *, axis_name, axis, tiled):
     # This example's slot of the cotangent, summed over every example that saw it.
     if isinstance(ct, Zero):
         return None
-    from .indexing import dynamic_slice
+    from .dynamic_slicing import dynamic_slice
 
     summed = psum_p.bind(ct, axis_name=axis_name)
     width = x.aval.shape[axis] if tiled else 1

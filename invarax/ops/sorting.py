@@ -27,7 +27,7 @@ from ..interpreters.ad import Zero, jvp_rules
 from ..interpreters.batching import batching_rules
 from . import shape as sh
 from ._util import canonicalize_axis
-from .indexing import GatherScatterMode, gather_p
+from .gather import GatherScatterMode, gather_p
 
 
 def _permutation(keys, dimension: int) -> np.ndarray:
