@@ -106,3 +106,15 @@ def test_jit_reads_the_table():
     x = jnp.ones(2**21, jnp.float32)
     f = invarax.jit(lambda x: jnp.exp(x) * 2.0 + x)
     np.testing.assert_array_equal(np.asarray(f(x)), np.asarray(jnp.exp(x) * 2.0 + x))
+
+
+def test_docstring_examples():
+    import doctest
+
+    import invarax.core.lowering
+    import invarax.ops.arithmetic
+
+    globs = {"np": np, "grad": invarax.grad, "stop_gradient": ew.stop_gradient}
+    for module in (invarax.core.lowering, invarax.ops.arithmetic):
+        result = doctest.testmod(module, extraglobs=globs)
+        assert result.failed == 0 and result.attempted > 0, module.__name__
