@@ -20,6 +20,8 @@ import invarax.lax as lax
 import invarax.numpy as jnp
 from invarax.compiler import fusion
 from invarax.compiler.lower import compile_jaxpr
+from invarax.core.lowering import lowering
+from invarax.core.trace import PRIMITIVES
 from invarax.kernels import _support
 from invarax.ops import elementwise
 from invarax.ops.fused import fma, fma_p
@@ -260,12 +262,8 @@ def test_fma(x64, dtype):
         check_fused(lambda a, b: fma(a, b, b[0]) * 2.0, (a, b))
 
 
-def test_every_chunkable_primitive_is_covered():
-    covered = {
-        *(elementwise.unary_p[n] for n in elementwise.UNARY),
-        *(elementwise.binary_p[n] for n in elementwise.BINARY),
-        *elementwise.compare_p.values(),
-    }
+def test_every_fusible_primitive_is_covered():
+    fusible = {p for p in PRIMITIVES.values() if lowering(p).fusible}
     traced = set()
     for _name, op, dtype in UNARY_CASES:
         x = values((4,), dtype)
@@ -274,9 +272,8 @@ def test_every_chunkable_primitive_is_covered():
         x = values((4,), dtype)
         traced.update(e.primitive for e in invarax.make_jaxpr(getattr(lax, name))(x, x).eqns)
     traced.update((elementwise.select_n_p, fma_p))
-    assert elementwise.CHUNKABLE <= traced | covered
-    assert elementwise.CHUNKABLE - {elementwise.unary_p["not"]} <= traced | {
-        elementwise.binary_p[n] for n in ("and", "or", "xor")} | {elementwise.unary_p["not"]}
+    bitwise = {elementwise.and_p, elementwise.or_p, elementwise.xor_p, elementwise.not_p}
+    assert fusible <= traced | bitwise
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Every primitive has its rules: impl, abstract eval, JVP, and transpose iff it is linear.
+"""Every primitive has its rules: impl, abstract eval, JVP, transpose iff it is linear, and
+a CPU lowering.
 
 Exceptions are listed explicitly, each with its reason.
 """
@@ -6,6 +7,7 @@ Exceptions are listed explicitly, each with its reason.
 import pytest
 
 import invarax  # noqa: F401  (defines every primitive)
+from invarax.core.lowering import LOWERINGS
 from invarax.core.trace import PRIMITIVES, Primitive
 from invarax.interpreters import ad
 
@@ -169,6 +171,20 @@ def test_transpose_rule_iff_linear(name):
             f"{name} has a transpose rule but is not linear: remove the rule, or, if it is "
             "linear in some operands, add it to LINEAR with a note saying which"
         )
+
+
+# ---------------------------------------------------------------------------------------
+# Lowering: a CPU rule in the lowering table (core/lowering.py) for every primitive.
+
+@pytest.mark.parametrize("name", sorted(PRIMITIVES))
+def test_every_primitive_has_a_cpu_lowering(name):
+    prim = PRIMITIVES[name]
+    assert prim in LOWERINGS["cpu"], (
+        f"{name} has no CPU lowering: call core.lowering.register_lowering({name}_p, ...) "
+        "under its other rules")
+    assert LOWERINGS["cpu"][prim].impl is prim.impl, (
+        f"{name}'s CPU lowering calls another function than its impl: jit would not give "
+        "eager's bits")
 
 
 def test_rule_lists_name_primitives():

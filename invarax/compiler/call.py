@@ -13,6 +13,7 @@ import functools
 
 from ..core.eval import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive, Tracer
 from ..interpreters import ad, batching
 from ..interpreters.staging import trace_to_jaxpr
@@ -295,6 +296,7 @@ _jit_batch.needs_trace = True
 
 jit_p.def_impl(_jit_impl)
 jit_p.def_abstract_eval(_jit_abstract_eval)
+register_lowering(jit_p)
 ad.jvp_rules[jit_p] = _jit_jvp
 ad.partial_eval_eqn_rules[jit_p] = _jit_partial_eval
 ad.transpose_rules[jit_p] = _jit_transpose

@@ -1,10 +1,10 @@
 """Elementwise fusion: groups of elementwise equations evaluated chunk by chunk, on threads.
 
-A *fusion group* is a set of elementwise equations (``CHUNKABLE`` in
-``invarax/ops/elementwise.py``) with one output shape, large enough to pay for
+A *fusion group* is a set of elementwise equations (``fusible`` in the lowering table,
+``invarax/core/lowering.py``) with one output shape, large enough to pay for
 chunking (``min_size`` elements, ``min_work`` elements times members). Its inputs
-are arrays of that shape and 0-d scalars: a ``broadcast_in_dim`` of a 0-d operand
-to the group's shape is read as that scalar. ``plan`` groups a jaxpr's equations
+are arrays of that shape and 0-d scalars: a ``scalar_broadcast`` (``broadcast_in_dim``)
+of a 0-d operand to the group's shape is read as that scalar. ``plan`` groups a jaxpr's equations
 greedily, in program order: an elementwise equation joins the open group of its
 shape, and a group is emitted (closed) just before the first other equation that
 reads one of its values, so every group runs after all its inputs exist and
@@ -18,9 +18,9 @@ runs on the chunk's slices, in program order, its result written into a small
 scratch buffer that is reused from chunk to chunk (so the intermediates stay in
 the cache), or straight into the full output array for a value that the rest of
 the program reads. Each member is computed by its own impl, the one eager
-evaluation calls: a ufunc impl writes into the buffer (``ufunc(*slices,
-out=buffer)``: the same loop and dtypes), any other impl runs on the slices and
-the chunk is copied in. An elementwise impl gives an element the same bits
+evaluation calls (its rule's ``kernel(dtype)``): a ufunc impl writes into the buffer
+(``ufunc(*slices, out=buffer)``: the same loop and dtypes), any other impl runs on the
+slices and the chunk is copied in. An elementwise impl gives an element the same bits
 whatever the length, offset or stride of the array around it, so neither the
 chunk size nor the scalar standing for a broadcast changes a bit (N3), and
 tests check it for every primitive.
@@ -36,18 +36,18 @@ An output may be written into the buffer of an input that the program no longer
 needs (``reusable``): the lowering decides which, and the group only guarantees
 that the input's chunk is read before the output's chunk is written over it.
 
-A group may end in row reductions (``ROW_REDUCTIONS``: sum, product, max, min, and,
-or, argmax, argmin): a member's value whose only reader is a reduction over trailing
-axes (all the axes from some axis ``p >= 1`` on) is never materialised. The group
-is then chunked along the kept axes in whole rows (a chunk holds at least one row
-of ``prod(shape[p:])`` elements), and right after the member computes a chunk, the
-reduction's impl (the one eager calls) reduces that chunk's rows into the chunk's
-slice of the reduced output. The kernels reduce each row on its own, in an order
-fixed by the row length (docs/numerics.md), so a row gives the same bits whether it
-is reduced with the whole array or with its chunk, on any thread (N3, N5). A row
-whose chunk would not fit in ``chunk_bytes`` leaves the reduction out of the group,
-which then materialises its value as before. Such a group's chunks hold at least
-``min_reduce_chunk`` elements, since each reduction call has a fixed cost.
+A group may end in row reductions (``row_reduction`` in the lowering table: sum, product,
+max, min, and, or, argmax, argmin): a member's value whose only reader is a reduction over
+trailing axes (all the axes from some axis ``p >= 1`` on) is never materialised. The group
+is then chunked along the kept axes in whole rows (a chunk holds at least one row of
+``prod(shape[p:])`` elements), and right after the member computes a chunk, the
+reduction's impl (the one eager calls) reduces that chunk's rows into the chunk's slice of
+the reduced output. The kernels reduce each row on its own, in an order fixed by the row
+length (docs/numerics.md), so a row gives the same bits whether it is reduced with the
+whole array or with its chunk, on any thread (N3, N5). A row whose chunk would not fit in
+``chunk_bytes`` leaves the reduction out of the group, which then materialises its value
+as before. Such a group's chunks hold at least ``min_reduce_chunk`` elements, since each
+reduction call has a fixed cost.
 
 The scratch buffers of a run are views of one block, which is kept for later runs
 (``_take``/``_give``, a few blocks at most): a large fresh block would have its pages
@@ -64,13 +64,8 @@ import threading
 import numpy as np
 
 from ..core.ir import Jaxpr, Literal
+from ..core.lowering import lowering
 from ..kernels._support import num_threads, worker_pool
-from ..ops.elementwise import CHUNKABLE, chunk_kernel
-from ..ops.reductions import REDUCER_DEFS, argmax_p, argmin_p
-from ..ops.shape import broadcast_in_dim_p
-
-# Reductions that a group may end in: each row of the trailing axes is reduced on its own.
-ROW_REDUCTIONS = frozenset([*(p for p, _ in REDUCER_DEFS.values()), argmax_p, argmin_p])
 
 # Measured on a 2-core AMD EPYC (1 MiB L2 per core, 32 MiB L3), float32:
 # chunk_bytes: a chunk's bytes in all the buffers it touches (inputs, scratch, outputs);
@@ -186,23 +181,24 @@ class Group:
 def ufunc_of(eqn):
     """The NumPy ufunc (or kernel taking ``out=``, as invarax's elementary functions) that
     computes ``eqn`` and can write into a buffer, or None."""
-    if eqn.primitive not in CHUNKABLE or eqn.params or len(eqn.outvars) != 1:
+    rule = lowering(eqn.primitive)
+    if not rule.fusible or eqn.params or len(eqn.outvars) != 1:
         return None
-    kernel = chunk_kernel(eqn.primitive, eqn.invars[0].aval.dtype)
+    kernel = rule.kernel(eqn.invars[0].aval.dtype)
     writes = isinstance(kernel, np.ufunc) or getattr(kernel, "writes_out", False)
     return kernel if writes else None
 
 
 def fusable(eqn, min_size: int) -> bool:
     """Whether ``eqn`` may join a fusion group."""
-    if eqn.primitive not in CHUNKABLE or len(eqn.outvars) != 1:
+    if not lowering(eqn.primitive).fusible or len(eqn.outvars) != 1:
         return False
     shape = eqn.outvars[0].aval.shape
     return len(shape) > 0 and math.prod(shape) >= max(min_size, 1)
 
 
 def _scalar_broadcast(eqn, min_size: int) -> bool:
-    return (eqn.primitive is broadcast_in_dim_p and eqn.invars[0].aval.shape == ()
+    return (lowering(eqn.primitive).scalar_broadcast and eqn.invars[0].aval.shape == ()
             and len(eqn.outvars[0].aval.shape) > 0
             and math.prod(eqn.outvars[0].aval.shape) >= max(min_size, 1))
 
@@ -265,7 +261,7 @@ def _absorb_reductions(items, outvars) -> list:
             member_of.update((id(e.outvars[0]), item) for e in item.eqns)
     absorbed = set()
     for item in items:
-        if isinstance(item, Group) or item.primitive not in ROW_REDUCTIONS:
+        if isinstance(item, Group) or not lowering(item.primitive).row_reduction:
             continue
         (v,) = item.invars
         group = member_of.get(id(v))
@@ -476,7 +472,7 @@ def _work_source(group: Group):
             namespace[fn] = ufunc
             lines.append(f"{fn}({ins}, out={dst})")
         else:
-            kernel = chunk_kernel(eqn.primitive, eqn.invars[0].aval.dtype)
+            kernel = lowering(eqn.primitive).kernel(eqn.invars[0].aval.dtype)
             namespace[fn] = _bind_params(kernel, eqn.params)
             lines.append(f"{dst}[...] = {fn}({ins})")
         # Reduce the chunk's rows now, before a later member reuses the buffer.
@@ -500,7 +496,7 @@ def _work_source(group: Group):
 def _row_reducer(eqn, ndim: int):
     """``eqn``'s impl on a chunk, which holds the trailing ``ndim - k`` axes of the group's
     shape: the reduced axes are the chunk's last ones."""
-    impl, params = eqn.primitive.impl, dict(eqn.params)
+    impl, params = lowering(eqn.primitive).impl, dict(eqn.params)
     count = ndim - _first_reduced(eqn)
     by_rank = {}
 

@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from ..core.ir import Jaxpr, Literal
+from ..core.lowering import lowering
 from .dots import contractions, stacked_products
 from .fusion import Group, plan, ufunc_of
 from .native import native_scan, native_while
@@ -122,24 +123,19 @@ def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int, native: bool = F
     return (native and native_scan(jaxpr, num_consts, num_carry, run)) or run
 
 
-_OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.less: "<",
-              np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=", np.equal: "==",
-              np.not_equal: "!="}
-
-
 def _scalar_operator(item):
-    """The Python operator computing ``item`` on 0-d operands bit for bit, or None."""
+    """The Python operator computing ``item`` on 0-d operands bit for bit, or None: the
+    lowering's ``operator``, where a ufunc computes the item (so not an integer ``/``) on
+    two float32, float64 or integer operands."""
     if isinstance(item, Group) or any(v.aval.shape != () for v in (*item.invars,
                                                                   *item.outvars)):
         return None
-    ufunc, dtype = ufunc_of(item), item.invars[0].aval.dtype
-    if dtype.kind == "f" and dtype.itemsize < 4:
+    op, dtype = lowering(item.primitive).operator, item.invars[0].aval.dtype
+    if op is None or ufunc_of(item) is None or len(item.invars) != 2:
         return None
-    if ufunc is np.true_divide and dtype.kind == "f":
-        return "/"
-    if len(item.invars) != 2 or dtype.kind not in "fiu":
+    if dtype.kind not in "fiu" or (dtype.kind == "f" and dtype.itemsize < 4):
         return None
-    return _OPERATORS.get(ufunc)
+    return op
 
 
 def compile_while(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int,
@@ -293,7 +289,7 @@ class _Program:
                 outvars, multiple = item.outvars, True
                 groups.append(item)
             else:
-                impl = item.primitive.impl
+                impl = lowering(item.primitive).impl
                 if bufs and buf_names[0] != "None":  # a ufunc writing into a dead or pooled buffer
                     impl = ufunc_of(item)
                     args.append(f"out={buf_names[0]}")

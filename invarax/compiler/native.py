@@ -1,14 +1,16 @@
 """Native loops: a ``scan`` or ``while`` whose body is elementwise arithmetic, in C.
 
-A loop body (after ``jit``'s passes) whose every equation is one of the operations below,
-on 0-d values and arrays of one shape, is written as one C function running the whole
-loop, compiled (``native_build``: the C compiler that built Python's extensions, ``-O3
--march=native -ffp-contract=off``, never fast-math), cached on disk and called through
-``ctypes``. Arrays are computed element by element, all the elementwise equations of the
-body in one C loop (which the compiler vectorizes) up to a full ``reduce_or`` or
-``reduce_and``, whose 0-d result the rest of the body may read (``_Body``); array carries
-are double-buffered. Each operation gives exactly the bits NumPy's ufunc gives on 0-d
-operands, which the Python loop (``lower.compile_loop``) and eager evaluation compute:
+A loop body (after ``jit``'s passes) whose every equation is one of the operations below
+(a per-element C form ``c``, a full reduction ``c_fold`` or a ``scalar_broadcast`` in the
+lowering table, ``core/lowering.py``), on 0-d values and arrays of one shape, is written
+as one C function running the whole loop, compiled (``native_build``: the C compiler that
+built Python's extensions, ``-O3 -march=native -ffp-contract=off``, never fast-math),
+cached on disk and called through ``ctypes``. Arrays are computed element by element, all
+the elementwise equations of the body in one C loop (which the compiler vectorizes) up to
+a full ``reduce_or`` or ``reduce_and``, whose 0-d result the rest of the body may read
+(``_Body``); array carries are double-buffered. Each operation gives exactly the bits
+NumPy's ufunc gives on 0-d operands, which the Python loop (``lower.compile_loop``) and
+eager evaluation compute:
 
 - float ``+ - * /`` are IEEE operations in the operands' precision (SSE/AVX, no double
   rounding, no FMA); a NaN operand's payload is kept as NumPy's scalar loop keeps it (the
@@ -39,6 +41,7 @@ import threading
 import numpy as np
 
 from ..core.ir import Jaxpr, Literal
+from ..core.lowering import lowering
 from .native_build import cache_path, load
 
 __all__ = ["cache_path", "load", "native_scan", "native_while", "scan_source", "while_source"]
@@ -66,9 +69,8 @@ ARITH(double, add_d, +) ARITH(double, sub_d, -) ARITH(double, mul_d, *) ARITH(do
 # A scan of fewer iterations x equations than this runs as the Python loop (same bits).
 MIN_WORK = 32
 
-_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
-_BITWISE = {"and": "&", "or": "|", "xor": "^"}
-_ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+# The prelude's functions of the float operators of the "arith" form.
+_ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
 
 
 class _Unsupported(Exception):
@@ -97,55 +99,57 @@ def _literal(v) -> str:
 
 
 def _expr(eqn, args, vector=False) -> str:
-    """The C expression computing ``eqn`` (one 0-d output) from the C expressions ``args``.
+    """The C expression computing ``eqn`` (one 0-d output) from the C expressions ``args``,
+    by the per-element C form of its lowering (``core/lowering.py``).
 
     Float arithmetic keeps the first operand's NaN as NumPy does: on 0-d values by a
     predicted branch after the operation (off the critical path of a scalar loop), in an
     array loop (``vector``) by a select of the second operand (vectorizes cheaper)."""
-    name, params = eqn.primitive.name, eqn.params
+    form, *sym = lowering(eqn.primitive).c or ("",)
+    op = sym[0] if sym else None
     ins = [v.aval for v in eqn.invars]
     out = eqn.outvars[0].aval
     kind = np.dtype(ins[0].dtype).kind if ins else "f"
     t = _ctype(out)
-    if name in _ARITH:
+    if form == "arith":
         a, b = args
         if kind == "f":
-            return (f"NAN_FIRST({a}, {b}, {_ARITH[name]})" if vector else
-                    f"{name}_{t[0]}({a}, {b})")
-        if kind in "iu" and name != "div":
-            return f"WRAP({t}, {a}, {_ARITH[name]}, {b})"
-    elif name in _COMPARE:
-        return f"(uint8_t)({args[0]} {_COMPARE[name]} {args[1]})"
-    elif name in ("max", "min"):
+            return (f"NAN_FIRST({a}, {b}, {op})" if vector else
+                    f"{_ARITH[op]}_{t[0]}({a}, {b})")
+        if kind in "iu" and op != "/":
+            return f"WRAP({t}, {a}, {op}, {b})"
+    elif form == "compare":
+        return f"(uint8_t)({args[0]} {op} {args[1]})"
+    elif form == "extremum":
         a, b = args
         if kind == "f":
-            return f"F{name.upper()}({a}, {b})"
-        return f"({a} {'>' if name == 'max' else '<'} {b} ? {a} : {b})"
-    elif name in _BITWISE and kind in "iub":
-        return f"({t})({args[0]} {_BITWISE[name]} {args[1]})"
-    elif name == "not" and kind in "iub":
+            return f"{'FMAX' if op == '>' else 'FMIN'}({a}, {b})"
+        return f"({a} {op} {b} ? {a} : {b})"
+    elif form == "bitwise" and kind in "iub":
+        return f"({t})({args[0]} {op} {args[1]})"
+    elif form == "not" and kind in "iub":
         return f"(uint8_t)!{args[0]}" if kind == "b" else f"({t})~{args[0]}"
-    elif name == "neg" and kind in "fiu":
+    elif form == "neg" and kind in "fiu":
         return f"(-{args[0]})" if kind == "f" else f"WRAP({t}, 0, -, {args[0]})"
-    elif name == "abs" and kind in "fiu":
+    elif form == "abs" and kind in "fiu":
         a = args[0]
         if kind == "f":
             return f"{'fabsf' if t == 'float' else 'fabs'}({a})"
         return a if kind == "u" else f"({a} < 0 ? WRAP({t}, 0, -, {a}) : {a})"
-    elif name in ("sqrt", "floor", "ceil") and kind == "f":  # a NaN quieted, as NumPy's
+    elif form == "quiet" and kind == "f":  # a NaN quieted, as NumPy's
         return f"({args[0]} != {args[0]} ? {args[0]} + {args[0]} : " \
-               f"{name}{'f' if t == 'float' else ''}({args[0]}))"
-    elif name == "is_finite" and kind == "f":
+               f"{op}{'f' if t == 'float' else ''}({args[0]}))"
+    elif form == "is_finite" and kind == "f":
         return f"(uint8_t)(isfinite({args[0]}) != 0)"
-    elif name == "select_n":
+    elif form == "select":
         return _select(ins[0], args)
-    elif name == "convert_element_type":
+    elif form == "convert":
         return _convert(ins[0], out, args[0])
-    elif name == "integer_pow" and kind in "fiu":
-        return _integer_pow(kind, t, args[0], params["y"], vector)
-    elif name in ("stop_gradient", "copy") and ins[0] == out:
+    elif form == "integer_pow" and kind in "fiu":
+        return _integer_pow(kind, t, args[0], eqn.params["y"], vector)
+    elif form == "identity" and ins[0] == out:
         return args[0]
-    raise _Unsupported(f"{name} of {[a.str_short() for a in ins]}")
+    raise _Unsupported(f"{eqn.primitive} of {[a.str_short() for a in ins]}")
 
 
 def _select(which, args) -> str:
@@ -189,7 +193,7 @@ def _integer_pow(kind, t, a, y, vector) -> str:
         return f"NAN_FIRST({p}, {q}, *)" if vector else f"mul_{t[0]}({p}, {q})"
 
     acc, base, n = None, a, -y if y < 0 else y
-    while n:  # the order of ops.elementwise._integer_pow_impl
+    while n:  # the order of integer_pow's impl
         if n & 1:
             acc = base if acc is None else mul(acc, base)
         n >>= 1
@@ -198,9 +202,6 @@ def _integer_pow(kind, t, a, y, vector) -> str:
     if y < 0:
         return f"NAN_FIRST(({t})1, {acc}, /)" if vector else f"div_{t[0]}(({t})1, {acc})"
     return acc
-
-
-_REDUCE = {"reduce_or": ("0", "|="), "reduce_and": ("~0", "&=")}
 
 
 def out_shape(eqn) -> tuple:
@@ -247,7 +248,7 @@ class _Body:
         for k, eqn in enumerate(jaxpr.eqns):
             if len(eqn.outvars) != 1:
                 raise _Unsupported(f"{eqn.primitive.name} with {len(eqn.outvars)} outputs")
-            if eqn.primitive.name in _REDUCE:
+            if lowering(eqn.primitive).c_fold is not None:
                 x = eqn.invars[0].aval
                 if x.shape == () or tuple(eqn.params["axes"]) != tuple(range(len(x.shape))):
                     raise _Unsupported(f"{eqn.primitive.name} over axes {eqn.params['axes']}")
@@ -279,7 +280,7 @@ class _Body:
 
     @staticmethod
     def _uniform(eqn) -> bool:
-        return eqn.primitive.name == "broadcast_in_dim" and eqn.invars[0].aval.shape == ()
+        return lowering(eqn.primitive).scalar_broadcast and eqn.invars[0].aval.shape == ()
 
     def _lit(self, v) -> str:
         """A literal: a bool inline, a number read from the function's parameters, so that
@@ -316,8 +317,9 @@ class _Body:
             out = eqn.outvars[0]
             name = f"{prefix}{k}"
             t = _ctype(out.aval)
-            if eqn.primitive.name in _REDUCE:
-                init, op = _REDUCE[eqn.primitive.name]
+            fold = lowering(eqn.primitive).c_fold
+            if fold is not None:
+                init, op = fold
                 accs.append(f"{t} {name} = ({t}){init};")
                 body.append(f"{name} {op} {self._elem(eqn.invars[0], loads, body)};")
                 self.vals[id(out)] = ("s", name)

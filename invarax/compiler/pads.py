@@ -8,7 +8,8 @@ is one piece's value ``v`` plus zeros, in some order, or zeros alone; IEEE addit
 ``v + 0`` for every such order (``-0 + +0 = +0`` either way, a NaN keeps its payload), and
 ``+0`` where no piece lands. So one array of zeros with each piece copied into its region,
 then ``+ 0`` added once, has the bits of the sum: one item, ``pad_sum``, in place of the
-tree of ``pad`` and ``add`` equations.
+tree of ``pad`` and ``add`` equations. The lowering table says which equations are such
+additions (``sums_pieces``) and which are pieces, and where (``pad_piece``).
 """
 
 from __future__ import annotations
@@ -16,18 +17,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ir import Eqn, Literal
-from ..ops.elementwise import binary_p
-from ..ops.shape import pad_p
+from ..core.lowering import lowering
 from .dots import Call
-
-_ADD = binary_p["add"]
 
 
 def pad_sums(items: list, keep) -> list:
-    """``items`` (a program's plan) with each tree of ``add`` equations whose leaves are
-    two or more float ``pad`` equations with ``+0`` padding, no interior padding and
-    disjoint regions (every inner value read only by the tree, none in ``keep``) replaced
-    by one ``pad_sum`` item computing the same bits.
+    """``items`` (a program's plan) with each tree of float ``add`` equations (``sums_pieces``)
+    whose leaves are two or more pieces (``pad`` equations with ``+0`` padding and no
+    interior padding: a ``pad_piece``) of disjoint regions (every inner value read only by
+    the tree, none in ``keep``) replaced by one ``pad_sum`` item computing the same bits.
 
     Example:
         >>> f = lambda a, b: (jnp.pad(a, ((0, 0), (0, 2))) + jnp.pad(b, ((0, 0), (2, 0))))
@@ -47,12 +45,12 @@ def pad_sums(items: list, keep) -> list:
     out, gone = list(items), set()
     for j in range(len(items) - 1, -1, -1):
         root = items[j]
-        if j in gone or not _is(root, _ADD) or root.outvars[0].aval.dtype.kind != "f":
+        if j in gone or not _sums(root) or root.outvars[0].aval.dtype.kind != "f":
             continue
         inner, leaves = [], []
         if not _leaves(root, items, producer, uses, inner, leaves) or len(leaves) < 2:
             continue
-        regions = [_region(items[i]) for i in leaves]
+        regions = [lowering(items[i].primitive).pad_piece(items[i]) for i in leaves]
         if any(r is None for r in regions) or not _disjoint(regions):
             continue
         gone.update(inner)
@@ -64,8 +62,12 @@ def pad_sums(items: list, keep) -> list:
     return [item for i, item in enumerate(out) if i not in gone]
 
 
-def _is(item, primitive) -> bool:
-    return isinstance(item, Eqn) and item.primitive is primitive
+def _sums(item) -> bool:
+    return isinstance(item, Eqn) and lowering(item.primitive).sums_pieces
+
+
+def _piece(item) -> bool:
+    return isinstance(item, Eqn) and lowering(item.primitive).pad_piece is not None
 
 
 def _leaves(add, items, producer, uses, inner, leaves) -> bool:
@@ -75,30 +77,15 @@ def _leaves(add, items, producer, uses, inner, leaves) -> bool:
         i = producer.get(id(v))
         if isinstance(v, Literal) or i is None or uses.get(id(v)) != 1:
             return False
-        if _is(items[i], _ADD):
+        if _sums(items[i]):
             inner.append(i)
             if not _leaves(items[i], items, producer, uses, inner, leaves):
                 return False
-        elif _is(items[i], pad_p):
+        elif _piece(items[i]):
             leaves.append(i)
         else:
             return False
     return True
-
-
-def _region(pad):
-    """The slices a pad's operand fills, or None unless it pads with +0 and no interior or
-    negative padding."""
-    x, value = pad.invars
-    if not isinstance(value, Literal):
-        return None
-    v = np.asarray(value.val._value)
-    if v.shape != () or v != 0 or np.signbit(v):
-        return None
-    config = pad.params["padding_config"]
-    if any(interior != 0 or lo < 0 or hi < 0 for lo, hi, interior in config):
-        return None
-    return tuple(slice(lo, lo + n) for (lo, _, _), n in zip(config, x.aval.shape, strict=True))
 
 
 def _disjoint(regions) -> bool:

@@ -6,26 +6,31 @@ every input, the bits of the original:
 - **dead-code elimination** (``dce``): drops equations whose outputs are unused and
   constvars nobody reads. The inputs and outputs stay as they are. Every invarax
   primitive is pure (random numbers are functions of their key), so any unused
-  equation may go; a primitive with an effect would be listed in ``EFFECTFUL``.
+  equation may go, but those listed in ``core/effects.py`` (``EFFECTFUL``).
 - **common-subexpression elimination** (``cse``): an equation with the same
   primitive, the same parameters and the same inputs as an earlier one (equal
   literals: the same dtype, weak type and bits, so ``0.0`` and ``-0.0`` differ) reuses
   that one's outputs. Two uses of one random key give one draw, as they give the same
-  numbers anyway. ``checkpoint`` equations with ``prevent_cse=True`` are kept apart.
+  numbers anyway. Equations with a ``prevent_cse=True`` parameter (``checkpoint``'s) are
+  kept apart.
 - **constant folding** (``fold_constants``): an equation whose inputs are all
   literals or concrete consts runs now, with the impl eager evaluation calls, so its
   bits are those of the run it replaces. Outputs larger than ``FOLD_MAX_SIZE``
-  elements are left in the program (a folded value is held by the program for good).
-- **no-op removal** (``remove_noops``): exact identities only: a conversion to the
-  operand's own dtype and weak type, a reshape or broadcast to the operand's own
-  shape, an identity transpose, a squeeze of no axes, ``integer_pow`` with exponent 1.
-- **transposed products** (``layout``): ``transpose(dot_general(a, b))`` whose permutation
-  only swaps the two operands' free axes (batch axes first), the product's only reader,
-  becomes ``dot_general(b, a)``: the same values, computed straight into the transposed
-  layout instead of returning a strided view that every later elementwise operation
-  would walk across (a ``Linear`` layer's weight gradient, ``W.T``'s cotangent). The
-  canonical contraction's order is symmetric in its operands (``docs/numerics.md``), so
-  the bits are the same; complex products are left alone.
+  elements are left in the program (a folded value is held by the program for good);
+  ``NO_FOLD`` primitives (``core/effects.py``) are never folded.
+- **no-op removal** (``remove_noops``): exact identities only, as the lowering table's
+  ``noop`` rules say (``core/lowering.py``): a conversion to the operand's own dtype and
+  weak type, a reshape or broadcast to the operand's own shape, an identity transpose, a
+  squeeze of no axes, ``integer_pow`` with exponent 1.
+- **transposed products** (``layout``): a transposition (the table's ``permutation``) of
+  a product, its only reader, that the product's ``absorb_transpose`` rule can compute
+  directly: ``transpose(dot_general(a, b))`` whose permutation only swaps the two
+  operands' free axes (batch axes first) becomes ``dot_general(b, a)``: the same values,
+  computed straight into the transposed layout instead of returning a strided view that
+  every later elementwise operation would walk across (a ``Linear`` layer's weight
+  gradient, ``W.T``'s cotangent). The canonical contraction's order is symmetric in its
+  operands (``docs/numerics.md``), so the bits are the same; complex products are left
+  alone.
 
 What no pass does: reassociate, contract ``a*b+c`` into an FMA, rewrite by algebra
 (``x + 0.0 -> x`` is wrong for ``-0.0``, ``x * 2 / 2 -> x`` is wrong on overflow,
@@ -42,12 +47,11 @@ import numpy as np
 
 from ..core.array import ArrayImpl
 from ..core.aval import ShapedArray
+from ..core.effects import EFFECTFUL, NO_FOLD, effectful, has_effect  # noqa: F401 (for _errors)
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from ..core.lowering import lowering
 
 FOLD_MAX_SIZE = 4096  # elements of each output of a folded equation, at most
-
-EFFECTFUL: set = set()  # primitives never removed, merged nor folded (debug_callback)
-NO_FOLD: set = set()  # pure primitives run when the program runs, never folded (pure_callback)
 
 ALL_PASSES = frozenset({"dce", "cse", "fold", "noops", "layout"})
 
@@ -176,7 +180,7 @@ def _sweep(closed: ClosedJaxpr, passes: frozenset) -> ClosedJaxpr:
     constvars, consts = list(jaxpr.constvars), list(closed.consts)
     seen = {}  # CSE key -> outvars of the first equation with that key
     eqns = []
-    products = {}  # id(outvar) -> a dot_general equation whose only reader is a transpose
+    products = {}  # id(outvar) -> a product equation whose only reader may be a transpose
     readers = _readers(jaxpr) if "layout" in passes else {}
 
     def read(v):
@@ -186,12 +190,14 @@ def _sweep(closed: ClosedJaxpr, passes: frozenset) -> ClosedJaxpr:
         invars = [read(v) for v in eqn.invars]
         params = _optimize_params(eqn.params, passes)
         prim = eqn.primitive
-        if prim.name == "transpose" and id(invars[0]) in products:
-            swapped = _swapped_product(products[id(invars[0])], params["permutation"])
+        permutation = lowering(prim).permutation
+        if permutation is not None and invars and id(invars[0]) in products:
+            product = products[id(invars[0])]
+            swapped = lowering(product.primitive).absorb_transpose(product, permutation(params))
             if swapped is not None:
                 eqn = Eqn(swapped[0], swapped[1], eqn.outvars, swapped[2])
                 prim, invars, params = eqn.primitive, eqn.invars, eqn.params
-        if "noops" in passes and _is_noop(prim.name, invars, eqn.outvars, params):
+        if "noops" in passes and _is_noop(prim, invars, eqn.outvars, params):
             subst[id(eqn.outvars[0])] = invars[0]
             continue
         key = None
@@ -224,7 +230,8 @@ def _sweep(closed: ClosedJaxpr, passes: frozenset) -> ClosedJaxpr:
         unchanged = params is eqn.params and all(
             a is b for a, b in zip(invars, eqn.invars, strict=True))
         eqns.append(eqn if unchanged else Eqn(prim, invars, eqn.outvars, params))
-        if prim.name == "dot_general" and readers.get(id(eqn.outvars[0])) == 1:
+        if (lowering(prim).absorb_transpose is not None
+                and readers.get(id(eqn.outvars[0])) == 1):
             products[id(eqn.outvars[0])] = eqns[-1]
     outvars = [read(v) for v in jaxpr.outvars]
     return ClosedJaxpr(Jaxpr(constvars, jaxpr.invars, outvars, eqns, check=False), consts)
@@ -237,25 +244,6 @@ def _readers(jaxpr: Jaxpr) -> dict:
         if isinstance(v, Var):
             counts[id(v)] = counts.get(id(v), 0) + 1
     return counts
-
-
-def _swapped_product(dot: Eqn, permutation):
-    """``(primitive, invars, params)`` of ``dot_general(b, a)`` equal to
-    ``transpose(dot_general(a, b), permutation)`` (``dot``), or None when the permutation
-    does more than swap the free axes of the two operands, or the product is complex."""
-    lhs, rhs = dot.invars
-    if np.dtype(dot.outvars[0].aval.dtype).kind == "c":
-        return None
-    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dot.params["dimension_numbers"]
-    batch = len(lhs_batch)
-    lhs_free = len(lhs.aval.shape) - len(lhs_contract) - batch
-    rhs_free = len(rhs.aval.shape) - len(rhs_contract) - batch
-    swap = (*range(batch), *range(batch + lhs_free, batch + lhs_free + rhs_free),
-            *range(batch, batch + lhs_free))
-    if tuple(permutation) != swap or swap == tuple(range(len(swap))):
-        return None
-    numbers = ((rhs_contract, lhs_contract), (rhs_batch, lhs_batch))
-    return dot.primitive, [rhs, lhs], {**dot.params, "dimension_numbers": numbers}
 
 
 def _optimize_params(params: dict, passes: frozenset) -> dict:
@@ -274,29 +262,17 @@ def _optimize_params(params: dict, passes: frozenset) -> dict:
     return params if new is None else new
 
 
-# No-ops: primitive name -> whether the equation, whose output has its operand's aval
-# (checked first), is the identity.
-_NOOPS = {
-    "convert_element_type": lambda ndim, p: True,
-    "reshape": lambda ndim, p: p["dimensions"] is None,
-    "broadcast_in_dim": lambda ndim, p: tuple(p["broadcast_dimensions"]) == tuple(range(ndim)),
-    "transpose": lambda ndim, p: tuple(p["permutation"]) == tuple(range(ndim)),
-    "squeeze": lambda ndim, p: tuple(p["dimensions"]) == (),
-    "integer_pow": lambda ndim, p: p["y"] == 1,  # x ** 1 is x, bit for bit
-}
-
-
-def _is_noop(name, invars, outvars, params) -> bool:
-    rule = _NOOPS.get(name)
+def _is_noop(prim, invars, outvars, params) -> bool:
+    """Whether the equation is the identity: its output has its operand's aval (checked
+    first) and its lowering's ``noop`` rule says so."""
+    rule = lowering(prim).noop
     if rule is None or len(invars) != 1 or invars[0].aval != outvars[0].aval:
         return False
     return rule(len(outvars[0].aval.shape), params)
 
 
 def _mergeable(prim, params) -> bool:
-    if _effectful(prim, params):
-        return False
-    return not (prim.name == "checkpoint" and params.get("prevent_cse", False))
+    return not effectful(prim, params) and not params.get("prevent_cse", False)
 
 
 def _cse_key(prim, params, invars):
@@ -356,7 +332,7 @@ def _structure(closed: ClosedJaxpr):
 
 def _fold(prim, invars, outvars, params, values):
     """The outputs of the equation evaluated now, or None if it is not to be folded."""
-    if _effectful(prim, params) or prim in NO_FOLD or any(v.aval.size > FOLD_MAX_SIZE
+    if effectful(prim, params) or prim in NO_FOLD or any(v.aval.size > FOLD_MAX_SIZE
                                                           for v in outvars):
         return None
     args = []
@@ -384,21 +360,6 @@ def _fold(prim, invars, outvars, params, values):
 
 # ---------------------------------------------------------------------------------------
 # Dead-code elimination.
-
-
-def has_effect(eqn) -> bool:
-    """Whether ``eqn`` is effectful, or calls a sub-jaxpr with an effectful equation."""
-    return _effectful(eqn.primitive, eqn.params)
-
-
-def _effectful(prim, params) -> bool:
-    if prim in EFFECTFUL:
-        return True
-    for value in params.values():
-        subs = value if isinstance(value, tuple) else (value,)
-        if any(isinstance(v, ClosedJaxpr) and any(map(has_effect, v.jaxpr.eqns)) for v in subs):
-            return True
-    return False
 
 
 def _dce(closed: ClosedJaxpr) -> ClosedJaxpr:

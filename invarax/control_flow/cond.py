@@ -17,6 +17,7 @@ input and output types. Rules:
 
 from __future__ import annotations
 
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters import ad, batching
 from . import common as cf
@@ -55,6 +56,7 @@ def _joined_out_avals(branches):
 
 cond_p.def_impl(_cond_impl)
 cond_p.def_abstract_eval(_cond_abstract_eval)
+register_lowering(cond_p)
 
 
 def _cond_jvp(primals, tangents, *, branches):

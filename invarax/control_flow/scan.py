@@ -33,6 +33,7 @@ import numpy as np
 
 from ..core.buffers import unreferenced_buffer
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters import ad, batching
 from . import common as cf
@@ -70,6 +71,7 @@ def _scan_abstract_eval(*avals, jaxpr, length, linear, num_carry, num_consts, re
 
 scan_p.def_impl(_scan_impl)
 scan_p.def_abstract_eval(_scan_abstract_eval)
+register_lowering(scan_p)
 
 
 def _split3(seq, num_consts, num_carry):
@@ -216,7 +218,7 @@ def _scan_partial_eval(eqn, unknown):
 def _invariant_values(kj, k_consts) -> set:
     """The ids of the values of the known body ``kj`` computed from its first ``k_consts``
     inputs (the loop constants), its constvars and literals alone, by pure equations."""
-    from ..compiler.passes import has_effect
+    from ..core.effects import has_effect
 
     invariant = {id(v) for v in (*kj.constvars, *kj.invars[:k_consts])}
     for e in kj.eqns:

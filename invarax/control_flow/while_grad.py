@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters import ad, batching
 from . import common as cf
@@ -129,6 +130,7 @@ def _while_grad_abstract_eval(*avals, body, checkpoints):
 
 while_grad_p.def_impl(_while_grad_impl)
 while_grad_p.def_abstract_eval(_while_grad_abstract_eval)
+register_lowering(while_grad_p)
 
 
 def _while_grad_batch(vals, dims, *, trace, body, checkpoints):

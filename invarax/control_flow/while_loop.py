@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ir import Eqn, Var
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters import ad, batching
 from . import common as cf
@@ -56,6 +57,7 @@ def _while_abstract_eval(*avals, body_jaxpr, body_nconsts, cond_jaxpr, cond_ncon
 
 while_p.def_impl(_while_impl)
 while_p.def_abstract_eval(_while_abstract_eval)
+register_lowering(while_p)
 
 
 def _split3(seq, cond_nconsts, body_nconsts):

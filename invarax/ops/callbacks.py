@@ -2,7 +2,7 @@
 
 ``debug_callback`` has an effect (it calls ``callback`` for what it does, not for a
 value): it has no outputs, and the compiler never removes, merges or folds it
-(``passes.EFFECTFUL``), so under ``jit`` it runs each call, in program order. Its rules
+(``core.effects.EFFECTFUL``), so under ``jit`` it runs each call, in program order. Its rules
 follow JAX's: eagerly it calls the callback at once; under ``jvp``/``grad`` it sees the
 primal values only (a ``grad`` prints during the forward pass); under ``vmap`` it is
 unrolled, one call per batch element, in order.
@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compiler.passes import EFFECTFUL, NO_FOLD
 from ..core.array import ArrayImpl
+from ..core.effects import EFFECTFUL, NO_FOLD
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters import ad
 from ..interpreters.batching import batching_rules, moveaxis, not_mapped
@@ -38,6 +39,7 @@ def _debug_callback_impl(*values, callback, ordered):
 
 debug_callback_p.def_impl(_debug_callback_impl)
 debug_callback_p.def_abstract_eval(lambda *avals, callback, ordered: [])
+register_lowering(debug_callback_p)
 
 
 def _debug_callback_jvp(primals, tangents, *, callback, ordered):
@@ -103,6 +105,7 @@ def _pure_callback_impl(*values, callback, result_avals, vmap_method):
 pure_callback_p.def_impl(_pure_callback_impl)
 pure_callback_p.def_abstract_eval(lambda *avals, callback, result_avals, vmap_method:
                                   list(result_avals))
+register_lowering(pure_callback_p)
 
 
 def _pure_callback_jvp(primals, tangents, **params):

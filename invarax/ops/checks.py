@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.aval import ShapedArray
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters.ad import jvp_rules
 from ..interpreters.batching import batching_rules, moveaxis, not_mapped
@@ -48,6 +49,8 @@ def _error_if_abstract_eval(pred, index, *xs, msgs, on_error):
         raise TypeError(f"error_if: the index must be an int scalar, got {index.str_short()}")
     return [ShapedArray(x.shape, x.dtype, x.weak_type) for x in xs]
 
+
+register_lowering(error_if_p)
 
 def _error_if_jvp(primals, tangents, *, msgs, on_error):
     """The check runs on the primals; the tangents pass through (the identity's)."""

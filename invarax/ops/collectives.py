@@ -17,6 +17,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.array import to_array
 from ..core.aval import ShapedArray
+from ..core.lowering import register_lowering
 from ..core.pytree import tree_map
 from ..core.trace import Primitive, current_trace
 from ..interpreters.ad import Zero, defjvp, deflinear
@@ -97,6 +98,7 @@ def defcollective(name: str, reduce, combine_unbatched, reduce_p):
     prim = Primitive(name)
     prim.def_impl(on_devices(name, lambda stack, index: reduce_p.impl(stack, axes=(0,))))
     prim.def_abstract_eval(_same_aval(name))
+    register_lowering(prim)
 
     def batch(vals, dims, *, trace, axis_name):
         (x,), (d,) = vals, dims
@@ -194,6 +196,7 @@ def _all_gather_abstract_eval(x, *, axis_name, axis, tiled):
 
 
 all_gather_p.def_abstract_eval(_all_gather_abstract_eval)
+register_lowering(all_gather_p)
 
 
 def _all_gather_batch(vals, dims, *, trace, axis_name, axis, tiled):
@@ -223,7 +226,7 @@ def _all_gather_transpose(ct, x, *, axis_name, axis, tiled):
     # This example's slot of the cotangent, summed over every example that saw it.
     if isinstance(ct, Zero):
         return None
-    from .indexing import dynamic_slice
+    from .dynamic_slicing import dynamic_slice
 
     summed = psum_p.bind(ct, axis_name=axis_name)
     width = x.aval.shape[axis] if tiled else 1
@@ -255,6 +258,7 @@ axis_index_p.def_impl(on_devices("axis_index", lambda stack, index: np.int32(ind
 axis_index_p.def_abstract_eval(
     lambda *, axis_name: (axis_size("axis_index", axis_name), ShapedArray((), dtypes.int32))[1]
 )
+register_lowering(axis_index_p)
 
 
 def _axis_index_batch(vals, dims, *, trace, axis_name):

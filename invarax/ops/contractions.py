@@ -7,12 +7,16 @@ is one ``dot_general`` equation per pair of operands, computed by
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import kernels
 from ..core import dtypes
 from ..core.aval import ShapedArray
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters.ad import defbilinear
 from ..interpreters.batching import batching_rules, moveaxis
+from ..kernels.contraction import prepared
 from ._util import lax_operands
 from .elementwise import convert_element_type
 from .shape import transpose
@@ -276,10 +280,6 @@ def _shift(dims, bdim):
     return tuple(d + (d >= bdim) for d in dims)
 
 
-def _free(ndim, contract, batch):
-    return [d for d in range(ndim) if d not in contract and d not in batch]
-
-
 def _dot_general_batch(vals, dims, *, dimension_numbers, precision, preferred_element_type):
     (lhs, rhs), (lbd, rbd) = vals, dims
     (lc, rc), (lb, rb) = dimension_numbers
@@ -300,3 +300,60 @@ def _dot_general_batch(vals, dims, *, dimension_numbers, precision, preferred_el
 
 
 batching_rules[dot_general_p] = _dot_general_batch
+
+
+# Lowering. A compiled program calls each dot_general with the same operand shapes every
+# time (a loop body: every iteration), so its layout is worked out once (``prepared``):
+# the same operands handed to the same kernel as eagerly, so the same bits.
+
+
+def _prepare(eqn):
+    lhs, rhs = eqn.invars
+    return prepared(lhs.aval.shape, rhs.aval.shape, eqn.params["dimension_numbers"],
+                    eqn.outvars[0].aval.dtype)
+
+
+def _absorb_transpose(dot, permutation):
+    """``(primitive, invars, params)`` of ``dot_general(b, a)`` equal to
+    ``transpose(dot_general(a, b), permutation)`` (``dot``), or None when the permutation
+    does more than swap the free axes of the two operands, or the product is complex. The
+    canonical order is symmetric in the operands (``docs/numerics.md``): the same bits."""
+    lhs, rhs = dot.invars
+    if np.dtype(dot.outvars[0].aval.dtype).kind == "c":
+        return None
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dot.params["dimension_numbers"]
+    batch = len(lhs_batch)
+    lhs_free = len(lhs.aval.shape) - len(lhs_contract) - batch
+    rhs_free = len(rhs.aval.shape) - len(rhs_contract) - batch
+    swap = (*range(batch), *range(batch + lhs_free, batch + lhs_free + rhs_free),
+            *range(batch, batch + lhs_free))
+    if tuple(permutation) != swap or swap == tuple(range(len(swap))):
+        return None
+    numbers = ((rhs_contract, lhs_contract), (rhs_batch, lhs_batch))
+    return dot.primitive, [rhs, lhs], {**dot.params, "dimension_numbers": numbers}
+
+
+def _stacked(dot, side: int):
+    """The product of every slice ``x[i]`` of a scanned operand (on ``side``) with the other
+    operand at once: one product of the whole ``x`` (its leading axis one more free axis),
+    the scanned axis first; None for a product with batch axes. The canonical order depends
+    on ``K`` alone, not on the number of rows, so each element keeps its bits."""
+    (lc, rc), (lb, rb) = dot.params["dimension_numbers"]
+    if lb or rb:
+        return None
+    if side == 0:
+        axis, dims = 0, ((tuple(d + 1 for d in lc), tuple(rc)), ((), ()))
+    else:
+        axis = dot.invars[0].aval.ndim - len(lc)
+        dims = ((tuple(lc), tuple(d + 1 for d in rc)), ((), ()))
+    dtype = dot.outvars[0].aval.dtype
+
+    def product(lhs, rhs):
+        result = kernels.dot_general(lhs, rhs, dims, dtype)
+        return result if axis == 0 else np.moveaxis(result, axis, 0)
+
+    return product
+
+
+register_lowering(dot_general_p, prepare=_prepare, absorb_transpose=_absorb_transpose,
+                  stacked=_stacked)

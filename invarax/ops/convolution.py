@@ -26,6 +26,7 @@ from .. import kernels
 from ..core import dtypes
 from ..core.array import ArrayImpl
 from ..core.aval import ShapedArray
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters.ad import defbilinear
 from ..interpreters.batching import batching_rules
@@ -223,6 +224,7 @@ def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
 conv_general_dilated_p = Primitive("conv_general_dilated")
 conv_general_dilated_p.def_impl(_conv_impl)
 conv_general_dilated_p.def_abstract_eval(_conv_abstract_eval)
+register_lowering(conv_general_dilated_p)
 
 
 # ---------------------------------------------------------------------------------------

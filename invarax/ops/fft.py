@@ -20,6 +20,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.array import ArrayImpl, to_array
 from ..core.aval import ShapedArray
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters.ad import Zero, deflinear
 from ..interpreters.batching import batching_rules, moveaxis
@@ -76,6 +77,7 @@ def _fft_abstract_eval(x, *, fft_type, fft_lengths):
 fft_p = Primitive("fft")
 fft_p.def_impl(_fft_impl)
 fft_p.def_abstract_eval(_fft_abstract_eval)
+register_lowering(fft_p)
 
 
 def _const_like(value, x):

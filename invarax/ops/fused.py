@@ -53,7 +53,6 @@ defjvp(fma_p, lambda t, out, a, b, c: _broadcast_like(lax.mul(t, b), out),
        lambda t, out, a, b, c: _broadcast_like(lax.mul(a, t), out),
        lambda t, out, a, b, c: _broadcast_like(t, out))
 _vectorized_batch_rule(fma_p)
-lax.CHUNKABLE.add(fma_p)  # elementwise: a slice of the operands gives that slice's bits
 
 
 def fma(a, b, c):

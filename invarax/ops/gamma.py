@@ -209,25 +209,28 @@ def _betainc64(a, b, x):
 
 
 lgamma_p = defvectorized("lgamma", _elementary_kernel("lgamma"), "f")
+# lgamma and digamma are one kernel call per element, so fusion may chunk them; the others
+# are not fusible: each is one call on the whole array (its elements iterate
+# independently, so a chunked call would give the same bits, but these impls are not
+# worth fusing with cheap elementwise ops).
 igamma_p = defvectorized(
-    "igamma", lambda a, x: _igamma64(a, x, False).astype(np.result_type(a, x)), "f")
+    "igamma", lambda a, x: _igamma64(a, x, False).astype(np.result_type(a, x)), "f",
+    fusible=False)
 igammac_p = defvectorized(
-    "igammac", lambda a, x: _igamma64(a, x, True).astype(np.result_type(a, x)), "f")
+    "igammac", lambda a, x: _igamma64(a, x, True).astype(np.result_type(a, x)), "f",
+    fusible=False)
 betainc_p = defvectorized(
-    "betainc", lambda a, b, x: _betainc64(a, b, x).astype(np.result_type(a, b, x)), "f")
+    "betainc", lambda a, b, x: _betainc64(a, b, x).astype(np.result_type(a, b, x)), "f",
+    fusible=False)
 igamma_grad_a_p = defvectorized(
     "igamma_grad_a",
-    lambda a, x: _igamma64(a, x, False, grad_a=True).astype(np.result_type(a, x)), "f")
+    lambda a, x: _igamma64(a, x, False, grad_a=True).astype(np.result_type(a, x)), "f",
+    fusible=False)
 # With invarax_exact_elementary: invarax's own kernel (float32 correctly rounded), a
 # primitive whose derivative is trigamma (a composition of lax ops, below).
 digamma_p = defvectorized("digamma", _elementary_kernel("digamma"), "f")
 for _prim in (lgamma_p, digamma_p, igamma_p, igammac_p, betainc_p, igamma_grad_a_p):
     _vectorized_batch_rule(_prim)
-# lgamma and digamma are one kernel call per element, so fusion may chunk them; the others
-# are not in lax.CHUNKABLE: each is one call on the whole array (its elements iterate
-# independently, so a chunked call would give the same bits, but these impls are not
-# worth fusing with cheap elementwise ops).
-lax.CHUNKABLE.update((lgamma_p, digamma_p))
 
 
 # -B_2k / (2k) for k = 7, ..., 1: the asymptotic series of digamma, highest power first.

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.array import ArrayImpl, to_array
 from ..core.aval import ShapedArray
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters.ad import UndefinedPrimal, Zero, defjvp, jvp_rules, transpose_rules
 from ..interpreters.batching import batching_rules, move_batch_axis, not_mapped
@@ -130,6 +131,7 @@ def _cholesky_abstract_eval(x, *, symmetrize_input=False):
 cholesky_p = Primitive("cholesky")
 cholesky_p.def_impl(klinalg.cholesky)
 cholesky_p.def_abstract_eval(_cholesky_abstract_eval)
+register_lowering(cholesky_p)
 
 
 def _cholesky_jvp(primals, tangents, *, symmetrize_input=False):
@@ -179,6 +181,7 @@ def _triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, conj
 triangular_solve_p = Primitive("triangular_solve")
 triangular_solve_p.def_impl(_triangular_solve_impl)
 triangular_solve_p.def_abstract_eval(_triangular_solve_abstract_eval)
+register_lowering(triangular_solve_p)
 
 
 def _triangular_solve_jvp_a(g_a, ans, a, b, **params):
@@ -227,6 +230,7 @@ def _lu_abstract_eval(a):
 lu_p = Primitive("lu", multiple_results=True)
 lu_p.def_impl(klinalg.lu)
 lu_p.def_abstract_eval(_lu_abstract_eval)
+register_lowering(lu_p)
 
 
 def _lu_jvp(primals, tangents):
@@ -277,6 +281,7 @@ def _qr_abstract_eval(a, *, full_matrices):
 qr_p = Primitive("qr", multiple_results=True)
 qr_p.def_impl(lambda a, *, full_matrices: list(klinalg.qr(a, full_matrices)))
 qr_p.def_abstract_eval(_qr_abstract_eval)
+register_lowering(qr_p)
 
 
 def _qr_jvp(primals, tangents, *, full_matrices):
@@ -318,6 +323,7 @@ eigh_p = Primitive("eigh", multiple_results=True)
 eigh_p.def_impl(lambda a, *, lower, symmetrize_input=False:
                 list(klinalg.eigh(a, lower, symmetrize_input=symmetrize_input)))
 eigh_p.def_abstract_eval(_eigh_abstract_eval)
+register_lowering(eigh_p)
 
 
 def _eigh_jvp(primals, tangents, *, lower, symmetrize_input=False):
@@ -364,6 +370,7 @@ def _svd_impl(a, *, full_matrices, compute_uv):
 svd_p = Primitive("svd", multiple_results=True)
 svd_p.def_impl(_svd_impl)
 svd_p.def_abstract_eval(_svd_abstract_eval)
+register_lowering(svd_p)
 
 
 def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):

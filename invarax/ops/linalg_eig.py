@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.array import to_array
 from ..core.aval import ShapedArray
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..kernels import linalg as klinalg
 from .linalg import _check_matrix, _leading_batch_rule
@@ -31,6 +32,7 @@ def _eig_abstract_eval(a, *, compute_right_eigenvectors):
 eig_p = Primitive("eig", multiple_results=True)
 eig_p.def_impl(klinalg.eig)
 eig_p.def_abstract_eval(_eig_abstract_eval)
+register_lowering(eig_p)
 _leading_batch_rule(eig_p)
 
 

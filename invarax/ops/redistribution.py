@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.array import to_array
+from ..core.lowering import register_lowering
 from ..core.pytree import tree_map
 from ..core.trace import Primitive
 from ..interpreters.ad import Zero, deflinear
@@ -38,6 +39,7 @@ def _defredistribution(name, abstract_eval, device, batch_own, batch_other, tran
     prim.def_impl(on_devices(name, device))
     prim.def_abstract_eval(lambda x, *, axis_name, **params: abstract_eval(
         x, axis_size(name, axis_name), **params))
+    register_lowering(prim)
 
     def batch(vals, dims, *, trace, axis_name, **params):
         (x,), (d,) = vals, dims

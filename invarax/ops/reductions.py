@@ -13,6 +13,7 @@ from .. import kernels
 from ..core import dtypes
 from ..core.array import to_array
 from ..core.aval import ShapedArray
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters import emitted
 from ..interpreters.ad import Zero, defjvp, defjvp_zero, deflinear, jvp_flat, jvp_rules
@@ -71,13 +72,15 @@ def _reduced_aval(name: str, x: ShapedArray, axes, kinds: str) -> ShapedArray:
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
-def defreducer(name: str, kernel, kinds: str):
+def defreducer(name: str, kernel, kinds: str, c_fold=None):
     """A reduction primitive ``name[axes]`` and its lax wrapper ``f(operand, axes)``.
 
     Arguments:
         name: the primitive's name (``"reduce_sum"``).
         kernel: ``kernel(x, axes, dtype)`` from ``invarax.kernels``.
         kinds: the dtype kinds accepted.
+        c_fold: ``(identity, C compound assignment)`` where a native loop may compute a
+            full reduction (``core.lowering``); the CPU lowering is a row reduction.
 
     Returns:
         ``(primitive, wrapper)``; the result keeps the operand's dtype and weak type, and a
@@ -91,6 +94,7 @@ def defreducer(name: str, kernel, kinds: str):
     prim = Primitive(name)
     prim.def_impl(lambda x, axes: kernel(x, axes, x.dtype))
     prim.def_abstract_eval(lambda x, axes: _reduced_aval(name, x, axes, kinds))
+    register_lowering(prim, row_reduction=True, c_fold=c_fold)
 
     def wrapper(operand, axes):
         x = to_array(operand, f"lax.{name} operand")
@@ -118,25 +122,15 @@ def defreducer(name: str, kernel, kinds: str):
     return prim, wrapper
 
 
-# name: (kernel, accepted kinds)
-REDUCERS = {
-    "reduce_sum": (kernels.reduce_sum, NUMBER),
-    "reduce_prod": (kernels.reduce_prod, NUMBER),
-    "reduce_max": (kernels.reduce_max, ORDERED),
-    "reduce_min": (kernels.reduce_min, ORDERED),
-    "reduce_and": (kernels.reduce_and, "biu"),
-    "reduce_or": (kernels.reduce_or, "biu"),
-}
-
-REDUCER_DEFS = {name: defreducer(name, *spec) for name, spec in REDUCERS.items()}
-(
-    (reduce_sum_p, reduce_sum),
-    (reduce_prod_p, reduce_prod),
-    (reduce_max_p, reduce_max),
-    (reduce_min_p, reduce_min),
-    (reduce_and_p, reduce_and),
-    (reduce_or_p, reduce_or),
-) = REDUCER_DEFS.values()
+reduce_sum_p, reduce_sum = defreducer("reduce_sum", kernels.reduce_sum, NUMBER)
+reduce_prod_p, reduce_prod = defreducer("reduce_prod", kernels.reduce_prod, NUMBER)
+reduce_max_p, reduce_max = defreducer("reduce_max", kernels.reduce_max, ORDERED)
+reduce_min_p, reduce_min = defreducer("reduce_min", kernels.reduce_min, ORDERED)
+reduce_and_p, reduce_and = defreducer("reduce_and", kernels.reduce_and, "biu", ("~0", "&="))
+reduce_or_p, reduce_or = defreducer("reduce_or", kernels.reduce_or, "biu", ("0", "|="))
+REDUCER_DEFS = {prim.name: (prim, wrapper) for prim, wrapper in (
+    (reduce_sum_p, reduce_sum), (reduce_prod_p, reduce_prod), (reduce_max_p, reduce_max),
+    (reduce_min_p, reduce_min), (reduce_and_p, reduce_and), (reduce_or_p, reduce_or))}
 
 
 # Differentiation rules. ops.shape imports this module (its transposes sum with
@@ -213,6 +207,7 @@ def _defargreducer(name, kernel):
     prim.def_abstract_eval(
         lambda x, axes, index_dtype: _arg_abstract_eval(name, x, axes, index_dtype)
     )
+    register_lowering(prim, row_reduction=True)
 
     def wrapper(operand, axis, index_dtype):
         x = to_array(operand, f"lax.{name} operand")
@@ -264,6 +259,7 @@ def defcumulative(kind: str, kinds: str):
     name = f"cum{kind}"
     prim = Primitive(name)
     prim.def_impl(lambda x, axis, reverse: kernels.cumulative(kind, x, axis, reverse))
+    register_lowering(prim)
 
     def abstract_eval(x, axis, reverse):
         check_kinds(name, x, kinds)
@@ -295,17 +291,14 @@ def defcumulative(kind: str, kinds: str):
     return prim, wrapper
 
 
-# kind: accepted kinds
-SCAN_KINDS = {"sum": NUMBER, "prod": NUMBER, "max": ORDERED, "min": ORDERED, "logsumexp": "f"}
-
-SCAN_DEFS = {kind: defcumulative(kind, kinds) for kind, kinds in SCAN_KINDS.items()}
-(
-    (cumsum_p, cumsum),
-    (cumprod_p, cumprod),
-    (cummax_p, cummax),
-    (cummin_p, cummin),
-    (cumlogsumexp_p, cumlogsumexp),
-) = SCAN_DEFS.values()
+cumsum_p, cumsum = defcumulative("sum", NUMBER)
+cumprod_p, cumprod = defcumulative("prod", NUMBER)
+cummax_p, cummax = defcumulative("max", ORDERED)
+cummin_p, cummin = defcumulative("min", ORDERED)
+cumlogsumexp_p, cumlogsumexp = defcumulative("logsumexp", "f")
+SCAN_DEFS = {prim.name[3:]: (prim, wrapper) for prim, wrapper in (
+    (cumsum_p, cumsum), (cumprod_p, cumprod), (cummax_p, cummax), (cummin_p, cummin),
+    (cumlogsumexp_p, cumlogsumexp))}
 
 
 def logaddexp(x, y):

@@ -20,6 +20,8 @@ import numpy as np
 from ..core import dtypes
 from ..core.array import ArrayImpl, to_array
 from ..core.aval import ShapedArray
+from ..core.ir import Literal
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters import emitted
 from ..interpreters.ad import UndefinedPrimal, Zero, deflinear
@@ -47,11 +49,13 @@ def _shape_tuple(shape, what="shape") -> tuple:
     return shape
 
 
-def defshape(name, impl, abstract_eval) -> Primitive:
-    """A primitive that rearranges values: impl and abstract eval are given directly."""
+def defshape(name, impl, abstract_eval, **lowering) -> Primitive:
+    """A primitive that rearranges values: impl and abstract eval are given directly;
+    ``lowering``: the fields of its CPU lowering (``core.lowering.Lowering``) but ``impl``."""
     prim = Primitive(name)
     prim.def_impl(impl)
     prim.def_abstract_eval(abstract_eval)
+    register_lowering(prim, **lowering)
     return prim
 
 
@@ -84,18 +88,18 @@ def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions):
 
 
 broadcast_in_dim_p = defshape(
-    "broadcast_in_dim", _broadcast_in_dim_impl, _broadcast_in_dim_abstract_eval
+    "broadcast_in_dim", _broadcast_in_dim_impl, _broadcast_in_dim_abstract_eval,
+    scalar_broadcast=True,
+    noop=lambda ndim, p: tuple(p["broadcast_dimensions"]) == tuple(range(ndim)),
 )
 
 
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
-    from .reductions import reduce_sum  # reductions imports this module
-
     if isinstance(ct, Zero):
         return [None]
     kept = {d for d, size in zip(broadcast_dimensions, x.aval.shape, strict=True)
             if size == shape[d]}
-    summed = reduce_sum(ct, tuple(d for d in range(len(shape)) if d not in kept))
+    summed = emitted.reduce_sum(ct, tuple(d for d in range(len(shape)) if d not in kept))
     return [reshape(summed, x.aval.shape)]  # back to the operand's size-1 dims
 
 
@@ -125,7 +129,8 @@ def _reshape_abstract_eval(x, new_sizes, dimensions):
 
 
 reshape_p = defshape(
-    "reshape", lambda x, new_sizes, dimensions: x.reshape(new_sizes), _reshape_abstract_eval
+    "reshape", lambda x, new_sizes, dimensions: x.reshape(new_sizes), _reshape_abstract_eval,
+    noop=lambda ndim, p: p["dimensions"] is None,
 )
 
 
@@ -152,7 +157,9 @@ def _transpose_abstract_eval(x, permutation):
 
 
 transpose_p = defshape(
-    "transpose", lambda x, permutation: np.transpose(x, permutation), _transpose_abstract_eval
+    "transpose", lambda x, permutation: np.transpose(x, permutation), _transpose_abstract_eval,
+    noop=lambda ndim, p: tuple(p["permutation"]) == tuple(range(ndim)),
+    permutation=lambda p: p["permutation"],
 )
 
 
@@ -183,7 +190,8 @@ def _squeeze_abstract_eval(x, dimensions):
 
 
 squeeze_p = defshape(
-    "squeeze", lambda x, dimensions: np.squeeze(x, dimensions), _squeeze_abstract_eval
+    "squeeze", lambda x, dimensions: np.squeeze(x, dimensions), _squeeze_abstract_eval,
+    noop=lambda ndim, p: tuple(p["dimensions"]) == (),
 )
 
 
@@ -299,15 +307,29 @@ def _pad_abstract_eval(x, padval, padding_config):
     return ShapedArray(shape, x.dtype, x.weak_type and padval.weak_type)
 
 
-pad_p = defshape("pad", _pad_impl, _pad_abstract_eval)
+def _pad_piece(pad):
+    """The slices a pad equation's operand fills, or None unless it pads with +0 and no
+    interior or negative padding (a piece of a sum that ``jit`` computes by copies)."""
+    x, value = pad.invars
+    if not isinstance(value, Literal):
+        return None
+    v = np.asarray(value.val._value)
+    if v.shape != () or v != 0 or np.signbit(v):
+        return None
+    config = pad.params["padding_config"]
+    if any(interior != 0 or lo < 0 or hi < 0 for lo, hi, interior in config):
+        return None
+    return tuple(builtins.slice(lo, lo + n)
+                 for (lo, _, _), n in zip(config, x.aval.shape, strict=True))
+
+
+pad_p = defshape("pad", _pad_impl, _pad_abstract_eval, pad_piece=_pad_piece)
 
 
 def _pad_transpose(ct, x, padval, *, padding_config):
     """The operand's cotangent is ``ct`` un-padded: low/high padding cut off (negative
     padding, a crop, padded back with zeros), then every ``interior + 1``-th element.
     The padding value's is the rest of ``ct``: ``sum(ct) - sum(operand's cotangent)``."""
-    from .reductions import reduce_sum  # reductions imports this module
-
     if isinstance(ct, Zero):
         return [None, None]
     zero = ArrayImpl(np.zeros((), ct.dtype))
@@ -319,7 +341,7 @@ def _pad_transpose(ct, x, padval, *, padding_config):
     if not isinstance(padval, UndefinedPrimal):
         return [x_ct, None]
     every = tuple(range(ct.ndim))
-    padval_ct = sub(reduce_sum(ct, every), reduce_sum(x_ct, every))
+    padval_ct = sub(emitted.reduce_sum(ct, every), emitted.reduce_sum(x_ct, every))
     return [x_ct if isinstance(x, UndefinedPrimal) else None, padval_ct]
 
 

@@ -21,12 +21,13 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import to_array
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters.ad import Zero, jvp_rules
 from ..interpreters.batching import batching_rules
 from . import shape as sh
 from ._util import canonicalize_axis
-from .indexing import GatherScatterMode, gather_p
+from .gather import GatherScatterMode, gather_p
 
 
 def _permutation(keys, dimension: int) -> np.ndarray:
@@ -62,6 +63,7 @@ def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
 sort_p = Primitive("sort", multiple_results=True)
 sort_p.def_impl(_sort_impl)
 sort_p.def_abstract_eval(_sort_abstract_eval)
+register_lowering(sort_p)
 
 
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):

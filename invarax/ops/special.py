@@ -42,7 +42,6 @@ _vectorized_batch_rule(erf_p)
 erfc_p = defvectorized("erfc", _elementary("erfc"), "f")
 defjvp(erfc_p, lambda t, y, x: lax.mul(t, _erf_derivative(x, -1)))
 _vectorized_batch_rule(erfc_p)
-lax.CHUNKABLE.update((erf_p, erfc_p))  # elementwise, element by element
 
 
 def erf(x):
@@ -131,7 +130,6 @@ erf_inv_p = defvectorized("erf_inv", _elementary("erf_inv"), "f")
 defjvp(erf_inv_p, lambda t, y, x: lax.mul(_const(x, math.sqrt(math.pi) / 2),
                                           lax.mul(t, lax.exp(lax.mul(y, y)))))
 _vectorized_batch_rule(erf_inv_p)
-lax.CHUNKABLE.add(erf_inv_p)
 
 
 def erf_inv(x):

@@ -25,6 +25,7 @@ import numpy as np
 from .. import kernels
 from ..core.array import to_array
 from ..core.aval import ShapedArray
+from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters.ad import Zero, deflinear, jvp_rules, transpose_rules
 from ..interpreters.batching import batching_rules, move_batch_axis
@@ -75,6 +76,7 @@ def _defwindow(name, op):
     prim = Primitive(name)
     prim.def_impl(impl)
     prim.def_abstract_eval(abstract_eval)
+    register_lowering(prim)
     batching_rules[prim] = _window_batch(prim)
     return prim
 
@@ -139,6 +141,7 @@ def _gather_abstract_eval(t, x, *, op, **params):
 select_and_gather_add_p = Primitive("select_and_gather_add")
 select_and_gather_add_p.def_impl(_gather_impl)
 select_and_gather_add_p.def_abstract_eval(_gather_abstract_eval)
+register_lowering(select_and_gather_add_p)
 
 
 # select_and_scatter_add(s, x): the transpose of the gather: s[o] added into the element of
@@ -160,6 +163,7 @@ def _scatter_abstract_eval(s, x, *, op, **params):
 select_and_scatter_add_p = Primitive("select_and_scatter_add")
 select_and_scatter_add_p.def_impl(_scatter_impl)
 select_and_scatter_add_p.def_abstract_eval(_scatter_abstract_eval)
+register_lowering(select_and_scatter_add_p)
 
 
 def _linear_in_first(prim):

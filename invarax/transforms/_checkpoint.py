@@ -19,6 +19,7 @@ from ..compiler.passes import dce
 from ..core.api_util import StaticArgs
 from ..core.eval import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr
+from ..core.lowering import register_lowering
 from ..core.pytree import tree_map, tree_unflatten
 from ..core.trace import EVAL_TRACE, Primitive, current_trace
 from ..interpreters import ad, batching
@@ -158,6 +159,7 @@ batching.batching_rules[checkpoint_p] = _checkpoint_batch
 name_p = Primitive("name")
 name_p.def_impl(lambda x, *, name: x)
 name_p.def_abstract_eval(lambda x, *, name: x)
+register_lowering(name_p)
 
 
 def _name_jvp(primals, tangents, *, name):

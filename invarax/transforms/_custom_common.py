@@ -17,6 +17,7 @@ from ..core.api_util import fun_name
 from ..core.array import to_array
 from ..core.eval import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr
+from ..core.lowering import register_lowering
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import EVAL_TRACE, Primitive, Tracer, current_trace
 from ..interpreters import ad, batching
@@ -90,7 +91,8 @@ def closure_convert(closed: ClosedJaxpr):
 
 
 def def_call(prim: Primitive, jaxpr_param: str):
-    """Impl (the body, compiled as ``jit`` compiles it) and abstract eval of a call primitive."""
+    """Impl (the body, compiled as ``jit`` compiles it), abstract eval and CPU lowering (the
+    impl) of a call primitive."""
 
     def impl(*args, **params):
         return jit_p.impl(*args, name=prim.name, jaxpr=params[jaxpr_param])
@@ -106,6 +108,7 @@ def def_call(prim: Primitive, jaxpr_param: str):
 
     prim.def_impl(impl)
     prim.def_abstract_eval(abstract_eval)
+    register_lowering(prim)
 
 
 def batch_as(trace, fun, ins, dims):

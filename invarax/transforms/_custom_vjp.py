@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..core.api_util import fun_name
 from ..core.array import Array, to_array
+from ..core.lowering import register_lowering
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..core.trace import EVAL_TRACE, Primitive, Tracer, current_trace, set_current_trace
 from ..interpreters import ad, batching
@@ -101,6 +102,7 @@ def _custom_lin_batch(vals, dims, *, trace, num_res, bwd, out_avals):
 _custom_lin_batch.needs_trace = True
 custom_lin_p.def_impl(_custom_lin_impl)
 custom_lin_p.def_abstract_eval(lambda *avals, num_res, bwd, out_avals: list(out_avals))
+register_lowering(custom_lin_p)  # its impl raises: custom_vjp has no forward mode
 ad.jvp_rules[custom_lin_p] = _custom_lin_jvp
 ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
 batching.batching_rules[custom_lin_p] = _custom_lin_batch
