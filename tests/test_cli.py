@@ -2,16 +2,18 @@
 
 import importlib.util
 import io
+import os
 import re
+import sys
 import textwrap
 
 import numpy as np
 import pytest
 
-from invarax import cli
-from invarax.cli import demo as cli_demo
-from invarax.cli import report as _cli_report
-from invarax.cli.ir import UsageError, parse_avals
+from invarax.cli import _demo as cli_demo
+from invarax.cli import _main as cli
+from invarax.cli import _report as _cli_report
+from invarax.cli._ir import UsageError, parse_avals
 
 HAVE_JAX = importlib.util.find_spec("jax") is not None
 
@@ -68,6 +70,52 @@ def test_main_runs_the_demo(tmp_path, monkeypatch, capsys):
     assert cli.main(["demo", "--steps", "150", "--no-peers", "--png", ""]) == 0
     assert "reproducibility report" in capsys.readouterr().out
     assert cli.main(["demo", "--steps", "0"]) == 2
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    """Fail the test if the demo starts training: a bad --png must stop it before."""
+    def train(*args, **kwargs):
+        raise AssertionError("the demo trained before checking --png")
+
+    monkeypatch.setattr(cli_demo, "train", train)
+
+
+@pytest.mark.parametrize("where, message", [
+    ("missing/dir/x.png", "does not exist: create it (mkdir -p "),
+    ("", "is a directory: give a file name such as "),
+])
+def test_demo_bad_png_is_one_line_before_training(tmp_path, capsys, no_training,
+                                                  where, message):
+    png = str(tmp_path / where) if where else str(tmp_path)
+    assert cli.main(["demo", "--no-peers", "--png", png]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and captured.err.startswith("invarax demo: error: ")
+    assert message in captured.err and "--png '' skips the plot" in captured.err
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root can write to any directory")
+def test_demo_png_in_a_read_only_directory(tmp_path, capsys, no_training):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        assert cli.main(["demo", "--png", str(folder / "x.png")]) == 2
+    finally:
+        folder.chmod(0o700)
+    assert "is not writable: choose another path" in capsys.readouterr().err
+
+
+def test_demo_png_without_matplotlib(tmp_path, monkeypatch, capsys, no_training):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
+    assert cli.main(["demo", "--png", str(tmp_path / "x.png")]) == 2
+    assert "needs matplotlib, which is not installed: pip install matplotlib" in (
+        capsys.readouterr().err)
+    monkeypatch.chdir(tmp_path)  # without --png the plot is skipped, not an error
+    assert cli._png_path(None) == ("invarax-demo-loss.png", None)
+    assert cli._png_path("") == ("", None)
 
 
 def run_ir(capsys, *argv):

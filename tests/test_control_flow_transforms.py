@@ -372,7 +372,7 @@ def test_stop_gradient_and_select_n_inside_bodies():
 
 
 def test_invarax_ir_prints_loops():
-    from invarax.cli.ir import program_text
+    from invarax.cli._ir import program_text
 
     text = program_text(lambda x: jnp.sum(fori_poly(x)), [((3,), np.dtype(np.float32))],
                         "grad", True, 4)

@@ -1,14 +1,18 @@
-"""Every page of docs/ runs as a doctest: its examples are what the code does.
+"""Every page of docs/ runs as a doctest: its examples are what the code does. The pages'
+links resolve, and docs/README.md lists every page.
 
 (Devices: tests/conftest.py asks for 8 CPU devices, which docs/distributed.md shows.)
 """
 
 import doctest
+import re
 from pathlib import Path
 
 import pytest
 
-DOCS = sorted((Path(__file__).resolve().parents[1] / "docs").glob("*.md"))
+DOCS_DIR = Path(__file__).resolve().parents[1] / "docs"
+DOCS = sorted(DOCS_DIR.glob("*.md"))
+LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
 
 
 def test_the_pages_are_found():
@@ -20,3 +24,21 @@ def test_page_runs(page):
     result = doctest.testfile(str(page), module_relative=False,
                               optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
     assert result.failed == 0, f"{page.name}: {result.failed} failing examples"
+
+
+def test_the_index_lists_every_page():
+    index = (DOCS_DIR / "README.md").read_text()
+    linked = set(LINK.findall(index))
+    for page in DOCS:
+        if page.name != "README.md":
+            assert page.name in linked, f"docs/README.md does not link {page.name}"
+    # one line per page: no page listed twice
+    entries = re.findall(r"^- \[?([\w/.]+\.md)", index, re.M)
+    assert len(entries) == len(set(entries))
+
+
+@pytest.mark.parametrize("page", DOCS, ids=[p.name for p in DOCS])
+def test_page_links_resolve(page):
+    for target in LINK.findall(page.read_text()):
+        if not target.startswith(("http://", "https://", "mailto:")):
+            assert (page.parent / target).exists(), f"{page.name}: {target}"

@@ -7,7 +7,7 @@ import pytest
 
 import invarax
 import invarax.numpy as jnp
-from invarax.cli import demo as cli_demo
+from invarax.cli import _demo as cli_demo
 
 
 def _loss_with_aux(x):

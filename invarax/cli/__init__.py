@@ -1,5 +1,5 @@
 """The ``invarax`` command: ``demo`` (the main job) and ``ir`` (print a program's jaxpr)."""
 
-from .main import main
+from ._main import main
 
 __all__ = ["main"]

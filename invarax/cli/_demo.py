@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from ..kernels.elementary import elementary
-from . import report
+from . import _report as report
 
 WIDTH, DEPTH, ACTIVATION = 64, 2, "tanh"
 
