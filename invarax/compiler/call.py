@@ -87,7 +87,12 @@ def _memo(key, make):
 def trace_call(fun, in_avals, description):
     """``(closed, tracer_consts, ...)``: ``fun`` traced; its consts that are tracers of an
     enclosing transformation become leading inputs (passed as ``tracer_consts``)."""
-    closed = trace_to_jaxpr(fun, in_avals, description)
+    return hoist_tracer_consts(trace_to_jaxpr(fun, in_avals, description))
+
+
+def hoist_tracer_consts(closed: ClosedJaxpr):
+    """``(closed', tracers)``: ``closed`` with its consts that are tracers of an enclosing
+    transformation turned into leading inputs (in order), and those tracers."""
     is_tracer = [isinstance(c, Tracer) for c in closed.consts]
     if not any(is_tracer):
         return closed, []

@@ -33,16 +33,16 @@ import numpy as np
 from ..core.api_util import StaticArgs, flatten_args
 from ..core.array import ArrayImpl
 from ..core.config import config
-from ..core.ir import ClosedJaxpr, Jaxpr
+from ..core.ir import ClosedJaxpr
 from ..core.pytree import (
     tree_leaves,
     tree_structure,
     tree_unflatten,
     treedef_is_leaf,
 )
-from ..core.trace import EVAL_TRACE, Tracer, current_trace
+from ..core.trace import EVAL_TRACE, current_trace
 from ..interpreters.staging import trace_fun
-from .call import compile_program, jit_p
+from .call import compile_program, hoist_tracer_consts, jit_p
 from .passes import optimize
 from .retrace import Signature, retrace_warning, varying
 
@@ -114,17 +114,9 @@ class _Entry:
                  "donated", "call")
 
     def __init__(self, closed: ClosedJaxpr, out_tree, donated: tuple):
-        jaxpr = closed.jaxpr
-        is_tracer = [isinstance(c, Tracer) for c in closed.consts]
-        self.tracer_consts = [c for c, t in zip(closed.consts, is_tracer, strict=True) if t]
-        if self.tracer_consts:
-            # Values of enclosing transformations become explicit inputs of the jaxpr.
-            hoisted = [v for v, t in zip(jaxpr.constvars, is_tracer, strict=True) if t]
-            kept = [v for v, t in zip(jaxpr.constvars, is_tracer, strict=True) if not t]
-            jaxpr = Jaxpr(kept, hoisted + jaxpr.invars, jaxpr.outvars, jaxpr.eqns)
-            concrete = [c for c, t in zip(closed.consts, is_tracer, strict=True) if not t]
-            closed = ClosedJaxpr(jaxpr, concrete)
-            donated = (False,) * len(hoisted) + donated
+        # Values of enclosing transformations become explicit inputs of the jaxpr.
+        closed, self.tracer_consts = hoist_tracer_consts(closed)
+        donated = (False,) * len(self.tracer_consts) + donated
         self.closed = closed
         self.optimized = optimize(closed)
         self.out_tree = out_tree
