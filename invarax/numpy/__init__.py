@@ -5,7 +5,6 @@ import sys as _sys
 import numpy as _np
 
 from ..core.array import Array as ndarray
-from . import _indexing
 from ._creation import (
     arange, array, asarray, empty, eye, full, full_like, identity, linspace, ones, ones_like,
     zeros, zeros_like,

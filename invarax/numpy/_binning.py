@@ -19,7 +19,10 @@ from ..ops import shape as sh
 from . import _reductions as red
 from . import _ufuncs as uf
 from ._creation import asarray, zeros
+from ._indexing import take
+from ._joining import concatenate, stack
 from ._promote import convert, promote_dtypes
+from ._sorting import argsort
 from ._stats import _array, _flat, _float, diff
 
 _COMPARE_ALL_MAX = 1 << 20  # a.size * v.size up to which comparing all pairs is used
@@ -55,8 +58,6 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     if a.ndim != 1:
         raise ValueError(f"jnp.searchsorted: a must be 1-d, got shape {a.shape}")
     if sorter is not None:
-        from ._indexing import take
-
         a = take(a, sorter)
     a, v = promote_dtypes(a, v)
     if method == "sort" or (method != "compare_all" and a.size * v.size > _COMPARE_ALL_MAX):
@@ -68,8 +69,6 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
 
 def _rank(x):
     """The position of each element of 1-d ``x`` in its stable sort."""
-    from ._sorting import argsort
-
     order = argsort(x)
     iota = ArrayImpl(np.arange(x.shape[0], dtype=dtypes.default_int()))
     return zeros(x.shape, dtypes.default_int()).at[order].set(iota)
@@ -78,8 +77,6 @@ def _rank(x):
 def _searchsorted_by_sort(a, v, side):
     # JAX's method: in the stable sort of v and a together, the number of elements of a
     # before each value is its rank there minus its rank among the values.
-    from ._joining import concatenate
-
     flat = sh.reshape(v, (v.size,))
     if side == "left":
         rank = _rank(concatenate([flat, a]))[: v.size]
@@ -117,8 +114,6 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     """
     if period is not None:
         raise NotImplementedError("jnp.interp: period= is not supported yet")
-    from ._indexing import take
-
     x, xp, fp = _float(x), _float(xp), _float(fp)
     n = xp.shape[0]
     i = uf.clip(searchsorted(xp, x, side="right"), 1, n - 1)
@@ -296,8 +291,6 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
         Array([[1, 0],
                [1, 1]], dtype=int32)
     """
-    from ._joining import stack
-
     x, y = _float(x), _float(y)
     if not isinstance(bins, (int, np.integer)) and len(bins) == 2:
         bins = list(bins)

@@ -17,9 +17,10 @@ from ..ops import shape as sh
 from . import _contractions as con
 from . import _ufuncs as uf
 from ._creation import asarray, zeros
+from ._indexing import take
 from ._joining import concatenate, split, stack
 from ._promote import convert, promote_dtypes
-from ._shape import axis_tuple, flip, moveaxis, ravel, reshape, swapaxes, transpose
+from ._shape import axis_tuple, flip, moveaxis, ravel, reshape, swapaxes, tile, transpose
 
 
 def _array(x):
@@ -59,8 +60,6 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
         >>> jnp.delete(jnp.array([1, 2, 3, 4]), jnp.array([0, 2]))
         Array([2, 4], dtype=int32)
     """
-    from ._indexing import take
-
     arr = _array(arr)
     if axis is None:
         arr, axis = ravel(arr), 0
@@ -78,8 +77,6 @@ def insert(arr, obj, values, axis=None):
         >>> jnp.insert(jnp.array([1, 2, 3]), 1, 9)
         Array([1, 9, 2, 3], dtype=int32)
     """
-    from ._indexing import take
-
     arr, values = _array(arr), _array(values)
     if axis is None:
         arr, axis = ravel(arr), 0
@@ -234,8 +231,6 @@ def resize(a, new_shape):
         Array([[1, 2],
                [3, 1]], dtype=int32)
     """
-    from ._shape import tile
-
     a = ravel(_array(a))
     shape = (int(new_shape),) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
     size = math.prod(shape)

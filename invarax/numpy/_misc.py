@@ -14,10 +14,12 @@ from ..core import dtypes
 from ..core.array import Array, ArrayImpl
 from ..ops import elementwise as lax
 from ..ops import shape as sh
+from ..ops.bessel import i0 as _i0
 from . import _ufuncs as uf
 from ._creation import asarray, zeros
 from ._joining import concatenate
-from ._promote import convert, promote_dtypes
+from ._promote import broadcast_shapes, broadcast_to_shape, convert, promote_dtypes
+from ._reductions import sum as _sum
 
 
 def _array(x):
@@ -347,8 +349,6 @@ def packbits(a, axis=None, bitorder="big"):
     weights = weights if bitorder == "big" else weights[::-1]
     w_shape = [1] * grouped.ndim
     w_shape[axis + 1] = 8
-    from ._reductions import sum as _sum
-
     return _sum(uf.multiply(grouped, ArrayImpl(weights.reshape(w_shape))), axis=axis + 1,
                 dtype=np.uint8)
 
@@ -384,8 +384,6 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
 
 
 def _broadcast(x, y):
-    from ._promote import broadcast_shapes, broadcast_to_shape
-
     shape = broadcast_shapes(x.shape, y.shape)
     return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
 
@@ -397,8 +395,6 @@ def i0(x):
         >>> jnp.i0(jnp.array([0.0, 1.0]))
         Array([1.       , 1.2660658], dtype=float32)
     """
-    from ..ops.bessel import i0 as _i0
-
     (x,) = promote_dtypes(_array(x), to_inexact=True)
     return _i0(x)
 

@@ -12,10 +12,12 @@ from ..ops import shape as sh
 from . import _reductions as red
 from . import _ufuncs as uf
 from ._creation import asarray, zeros
+from ._indexing import take
 from ._joining import stack
 from ._manip import _array
 from ._promote import convert
-from ._shape import ravel, reshape
+from ._setops import nonzero
+from ._shape import ravel, reshape, tile
 
 
 def select(condlist, choicelist, default=0):
@@ -90,9 +92,6 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
         >>> jnp.compress(jnp.array([True, False, True]), jnp.array([1, 2, 3]))
         Array([1, 3], dtype=int32)
     """
-    from ._indexing import take
-    from ._setops import nonzero
-
     a = _array(a)
     if axis is None:
         a, axis = ravel(a), 0
@@ -135,8 +134,6 @@ def place(arr, mask, vals, *, inplace=True):
     arr = _array(arr)
     where = np.nonzero(np.asarray(mask).reshape(-1))[0]
     vals = ravel(_array(vals))
-    from ._shape import tile
-
     reps = -(-len(where) // max(vals.size, 1))
     vals = sh.slice_in_dim(tile(vals, max(reps, 1)), 0, len(where), 1, 0)
     flat = ravel(arr).at[ArrayImpl(where.astype(dtypes.default_int()))].set(

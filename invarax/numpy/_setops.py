@@ -20,10 +20,11 @@ from ..ops import sorting
 from . import _reductions as red
 from . import _ufuncs as uf
 from ._creation import asarray, zeros
-from ._joining import concatenate
+from ._joining import concatenate, stack
 from ._logic import isin
 from ._promote import convert
 from ._shape import ravel, reshape
+from ._sorting import argsort, sort
 
 
 def _array(x):
@@ -112,8 +113,6 @@ def argwhere(a, *, size=None, fill_value=None):
         n = size if size is not None else _concrete_size(
             "argwhere", red.sum(uf.not_equal(a, 0), dtype=dtypes.default_int()))
         return zeros((int(n), 0), dtypes.default_int())
-    from ._joining import stack
-
     return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
 
 
@@ -344,8 +343,6 @@ def sort_complex(a):
         >>> jnp.sort_complex(jnp.array([2, 1]))
         Array([1.+0.j, 2.+0.j], dtype=complex64)
     """
-    from ._sorting import sort
-
     a = _array(a)
     complex_dtype = np.result_type(a.dtype, np.complex64)
     return sort(convert(a, dtypes.canonicalize(complex_dtype)), axis=-1)
@@ -359,8 +356,6 @@ def partition(a, kth, axis=-1):
         >>> jnp.partition(jnp.array([3, 1, 2]), 1)[1]
         Array(2, dtype=int32)
     """
-    from ._sorting import sort
-
     return sort(a, axis=axis)
 
 
@@ -371,6 +366,4 @@ def argpartition(a, kth, axis=-1):
         >>> jnp.argpartition(jnp.array([3, 1, 2]), 1)[1]
         Array(2, dtype=int32)
     """
-    from ._sorting import argsort
-
     return argsort(a, axis=axis)

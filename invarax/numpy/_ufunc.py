@@ -14,6 +14,7 @@ import numpy as np
 from ..core.array import Array
 from ..ops import shape as sh
 from ._creation import asarray
+from ._joining import stack
 from ._promote import broadcast_shapes, broadcast_to_shape
 
 
@@ -118,8 +119,6 @@ class ufunc:  # noqa: N801  (NumPy's and JAX's name)
         self._binary("accumulate")
         if self._accumulate is not None:
             return self._accumulate(a, axis, dtype=dtype)
-        from ._joining import stack
-
         a = _array(a)
         if dtype is not None:
             a = a.astype(dtype)
@@ -160,8 +159,6 @@ class ufunc:  # noqa: N801  (NumPy's and JAX's name)
         self._binary("reduceat")
         if self._reduceat is not None:
             return self._reduceat(a, indices, axis=axis, dtype=dtype)
-        from ._joining import stack
-
         a = _array(a)
         axis = axis % a.ndim
         idx = [int(i) for i in np.asarray(indices).reshape(-1)]
