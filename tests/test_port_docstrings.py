@@ -12,7 +12,8 @@ import invarax.numpy as jnp
 
 MODULES = [
     "invarax.numpy._logic", "invarax.numpy._math", "invarax.numpy._matrix",
-    "invarax.numpy._stats", "invarax.numpy._binning", "invarax.numpy._manip",
+    "invarax.numpy._stats", "invarax.numpy._nanfuncs", "invarax.numpy._quantiles",
+    "invarax.numpy._differences", "invarax.numpy._binning", "invarax.numpy._manip",
     "invarax.numpy._selection", "invarax.numpy._setops", "invarax.numpy._misc",
     "invarax.numpy._polyfit",
     "invarax.numpy._ufunc", "invarax.ops.gamma", "invarax.ops.bessel", "invarax.scipy.special",

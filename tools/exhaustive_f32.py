@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from invarax.kernels.elementary import NAMES, elementary  # noqa: E402
 
@@ -101,18 +101,9 @@ def _scipy_special():
 
 def _mp_reference(name):
     import mpmath
+    from mp_reference import EXACT  # tests/mp_reference.py, shared with the tests
 
-    table = {"exp": mpmath.exp, "log": mpmath.log, "expm1": mpmath.expm1,
-             "log1p": mpmath.log1p, "tanh": mpmath.tanh,
-             "logistic": lambda v: 1 / (1 + mpmath.exp(-v)), "sin": mpmath.sin,
-             "cos": mpmath.cos, "exp2": lambda v: mpmath.mpf(2) ** v, "sinh": mpmath.sinh,
-             "cosh": mpmath.cosh, "log2": lambda v: mpmath.log(v, 2), "log10": mpmath.log10,
-             "asinh": mpmath.asinh, "acosh": mpmath.acosh, "atanh": mpmath.atanh,
-             "atan": mpmath.atan, "asin": mpmath.asin, "acos": mpmath.acos, "tan": mpmath.tan,
-             "cbrt": lambda v: mpmath.sign(v) * mpmath.cbrt(abs(v)), "erf": mpmath.erf,
-             "erfc": mpmath.erfc, "erf_inv": mpmath.erfinv,
-             "lgamma": lambda v: mpmath.re(mpmath.loggamma(v)), "digamma": mpmath.digamma}
-    return mpmath, table[name]
+    return mpmath, EXACT[name]
 
 
 def nearest(name, x, below, above):

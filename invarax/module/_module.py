@@ -14,7 +14,7 @@ from ..core.pytree import tree_leaves
 from ..core.pytree_registry import register_attribute_node, register_pytree_node
 from ._abstract import abstract_names, check_not_abstract, dataclass_without_abstract
 from ._filters import is_array, is_array_like, is_inexact_array
-from ._pretty import module_repr
+from ._pretty import Fielded, module_repr
 from ._tree_equal import tree_equal
 
 _initialising: set[int] = set()  # ids of the modules whose __init__ is running
@@ -345,3 +345,6 @@ class Module(metaclass=_ModuleMeta):
 
     def __repr__(self):
         return module_repr(self)
+
+
+Fielded.register(Module)

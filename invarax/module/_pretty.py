@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 
 import numpy as np
 
+from ._filters import is_array
+
 _WIDTH = 88
+
+
+class Fielded(abc.ABC):  # noqa: B024 (no methods: a class is marked by registering it)
+    """The classes printed field by field, ``Name(field=value, ...)``: ``Module`` registers
+    itself (``Fielded.register(Module)``), so nested modules print so too."""
 
 
 def _short(x, structs: bool = False) -> str | None:
     """``f32[3,2]`` for an array (or a tracer; with ``structs``, anything with a shape and
     a dtype, such as a ``ShapedArray``), None for anything else."""
-    from ._filters import is_array
-
     if not (is_array(x) or (structs and hasattr(x, "shape") and hasattr(x, "dtype"))):
         return None
     dtype = np.dtype(x.dtype)
@@ -41,7 +47,7 @@ def _fmt(x, indent: int, style: _Style = _DEFAULT) -> str:
     if short is not None:
         return short if style.short_arrays else repr(x).replace("\n", "\n" + " " * indent)
     inner = indent + style.step
-    if _is_module(x):
+    if isinstance(x, Fielded):
         return module_repr(x, indent, style)
     if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
         parts = [_fmt(v, inner, style) for v in x]
@@ -63,12 +69,6 @@ def _join(open_: str, parts: list[str], close: str, indent: int, style: _Style =
         return flat
     pad = " " * (indent + style.step)
     return open_ + "\n" + ",\n".join(pad + p for p in parts) + ",\n" + " " * indent + close
-
-
-def _is_module(x) -> bool:
-    from ._module import Module
-
-    return isinstance(x, Module)
 
 
 def module_repr(module, indent: int = 0, style: _Style = _DEFAULT) -> str:

@@ -5,7 +5,6 @@ import sys as _sys
 import numpy as _np
 
 from ..core.array import Array as ndarray
-from . import _indexing
 from ._creation import (
     arange, array, asarray, empty, eye, full, full_like, identity, linspace, ones, ones_like,
     zeros, zeros_like,
@@ -83,11 +82,16 @@ from ._matrix import (  # noqa: E402
     tril_indices, tril_indices_from, triu, triu_indices, triu_indices_from, vander,
 )
 from ._stats import (  # noqa: E402
-    average, corrcoef, count_nonzero, cov, cumulative_prod, cumulative_sum, diff, ediff1d,
-    gradient, median, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmedian,
-    nanmin, nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile, ptp,
-    quantile, trapezoid, unwrap,
+    average, corrcoef, count_nonzero, cov, cumulative_prod, cumulative_sum, ptp,
 )
+from ._nanfuncs import (  # noqa: E402
+    nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd,
+    nansum, nanvar,
+)
+from ._quantiles import (  # noqa: E402
+    median, nanmedian, nanpercentile, nanquantile, percentile, quantile,
+)
+from ._differences import diff, ediff1d, gradient, trapezoid, unwrap  # noqa: E402
 from ._binning import (  # noqa: E402
     bincount, digitize, histogram, histogram2d, histogram_bin_edges, histogramdd, interp,
     searchsorted,

@@ -5,6 +5,10 @@ from __future__ import annotations
 from ..core.array import Array
 from ..core.dtypes import canonicalize
 from ..ops.elementwise import convert_element_type
+from ._index_update import IndexUpdateHelper
+from ._indexing import getitem
+from ._selection import compress
+from ._shape import reshape, transpose
 
 
 def _swap(f):
@@ -33,21 +37,17 @@ def _operators(jnp):
         "__abs__": jnp.abs,
         "__eq__": jnp.equal, "__ne__": jnp.not_equal, "__lt__": jnp.less,
         "__le__": jnp.less_equal, "__gt__": jnp.greater, "__ge__": jnp.greater_equal,
-        "__getitem__": jnp._indexing.getitem,
+        "__getitem__": getitem,
     }
 
 
 def _reshape(self, *shape, order="C"):
     """Reshape (``x.reshape(2, 3)`` or ``x.reshape((2, 3))``)."""
-    from . import reshape
-
     return reshape(self, shape[0] if len(shape) == 1 else shape, order=order)
 
 
 def _transpose(self, *axes):
     """Permute axes (``x.transpose(1, 0)`` or ``x.transpose((1, 0))``; none reverses)."""
-    from . import transpose
-
     return transpose(self, axes[0] if len(axes) == 1 else (axes or None))
 
 
@@ -61,7 +61,7 @@ _METHODS = (
     "cumsum", "cumprod", "squeeze", "ravel", "swapaxes", "repeat", "take", "sort", "argsort",
     "clip", "round", "dot", "conj", "trace",
 )
-# JAX's other methods whose first argument is the array (issue 19).
+# JAX's other methods whose first argument is the array.
 _METHODS += (
     "argpartition", "choose", "conjugate", "copy", "diagonal", "nonzero", "ptp", "searchsorted",
 )
@@ -69,8 +69,6 @@ _METHODS += (
 
 def _compress(self, condition, axis=None, *, size=None, fill_value=0):
     """``jnp.compress(condition, self, axis)`` (the array is the second argument there)."""
-    from . import compress
-
     return compress(condition, self, axis, size=size, fill_value=fill_value)
 
 
@@ -86,7 +84,7 @@ def install(jnp) -> None:
     Array.astype = _astype
     Array.T = property(lambda self: jnp.transpose(self))
     Array.mT = property(lambda self: jnp.swapaxes(self, -1, -2))
-    Array.at = property(lambda self: jnp._indexing.IndexUpdateHelper(self))
+    Array.at = property(IndexUpdateHelper)
     Array.real = property(jnp.real)
     Array.imag = property(jnp.imag)
     Array.compress = _compress

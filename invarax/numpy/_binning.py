@@ -19,8 +19,12 @@ from ..ops import shape as sh
 from . import _reductions as red
 from . import _ufuncs as uf
 from ._creation import asarray, zeros
+from ._differences import diff
+from ._indexing import take
+from ._joining import concatenate, stack
 from ._promote import convert, promote_dtypes
-from ._stats import _array, _flat, _float, diff
+from ._sorting import argsort
+from ._stats import _flat, _float
 
 _COMPARE_ALL_MAX = 1 << 20  # a.size * v.size up to which comparing all pairs is used
 
@@ -51,12 +55,10 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
         raise ValueError(f"jnp.searchsorted: method must be 'scan', 'scan_unrolled', 'sort' "
                          f"or 'compare_all', got {method!r}")
-    a, v = _array(a), _array(v)
+    a, v = asarray(a), asarray(v)
     if a.ndim != 1:
         raise ValueError(f"jnp.searchsorted: a must be 1-d, got shape {a.shape}")
     if sorter is not None:
-        from ._indexing import take
-
         a = take(a, sorter)
     a, v = promote_dtypes(a, v)
     if method == "sort" or (method != "compare_all" and a.size * v.size > _COMPARE_ALL_MAX):
@@ -68,8 +70,6 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
 
 def _rank(x):
     """The position of each element of 1-d ``x`` in its stable sort."""
-    from ._sorting import argsort
-
     order = argsort(x)
     iota = ArrayImpl(np.arange(x.shape[0], dtype=dtypes.default_int()))
     return zeros(x.shape, dtypes.default_int()).at[order].set(iota)
@@ -78,8 +78,6 @@ def _rank(x):
 def _searchsorted_by_sort(a, v, side):
     # JAX's method: in the stable sort of v and a together, the number of elements of a
     # before each value is its rank there minus its rank among the values.
-    from ._joining import concatenate
-
     flat = sh.reshape(v, (v.size,))
     if side == "left":
         rank = _rank(concatenate([flat, a]))[: v.size]
@@ -95,7 +93,7 @@ def digitize(x, bins, right=False, *, method="scan"):
         >>> jnp.digitize(jnp.array([0.5, 1.5, 3.0]), jnp.array([1.0, 2.0, 3.0]))
         Array([0, 1, 3], dtype=int32)
     """
-    bins = _array(bins)
+    bins = asarray(bins)
     if bins.ndim != 1:
         raise ValueError(f"jnp.digitize: bins must be 1-d, got shape {bins.shape}")
     side = "left" if right else "right"
@@ -117,8 +115,6 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     """
     if period is not None:
         raise NotImplementedError("jnp.interp: period= is not supported yet")
-    from ._indexing import take
-
     x, xp, fp = _float(x), _float(xp), _float(fp)
     n = xp.shape[0]
     i = uf.clip(searchsorted(xp, x, side="right"), 1, n - 1)
@@ -158,7 +154,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         >>> jnp.bincount(jnp.array([0, 1, 1, 3]))
         Array([1, 2, 0, 1], dtype=int32)
     """
-    x = _array(x)
+    x = asarray(x)
     if not dtypes.is_integer(x.dtype) or x.ndim != 1:
         raise TypeError(f"jnp.bincount takes a 1-d integer array, got {x.dtype}{list(x.shape)}")
     if length is None:
@@ -167,7 +163,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     if weights is None:
         values = uf.add(zeros(x.shape, dtypes.default_int()), 1)
     else:
-        values = _array(weights)
+        values = asarray(weights)
     out = zeros((int(length),), values.dtype)
     return out.at[uf.maximum(x, 0)].add(values, mode="drop")  # negatives count at 0, as JAX
 
@@ -296,8 +292,6 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
         Array([[1, 0],
                [1, 1]], dtype=int32)
     """
-    from ._joining import stack
-
     x, y = _float(x), _float(y)
     if not isinstance(bins, (int, np.integer)) and len(bins) == 2:
         bins = list(bins)

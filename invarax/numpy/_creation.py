@@ -7,6 +7,8 @@ import numpy as np
 from ..core import dtypes
 from ..core.array import Array, ArrayImpl, concrete_scalar, is_python_scalar
 from ..ops import shape as sh
+from ._broadcast import broadcast_to
+from ._joining import stack
 from ._promote import convert, result_dtype
 
 
@@ -43,8 +45,6 @@ def array(object, dtype=None, copy: bool = True, ndmin: int = 0) -> Array:  # no
     elif is_python_scalar(object):
         out = concrete_scalar(object)
     elif isinstance(object, (list, tuple)) and _contains_array(object):
-        from ._shape import stack
-
         out = stack([array(o) for o in object]) if object else array(np.asarray(object))
     else:
         value = np.asarray(object)
@@ -100,12 +100,6 @@ def _full(shape, fill_value, dtype, weak):
     if fill.ndim:
         return broadcast_to(fill, shape)
     return sh.broadcast_in_dim(fill, shape, ())
-
-
-def broadcast_to(x, shape):
-    from ._shape import broadcast_to as _broadcast_to
-
-    return _broadcast_to(x, shape)
 
 
 def zeros(shape, dtype=None) -> Array:

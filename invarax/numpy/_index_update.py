@@ -25,8 +25,10 @@ from ._index_parse import (
     parse_index,
     stack_columns,
 )
+from ._indexing import getitem
 from ._promote import broadcast_shapes, broadcast_to_shape, convert, promote_dtypes
-from ._ufuncs import divide, power
+from ._reductions import max as reduce_max
+from ._ufuncs import divide, power, where
 
 
 class _Plan(NamedTuple):
@@ -179,8 +181,6 @@ class IndexUpdateRef:
     ) -> Array:
         """``x[idx]``, with ``mode`` (``"fill"``, ``"clip"``, ``"promise_in_bounds"``) and
         ``fill_value`` for out-of-bounds reads."""
-        from ._indexing import getitem
-
         return getitem(self.array, self.index, mode=mode, fill_value=fill_value)
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None) -> Array:
@@ -238,8 +238,6 @@ def _apply(x: Array, index, func, mode) -> Array:
     """
     from ..lax import while_loop
     from ..transforms._vmap import vmap
-    from ._reductions import max as reduce_max
-    from ._ufuncs import where
 
     if not callable(func):
         raise TypeError(f"x.at[idx].apply(func): func must be callable, got "

@@ -27,11 +27,10 @@ from ._index_parse import (
     stack_columns,
     static_index,
 )
-from ._index_update import IndexUpdateHelper
 from ._promote import asarray_arg, broadcast_shapes
 from ._ufuncs import remainder
 
-__all__ = ["IndexUpdateHelper", "getitem", "take", "take_along_axis"]
+__all__ = ["getitem", "take", "take_along_axis"]
 
 
 def getitem(x, idx, mode=None, fill_value=None) -> Array:

@@ -14,7 +14,9 @@ from ..ops import elementwise as lax
 from . import _math
 from . import _reductions as red
 from . import _ufuncs as uf
+from ._creation import array, asarray
 from ._promote import asarray_arg, convert, promote_args
+from ._shape import expand_dims, ravel
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -113,8 +115,6 @@ def _all_equal(a1, a2, equal_nan):
 
 
 def _as_array(x, name):
-    from ._creation import asarray
-
     return x if isinstance(x, Array) else asarray(x)
 
 
@@ -135,12 +135,8 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
         >>> jnp.isin(jnp.array([1, 2, 3]), jnp.array([3, 1]))
         Array([ True, False,  True], dtype=bool)
     """
-    from ._shape import ravel
-
     element = _as_array(element, "isin")
     tests = ravel(_as_array(test_elements, "isin"))
-    from ._shape import expand_dims
-
     eq = uf.equal(expand_dims(element, -1), tests)
     out = red.any(eq, axis=-1)
     return uf.logical_not(out) if invert else out
@@ -283,8 +279,6 @@ def copy(a, order=None):
         >>> jnp.copy(jnp.array([1, 2]))
         Array([1, 2], dtype=int32)
     """
-    from ._creation import array
-
     return array(a, copy=True)
 
 

@@ -12,18 +12,15 @@ import math
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import Array, ArrayImpl
+from ..core.array import ArrayImpl
 from ..ops import shape as sh
 from . import _contractions as con
 from . import _ufuncs as uf
 from ._creation import asarray, zeros
+from ._indexing import take
 from ._joining import concatenate, split, stack
 from ._promote import convert, promote_dtypes
-from ._shape import axis_tuple, flip, moveaxis, ravel, reshape, swapaxes, transpose
-
-
-def _array(x):
-    return x if isinstance(x, Array) else asarray(x)
+from ._shape import axis_tuple, flip, moveaxis, ravel, reshape, swapaxes, tile, transpose
 
 
 def append(arr, values, axis=None):
@@ -33,7 +30,7 @@ def append(arr, values, axis=None):
         >>> jnp.append(jnp.array([1, 2]), 3)
         Array([1, 2, 3], dtype=int32)
     """
-    arr, values = _array(arr), _array(values)
+    arr, values = asarray(arr), asarray(values)
     if axis is None:
         return concatenate([ravel(arr), ravel(values)])
     return concatenate([arr, values], axis=axis)
@@ -59,9 +56,7 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
         >>> jnp.delete(jnp.array([1, 2, 3, 4]), jnp.array([0, 2]))
         Array([2, 4], dtype=int32)
     """
-    from ._indexing import take
-
-    arr = _array(arr)
+    arr = asarray(arr)
     if axis is None:
         arr, axis = ravel(arr), 0
     axis = axis % arr.ndim
@@ -78,9 +73,7 @@ def insert(arr, obj, values, axis=None):
         >>> jnp.insert(jnp.array([1, 2, 3]), 1, 9)
         Array([1, 9, 2, 3], dtype=int32)
     """
-    from ._indexing import take
-
-    arr, values = _array(arr), _array(values)
+    arr, values = asarray(arr), asarray(values)
     if axis is None:
         arr, axis = ravel(arr), 0
     axis = axis % arr.ndim
@@ -137,7 +130,7 @@ def rot90(m, k=1, axes=(0, 1)):
         Array([[2, 4],
                [1, 3]], dtype=int32)
     """
-    m = _array(m)
+    m = asarray(m)
     a0, a1 = axis_tuple(axes, m.ndim, "rot90")
     k = int(k) % 4
     if k == 0:
@@ -156,7 +149,7 @@ def rollaxis(a, axis, start=0):
         >>> jnp.rollaxis(jnp.ones((2, 3, 4)), 2).shape
         (4, 2, 3)
     """
-    a = _array(a)
+    a = asarray(a)
     axis = axis % a.ndim
     start = start % (a.ndim + 1) if start < 0 else start
     if axis < start:
@@ -166,7 +159,7 @@ def rollaxis(a, axis, start=0):
 
 def _split_along(name, axis, min_ndim):
     def f(ary, indices_or_sections):
-        ary = _array(ary)
+        ary = asarray(ary)
         if ary.ndim < min_ndim:
             raise ValueError(f"jnp.{name} needs at least {min_ndim} dimensions, got shape "
                              f"{ary.shape}")
@@ -197,7 +190,7 @@ def unstack(x, /, *, axis=0):
         >>> jnp.unstack(jnp.array([[1, 2], [3, 4]]))
         (Array([1, 2], dtype=int32), Array([3, 4], dtype=int32))
     """
-    x = _array(x)
+    x = asarray(x)
     axis = axis % x.ndim
     return tuple(sh.squeeze(sh.slice_in_dim(x, i, i + 1, 1, axis), (axis,))
                  for i in range(x.shape[axis]))
@@ -220,7 +213,7 @@ def matrix_transpose(x, /):
         >>> jnp.matrix_transpose(jnp.ones((4, 2, 3))).shape
         (4, 3, 2)
     """
-    x = _array(x)
+    x = asarray(x)
     if x.ndim < 2:
         raise ValueError(f"jnp.matrix_transpose needs at least 2 dimensions, got {x.shape}")
     return swapaxes(x, -1, -2)
@@ -234,9 +227,7 @@ def resize(a, new_shape):
         Array([[1, 2],
                [3, 1]], dtype=int32)
     """
-    from ._shape import tile
-
-    a = ravel(_array(a))
+    a = ravel(asarray(a))
     shape = (int(new_shape),) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
     size = math.prod(shape)
     if a.size == 0:
@@ -265,14 +256,14 @@ def block(arrays):
             for y in x:
                 collect(y)
         else:
-            leaves.append(_array(x))
+            leaves.append(asarray(x))
 
     collect(arrays)
     ndim = max([levels] + [x.ndim for x in leaves])
 
     def build(x, level):
         if not isinstance(x, list):
-            x = _array(x)
+            x = asarray(x)
             return reshape(x, (1,) * (ndim - x.ndim) + x.shape)
         parts = [build(y, level + 1) for y in x]
         return concatenate(parts, axis=-(levels - level))
@@ -297,7 +288,7 @@ def astype(x, dtype, /, *, copy=False, device=None):
         >>> jnp.astype(jnp.array([1.7]), jnp.int32)
         Array([1], dtype=int32)
     """
-    return _array(x).astype(dtype)
+    return asarray(x).astype(dtype)
 
 
 def kron(a, b):
@@ -307,7 +298,7 @@ def kron(a, b):
         >>> jnp.kron(jnp.array([1, 2]), jnp.array([1, 10]))
         Array([ 1, 10,  2, 20], dtype=int32)
     """
-    a, b = promote_dtypes(_array(a), _array(b))
+    a, b = promote_dtypes(asarray(a), asarray(b))
     nd = max(a.ndim, b.ndim)
     a = reshape(a, (1,) * (nd - a.ndim) + a.shape)
     b = reshape(b, (1,) * (nd - b.ndim) + b.shape)
@@ -326,7 +317,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """
     if axis is not None:
         axisa = axisb = axisc = axis
-    a, b = promote_dtypes(_array(a), _array(b))
+    a, b = promote_dtypes(asarray(a), asarray(b))
     a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError(f"jnp.cross: vectors must have 2 or 3 components, got {a.shape[-1]} "
@@ -352,7 +343,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
         >>> jnp.vecdot(jnp.array([[1.0, 2.0]]), jnp.array([3.0, 4.0]))
         Array([11.], dtype=float32)
     """
-    a, b = _array(x1), _array(x2)
+    a, b = asarray(x1), asarray(x2)
     a, b = moveaxis(a, axis, -1), moveaxis(b, axis, -1)
     return con.matmul(uf.conjugate(a)[..., None, :], b[..., :, None],
                       preferred_element_type=preferred_element_type)[..., 0, 0]
@@ -365,7 +356,7 @@ def matvec(x1, x2, /):
         >>> jnp.matvec(jnp.eye(2), jnp.array([1.0, 2.0]))
         Array([1., 2.], dtype=float32)
     """
-    return con.matmul(_array(x1), _array(x2)[..., :, None])[..., 0]
+    return con.matmul(asarray(x1), asarray(x2)[..., :, None])[..., 0]
 
 
 def vecmat(x1, x2, /):
@@ -375,7 +366,7 @@ def vecmat(x1, x2, /):
         >>> jnp.vecmat(jnp.array([1.0, 2.0]), jnp.eye(2))
         Array([1., 2.], dtype=float32)
     """
-    return con.matmul(uf.conjugate(_array(x1))[..., None, :], _array(x2))[..., 0, :]
+    return con.matmul(uf.conjugate(asarray(x1))[..., None, :], asarray(x2))[..., 0, :]
 
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
@@ -387,7 +378,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """
     from ..transforms._vmap import vmap
 
-    arr = _array(arr)
+    arr = asarray(arr)
     axis = axis % arr.ndim
     f = lambda x: func1d(x, *args, **kwargs)  # noqa: E731
     for i in range(arr.ndim - 1):
@@ -402,7 +393,7 @@ def apply_over_axes(func, a, axes):
         >>> jnp.apply_over_axes(jnp.sum, jnp.ones((2, 3)), [0, 1])
         Array([[6.]], dtype=float32)
     """
-    a = _array(a)
+    a = asarray(a)
     for axis in axes:
         b = func(a, axis)
         a = b if b.ndim == a.ndim else sh.expand_dims(b, (axis % a.ndim,))
@@ -416,7 +407,7 @@ def unravel_index(indices, shape):
         >>> jnp.unravel_index(jnp.array([5]), (2, 3))
         (Array([1], dtype=int32), Array([2], dtype=int32))
     """
-    idx = _array(indices)
+    idx = asarray(indices)
     shape = tuple(int(s) for s in shape)
     total = math.prod(shape)
     idx = uf.clip(idx, -total, total - 1)
@@ -438,7 +429,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     if order not in ("C", "F"):
         raise ValueError(f"jnp.ravel_multi_index: order must be 'C' or 'F', got {order!r}")
     dims = tuple(int(d) for d in dims)
-    coords = [_array(i) for i in multi_index]
+    coords = [asarray(i) for i in multi_index]
     if len(coords) != len(dims):
         raise ValueError(f"jnp.ravel_multi_index: {len(coords)} coordinate arrays for "
                          f"{len(dims)} dimensions")
@@ -489,7 +480,7 @@ class vectorize:  # noqa: N801  (NumPy's and JAX's name)
         else:
             bound = {}
         static = {i: a for i, a in enumerate(args) if i in self.excluded}
-        dyn = [_array(a) for i, a in enumerate(args) if i not in self.excluded]
+        dyn = [asarray(a) for i, a in enumerate(args) if i not in self.excluded]
 
         def call(*xs):
             it = iter(xs)

@@ -18,7 +18,9 @@ from ..ops import shape as sh
 from . import _ufuncs as uf
 from ._contractions import _diagonal
 from ._creation import asarray, linspace, ones_like, zeros, zeros_like
+from ._joining import concatenate, stack
 from ._promote import convert
+from ._shape import tile
 
 
 def _array(x, name):
@@ -194,8 +196,6 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     values = _array(val, "fill_diagonal")
     values = sh.reshape(values, (values.size,))
     reps = -(-len(where) // max(values.shape[0], 1))
-    from ._shape import tile
-
     values = sh.slice_in_dim(tile(values, reps), 0, len(where), 1, 0) if len(where) else values
     flat = sh.reshape(a, (a.size,)).at[where].set(convert(values, a.dtype))
     return sh.reshape(flat, a.shape)
@@ -380,8 +380,6 @@ def vander(x, N=None, increasing=False):
     for _ in range(n):
         cols.append(power)
         power = uf.multiply(power, x)
-    from ._joining import stack
-
     out = stack(cols if increasing else cols[::-1], axis=1) if n else zeros((x.shape[0], 0),
                                                                             x.dtype)
     return out
@@ -489,8 +487,6 @@ class _Concatenator:
         self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
 
     def __getitem__(self, key):
-        from ._joining import concatenate
-
         items = key if isinstance(key, tuple) else (key,)
         axis, ndmin, trans1d, parts = self.axis, self.ndmin, self.trans1d, []
         for item in items:

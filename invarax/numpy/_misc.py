@@ -11,21 +11,19 @@ import math
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import Array, ArrayImpl
+from ..core.array import ArrayImpl
 from ..ops import elementwise as lax
 from ..ops import shape as sh
+from ..ops.bessel import i0 as _i0
 from . import _ufuncs as uf
 from ._creation import asarray, zeros
 from ._joining import concatenate
-from ._promote import convert, promote_dtypes
-
-
-def _array(x):
-    return x if isinstance(x, Array) else asarray(x)
+from ._promote import broadcast_shapes, broadcast_to_shape, convert, promote_dtypes
+from ._reductions import sum as _sum
 
 
 def _vector(name, p):
-    p = _array(p)
+    p = asarray(p)
     if p.ndim != 1:
         raise ValueError(f"jnp.{name} takes 1-d coefficient arrays (highest power first), "
                          f"got shape {p.shape}")
@@ -39,7 +37,7 @@ def polyval(p, x, *, unroll=16):
         >>> jnp.polyval(jnp.array([1.0, 0.0, -1.0]), jnp.array([2.0, 3.0]))
         Array([3., 8.], dtype=float32)
     """
-    p, x = promote_dtypes(_vector("polyval", p), _array(x))
+    p, x = promote_dtypes(_vector("polyval", p), asarray(x))
     out = zeros(x.shape, x.dtype)
     for i in range(p.shape[0]):
         out = uf.add(uf.multiply(out, x), p[i])
@@ -156,7 +154,7 @@ def poly(seq_of_zeros):
         >>> jnp.poly(jnp.array([1.0, 2.0]))
         Array([ 1., -3.,  2.], dtype=float32)
     """
-    (r,) = promote_dtypes(_array(seq_of_zeros), to_inexact=True)
+    (r,) = promote_dtypes(asarray(seq_of_zeros), to_inexact=True)
     if r.ndim != 1:
         raise NotImplementedError("jnp.poly of a matrix (its characteristic polynomial) needs "
                                   "eigenvalues (jnp.linalg, issue 16); pass 1-d roots")
@@ -207,7 +205,7 @@ def bitwise_count(x, /):
         >>> jnp.bitwise_count(jnp.array([0, 7, -3]))
         Array([0, 3, 2], dtype=uint8)
     """
-    x = _array(x)
+    x = asarray(x)
     if x.dtype == dtypes.bool_:
         return convert(x, np.uint8)
     if not dtypes.is_integer(x.dtype):
@@ -314,7 +312,7 @@ def array_str(a, max_line_width=None, precision=None, suppress_small=None):
 
 
 def _bit_axis(name, a, axis):
-    a = _array(a)
+    a = asarray(a)
     if axis is None:
         return sh.reshape(a, (a.size,)), 0
     return a, axis % a.ndim
@@ -347,8 +345,6 @@ def packbits(a, axis=None, bitorder="big"):
     weights = weights if bitorder == "big" else weights[::-1]
     w_shape = [1] * grouped.ndim
     w_shape[axis + 1] = 8
-    from ._reductions import sum as _sum
-
     return _sum(uf.multiply(grouped, ArrayImpl(weights.reshape(w_shape))), axis=axis + 1,
                 dtype=np.uint8)
 
@@ -384,8 +380,6 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
 
 
 def _broadcast(x, y):
-    from ._promote import broadcast_shapes, broadcast_to_shape
-
     shape = broadcast_shapes(x.shape, y.shape)
     return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
 
@@ -397,9 +391,7 @@ def i0(x):
         >>> jnp.i0(jnp.array([0.0, 1.0]))
         Array([1.       , 1.2660658], dtype=float32)
     """
-    from ..ops.bessel import i0 as _i0
-
-    (x,) = promote_dtypes(_array(x), to_inexact=True)
+    (x,) = promote_dtypes(asarray(x), to_inexact=True)
     return _i0(x)
 
 
@@ -413,7 +405,7 @@ def kaiser(M, beta):
     def formula(n, M):
         alpha = 0.5 * (M - 1)
         ratio = uf.divide(uf.subtract(n, alpha), alpha)
-        b = convert(_array(beta), n.dtype)
+        b = convert(asarray(beta), n.dtype)
         return uf.divide(i0(uf.multiply(b, uf.sqrt(uf.subtract(1.0, uf.square(ratio))))),
                          i0(b))
 

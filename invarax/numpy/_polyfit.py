@@ -9,6 +9,7 @@ from . import _ufuncs as uf
 from ._creation import asarray, eye, zeros
 from ._joining import concatenate
 from ._promote import promote_dtypes
+from .linalg import eigvals, inv, lstsq
 
 
 def roots(p, *, strip_zeros: bool = True):
@@ -27,8 +28,6 @@ def roots(p, *, strip_zeros: bool = True):
         >>> jnp.roots(jnp.array([1.0, -3.0, 2.0])).real
         Array([2., 1.], dtype=float32)
     """
-    from .linalg import eigvals
-
     (p,) = promote_dtypes(p if isinstance(p, Array) else asarray(p), to_inexact=True)
     if p.ndim != 1:
         raise ValueError(f"jnp.roots takes 1-d coefficients, got shape {p.shape}")
@@ -71,8 +70,6 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         >>> jnp.polyfit(x, 2 * x + 1, 1).round(4)
         Array([2., 1.], dtype=float32)
     """
-    from .linalg import inv, lstsq
-
     deg = int(deg)
     x, y = promote_dtypes(x if isinstance(x, Array) else asarray(x),
                           y if isinstance(y, Array) else asarray(y), to_inexact=True)

@@ -16,6 +16,20 @@ def asarray_arg(x, name: str) -> Array:
     return to_array(x, f"jnp.{name} argument")
 
 
+def shape_arg(shape, name: str) -> tuple:
+    """A static shape: an int or a sequence of ints (a traced size is an error)."""
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        return tuple(int(d.__index__()) for d in shape)
+    except (TypeError, AttributeError):
+        raise TypeError(
+            f"jnp.{name}: the shape must be an int or a tuple of ints, got "
+            f"{shape!r:.60}; shapes are static, so a traced value cannot be a "
+            "size (mark it static with static_argnums)"
+        ) from None
+
+
 def result_dtype(*arrays):
     """``(dtype, weak_type)`` that ``arrays`` promote to."""
     return dtypes.promote_types(*((a.dtype, a.weak_type) for a in arrays))

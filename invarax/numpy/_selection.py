@@ -12,10 +12,11 @@ from ..ops import shape as sh
 from . import _reductions as red
 from . import _ufuncs as uf
 from ._creation import asarray, zeros
+from ._indexing import take
 from ._joining import stack
-from ._manip import _array
 from ._promote import convert
-from ._shape import ravel, reshape
+from ._setops import nonzero
+from ._shape import ravel, reshape, tile
 
 
 def select(condlist, choicelist, default=0):
@@ -29,7 +30,7 @@ def select(condlist, choicelist, default=0):
     if len(condlist) != len(choicelist):
         raise ValueError(f"jnp.select: {len(condlist)} conditions but {len(choicelist)} "
                          "choices; give one choice per condition")
-    out = _array(default)
+    out = asarray(default)
     for cond, choice in zip(reversed(condlist), reversed(choicelist), strict=True):
         out = uf.where(cond, choice, out)
     return out
@@ -46,11 +47,11 @@ def piecewise(x, condlist, funclist, *args, **kw):
         >>> jnp.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v * 2])
         Array([2., 6.], dtype=float32)
     """
-    x = _array(x)
+    x = asarray(x)
     conds = list(condlist) if isinstance(condlist, (list, tuple)) else [condlist]
     funcs = list(funclist)
     if len(funcs) == len(conds) + 1:
-        conds.append(uf.logical_not(red.any(stack([_array(c) for c in conds]), axis=0)))
+        conds.append(uf.logical_not(red.any(stack([asarray(c) for c in conds]), axis=0)))
     elif len(funcs) != len(conds):
         raise ValueError(f"jnp.piecewise: {len(conds)} conditions need {len(conds)} or "
                          f"{len(conds) + 1} functions, got {len(funcs)}")
@@ -68,8 +69,8 @@ def choose(a, choices, out=None, mode="raise"):
         >>> jnp.choose(jnp.array([0, 1, 0]), [jnp.array([1, 2, 3]), jnp.array([10, 20, 30])])
         Array([ 1, 20,  3], dtype=int32)
     """
-    a = _array(a)
-    choices = [_array(c) for c in choices]
+    a = asarray(a)
+    choices = [asarray(c) for c in choices]
     n = len(choices)
     if mode == "wrap":
         a = uf.remainder(a, n)
@@ -90,13 +91,10 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
         >>> jnp.compress(jnp.array([True, False, True]), jnp.array([1, 2, 3]))
         Array([1, 3], dtype=int32)
     """
-    from ._indexing import take
-    from ._setops import nonzero
-
-    a = _array(a)
+    a = asarray(a)
     if axis is None:
         a, axis = ravel(a), 0
-    cond = ravel(_array(condition))
+    cond = ravel(asarray(condition))
     (idx,) = nonzero(cond, size=size, fill_value=-1 if size is not None else None)
     n = a.shape[axis]
     taken = take(a, uf.where(uf.less(idx, 0), 0, idx) if size is not None else idx, axis=axis,
@@ -117,7 +115,7 @@ def extract(condition, arr, *, size=None, fill_value=0):
         >>> jnp.extract(jnp.array([True, False, True]), jnp.array([1, 2, 3]))
         Array([1, 3], dtype=int32)
     """
-    return compress(ravel(_array(condition)), ravel(_array(arr)), size=size,
+    return compress(ravel(asarray(condition)), ravel(asarray(arr)), size=size,
                     fill_value=fill_value)
 
 
@@ -132,11 +130,9 @@ def place(arr, mask, vals, *, inplace=True):
     if inplace:
         raise ValueError("jnp.place cannot modify an array in place (arrays are immutable); "
                          "call it with inplace=False and use the result")
-    arr = _array(arr)
+    arr = asarray(arr)
     where = np.nonzero(np.asarray(mask).reshape(-1))[0]
-    vals = ravel(_array(vals))
-    from ._shape import tile
-
+    vals = ravel(asarray(vals))
     reps = -(-len(where) // max(vals.size, 1))
     vals = sh.slice_in_dim(tile(vals, max(reps, 1)), 0, len(where), 1, 0)
     flat = ravel(arr).at[ArrayImpl(where.astype(dtypes.default_int()))].set(
@@ -154,8 +150,8 @@ def put(a, ind, v, mode=None, *, inplace=True):
     if inplace:
         raise ValueError("jnp.put cannot modify an array in place (arrays are immutable); "
                          "call it with inplace=False and use the result")
-    a = _array(a)
-    ind, v = ravel(_array(ind)), ravel(_array(v))
+    a = asarray(a)
+    ind, v = ravel(asarray(ind)), ravel(asarray(v))
     v = uf.add(zeros(ind.shape, a.dtype), convert(v, a.dtype)) if v.size == 1 else v
     if mode == "wrap":
         ind = uf.remainder(ind, a.size)
@@ -178,7 +174,7 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     if inplace:
         raise ValueError("jnp.put_along_axis cannot modify an array in place (arrays are "
                          "immutable); call it with inplace=False and use the result")
-    arr, idx = _array(arr), _array(indices)
+    arr, idx = asarray(arr), asarray(indices)
     if axis is None:
         arr, axis = ravel(arr), 0
         idx = ravel(idx)
@@ -194,6 +190,6 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
                                                   .reshape([-1 if e == d else 1
                                                             for e in range(arr.ndim)]))
                   for d in range(arr.ndim))
-    values = convert(_array(values), arr.dtype)
+    values = convert(asarray(values), arr.dtype)
     return arr.at[where].set(values, mode=mode)
 

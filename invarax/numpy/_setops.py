@@ -13,21 +13,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.array import Array, ArrayImpl
+from ..core.array import ArrayImpl
 from ..core.errors import ConcretizationTypeError
 from ..ops import shape as sh
 from ..ops import sorting
 from . import _reductions as red
 from . import _ufuncs as uf
 from ._creation import asarray, zeros
-from ._joining import concatenate
+from ._joining import concatenate, stack
 from ._logic import isin
 from ._promote import convert
 from ._shape import ravel, reshape
-
-
-def _array(x):
-    return x if isinstance(x, Array) else asarray(x)
+from ._sorting import argsort, sort
 
 
 def _concrete_size(name, count):
@@ -49,7 +46,7 @@ def _compress_flat(mask, values, size, fill_value):
     target = uf.where(mask, pos, size)
     out = zeros((size,), values.dtype).at[target].set(values, mode="drop")
     count = red.sum(mask, dtype=dtypes.default_int())
-    fill = convert(_array(fill_value), values.dtype)
+    fill = convert(asarray(fill_value), values.dtype)
     return uf.where(uf.less(_int_iota(size), count), out, fill)
 
 
@@ -60,7 +57,7 @@ def flatnonzero(a, *, size=None, fill_value=None):
         >>> jnp.flatnonzero(jnp.array([0, 3, 0, 4]))
         Array([1, 3], dtype=int32)
     """
-    flat = ravel(_array(a))
+    flat = ravel(asarray(a))
     mask = uf.not_equal(flat, 0)
     if size is None:
         size = _concrete_size("flatnonzero", red.sum(mask, dtype=dtypes.default_int()))
@@ -83,7 +80,7 @@ def nonzero(a, *, size=None, fill_value=None):
         >>> jnp.nonzero(jnp.array([[0, 1], [2, 0]]))
         (Array([0, 1], dtype=int32), Array([1, 0], dtype=int32))
     """
-    a = _array(a)
+    a = asarray(a)
     if a.ndim == 0:
         raise ValueError("jnp.nonzero of a 0-d array is not defined (as NumPy 2); use "
                          "jnp.atleast_1d(a)")
@@ -107,13 +104,11 @@ def argwhere(a, *, size=None, fill_value=None):
         Array([[0, 1],
                [1, 0]], dtype=int32)
     """
-    a = _array(a)
+    a = asarray(a)
     if a.ndim == 0:  # as JAX: one row of no coordinates if a is nonzero, none otherwise
         n = size if size is not None else _concrete_size(
             "argwhere", red.sum(uf.not_equal(a, 0), dtype=dtypes.default_int()))
         return zeros((int(n), 0), dtypes.default_int())
-    from ._joining import stack
-
     return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
 
 
@@ -156,7 +151,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if axis is not None:
         raise NotImplementedError("jnp.unique(axis=...) is not supported yet; unique of the "
                                   "flattened array (axis=None) is")
-    x = ravel(_array(ar))
+    x = ravel(asarray(ar))
     perm, s, first = _sorted_runs(x, equal_nan)
     if size is None:
         size = _concrete_size("unique", red.sum(first, dtype=dtypes.default_int()))
@@ -169,7 +164,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         extras.append(_compress_flat(first, perm, size, 0))
     if return_inverse:
         inverse = zeros(x.shape, dtypes.default_int()).at[perm].set(group)
-        extras.append(reshape(inverse, _array(ar).shape) if _array(ar).ndim > 1 else inverse)
+        extras.append(reshape(inverse, asarray(ar).shape) if asarray(ar).ndim > 1 else inverse)
     if return_counts:
         counts = zeros((size,), dtypes.default_int()).at[group].add(1, mode="drop")
         extras.append(counts)
@@ -209,7 +204,7 @@ def unique_inverse(x, /, *, size=None, fill_value=None):
     from collections import namedtuple
 
     values, inverse = unique(x, return_inverse=True, size=size, fill_value=fill_value)
-    inverse = reshape(inverse, _array(x).shape)
+    inverse = reshape(inverse, asarray(x).shape)
     return namedtuple("UniqueInverseResult", "values inverse_indices")(values, inverse)
 
 
@@ -224,13 +219,13 @@ def unique_all(x, /, *, size=None, fill_value=None):
 
     values, index, inverse, counts = unique(x, True, True, True, size=size,
                                             fill_value=fill_value)
-    inverse = reshape(inverse, _array(x).shape)
+    inverse = reshape(inverse, asarray(x).shape)
     return namedtuple("UniqueAllResult", "values indices inverse_indices counts")(
         values, index, inverse, counts)
 
 
 def _set_result(name, mask_fn, ar1, ar2, size, fill_value):
-    x = ravel(_array(ar1))
+    x = ravel(asarray(ar1))
     _, s, first = _sorted_runs(x, True)
     mask = mask_fn(first, s)
     if size is None:
@@ -246,7 +241,7 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
         >>> jnp.union1d(jnp.array([1, 3]), jnp.array([2, 3]))
         Array([1, 2, 3], dtype=int32)
     """
-    both = concatenate([ravel(_array(ar1)), ravel(_array(ar2))])
+    both = concatenate([ravel(asarray(ar1)), ravel(asarray(ar2))])
     return unique(both, size=size, fill_value=fill_value)
 
 
@@ -260,7 +255,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     """
     if return_indices:
         raise NotImplementedError("jnp.intersect1d(return_indices=True) is not supported yet")
-    b = _array(ar2)
+    b = asarray(ar2)
     return _set_result("intersect1d", lambda first, s: uf.logical_and(first, isin(s, b)),
                        ar1, b, size, fill_value)
 
@@ -272,7 +267,7 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
         >>> jnp.setdiff1d(jnp.array([1, 2, 3]), jnp.array([2]))
         Array([1, 3], dtype=int32)
     """
-    b = _array(ar2)
+    b = asarray(ar2)
     return _set_result("setdiff1d", lambda first, s: uf.logical_and(
         first, isin(s, b, invert=True)), ar1, b, size, fill_value)
 
@@ -284,7 +279,7 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
         >>> jnp.setxor1d(jnp.array([1, 2]), jnp.array([2, 3]))
         Array([1, 3], dtype=int32)
     """
-    a, b = ravel(_array(ar1)), ravel(_array(ar2))
+    a, b = ravel(asarray(ar1)), ravel(asarray(ar2))
 
     def mask(first, s):
         return uf.logical_and(first, uf.logical_not(uf.logical_and(isin(s, a), isin(s, b))))
@@ -300,7 +295,7 @@ def trim_zeros(filt, trim="fb"):
         >>> jnp.trim_zeros(jnp.array([0, 1, 2, 0]))
         Array([1, 2], dtype=int32)
     """
-    f = _array(filt)
+    f = asarray(filt)
     nz = np.flatnonzero(np.asarray(_concrete_values("trim_zeros", f)))
     if not len(nz):
         return f[:0]
@@ -323,7 +318,7 @@ def lexsort(keys, axis=-1):
         >>> jnp.lexsort((jnp.array([1, 0, 2]), jnp.array([1, 1, 0])))
         Array([2, 1, 0], dtype=int32)
     """
-    keys = [_array(k) for k in keys]
+    keys = [asarray(k) for k in keys]
     if not keys:
         raise TypeError("jnp.lexsort needs at least one key")
     shape = np.broadcast_shapes(*(k.shape for k in keys))
@@ -344,9 +339,7 @@ def sort_complex(a):
         >>> jnp.sort_complex(jnp.array([2, 1]))
         Array([1.+0.j, 2.+0.j], dtype=complex64)
     """
-    from ._sorting import sort
-
-    a = _array(a)
+    a = asarray(a)
     complex_dtype = np.result_type(a.dtype, np.complex64)
     return sort(convert(a, dtypes.canonicalize(complex_dtype)), axis=-1)
 
@@ -359,8 +352,6 @@ def partition(a, kth, axis=-1):
         >>> jnp.partition(jnp.array([3, 1, 2]), 1)[1]
         Array(2, dtype=int32)
     """
-    from ._sorting import sort
-
     return sort(a, axis=axis)
 
 
@@ -371,6 +362,4 @@ def argpartition(a, kth, axis=-1):
         >>> jnp.argpartition(jnp.array([3, 1, 2]), 1)[1]
         Array(2, dtype=int32)
     """
-    from ._sorting import argsort
-
     return argsort(a, axis=axis)

@@ -1,5 +1,5 @@
-"""Shape functions of ``invarax.numpy``: reshape, transpose, broadcasting, flip, roll, tile,
-repeat (and, re-exported, joining, splitting, padding, take and sort).
+"""Shape functions of ``invarax.numpy``: reshape, transpose, flip, roll, tile, repeat (and,
+re-exported, broadcasting, joining, splitting, padding, take and sort).
 
 Shapes are static: every function reads only shapes and static arguments, never a
 traced value, so each works eagerly and under ``jit`` alike. They move values and
@@ -17,6 +17,7 @@ from ..core.trace import Tracer
 from ..ops import indexing as ix
 from ..ops import shape as sh
 from ..ops._util import canonicalize_axis
+from ._broadcast import broadcast_arrays, broadcast_shapes, broadcast_to
 from ._indexing import take, take_along_axis
 from ._joining import (
     array_split,
@@ -27,13 +28,12 @@ from ._joining import (
     concatenate,
     dstack,
     hstack,
-    pad,
     split,
     stack,
     vstack,
 )
-from ._promote import asarray_arg, broadcast_to_shape
-from ._promote import broadcast_shapes as _broadcast_shapes
+from ._pad import pad
+from ._promote import asarray_arg, shape_arg
 from ._sorting import argsort, sort
 from ._ufuncs import remainder
 
@@ -71,20 +71,6 @@ __all__ = [
 ]
 
 
-def _shape_arg(shape, name: str) -> tuple:
-    """A static shape: an int or a sequence of ints (a traced size is an error)."""
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    try:
-        return tuple(int(d.__index__()) for d in shape)
-    except (TypeError, AttributeError):
-        raise TypeError(
-            f"jnp.{name}: the shape must be an int or a tuple of ints, got "
-            f"{shape!r:.60}; shapes are static, so a traced value cannot be a "
-            "size (mark it static with static_argnums)"
-        ) from None
-
-
 def axis_tuple(axis, ndim: int, name: str) -> tuple:
     """``axis`` (an int or a sequence of ints) as distinct axes in ``[0, ndim)``."""
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
@@ -112,7 +98,7 @@ def reshape(a, shape, order: str = "C", *, copy=None) -> Array:
                [3, 4, 5]], dtype=int32)
     """
     x = asarray_arg(a, "reshape")
-    shape = _infer_size(x, _shape_arg(shape, "reshape"))
+    shape = _infer_size(x, shape_arg(shape, "reshape"))
     if order == "C":
         return sh.reshape(x, shape)
     if order == "F":
@@ -268,67 +254,6 @@ def squeeze(a, axis=None) -> Array:
     return sh.squeeze(x, axis_tuple(axis, x.ndim, "squeeze"))
 
 
-def broadcast_shapes(*shapes) -> tuple:
-    """The shape that arrays of ``shapes`` broadcast to (NumPy's rules).
-
-    Arguments:
-        *shapes: ints or tuples of ints.
-
-    Returns:
-        The broadcast shape; a ValueError lists the shapes if they do not fit.
-
-    Example:
-        >>> jnp.broadcast_shapes((3, 1), (4,))
-        (3, 4)
-    """
-    return _broadcast_shapes(*(_shape_arg(s, "broadcast_shapes") for s in shapes))
-
-
-def broadcast_to(array, shape) -> Array:
-    """Broadcast an array to a shape, as ``numpy.broadcast_to``.
-
-    Arguments:
-        array: the array.
-        shape: the target shape; ``array``'s dims, aligned from the right, must each be 1
-            or equal to the target's.
-
-    Returns:
-        An array of ``shape``.
-
-    Example:
-        >>> jnp.broadcast_to(jnp.arange(3), (2, 3))
-        Array([[0, 1, 2],
-               [0, 1, 2]], dtype=int32)
-    """
-    x = asarray_arg(array, "broadcast_to")
-    shape = _shape_arg(shape, "broadcast_to")
-    lead = len(shape) - x.ndim
-    if lead < 0 or any(d not in (1, t) for d, t in zip(x.shape, shape[lead:], strict=True)):
-        raise ValueError(
-            f"cannot broadcast an array of shape {x.shape} to shape {shape}: "
-            "aligned from the right, each dimension must be 1 or equal"
-        )
-    return broadcast_to_shape(x, shape)
-
-
-def broadcast_arrays(*args) -> list:
-    """Broadcast arrays against each other.
-
-    Arguments:
-        *args: arrays or scalars.
-
-    Returns:
-        A list of arrays, all of the broadcast shape.
-
-    Example:
-        >>> [x.shape for x in jnp.broadcast_arrays(jnp.ones((2, 1)), jnp.ones(3))]
-        [(2, 3), (2, 3)]
-    """
-    arrays = [asarray_arg(a, "broadcast_arrays") for a in args]
-    shape = _broadcast_shapes(*(x.shape for x in arrays))
-    return [broadcast_to_shape(x, shape) for x in arrays]
-
-
 def flip(m, axis=None) -> Array:
     """Reverse the order of elements along axes.
 
@@ -414,7 +339,7 @@ def tile(A, reps) -> Array:
                [1, 2, 1, 2]], dtype=int32)
     """
     x = asarray_arg(A, "tile")
-    reps = _shape_arg(reps, "tile")
+    reps = shape_arg(reps, "tile")
     if any(r < 0 for r in reps):
         raise ValueError(f"jnp.tile: reps must be non-negative, got {reps}")
     d = max(x.ndim, len(reps))

@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.array import Array
 from ..ops import shape as sh
 from ._creation import asarray
+from ._joining import stack
 from ._promote import broadcast_shapes, broadcast_to_shape
-
-
-def _array(x):
-    return x if isinstance(x, Array) else asarray(x)
 
 
 class ufunc:  # noqa: N801  (NumPy's and JAX's name)
@@ -61,7 +57,7 @@ class ufunc:  # noqa: N801  (NumPy's and JAX's name)
             return self._call(*args)
         from ..transforms._vmap import vmap
 
-        arrays = [_array(a) for a in args]
+        arrays = [asarray(a) for a in args]
         shape = broadcast_shapes(*(a.shape for a in arrays))
         arrays = [broadcast_to_shape(a, shape) if a.shape != shape else a for a in arrays]
         f = self._func
@@ -77,7 +73,7 @@ class ufunc:  # noqa: N801  (NumPy's and JAX's name)
     def outer(self, A, B, /):
         """``self(a, b)`` for every pair of elements: shape ``A.shape + B.shape``."""
         self._binary("outer")
-        a, b = _array(A), _array(B)
+        a, b = asarray(A), asarray(B)
         a = sh.reshape(a, a.shape + (1,) * b.ndim)
         return self(a, b)
 
@@ -90,7 +86,7 @@ class ufunc:  # noqa: N801  (NumPy's and JAX's name)
                                 where=where)
         if where is not None:
             raise NotImplementedError(f"{self!r}.reduce(where=...) is not supported yet")
-        a = _array(a)
+        a = asarray(a)
         if dtype is not None:
             a = a.astype(dtype)
         if axis is None:
@@ -111,22 +107,20 @@ class ufunc:  # noqa: N801  (NumPy's and JAX's name)
         out_ = items[0]
         for item in items[1:]:
             out_ = self(out_, item)
-        return _array(out_)
+        return asarray(out_)
 
     def accumulate(self, a, axis=0, dtype=None, out=None):
         """The running fold of ``self`` along ``axis``: element ``i`` folds ``a[:i+1]``."""
         self._binary("accumulate")
         if self._accumulate is not None:
             return self._accumulate(a, axis, dtype=dtype)
-        from ._joining import stack
-
-        a = _array(a)
+        a = asarray(a)
         if dtype is not None:
             a = a.astype(dtype)
         axis = axis % a.ndim
         running, outs = None, []
         for item in _slices(a, axis):  # from the first element, as JAX (not the identity)
-            running = item if running is None else _array(self(running, item))
+            running = item if running is None else asarray(self(running, item))
             outs.append(running)
         return stack(outs, axis=axis) if outs else a
 
@@ -138,14 +132,14 @@ class ufunc:  # noqa: N801  (NumPy's and JAX's name)
                              "immutable); call it with inplace=False and use the result")
         if self._at is not None:
             return self._at(a, indices, b)
-        a = _array(a)
+        a = asarray(a)
         idx = np.asarray(indices) if not isinstance(indices, tuple) else indices
         if isinstance(idx, tuple):
             raise NotImplementedError(f"{self!r}.at with a tuple of index arrays is not "
                                       "supported yet; give one integer array")
         idx = idx.reshape(-1)
-        bs = None if b is None else broadcast_to_shape(_array(b), (len(idx),) + a.shape[1:]) \
-            if _array(b).ndim else _array(b)
+        bs = None if b is None else broadcast_to_shape(asarray(b), (len(idx),) + a.shape[1:]) \
+            if asarray(b).ndim else asarray(b)
         for k, i in enumerate(idx):
             current = a[int(i)]
             if b is None:
@@ -160,9 +154,7 @@ class ufunc:  # noqa: N801  (NumPy's and JAX's name)
         self._binary("reduceat")
         if self._reduceat is not None:
             return self._reduceat(a, indices, axis=axis, dtype=dtype)
-        from ._joining import stack
-
-        a = _array(a)
+        a = asarray(a)
         axis = axis % a.ndim
         idx = [int(i) for i in np.asarray(indices).reshape(-1)]
         outs = []
@@ -195,7 +187,7 @@ def _at_update(method):
     combine, as applying the function once per index)."""
 
     def at(a, indices, b=None):
-        return getattr(_array(a).at[indices], method)(b)
+        return getattr(asarray(a).at[indices], method)(b)
 
     return at
 
@@ -206,8 +198,8 @@ def _builtin_ufuncs(jnp):
     from .. import lax
 
     def cumulative(scan):
-        return lambda a, axis=0, dtype=None: scan(_array(a) if dtype is None
-                                                  else _array(a).astype(dtype), axis)
+        return lambda a, axis=0, dtype=None: scan(asarray(a) if dtype is None
+                                                  else asarray(a).astype(dtype), axis)
 
     return [
         ("add", 0, jnp.sum, cumulative(lax.cumsum), _at_update("add")),

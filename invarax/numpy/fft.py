@@ -16,7 +16,7 @@ from ..ops.fft import FftType
 from ..ops.fft import fft as _lax_fft
 from . import _ufuncs as ufuncs
 from ._creation import asarray
-from ._joining import pad as _pad
+from ._pad import pad as _pad
 from ._promote import asarray_arg
 from ._shape import moveaxis
 from ._shape import roll as _roll
