@@ -35,9 +35,9 @@ ALLOWED_FILES = {
 }
 # (file, function) pairs allowed elsewhere, with the reason.
 ALLOWED_CALLS = {
-    ("ops/elementwise.py", "np.power"): "pow's fallback (_pow_impl): complex operands and the "
+    ("ops/transcendental.py", "np.power"): "pow's fallback (_pow_impl): complex operands and the "
                                         "opt-out",
-    ("ops/elementwise.py", "np.arctan2"): "atan2's fallback with the opt-out",
+    ("ops/transcendental.py", "np.arctan2"): "atan2's fallback with the opt-out",
     ("random/_discrete.py", "np.log"): "JAX's host-side count of shuffle rounds, "
                                        "ceil(3 log n / log(2**32 - 1)), an integer that must "
                                        "equal JAX's; no float result reaches the user",
