@@ -1,7 +1,6 @@
 """custom_jvp, custom_vjp and checkpoint/remat: eager, staged, jitted and differentiated
 (first and second order, pytrees, nondiff_argnums), with their error messages."""
 
-import doctest
 
 import numpy as np
 import pytest
@@ -619,18 +618,6 @@ def test_checkpoint_of_custom_rules():
 def test_stop_gradient_inside_custom_rules_and_checkpoint():
     f = checkpoint(lambda x: x * lax.stop_gradient(x))
     assert grad(f)(3.0) == 3.0
-
-
-# ---------------------------------------------------------------------------------------
-# Docstring examples
-
-
-@pytest.mark.parametrize("module", [invarax._custom_derivatives, invarax._checkpoint],
-                         ids=lambda m: m.__name__)
-def test_docstring_examples(module):
-    globs = dict(vars(invarax), jnp=jnp)
-    result = doctest.testmod(module, extraglobs=globs)
-    assert result.attempted > 0 and result.failed == 0
 
 
 # ---------------------------------------------------------------------------------------
