@@ -1,6 +1,8 @@
 """Shared test fixtures (the x64 and exact-elementary flags are reset after every test by the
 conftest at the root, which the docstring examples share)."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -8,6 +10,8 @@ import invarax
 
 # Run by tests/test_distributed.py under mpiexec: importing it would start a run.
 collect_ignore = ["mpi_program.py"]
+if importlib.util.find_spec("mpmath") is None:  # the elementary tests skip without it
+    collect_ignore.append("mp_reference.py")
 
 # The pmap tests map over up to 8 devices; the count is fixed when devices are first used.
 invarax.config.update("jax_num_cpu_devices", 8)
