@@ -1,28 +1,20 @@
-"""Shared test fixtures: the x64 and exact-elementary flags are reset after every test."""
+"""Shared test fixtures (the x64 and exact-elementary flags are reset after every test by the
+conftest at the root, which the docstring examples share)."""
+
+import importlib.util
 
 import numpy as np
 import pytest
 
 import invarax
 
+# Run by tests/test_distributed.py under mpiexec: importing it would start a run.
+collect_ignore = ["mpi_program.py"]
+if importlib.util.find_spec("mpmath") is None:  # the elementary tests skip without it
+    collect_ignore.append("mp_reference.py")
+
 # The pmap tests map over up to 8 devices; the count is fixed when devices are first used.
 invarax.config.update("jax_num_cpu_devices", 8)
-_EXACT_AT_IMPORT = invarax.config.invarax_exact_elementary  # True unless INVARAX_EXACT_ELEMENTARY=0
-
-
-@pytest.fixture(autouse=True)
-def _reset_x64():
-    yield
-    invarax.config.update("jax_enable_x64", False)
-
-
-@pytest.fixture(autouse=True)
-def _reset_exact_elementary():
-    """A test that switches invarax's own elementary functions off (to compare with NumPy's)
-    must not leave them off for the tests after it."""
-    yield
-    if invarax.config.invarax_exact_elementary != _EXACT_AT_IMPORT:
-        invarax.config.update("invarax_exact_elementary", _EXACT_AT_IMPORT)
 
 
 @pytest.fixture

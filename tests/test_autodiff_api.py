@@ -1,8 +1,7 @@
 """The autodiff API: jacfwd, jacrev, hessian (structure, values, dtypes), nesting of
-transformations, has_aux, integer inputs, stop_gradient, error messages, and the
-autodiff tutorial (docs/autodiff.md) and docstring examples, run as doctests."""
+transformations, has_aux, integer inputs, stop_gradient, error messages, and the programs
+that forward and reverse mode print."""
 
-import doctest
 import pathlib
 
 import numpy as np
@@ -425,14 +424,7 @@ def test_complex_outputs_need_holomorphic():
 
 
 # ---------------------------------------------------------------------------------------
-# The tutorial and the docstring examples
-
-
-def test_docstring_examples():
-    import invarax.transforms._autodiff as module
-
-    result = doctest.testmod(module, extraglobs={"jnp": jnp})
-    assert result.attempted > 0 and result.failed == 0
+# Printed programs
 
 
 def test_printed_programs_of_both_modes():

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from helpers import assert_bitwise, data
 
-import invarax
 import invarax.numpy as jnp
 from invarax import grad, jit, jvp, lax, vmap
 from invarax.control_flow.while_grad import revolve
@@ -120,13 +119,3 @@ def test_errors():
     with pytest.raises(TypeError, match=r"init_val\[0\] has type float32\[2\]"):
         lax.checkpointed_while_loop(lambda c: c[0][0] < 3, lambda c: (jnp.ones(3),),
                                     (jnp.ones(2),), max_steps=5)
-
-
-def test_docstring_example():
-    import doctest
-
-    import invarax.lax._checkpointed as module
-
-    result = doctest.testmod(module, extraglobs={"invarax": invarax, "jnp": jnp},
-                             optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0 and result.attempted > 0

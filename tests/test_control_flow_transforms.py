@@ -337,22 +337,6 @@ def test_make_jaxpr_prints_jax_format():
     assert "scan[" in opt
 
 
-def test_docstring_examples():
-    import doctest
-
-    import invarax.compiler.dots
-    import invarax.compiler.lower
-    import invarax.compiler.pads
-    import invarax.lax._control_flow
-
-    globs = {"lax": lax, "jnp": jnp, "np": np, "make_jaxpr": make_jaxpr}
-    for module in (invarax.lax._control_flow, invarax.compiler.lower, invarax.compiler.dots,
-                   invarax.compiler.pads):
-        result = doctest.testmod(module, extraglobs=globs,
-                                 optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.failed == 0 and result.attempted > 0, module.__name__
-
-
 def test_stop_gradient_and_select_n_inside_bodies():
     def f(x):
         def body(c, _):

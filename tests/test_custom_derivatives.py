@@ -1,7 +1,6 @@
 """custom_jvp, custom_vjp and checkpoint/remat: eager, staged, jitted and differentiated
 (first and second order, pytrees, nondiff_argnums), with their error messages."""
 
-import doctest
 
 import numpy as np
 import pytest
@@ -27,7 +26,6 @@ from invarax import (
     value_and_grad,
     vjp,
 )
-from invarax.transforms import _checkpoint, _custom_jvp, _custom_vjp
 from invarax.tree_util import tree_flatten
 
 
@@ -620,18 +618,6 @@ def test_checkpoint_of_custom_rules():
 def test_stop_gradient_inside_custom_rules_and_checkpoint():
     f = checkpoint(lambda x: x * lax.stop_gradient(x))
     assert grad(f)(3.0) == 3.0
-
-
-# ---------------------------------------------------------------------------------------
-# Docstring examples
-
-
-@pytest.mark.parametrize("module", [_custom_jvp, _custom_vjp, _checkpoint],
-                         ids=lambda m: m.__name__)
-def test_docstring_examples(module):
-    globs = dict(vars(invarax), jnp=jnp)
-    result = doctest.testmod(module, extraglobs=globs)
-    assert result.attempted > 0 and result.failed == 0
 
 
 # ---------------------------------------------------------------------------------------

@@ -53,9 +53,9 @@ def test_a_dead_process_ends_the_run():
 
 
 def test_a_hung_process_times_out_with_a_clear_error():
-    result = _run(2, 1, PROGRAM, "hang", timeout=60, INVARAX_COLLECTIVE_TIMEOUT="2")
+    result = _run(2, 1, PROGRAM, "hang", timeout=60, INVARAX_COLLECTIVE_TIMEOUT="1")
     assert result.returncode != 0
-    assert "waited 2 s for the other processes" in result.stderr
+    assert "waited 1 s for the other processes" in result.stderr
     assert "INVARAX_COLLECTIVE_TIMEOUT" in result.stderr
 
 

@@ -478,21 +478,6 @@ def test_gradients_against_jax():
         np.testing.assert_allclose(ours, theirs, rtol=2e-3, atol=2e-4)
 
 
-@pytest.mark.parametrize("module", [
-    "invarax.kernels.linalg", "invarax.kernels.fft", "invarax.ops.linalg", "invarax.ops.fft",
-    "invarax.numpy._linalg_decomp", "invarax.numpy._linalg_derived",
-    "invarax.numpy._linalg_norms", "invarax.numpy.fft", "invarax.scipy.linalg",
-])
-def test_docstring_examples(module):
-    import doctest
-    import importlib
-
-    mod = importlib.import_module(module)
-    globs = {"jnp": jnp, "lax": lax, "np": np, "invarax": invarax}
-    result = doctest.testmod(mod, extraglobs=globs, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
-
-
 @pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (0, 2, 2)])
 def test_empty_matrices(shape):
     x = np.zeros(shape, np.float32)

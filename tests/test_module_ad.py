@@ -231,18 +231,6 @@ def test_filter_custom_vjp_errors():
         invarax.filter_grad(lambda x: f(x).sum())(jnp.ones(2))
 
 
-def test_docstring_examples():
-    import doctest
-
-    from invarax.module import _ad, _custom
-
-    for module in (_ad, _custom):
-        result = doctest.testmod(module, extraglobs={"jnp": jnp,
-                                                     "filter_grad": invarax.filter_grad},
-                                 optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.attempted > 0 and result.failed == 0, module.__name__
-
-
 @pytest.mark.parametrize("batch", [1, 3, 8])
 def test_filter_custom_rules_jit_and_vmap_are_bitwise(batch):
     call, _ = _custom_jvp(jnp, invarax)

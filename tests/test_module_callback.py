@@ -111,14 +111,3 @@ def test_filter_eval_shape_gives_shape_dtype_structs_as_equinox():
     # A ShapeDtypeStruct from one call stands in for an array in the next.
     again = invarax.filter_eval_shape(lambda s: s * 2, ours["s"])
     assert again.shape == (3,) and again.dtype == np.float32
-
-
-def test_docstring_examples():
-    import doctest
-
-    from invarax.module import _callback, _vmap
-
-    for module in (_callback, _vmap):
-        result = doctest.testmod(module, extraglobs={"jnp": jnp},
-                                 optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -125,15 +125,3 @@ def test_clear_caches_retraces_with_the_same_bits():
     for a, b in zip(first, again, strict=True):
         assert_bitwise(a, b)
     assert_bitwise(again[0], f(x))
-
-
-def test_docstring_examples():
-    import doctest
-
-    from invarax.module import _debug, _wrappers
-    from invarax.transforms import _caches
-
-    for module in (_caches, _debug, _wrappers):
-        result = doctest.testmod(module, extraglobs={"jnp": jnp},
-                                 optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
-        assert result.attempted > 0 and result.failed == 0, module.__name__

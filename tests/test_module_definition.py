@@ -5,7 +5,6 @@ definitions built on ``equinox`` (the ``lib`` fixture runs a test once per libra
 """
 
 import dataclasses
-import doctest
 import inspect
 import warnings
 from typing import ClassVar
@@ -16,7 +15,6 @@ import pytest
 import invarax
 import invarax.numpy as jnp
 from invarax import nn
-from invarax.module import _abstract, _grad, _jit, _module, _tree_at, _tree_equal, _vmap, _wrappers
 
 
 def _libs():
@@ -462,14 +460,6 @@ def test_abstract_method_still_blocks_instantiation(lib):
 
 
 # ---------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("module", [_abstract, _grad, _jit, _module, _tree_at, _tree_equal,
-                                    _vmap, _wrappers], ids=lambda m: m.__name__)
-def test_docstring_examples(module):
-    globs = dict(vars(invarax), jnp=jnp)
-    result = doctest.testmod(module, extraglobs=globs)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def test_numpy_import_unused_guard():

@@ -149,14 +149,3 @@ def test_enumeration_as_equinox():
             where = "x"
     with pytest.raises(ValueError, match="bool scalar predicate"):
         ours.where(jnp.ones(2) > 0, ours.diverged, ours.successful)
-
-
-def test_docstring_examples():
-    import doctest
-
-    from invarax.module import _enum, _errors
-
-    for module in (_enum, _errors):
-        result = doctest.testmod(module, extraglobs={"jnp": jnp, "jit": invarax.jit},
-                                 optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.attempted > 0 and result.failed == 0, module.__name__

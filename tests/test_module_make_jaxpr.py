@@ -108,13 +108,3 @@ def test_filter_closure_convert_in_custom_vjp_as_equinox():
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-6, atol=1e-6)
     plain = invarax.grad(lambda w: jnp.sin(w * jnp.asarray(x)).sum())(jnp.asarray(w))
     np.testing.assert_allclose(np.asarray(ours), np.asarray(plain), rtol=1e-6)
-
-
-def test_docstring_examples():
-    import doctest
-
-    from invarax.module import _make_jaxpr
-
-    result = doctest.testmod(_make_jaxpr, extraglobs={"jnp": jnp},
-                             optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0

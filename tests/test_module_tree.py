@@ -154,18 +154,6 @@ def test_a_custom_jvp_activation_is_a_static_leaf_not_a_parameter():
                                                             model.layers[0].weight)
 
 
-def test_docstring_examples():
-    import doctest
-
-    from invarax.module import _filters, _grad, _jit, _options, _partial, _tree
-
-    for module in (_filters, _grad, _jit, _options, _partial, _tree):
-        result = doctest.testmod(module, extraglobs={"jnp": jnp,
-                                                     "filter_grad": invarax.filter_grad},
-                                 optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.attempted > 0 and result.failed == 0, module.__name__
-
-
 def test_tree_inference_and_tree_pprint(capsys):
     model = nn.Sequential([nn.Dropout(0.5),
                            nn.MultiheadAttention(1, 2, dropout_p=0.1, key=invarax.random.key(0))])

@@ -5,7 +5,6 @@ N1: ``vmap(layer)(xs)[i]`` is bitwise ``layer(xs[i])``; N2: ``layer(x[:m])[:k]``
 N4: ``Linear(x)`` is bitwise ``x @ W.T + b`` however it is written.
 """
 
-import doctest
 import itertools
 
 import numpy as np
@@ -16,18 +15,6 @@ from helpers import assert_bitwise, data
 import invarax
 import invarax.nn as nn
 import invarax.numpy as jnp
-from invarax.nn import (
-    _activations,
-    _attention,
-    _conv,
-    _dropout,
-    _embedding,
-    _linear,
-    _misc,
-    _mlp,
-    _normalisation,
-    _sequential,
-)
 
 KEY = invarax.random.key(0)
 
@@ -542,12 +529,3 @@ def test_frozen_layer_error_shows_tree_at():
     linear = nn.Linear(2, 2, key=KEY)
     with pytest.raises(dataclasses.FrozenInstanceError, match=r"tree_at"):
         linear.weight = jnp.zeros((2, 2))
-
-
-def test_docstring_examples():
-    globs = {"invarax": invarax, "jnp": jnp, "nn": nn}
-    for module in (_activations, _attention, _conv, _dropout, _embedding, _linear, _misc,
-                   _mlp, _normalisation, _sequential):
-        result = doctest.testmod(module, extraglobs=globs,
-                                 optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.failed == 0, module.__name__

@@ -1,8 +1,7 @@
 """``nn.GRUCell`` and ``nn.LSTMCell``: Equinox's parameters bit for bit from the same key,
 Equinox's outputs (within float tolerance), through ``lax.scan``; N1 and N3 of a scan RNN;
-clear errors; docstring examples."""
+clear errors."""
 
-import doctest
 
 import numpy as np
 import pytest
@@ -11,7 +10,6 @@ from helpers import assert_bitwise, data
 import invarax
 import invarax.numpy as jnp
 from invarax import grad, jit, lax, nn, vmap
-from invarax.nn import _rnn
 
 
 def run(cell, xs, state):
@@ -53,12 +51,6 @@ def test_errors():
     lstm = nn.LSTMCell(3, 4, key=invarax.random.key(0))
     with pytest.raises(TypeError, match=r"hidden must be a pair \(h, c\)"):
         lstm(jnp.ones(3), jnp.zeros(4))
-
-
-def test_docstring_examples():
-    globs = {"invarax": invarax, "jnp": jnp, "nn": nn}
-    result = doctest.testmod(_rnn, extraglobs=globs, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0 and result.attempted > 0
 
 
 # ---------------------------------------------------------------------------------------

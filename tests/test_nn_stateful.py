@@ -316,29 +316,6 @@ def test_new_layers_have_equinox_fields():
         assert ours == theirs, name
 
 
-def test_docstring_examples():
-    import doctest
-
-    from invarax.nn import (
-        _activations,
-        _attention,
-        _batch_norm,
-        _embedding,
-        _normalisation,
-        _sequential,
-        _shared,
-        _stateful,
-        _weight_norm,
-    )
-
-    globs = {"invarax": invarax, "jnp": jnp, "nn": nn}
-    for module in (_activations, _attention, _batch_norm, _embedding, _normalisation,
-                   _sequential, _shared, _stateful, _weight_norm):
-        result = doctest.testmod(module, extraglobs=globs,
-                                 optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.attempted > 0 and result.failed == 0, module.__name__
-
-
 def test_the_coverage_table_in_docs_is_true():
     import re
     from pathlib import Path

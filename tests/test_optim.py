@@ -1,6 +1,5 @@
 """invarax.optim against float64 NumPy references of each formula; jit/vmap bitwise; errors."""
 
-import doctest
 import math
 from pathlib import Path
 
@@ -505,20 +504,3 @@ def test_a_state_from_another_optimizer_is_rejected():
     with pytest.raises(TypeError, match="chain: argument 1 is a function"):
         optim.chain(optim.scale(1.0), lambda g: g)
 
-
-# ---------------------------------------------------------------------------------------
-# The tutorial and the docstring examples.
-
-
-@pytest.mark.parametrize("module", [
-    "_adaptive", "_alias", "_alias_more", "_base", "_clipping", "_ctc", "_extras", "_factorized",
-    "_lbfgs", "_linesearch", "_losses", "_moments", "_noise", "_schedule", "_state_utils",
-    "_transform", "_tree_math", "_update", "_wrappers"])
-def test_docstring_examples(module):
-    import importlib
-
-    mod = importlib.import_module(f"invarax.optim.{module}")
-    globs = {"jnp": jnp, **{name: getattr(optim, name) for name in optim.__all__},
-             **{name: getattr(optim.tree_utils, name) for name in optim.tree_utils.__all__}}
-    result = doctest.testmod(mod, extraglobs=globs, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0

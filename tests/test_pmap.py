@@ -294,23 +294,6 @@ def test_an_error_on_a_device_is_raised_by_pmap():
         entry.call = run
 
 
-def test_docstring_examples():
-    import doctest
-
-    from invarax import vmap
-    from invarax.distributed import devices as _devices
-    from invarax.module import _pmap as module_pmap
-    from invarax.ops import redistribution
-    from invarax.transforms import _pmap
-
-    globs = {"invarax": invarax, "jnp": jnp, "lax": lax, "vmap": vmap,
-             "filter_pmap": invarax.filter_pmap, "filter_shard": invarax.filter_shard}
-    for module in (_devices, _pmap, module_pmap, redistribution):
-        result = doctest.testmod(module, extraglobs=globs,
-                                 optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.failed == 0 and result.attempted > 0, module.__name__
-
-
 def test_a_finished_call_keeps_no_stack_of_its_collectives(monkeypatch):
     # The exchange's barrier refers back to it (a reference cycle): unless the call drops
     # its stack, the garbage collector alone frees it, and over MPI the pooled buffer of

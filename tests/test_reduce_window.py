@@ -2,7 +2,6 @@
 against the reduction of the explicit patches), N1/N2, jit, gradients, and differential
 tests against JAX and Equinox."""
 
-import doctest
 import itertools
 
 import numpy as np
@@ -13,9 +12,6 @@ from helpers import assert_bitwise, data, eager_and_jit
 import invarax
 import invarax.numpy as jnp
 from invarax import lax, nn
-from invarax.kernels import windows
-from invarax.nn import _pool
-from invarax.ops import windowed
 
 OPS = {"sum": (0.0, lax.add, lax.reduce_sum), "max": (-np.inf, lax.max, lax.reduce_max),
        "min": (np.inf, lax.min, lax.reduce_min)}
@@ -192,11 +188,3 @@ def test_maxpool_fwd_and_bwd_are_row_invariant():
     full = invarax.grad(loss)(xs)
     for size in (1, 4):
         assert_bitwise(invarax.grad(loss)(xs[:size]), full[:size])
-
-
-def test_docstring_examples():
-    globs = {"invarax": invarax, "jnp": jnp, "nn": nn, "lax": lax, "np": np}
-    for module in (_pool, windowed, windows):
-        result = doctest.testmod(module, extraglobs=globs,
-                                 optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.failed == 0, module.__name__

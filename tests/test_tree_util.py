@@ -1,15 +1,10 @@
 import collections
 import dataclasses
-import doctest
 
 import numpy as np
 import pytest
 
 import invarax.core.pytree
-import invarax.core.pytree_registry
-import invarax.core.tree_maps
-import invarax.core.tree_paths
-import invarax.core.treedef
 from invarax import tree_util as tu
 from invarax.tree_util import (
     DictKey,
@@ -76,16 +71,6 @@ class Config:
 
 
 NESTED = (1, {"b": [2, 3], "a": None, "c": Point(4, (5,))}, [None, 6])
-
-
-@pytest.mark.parametrize(
-    "module",
-    [invarax.core.treedef, invarax.core.tree_maps, invarax.core.tree_paths,
-     invarax.core.pytree_registry],
-    ids=lambda m: m.__name__,
-)
-def test_doctests(module):
-    assert doctest.testmod(module).failed == 0
 
 
 def test_tree_util_reexports_everything():

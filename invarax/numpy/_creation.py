@@ -86,7 +86,7 @@ def full(shape, fill_value, dtype=None) -> Array:
 
     Example:
         >>> jnp.full((2,), 7)
-        Array([7, 7], dtype=int32)
+        Array([7, 7], dtype=int32, weak_type=True)
     """
     return _full(shape, fill_value, dtype, weak=None)
 

@@ -56,7 +56,8 @@ def atomic_write(path):
         >>> path = os.path.join(tempfile.mkdtemp(), "a.bin")
         >>> with atomic_write(path) as f:
         ...     _ = f.write(b"data")
-        >>> open(path, "rb").read()
+        >>> with open(path, "rb") as f:
+        ...     f.read()
         b'data'
     """
     path = pathlib.Path(path)
