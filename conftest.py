@@ -48,24 +48,3 @@ def _reset_exact_elementary():
     yield
     if invarax.config.invarax_exact_elementary != _EXACT_AT_IMPORT:
         invarax.config.update("invarax_exact_elementary", _EXACT_AT_IMPORT)
-
-
-#: Examples whose printed result is wrong, in modules being moved by other work: each
-#: fails as expected until its docstring is fixed (then this entry must go: strict).
-_WRONG_EXAMPLES = {
-    "invarax.compiler.fusion.plan": "2**20 elements times 2 operations is below min_work "
-                                    "(2**22): the group is dissolved, two equations print",
-    "invarax.compiler.jit.jit": "the result prints as 1.6829419 (float32's shortest repr)",
-    "invarax.core.eval.eval_jaxpr": "the result of a Python-scalar argument is weakly typed",
-    "invarax.core.trace.Primitive": "Primitive('sin') clashes with the registered sin",
-    "invarax.interpreters.staging.make_jaxpr": "a jaxpr that fits in 80 columns prints on "
-                                               "one line",
-    "invarax.kernels.fma.fma": "2**-22 + 2**-46 is no float32: the fma rounds it to 2**-22 "
-                               "(x = 1 + 2**-12 shows the single rounding)",
-}
-
-
-def pytest_collection_modifyitems(items):
-    for item in items:
-        if isinstance(item, DoctestItem) and item.name in _WRONG_EXAMPLES:
-            item.add_marker(pytest.mark.xfail(reason=_WRONG_EXAMPLES[item.name], strict=True))

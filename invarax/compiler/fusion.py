@@ -210,8 +210,8 @@ def plan(jaxpr: Jaxpr) -> list:
     equations run one by one, and the program is grouped again without them.
 
     Example:
-        >>> plan(make_jaxpr(lambda x: jnp.sin(x) * 2.0)(np.ones(2**20)).jaxpr)
-        [Group((1048576,): sin mul)]
+        >>> plan(make_jaxpr(lambda x: jnp.sin(x) * 2.0)(np.ones(2**21)).jaxpr)
+        [Group((2097152,): sin mul)]
     """
     banned = set()
     while True:

@@ -389,7 +389,7 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
     Example:
         >>> f = jit(lambda x, y: jnp.sin(x) * y)
         >>> f(1.0, 2.0)
-        Array(1.682942, dtype=float32, weak_type=True)
+        Array(1.6829419, dtype=float32, weak_type=True)
     """
     if fun is None:
         return functools.partial(

@@ -16,7 +16,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args, substitute=None):
     Example:
         >>> closed = make_jaxpr(jnp.sin)(1.0)
         >>> eval_jaxpr(closed.jaxpr, closed.consts, 0.5)
-        [Array(0.47942555, dtype=float32)]
+        [Array(0.47942555, dtype=float32, weak_type=True)]
     """
     env = {}
 

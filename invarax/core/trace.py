@@ -41,9 +41,12 @@ class Primitive:
     the tables of ``invarax.interpreters``.
 
     Example:
-        >>> sin_p = Primitive("sin")
-        >>> sin_p.def_impl(np.sin)
-        >>> sin_p.def_abstract_eval(lambda x: x)
+        >>> cube_p = Primitive("cube_example")
+        >>> _ = cube_p.def_impl(lambda x: x * x * x)
+        >>> _ = cube_p.def_abstract_eval(lambda x: x)
+        >>> cube_p.bind(jnp.float32(2.0))
+        Array(8., dtype=float32)
+        >>> del PRIMITIVES["cube_example"]  # (an example: unregister it again)
     """
 
     def __init__(self, name: str, multiple_results: bool = False):

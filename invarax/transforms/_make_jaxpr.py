@@ -27,10 +27,7 @@ def make_jaxpr(fun, static_argnums=(), static_argnames=(), optimize=False):
 
     Example:
         >>> print(make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0))
-        { lambda ; a:f32[]. let
-            b:f32[] = sin a
-            c:f32[] = mul b 2.0:f32[]
-          in (c,) }
+        { lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in (c,) }
     """
     static = StaticArgs(fun, static_argnums, static_argnames)
 
