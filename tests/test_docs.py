@@ -42,3 +42,24 @@ def test_page_links_resolve(page):
     for target in LINK.findall(page.read_text()):
         if not target.startswith(("http://", "https://", "mailto:")):
             assert (page.parent / target).exists(), f"{page.name}: {target}"
+
+
+ROOT = DOCS_DIR.parent
+SOURCE_NAME = re.compile(r"`((?:[\w.]+/)*[a-z_]\w*\.(?:py|h|c))`")
+
+
+@pytest.mark.parametrize("page", [*DOCS, ROOT / "README.md"], ids=lambda p: p.name)
+def test_named_source_files_exist(page):
+    """A file a page names (``compiler/lower.py``, ``gemm.c``) exists: a path from the
+    repository, the package or the kernels' sources, a bare name anywhere in the tree."""
+    everywhere = {p.name for p in ROOT.rglob("*") if ".git" not in p.parts}
+    kernels = ROOT / "invarax" / "kernels"
+    bases = [ROOT, ROOT / "invarax", kernels, kernels / "csrc"]
+    missing = []
+    for name in set(SOURCE_NAME.findall(page.read_text())):
+        if "/" in name:
+            if not any((base / name).exists() for base in bases):
+                missing.append(name)
+        elif name not in everywhere:
+            missing.append(name)
+    assert not missing, f"{page.name} names files that do not exist: {sorted(missing)}"
