@@ -1,4 +1,4 @@
-"""The convolution workloads of issue 17, in invarax and in JAX (with Equinox).
+"""The convolution workloads, in invarax and in JAX (with Equinox).
 
 - ``cnn_eqx``: an Equinox-style CNN train step (``nn.Conv2d(3, 32, 3)``,
   ``nn.Conv2d(32, 64, 3)``, ``nn.Linear``, tanh; ``filter_vmap`` over the batch,

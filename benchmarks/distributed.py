@@ -1,6 +1,6 @@
 """``python -m benchmarks.distributed``: data parallelism on devices and over MPI, against JAX.
 
-Three figures (issue 14), each a median over repeated steps, measured in subprocesses
+Three figures, each a median over repeated steps, measured in subprocesses
 (device counts are fixed per process):
 
 1. the data-parallel MLP 784-512-512-10 SGD step, global batch 1024, on 2 invarax devices

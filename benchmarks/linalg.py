@@ -1,6 +1,6 @@
 """``python -m benchmarks.linalg [--quick | --tiny] [--accuracy]``: linalg and FFT vs JAX, NumPy.
 
-The workloads of issue 16 (solve 512, cholesky 1024 float32, 10^4 batched 3x3 solves under
+The workloads (solve 512, cholesky 1024 float32, 10^4 batched 3x3 solves under
 vmap, eigh 256, svd 256 x 128, rfft of 2^20 float32, batched fft of 1024 x 1024), each
 in invarax (jit), JAX (jit) and NumPy/SciPy, timed in the same run by ``timing.medians``
 (alternating blocks); each result is checked against NumPy's first. Prints a markdown

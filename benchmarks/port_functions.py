@@ -1,4 +1,4 @@
-"""``python -m benchmarks.port_functions``: a few of the functions issue 19 added, jitted,
+"""``python -m benchmarks.port_functions``: a few of the ported jax.numpy/scipy functions, jitted,
 against JAX's, alternating invarax and JAX calls, median of 7 (prints the load average).
 
 Not part of the main harness (``python -m benchmarks``): a spot check of the new code

@@ -1,4 +1,4 @@
-"""The transformer workload of issue 17, in invarax and in JAX with Equinox.
+"""The transformer workload, in invarax and in JAX with Equinox.
 
 ``transformer``: one train step of a pre-LN transformer block written in the Equinox
 style (``nn.LayerNorm``, ``nn.MultiheadAttention``, ``nn.MLP`` with GELU, a ``Module``

@@ -70,11 +70,11 @@ def test_control_flow_rows_run_alone(capsys):
     assert all(f"| {key} |" in printed for key in control_flow.ROWS)
 
 
-def test_issue17_rows_run_and_print_a_line_per_run(capsys):
+def test_target_rows_run_and_print_a_line_per_run(capsys):
     pytest.importorskip("jax")
-    from benchmarks import issue17
+    from benchmarks import targets
 
-    issue17.main(["--tiny", "--runs", "2", "--rows", "jacrev,conv"])
+    targets.main(["--tiny", "--runs", "2", "--rows", "jacrev,conv"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("# all threads, wall clock")
     assert [line.split(":")[0] for line in lines[1:]] == [

@@ -64,7 +64,7 @@ def issubdtype(arg1, arg2) -> bool:
     return _np.issubdtype(arg1, arg2)
 
 
-# The systematic pass over jax.numpy (issue 19; docs/numpy_coverage.md lists what is missing).
+# The rest of jax.numpy (docs/numpy_coverage.md lists what is missing).
 from ._logic import (  # noqa: E402
     allclose, array_equal, array_equiv, copy, iscomplex, iscomplexobj, isclose, isin, isneginf,
     isposinf, isreal, isrealobj, isscalar, iterable, nan_to_num, ndim, shape, size,

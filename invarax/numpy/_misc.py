@@ -157,7 +157,7 @@ def poly(seq_of_zeros):
     (r,) = promote_dtypes(asarray(seq_of_zeros), to_inexact=True)
     if r.ndim != 1:
         raise NotImplementedError("jnp.poly of a matrix (its characteristic polynomial) needs "
-                                  "eigenvalues (jnp.linalg, issue 16); pass 1-d roots")
+                                  "eigenvalues (jnp.linalg); pass 1-d roots")
     out = convert(asarray(1.0), r.dtype)[None]
     for i in range(r.shape[0]):
         out = polymul(out, concatenate([convert(asarray(1.0), r.dtype)[None],

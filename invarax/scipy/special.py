@@ -73,7 +73,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
 
 
 # ---------------------------------------------------------------------------------------
-# The gamma family, the normal distribution's functions, and friends (issue 19).
+# The gamma family, the normal distribution's functions, and friends.
 
 
 def _inexact(name, *args):

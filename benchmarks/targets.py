@@ -1,6 +1,6 @@
-"""``python -m benchmarks.issue17``: the speed targets of issue 17, invarax against JAX.
+"""``python -m benchmarks.targets``: the rows with speed targets, invarax against JAX.
 
-Times the rows of ``python -m benchmarks`` that issue 17 sets targets for (the MLP train
+Times the rows of ``python -m benchmarks`` that have speed targets (the MLP train
 step, ``jacfwd``/``jacrev`` of the 1000-element product, the ResNet block, the 3x3
 convolution's GFLOP/s beside invarax's gemm, the transformer block train step), invarax and
 JAX alternating in one process (``timing.medians``), ``--runs`` times, and prints one line
