@@ -10,7 +10,7 @@ import pytest
 import invarax
 import invarax.numpy as jnp
 from invarax.core.lowering import LOWERINGS, Lowering, lowering, register_lowering
-from invarax.core.trace import Primitive
+from invarax.core.trace import PRIMITIVES, Primitive
 from invarax.ops import elementwise as ew
 from invarax.ops.contractions import dot_general_p
 from invarax.ops.reductions import reduce_or_p, reduce_sum_p
@@ -78,8 +78,22 @@ def test_rules_are_data():
     assert lowering(ew.stop_gradient_p).c == ("identity",)
 
 
-def test_an_unregistered_primitive_runs_its_impl_on_cpu_only():
-    prim = Primitive("lowering_test_unregistered")
+@pytest.fixture
+def scratch_primitive():
+    """A primitive for one test, unregistered after it (other tests list every primitive)."""
+    made = []
+
+    def make(name):
+        made.append(Primitive(name))
+        return made[-1]
+
+    yield make
+    for prim in made:
+        del PRIMITIVES[prim.name]
+
+
+def test_an_unregistered_primitive_runs_its_impl_on_cpu_only(scratch_primitive):
+    prim = scratch_primitive("lowering_test_unregistered")
     prim.def_impl(lambda x: x + 1)
     prim.def_abstract_eval(lambda x: x)
     rule = lowering(prim)
@@ -90,8 +104,8 @@ def test_an_unregistered_primitive_runs_its_impl_on_cpu_only():
     np.testing.assert_array_equal(invarax.jit(prim.bind)(x), x + 1)
 
 
-def test_a_platform_has_its_own_rules():
-    prim = Primitive("lowering_test_platform")
+def test_a_platform_has_its_own_rules(scratch_primitive):
+    prim = scratch_primitive("lowering_test_platform")
     prim.def_impl(lambda x: x)
     prim.def_abstract_eval(lambda x: x)
     rule = register_lowering(prim, platform="lowering_test", impl=np.negative, fusible=True)
