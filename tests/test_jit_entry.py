@@ -7,8 +7,14 @@ from helpers import assert_bitwise, data
 import invarax
 import invarax.numpy as jnp
 from invarax.compiler import jit as jit_module
-from invarax.core import dtypes
+from invarax.core import array, dtypes
 from invarax.core.api_util import flatten_args
+
+
+@pytest.fixture
+def borrow_all(monkeypatch):
+    """Small arrays are borrowed too."""
+    monkeypatch.setattr(array, "BORROW_MIN_BYTES", 0)
 
 
 @pytest.fixture
@@ -36,7 +42,7 @@ FUNS = {
 @pytest.mark.parametrize("name", FUNS)
 def test_borrowed_arguments_give_the_same_bits(name, borrowed_buffers):
     f = FUNS[name]
-    x, y = data((64, 48)), data((64, 48), seed=1)
+    x, y = data((128, 160)), data((128, 160), seed=1)  # 80 KiB each: borrowed by default
     want = f(jnp.asarray(x), jnp.asarray(y))  # eager
     got = invarax.jit(f)(x, y)
     for g, w in zip(*(t if isinstance(t, tuple) else (t,) for t in (got, want)), strict=True):
@@ -46,7 +52,17 @@ def test_borrowed_arguments_give_the_same_bits(name, borrowed_buffers):
         == [True, True]
 
 
-def test_flatten_args_borrows_only_what_needs_no_conversion():
+def test_small_and_large_arrays():
+    small = np.ones(array.BORROW_MIN_BYTES // 4 - 1, np.float32)
+    large = np.ones(array.BORROW_MIN_BYTES // 4, np.float32)
+    borrowed = []
+    leaves, _ = flatten_args((small, large), {}, "f", borrowed)
+    assert borrowed == [1]
+    assert [np.shares_memory(a._value, x) for a, x in zip(leaves, (small, large),
+                                                           strict=True)] == [False, True]
+
+
+def test_flatten_args_borrows_only_what_needs_no_conversion(borrow_all):
     x32 = np.arange(6, dtype=np.float32).reshape(2, 3)
     cases = {
         "c_contiguous f32": (x32, True),
@@ -77,7 +93,7 @@ def test_flatten_args_borrows_only_what_needs_no_conversion():
 
 @pytest.mark.parametrize("x", [np.arange(5.0), np.arange(5), np.arange(10, dtype=np.float32)[::2]],
                          ids=["float64", "int64", "strided"])
-def test_converted_arguments_keep_their_dtype_rules(x, borrowed_buffers):
+def test_converted_arguments_keep_their_dtype_rules(x, borrow_all, borrowed_buffers):
     got = invarax.jit(lambda v: v * 2)(x)
     assert_bitwise(got, jnp.asarray(x) * 2)
     assert not got.weak_type
@@ -124,7 +140,7 @@ RETURNS_INPUT = {
 
 
 @pytest.mark.parametrize("name", RETURNS_INPUT)
-def test_a_returned_array_never_sees_a_later_write(name, borrowed_buffers):
+def test_a_returned_array_never_sees_a_later_write(name, borrow_all, borrowed_buffers):
     f = RETURNS_INPUT[name]
     x = data((3, 4))
     want = f(jnp.asarray(x))
@@ -140,7 +156,7 @@ def test_a_returned_array_never_sees_a_later_write(name, borrowed_buffers):
     assert len(borrowed_buffers) == 2
 
 
-def test_values_that_outlive_the_call_are_copied():
+def test_values_that_outlive_the_call_are_copied(borrow_all, borrowed_buffers):
     x = data(4)
     w = jnp.asarray(data(4, seed=1))
     mul = invarax.jit(lambda w, x: jnp.sin(w) * x)
@@ -155,7 +171,7 @@ def test_values_that_outlive_the_call_are_copied():
     assert_bitwise(outer(w), want_out)
 
 
-def test_a_callback_never_keeps_the_callers_memory(borrowed_buffers):
+def test_a_callback_never_keeps_the_callers_memory(borrow_all, borrowed_buffers):
     kept = []
 
     def f(x):
