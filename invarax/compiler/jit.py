@@ -424,7 +424,7 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
             on an argument).
         donate_argnums: positional arguments whose arrays the call may consume: they
             are deleted after the call (using one again raises), and the program may
-            reuse their buffers.
+            reuse their buffers. A NumPy argument is never written over (docs/compiler.md).
 
     Returns:
         A callable with ``fun``'s signature; ``.lower(*args).as_text()`` prints the
