@@ -33,8 +33,10 @@ import numpy as np
 from ..core.api_util import StaticArgs, flatten_args
 from ..core.array import ArrayImpl
 from ..core.config import config
+from ..core.effects import EFFECTFUL, NO_FOLD
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import (
+    tree_flatten,
     tree_leaves,
     tree_structure,
     tree_unflatten,
@@ -107,11 +109,13 @@ class _Entry:
     transformations) hoisted to leading inputs; ``optimized`` is what ``run`` computes;
     ``wrap`` turns ``run``'s NumPy outputs into the output pytree; ``donated`` holds the
     indices of the leaves whose arrays are deleted after a call; ``call`` maps the
-    concrete argument arrays to the output pytree (all of that in one function).
+    concrete argument arrays to the output pytree (all of that in one function);
+    ``borrows`` says whether a call may read a caller's NumPy array without a copy (the
+    program hands no value to a Python callback, which could keep it).
     """
 
     __slots__ = ("closed", "optimized", "tracer_consts", "out_tree", "run", "consts", "wrap",
-                 "donated", "call")
+                 "donated", "call", "borrows")
 
     def __init__(self, closed: ClosedJaxpr, out_tree, donated: tuple):
         # Values of enclosing transformations become explicit inputs of the jaxpr.
@@ -125,6 +129,20 @@ class _Entry:
         self.wrap = _wrapper(out_tree, [a.weak_type for a in closed.out_avals])
         self.donated = tuple(i for i, d in enumerate(donated[len(self.tracer_consts):]) if d)
         self.call = _caller(self)
+        self.borrows = not _calls_python(self.optimized.jaxpr)
+
+
+def _calls_python(jaxpr) -> bool:
+    """Whether ``jaxpr`` (or a sub-jaxpr) has a callback equation, which hands its values
+    to Python code (``EFFECTFUL`` or ``NO_FOLD``: ``debug.callback``, ``pure_callback``)."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive in EFFECTFUL or eqn.primitive in NO_FOLD:
+            return True
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, tuple) else (value,):
+                if isinstance(sub, ClosedJaxpr) and _calls_python(sub.jaxpr):
+                    return True
+    return False
 
 
 def _caller(entry: _Entry):
@@ -159,9 +177,22 @@ _LENDABLE_REFS = 4
 
 def _lend(value: np.ndarray):
     """Make a donated buffer writeable, so the program may write over it, if nothing else
-    can see its memory: it owns its data and no view or other object refers to it."""
+    can see its memory: it owns its data and no view or other object refers to it (never
+    a caller's NumPy array borrowed without a copy: that is a read-only view)."""
     if value.base is None and sys.getrefcount(value) <= _LENDABLE_REFS:
         value.flags.writeable = True
+
+
+def _unaliased(out, borrowed: list):
+    """``out`` (the output pytree of a call) with every array that shares memory with a
+    ``borrowed`` NumPy buffer (an input returned as is, or a view of one) copied, so that
+    a later write by the caller to its array changes no returned ``Array``."""
+    leaves, tree = tree_flatten(out)
+    shared = [any(np.may_share_memory(x._value, b) for b in borrowed) for x in leaves]
+    if not any(shared):
+        return out
+    return tree_unflatten(tree, [x.copy() if s else x for x, s in zip(leaves, shared,
+                                                                       strict=True)])
 
 
 def _wrapper(out_tree, weak_types):
@@ -250,17 +281,30 @@ class Jitted:
             entry = self._fast.get(_fast_key(args))
             if entry is not None:
                 return entry.call(args)
-        entry, leaves = self._entry(args, kwargs)
+        borrowed = []  # leaves viewing a caller's NumPy array without a copy
+        entry, leaves = self._entry(args, kwargs, borrowed)
         eager = current_trace() is EVAL_TRACE and not entry.tracer_consts
-        if eager and all(type(x) is ArrayImpl for x in leaves):
-            return entry.call(leaves)
+        direct = eager and all(type(x) is ArrayImpl for x in leaves)
+        if borrowed and not (direct and entry.borrows):
+            # The values may outlive the call (an outer trace's constants or residuals, a
+            # callback's argument): they own their memory, as a copy does.
+            for i in borrowed:
+                leaves[i] = leaves[i].copy()
+            borrowed = []
+        if direct:
+            if not borrowed:
+                return entry.call(leaves)
+            views = [leaves[i]._value for i in borrowed]  # (a donated leaf is deleted)
+            return _unaliased(entry.call(leaves), views)
         outs = jit_p.bind(*entry.tracer_consts, *leaves, name=self.static.name,
                           jaxpr=entry.closed)
         return tree_unflatten(entry.out_tree, outs)
 
-    def _entry(self, args, kwargs):
+    def _entry(self, args, kwargs, borrowed=None):
+        """The entry for these arguments (traced if new) and their leaves as ``Array``s;
+        with a list ``borrowed``, NumPy leaves may be borrowed (``flatten_args``)."""
         dyn_args, dyn_kwargs, static_vals = self.static.split(args, kwargs)
-        leaves, in_tree = flatten_args(dyn_args, dyn_kwargs, self.static.name)
+        leaves, in_tree = flatten_args(dyn_args, dyn_kwargs, self.static.name, borrowed)
         key = (in_tree, tuple(x.aval for x in leaves), static_vals, _context)
         entry = self._cache.get(key)
         if entry is None:
@@ -380,7 +424,7 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
             on an argument).
         donate_argnums: positional arguments whose arrays the call may consume: they
             are deleted after the call (using one again raises), and the program may
-            reuse their buffers.
+            reuse their buffers. A NumPy argument is never written over (docs/compiler.md).
 
     Returns:
         A callable with ``fun``'s signature; ``.lower(*args).as_text()`` prints the

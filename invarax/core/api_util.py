@@ -6,7 +6,7 @@ import inspect
 
 import numpy as np
 
-from .array import Array, concrete_scalar, is_python_scalar, to_array
+from .array import Array, borrow, concrete_scalar, is_python_scalar, to_array
 from .pytree import keystr, tree_flatten, tree_flatten_with_path
 
 
@@ -79,16 +79,26 @@ class StaticArgs:
         return tuple(args), kwargs
 
 
-def flatten_args(args, kwargs, fun_name: str):
+def flatten_args(args, kwargs, fun_name: str, borrowed: list | None = None):
     """Flatten ``(args, kwargs)`` to ``(leaves, treedef)``, leaves converted to ``Array``s.
 
-    Python scalars become weakly typed arrays; anything that is not an array or a
-    scalar raises a TypeError naming its position and how to pass it instead.
+    Python scalars become weakly typed arrays; NumPy arrays are copied (``to_array``),
+    except that with a list ``borrowed`` those ``borrow`` accepts are viewed without a
+    copy and their leaf indices appended to it: the caller must then keep no result that
+    shares their memory. Anything that is not an array or a scalar raises a TypeError
+    naming its position and how to pass it instead.
     """
     leaves, treedef = tree_flatten((args, kwargs))
     for i, leaf in enumerate(leaves):
-        if not isinstance(leaf, Array):
-            leaves[i] = _convert_leaf(leaf, i, args, kwargs, fun_name)
+        if isinstance(leaf, Array):
+            continue
+        if borrowed is not None and type(leaf) is np.ndarray:
+            view = borrow(leaf)
+            if view is not None:
+                leaves[i] = view
+                borrowed.append(i)
+                continue
+        leaves[i] = _convert_leaf(leaf, i, args, kwargs, fun_name)
     return leaves, treedef
 
 

@@ -245,6 +245,30 @@ def to_array(x, what: str = "argument") -> Array:
     raise TypeError(f"{what} must be an array or a scalar, got {kind} {_short_repr(x)}; {hint}")
 
 
+# Smaller arrays are copied: their copy (under 2 us) costs less than checking that no
+# result of the call shares their memory.
+BORROW_MIN_BYTES = 1 << 16
+
+
+def borrow(x: np.ndarray) -> ArrayImpl | None:
+    """An ``Array`` viewing the NumPy array ``x``'s memory without a copy, or None.
+
+    Only a plain ``ndarray`` of at least ``BORROW_MIN_BYTES`` that is C-contiguous,
+    aligned, in native byte order and of its canonical dtype (``to_array`` would not
+    convert it) is borrowed; the view is read-only, ``x`` itself keeps its flags. The
+    result is immutable only while the owner of ``x`` leaves it alone, so it must not
+    outlive one computation: ``jit`` borrows for an eager call and copies any output
+    that shares ``x``'s memory.
+    """
+    if not (type(x) is np.ndarray and x.nbytes >= BORROW_MIN_BYTES and x.flags.c_contiguous
+            and x.flags.aligned and x.dtype.isnative
+            and dtypes.canonicalize(x.dtype) == x.dtype):
+        return None
+    view = x.view()
+    view.flags.writeable = False
+    return ArrayImpl(view)
+
+
 def _short_repr(x) -> str:
     text = repr(x)
     return text if len(text) <= 40 else text[:37] + "..."
