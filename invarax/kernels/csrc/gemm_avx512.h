@@ -26,11 +26,11 @@
                 s[i][1] = FMADD(x, b1, s[i][1]);                                           \
             }                                                                              \
         }                                                                                  \
-        for (int i = 0; i < AVX512_MR; i++)                                                \
-            for (int h = 0; h < 2; h++) {                                                  \
-                T *ci = c + i * ldc + h * W;                                               \
-                STOREU(ci, first ? s[i][h] : ADD(LOADU(ci), s[i][h]));                     \
-            }                                                                              \
+        _Pragma("GCC unroll 12") for (int i = 0; i < AVX512_MR; i++) {                     \
+            T *ci = c + i * ldc;                                                           \
+            STOREU(ci, first ? s[i][0] : ADD(LOADU(ci), s[i][0]));                         \
+            STOREU(ci + W, first ? s[i][1] : ADD(LOADU(ci + W), s[i][1]));                 \
+        }                                                                                  \
     }
 
 UKR_AVX512(ukr_avx512_f32, float, __m512, _mm512_setzero_ps, _mm512_loadu_ps, _mm512_storeu_ps,
