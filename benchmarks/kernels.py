@@ -8,7 +8,9 @@ Both use their default thread counts (``INVARAX_NUM_THREADS`` and
 ``OPENBLAS_NUM_THREADS`` override them). On a shared, busy machine, compare one
 thread each by the CPU time of the calling thread, which other processes disturb
 less: ``OPENBLAS_NUM_THREADS=1 INVARAX_NUM_THREADS=1 python -m benchmarks.kernels
---cpu-time``.
+--cpu-time``. ``--levels`` times the 1024³ matmuls and a 3x3, 64-channel convolution at
+each dispatch level above the baseline (``avx2``, and ``avx512`` where the CPU has it),
+beside NumPy's matmul, in the same run.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ import time
 import numpy as np
 
 from invarax import kernels
+from invarax.kernels import _native
+from invarax.kernels.convolution import conv
 
-from .timing import CLOCK, medians
+from .timing import CLOCK, PAUSE, medians
 
 # (M, K, N) of the float matmuls, then the products of an MLP's training step (784-512-512-10,
 # batch 256: a forward layer, a weight gradient x.T @ g whose A is a transposed view, the
@@ -63,6 +67,56 @@ def bench_matmul(m: int, k: int, n: int, dtype, repeats: int, layout: str = "") 
         "numpy": flops / theirs / 1e9,
         "ratio": theirs / ours,
     }
+
+
+def _at_level(level: str, fn):
+    """fn, run with the kernels' dispatch at ``level``."""
+    def run():
+        _native.set_isa(level)
+        return fn()
+    return run
+
+
+def bench_levels(dtype, repeats: int) -> dict:
+    """GFLOP/s of the 1024³ matmul and of the ResNet block's convolution (32x64x32x32 input,
+    64 3x3 filters, SAME) at each dispatch level above the baseline, and of ``np.matmul``:
+    ``{name: (median, best)}``. The calls alternate one by one, in an order rotated at every
+    repeat (a pause after NumPy's, whose idle threads spin), so that every level sees the
+    same load; the best of the calls is the least disturbed by other jobs.
+
+    Example:
+        >>> sorted(bench_levels(np.float32, repeats=1))[-1]
+        'numpy'
+    """
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal((1024, 1024)).astype(dtype) for _ in range(2))
+    x = rng.standard_normal((32, 64, 32, 32)).astype(dtype)
+    w = rng.standard_normal((64, 64, 3, 3)).astype(dtype)
+    levels = _native.isas()[1:]
+    fns = {"numpy": lambda: np.matmul(a, b)}
+    for level in levels:
+        fns[f"gemm {level}"] = _at_level(level, lambda: kernels.dot_general(a, b, PLAIN, dtype))
+        fns[f"conv {level}"] = _at_level(level, lambda: conv(
+            x, w, (1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1), 1, 1, dtype))
+    clock, times = CLOCK["clock"], {name: [] for name in fns}
+    previous = _native.set_isa(levels[-1])
+    try:
+        for f in fns.values():  # warm-up
+            f()
+        names = list(fns)
+        for r in range(repeats):
+            for name in names[r % len(names):] + names[:r % len(names)]:  # rotated: no order bias
+                f = fns[name]
+                start = clock()
+                f()
+                times[name].append(clock() - start)
+                if name == "numpy":
+                    time.sleep(PAUSE)
+    finally:
+        _native.set_isa(previous)
+    flops = {"gemm": 2.0 * 1024**3, "numpy": 2.0 * 1024**3, "conv": 2.0 * 64 * 64 * 9 * 32**3}
+    gflops = {name: flops[name.split()[0]] / 1e9 for name in fns}
+    return {name: (gflops[name] / np.median(t), gflops[name] / min(t)) for name, t in times.items()}
 
 
 def _reductions(x: np.ndarray) -> dict:
@@ -121,8 +175,22 @@ def main(argv=None) -> None:
         action="store_true",
         help="time by the calling thread's CPU time (meaningful with one thread each)",
     )
+    parser.add_argument("--levels", action="store_true",
+                        help="the 1024³ matmuls and a 3x3 convolution at each dispatch level")
     args = parser.parse_args(argv)
     CLOCK["clock"] = time.thread_time if args.cpu_time else time.perf_counter
+    if args.levels:
+        print("GFLOP/s, median (best) of the calls; conv/gemm: of the medians")
+        print(f"{'':<10}{'level':<8}{'gemm 1024³':>15}{'conv 3x3x64':>15}{'conv/gemm':>10}"
+              f"{'numpy 1024³':>15}")
+        for dtype in (np.float32, np.float64):
+            r = bench_levels(dtype, args.repeats)
+            for level in _native.isas()[1:]:
+                (gemm, gbest), (cnv, cbest) = r[f"gemm {level}"], r[f"conv {level}"]
+                print(f"{np.dtype(dtype).name:<10}{level:<8}{gemm:>8.1f} ({gbest:>4.0f})"
+                      f"{cnv:>8.1f} ({cbest:>4.0f}){cnv / gemm:>10.2f}"
+                      f"{r['numpy'][0]:>8.1f} ({r['numpy'][1]:>4.0f})")
+        return
     print(f"{'matmul':<20}{'dtype':<9}{'invarax GFLOP/s':>16}{'numpy GFLOP/s':>15}{'ratio':>8}")
     cases = [(np.float32, c) for c in MATMULS + MLP_MATMULS]
     cases += [(np.float64, c) for c in MATMULS]

@@ -137,6 +137,39 @@ def test_every_dispatch_level_gives_the_same_bits(form):
             _native.set_isa(previous)
 
 
+# Forms with more output features than a narrow product's (so that they run in the blocked
+# microkernels: 32 and 16 columns at AVX-512) and outputs cutting their 6- and 12-row tiles.
+WIDE_FORMS = [
+    ((2, 64, 12, 12), (64, 64, 3, 3), (1, 1), "SAME", (1, 1), (1, 1), 1, 1),
+    ((3, 8, 17, 13), (40, 8, 5, 5), (2, 1), ((2, 2), (0, 3)), (1, 1), (1, 1), 1, 1),
+    ((2, 6, 15, 15), (36, 2, 3, 3), (1, 2), ((0, 0), (1, 1)), (1, 1), (2, 2), 3, 1),
+    ((2, 16, 7, 7), (33, 16, 2, 2), (1, 1), ((1, 1), (1, 1)), (2, 2), (1, 1), 1, 1),
+    ((2, 300, 13), (17, 300, 1), (1,), "VALID", (1,), (1,), 1, 1),  # K = 300
+    ((1, 4, 6, 6, 6), (20, 4, 3, 3, 3), (1, 1, 1), "SAME", (1, 1, 1), (1, 1, 1), 1, 1),
+]
+
+
+@pytest.mark.parametrize("form", WIDE_FORMS, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_wide_convolutions_agree_across_levels_and_threads(form, dtype, monkeypatch):
+    """N5/N6 for the implicit product's blocked microkernels: one and two threads, every
+    dispatch level, the same bits."""
+    x, w = data(form[0], dtype, seed=7), data(form[1], dtype, seed=8)
+    invarax.config.update("jax_enable_x64", dtype == np.float64)
+    expected = None
+    for threads in ("1", "2"):
+        monkeypatch.setenv("INVARAX_NUM_THREADS", threads)
+        for isa in _native.isas():
+            previous = _native.set_isa(isa)
+            try:
+                got = np.asarray(_conv(x, w, form))
+            finally:
+                _native.set_isa(previous)
+            if expected is None:
+                expected = got
+            assert_bitwise(got, expected)
+
+
 @pytest.mark.parametrize("form", [f for f in FORMS if f[7] == 1], ids=str)
 def test_an_image_has_the_same_bits_alone_or_in_any_batch(form):
     """N1/N2: batch sizes 1..17 and 64, rows of one batch and vmap of one image."""

@@ -2,7 +2,8 @@
 and NumPy's capped to match (``NPY_DISABLE_CPU_FEATURES``), gives the same bits in the
 DEFAULT configuration (no flag set): invarax's elementary functions, the special functions
 and composites built on them, jax.nn activations, softmax, an MLP's loss and gradients
-(eager and jit), a fused expression, random samplers and FFTs."""
+(eager and jit), a fused expression, random samplers, FFTs, matmuls and convolutions
+(each level's own microkernels). A level this CPU lacks (AVX-512 on many) is not run."""
 
 import os
 import subprocess
@@ -103,6 +104,15 @@ out.update(loss=loss, jloss=jloss, normal=random.normal(key, (10000,)),
 spec = x32[:4096].reshape(4, 1024) + 1j * x32[4096:8192].reshape(4, 1024)
 out.update(rfft=jnp.fft.rfft(x32[:2 ** 14]), fft=jnp.fft.fft(spec), irfft=jnp.fft.irfft(spec),
            fft2_odd=jnp.fft.fft2(spec[:, :999].reshape(-1, 37, 27)))
+for dtype in (np.float32, np.float64):  # the blocked microkernels' tiles, cut and whole
+    invarax.config.update("jax_enable_x64", dtype == np.float64)
+    a, b = rng.standard_normal((145, 513)).astype(dtype), rng.standard_normal((513, 70))
+    img, ker = rng.standard_normal((2, 16, 13, 11)), rng.standard_normal((40, 16, 3, 3))
+    name = np.dtype(dtype).name
+    out[f"matmul_{name}"] = jnp.matmul(a, b.astype(dtype))
+    out[f"conv_{name}"] = lax.conv_general_dilated(img.astype(dtype), ker.astype(dtype),
+                                                   (1, 1), "SAME")
+invarax.config.update("jax_enable_x64", False)
 for i, (gw, gb) in enumerate(grads):
     out[f"gw{i}"], out[f"gb{i}"] = gw, gb
 for i, (gw, gb) in enumerate(jgrads):

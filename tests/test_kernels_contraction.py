@@ -134,6 +134,23 @@ def test_thin_products_are_the_documented_order(m, n, layout, dtype):
             _native.set_isa(previous)
 
 
+def test_wide_tiles_are_the_documented_order(dtype):
+    """Products that fill every level's blocked tiles and cut them (13 rows: 12 + 1, 6 + 6 +
+    1; 33 columns: 32 + 1, 16 + 16 + 1), over two K blocks, compute the documented order
+    (checked at the first and last row and column of each tile)."""
+    a, b = data((13, 257), dtype, seed=13), data((257, 33), dtype, seed=33)
+    rows, cols = [0, 5, 6, 11, 12], [0, 7, 8, 15, 16, 31, 32]
+    expected = reference_matmul(a[rows], b[:, cols])
+    for isa in _native.isas():
+        previous = _native.set_isa(isa)
+        try:
+            assert_bitwise(matmul(a, b)[np.ix_(rows, cols)], expected)
+            got = matmul(np.asfortranarray(a), np.asfortranarray(b))
+            assert_bitwise(got[np.ix_(rows, cols)], expected)
+        finally:
+            _native.set_isa(previous)
+
+
 NARROW = [(k, n) for k in (2, 10) for n in (1, 2, 3, 4, 5, 7, 8, 9, 10, 15, 16, 17)]
 
 

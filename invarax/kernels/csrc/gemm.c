@@ -2,7 +2,8 @@
 /* gemm.c - the canonical contraction kernel (docs/numerics.md, "Contractions").
  *
  * C[b] = A[b] @ B[b] for float and double, with strided operands. gemm_impl.h holds the
- * type-generic loops; this file holds the microkernels, the dispatch and the threads.
+ * type-generic loops, gemm_avx512.h the AVX-512 microkernels; this file holds the others,
+ * the dispatch and the threads.
  * Each thread computes whole output tiles, so the thread count never changes an
  * element's order of operations.
  */
@@ -30,7 +31,7 @@
 #ifndef NC
 #define NC 1024
 #endif
-#define MAX_MR 8
+#define MAX_MR 12
 #define MAX_NR 64
 #define SCALAR_MR 4
 #define SCALAR_NR 8
@@ -325,6 +326,11 @@ static inline AVX2 void part_f64(double *c, __m256d v, int cols, int first) {
 EXPAND(UKR_NARROW_AVX2, ukr_narrow_avx2_f32, AVX2_F32, part_f32)
 EXPAND(UKR_NARROW_AVX2, ukr_narrow_avx2_f64, AVX2_F64, part_f64)
 
+#include "gemm_avx512.h"
+
+/* A row block of A is a whole number of tiles (no ragged tile inside a block). */
+_Static_assert(MC % SCALAR_MR == 0 && MC % 6 == 0 && MC % AVX512_MR == 0,
+               "MC must be a multiple of every microkernel's rows");
 #endif
 
 /* ---- the type-generic loops ---------------------------------------------------------- */
@@ -364,6 +370,10 @@ static kernel_desc select_kernel(int dbl, ptrdiff_t m, ptrdiff_t n) {
         d.mr = 1;
         d.nr = dbl ? 32 : 64;
         d.ukr = dbl ? (void (*)(void))ukr_row_avx2_f64 : (void (*)(void))ukr_row_avx2_f32;
+    } else if (isa_current() >= ISA_AVX512) {
+        d.mr = AVX512_MR;
+        d.nr = dbl ? 16 : 32;
+        d.ukr = dbl ? (void (*)(void))ukr_avx512_f64 : (void (*)(void))ukr_avx512_f32;
     } else if (isa_current() >= ISA_AVX2) {
         d.mr = 6;
         d.nr = dbl ? 8 : 16;

@@ -51,6 +51,11 @@ static void F(pack_a)(const T *a, ptrdiff_t sm, ptrdiff_t sk, ptrdiff_t mc, ptrd
             }
             continue;
         }
+        if (sk == 1 && rows == 12 && mr == 12) { /* the AVX-512 tile: twelve streams in step */
+            for (ptrdiff_t p = 0; p < kb; p++)
+                for (int i = 0; i < 12; i++) dst[p * 12 + i] = src[i * sm + p];
+            continue;
+        }
         if (sk == 1) {
             for (int i = 0; i < rows; i++)
                 for (ptrdiff_t p = 0; p < kb; p++) dst[p * mr + i] = src[i * sm + p];
@@ -86,6 +91,13 @@ static void F(pack_a_gather)(const T *x, const ptrdiff_t *rows, const ptrdiff_t 
                 }
                 continue;
             }
+            if (step == 1 && mr == 12) { /* the AVX-512 tile, likewise */
+                for (ptrdiff_t j = 0; j < kb; j++) {
+                    ptrdiff_t p = perm[j];
+                    memcpy(dst + p * 12, base + cols[p], sizeof(T) * 12);
+                }
+                continue;
+            }
             if (step == 1) { /* consecutive outputs of one image row: a contiguous run */
                 for (ptrdiff_t j = 0; j < kb; j++) {
                     ptrdiff_t p = perm[j];
@@ -111,6 +123,16 @@ static void F(pack_a_gather)(const T *x, const ptrdiff_t *rows, const ptrdiff_t 
             }
             continue;
         }
+        if (n == 12 && mr == 12) { /* the AVX-512 tile: twelve rows anywhere */
+            ptrdiff_t o[12];
+            memcpy(o, r, sizeof o);
+            for (ptrdiff_t j = 0; j < kb; j++) {
+                ptrdiff_t p = perm[j];
+                const T *xp = x + cols[p];
+                for (int i = 0; i < 12; i++) dst[p * 12 + i] = xp[o[i]];
+            }
+            continue;
+        }
         for (ptrdiff_t j = 0; j < kb; j++) {
             ptrdiff_t p = perm[j];
             const T *xp = x + cols[p];
@@ -124,13 +146,19 @@ static void F(pack_a_gather)(const T *x, const ptrdiff_t *rows, const ptrdiff_t 
  * dst[q*nr*kb + p*nr + j] = B[p, q*nr + j], zero past the last column. */
 static void F(pack_b)(const T *b, ptrdiff_t sk, ptrdiff_t sn, ptrdiff_t kb, ptrdiff_t nc,
                       int nr, T *dst) {
-    if (sn == 1 && nr == 2 * TL && nc >= nr) { /* rows of B in order; panels of 2 vectors */
+    if (sn == 1 && (nr == 2 * TL || nr == 4 * TL) && nc >= nr) {
+        /* rows of B in order; panels of 2 AVX2 vectors or 2 AVX-512 vectors, copies of a
+         * constant size */
         ptrdiff_t full = nc - nc % nr;
         for (ptrdiff_t p = 0; p < kb; p++) {
             const T *src = b + p * sk;
             T *d = dst + p * nr;
-            for (ptrdiff_t q = 0; q < full; q += nr, d += nr * kb)
-                memcpy(d, src + q, sizeof(T) * 2 * TL);
+            if (nr == 2 * TL)
+                for (ptrdiff_t q = 0; q < full; q += nr, d += nr * kb)
+                    memcpy(d, src + q, sizeof(T) * 2 * TL);
+            else
+                for (ptrdiff_t q = 0; q < full; q += nr, d += nr * kb)
+                    memcpy(d, src + q, sizeof(T) * 4 * TL);
         }
         b += full;
         nc -= full;
