@@ -9,8 +9,9 @@ this one pool:
 
 - the compiled program (``compiler/lower.py``) writes an item's output into a ``take``-n
   buffer and ``give``-s back each value that dies without its buffer being lent on;
-- a fusion group (``compiler/fusion.py``) takes its scratch block (``take_block``: 64-byte
-  aligned, as the C kernels writing into it prefer) for one run and gives it back;
+- a fusion group (``compiler/fusion.py``) takes its scratch block for one run
+  (``take_block``: 64-byte aligned, so each scratch buffer starts on a cache line) and
+  gives it back;
 - ``scan`` (its stacked ys) and the MPI transport (its gathered stack) give their result
   back as they return it: the pool hands it out again once its holder has dropped it.
 
@@ -23,9 +24,9 @@ later donates is still lendable (``jit`` checks its references too).
 
 One policy: a buffer is keyed by its shape and dtype; only C-contiguous ones of at least
 ``MIN_BYTES`` are kept (smaller ones come from the heap, already resident), at most
-``PER_KEY`` per key and ``MAX_BYTES`` in all (to make room, unreferenced buffers of
-other keys are dropped, the oldest key first); one lock guards it; a forked child starts with an
-empty pool and a new lock; ``invarax.clear_caches()`` empties it (``clear``).
+``PER_KEY`` per key and ``MAX_BYTES`` in all (to make room, unreferenced buffers of other
+keys are dropped, the oldest key first); one lock guards it; a forked child starts with
+an empty pool and a new lock; ``invarax.clear_caches()`` empties it (``clear``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import numpy as np
 MIN_BYTES = 1 << 16
 PER_KEY = 32
 MAX_BYTES = 1 << 30
-ALIGN = 64  # bytes: a cache line, and AVX-512's vector
+ALIGN = 64  # bytes: a cache line
 
 # (shape, dtype) -> the kept buffers, most recently given last (``take`` looks there
 # first: a buffer given by a program that then deletes it is free). A key emptied to make
@@ -66,16 +67,18 @@ def take(shape: tuple, dtype: np.dtype) -> np.ndarray:
         >>> x.shape, x.flags.c_contiguous
         ((2, 3), True)
     """
-    with _lock:
-        arrays = _pool.get((shape, dtype))
-        if arrays:
-            for i in range(len(arrays) - 1, -1, -1):
-                if getrefcount(arrays[i]) == 2:  # the list's and getrefcount's argument
-                    x = arrays.pop(i)
-                    _bytes[0] -= x.nbytes
-                    if not x.flags.writeable:  # an invarax Array held it, read-only
-                        x.flags.writeable = True
-                    return x
+    arrays = _pool.get((shape, dtype))
+    if arrays:  # looked up without the lock (the common miss); emptied meanwhile: seen below
+        with _lock:
+            i = len(arrays) - 1
+            while i >= 0 and getrefcount(arrays[i]) != 2:  # the list's and the argument
+                i -= 1
+            if i >= 0:
+                x = arrays.pop(i)
+                _bytes[0] -= x.nbytes
+                if not x.flags.writeable:  # an invarax Array held it, read-only
+                    x.flags.writeable = True
+                return x
     return np.empty(shape, dtype)
 
 
@@ -147,6 +150,8 @@ def clear() -> None:
     """Drop the pooled buffers (``invarax.clear_caches`` calls it); those handed out are
     their owners'."""
     with _lock:
+        for arrays in _pool.values():  # emptied too: a ``take`` may have looked one up
+            arrays.clear()
         _pool.clear()
         _bytes[0] = 0
 
@@ -156,8 +161,7 @@ def _after_fork() -> None:
     an empty pool (its pages are the parent's until written, so they would fault anyway)."""
     global _lock
     _lock = threading.Lock()
-    _pool.clear()
-    _bytes[0] = 0
+    clear()
 
 
 if hasattr(os, "register_at_fork"):
