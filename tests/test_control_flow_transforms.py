@@ -530,4 +530,4 @@ def test_pooled_stacked_outputs_are_never_shared_with_a_live_array():
     a = np.asarray(f(1.0))
     b = np.asarray(f(1.0))
     assert a is not b  # one taken back from the pool, one new: never the same live buffer
-    assert _buffers.POOL_MIN_BYTES <= xs.size * 4
+    assert _buffers.MIN_BYTES <= xs.size * 4

@@ -20,6 +20,7 @@ import invarax.lax as lax
 import invarax.numpy as jnp
 from invarax.compiler import fusion
 from invarax.compiler.lower import compile_jaxpr
+from invarax.core import buffers
 from invarax.core.lowering import lowering
 from invarax.core.trace import PRIMITIVES
 from invarax.kernels import _support
@@ -617,12 +618,12 @@ def test_fork_while_a_lock_is_held():
     x = finite((4 * CHUNKS[1] + 1,))
     eager = np.asarray(jnp.sin(jnp.asarray(x)) * 2.0)
     call = fused_run(lambda x: jnp.sin(x) * 2.0, (x,))
-    with fusion._SPARE_LOCK, _support._POOL_LOCK:  # as if another thread held them
+    with buffers._lock, _support._POOL_LOCK:  # as if another thread held them
         in_fork(lambda: call(CHUNKS[1], 2)[0].tobytes() == eager.tobytes())
 
 
 # ---------------------------------------------------------------------------------------
-# Buffers kept between calls (lower._Pool)
+# Buffers kept between calls (core/buffers.py)
 
 
 def _pooled_program():
@@ -679,21 +680,6 @@ def test_pooled_buffers_under_threads_calling_one_program():
     for t in threads:
         t.join()
     assert not errors, errors[0]
-
-
-def test_pool_keeps_few_large_contiguous_buffers_only():
-    from invarax.compiler.lower import POOL_MIN_BYTES, POOL_PER_KEY, _Pool
-
-    pool = _Pool()
-    big = [np.empty(POOL_MIN_BYTES // 4, np.float32) for _ in range(POOL_PER_KEY + 2)]
-    for b in big:
-        pool.give(b)
-    pool.give(np.empty(8, np.float32))  # small: the heap's
-    pool.give(np.empty((2, POOL_MIN_BYTES // 4), np.float32)[0])  # a view: never
-    assert [len(v) for v in pool.spare.values()] == [POOL_PER_KEY]
-    key = ((POOL_MIN_BYTES // 4,), np.dtype(np.float32))
-    assert pool.take(key) is big[POOL_PER_KEY - 1]
-    assert pool.take(((3,), np.dtype(np.float64))).shape == (3,)
 
 
 def test_pooled_buffers_of_a_while_loops_condition_and_body_keep_their_shapes():

@@ -17,6 +17,7 @@ import invarax.lax as lax
 import invarax.numpy as jnp
 from invarax.compiler import fusion
 from invarax.compiler.lower import compile_jaxpr
+from invarax.core import buffers
 
 CHUNKS = (1, 5, 64, 1000)  # elements (a chunk holds at least one whole row)
 THREADS = (1, 2)
@@ -173,11 +174,20 @@ def test_jacfwd_at_default_settings_through_jit():
             assert_bitwise(invarax.jit(f)(a), eager)
 
 
-def test_scratch_blocks_are_kept_within_limits():
-    x, y = finite((300, 100), 1), finite((300, 100), 2)
-    call = check_reduced(lambda x, y: jnp.sum(body(x, y), axis=-1), (x, y))
+def test_scratch_blocks_come_back_to_the_buffer_pool():
+    x, y = finite((300, 1000), 1), finite((300, 1000), 2)  # 2 x 256 KB scratch per run
+    buffers.clear()
+    call = check_reduced(lambda x, y: jnp.sum(body(x, y), axis=-1), (x, y),
+                         chunks=(64_000,), threads=(1,))
+
+    def blocks():
+        return [b for (_, dtype), kept in buffers._pool.items() if dtype == np.uint8
+                for b in kept]
+
+    (block,) = blocks()
+    assert block.nbytes >= 2 * 64_000 * 4
+    first = id(block)
+    del block  # else the pool would not hand it out again
     with fusion._settings(min_reduce_chunk=0):
-        call(64, 2)
-    assert 0 < len(fusion._SPARE) <= fusion._SPARE_COUNT
-    assert sum(b.size for b in fusion._SPARE) <= fusion._SPARE_BYTES
-    assert all(b.ctypes.data % 64 == 0 for b in fusion._SPARE)
+        call(64_000, 1)
+    assert [id(b) for b in blocks()] == [first]  # taken again, given back

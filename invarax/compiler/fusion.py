@@ -49,20 +49,20 @@ whole array or with its chunk, on any thread (N3, N5). A row whose chunk would n
 as before. Such a group's chunks hold at least ``min_reduce_chunk`` elements, since each
 reduction call has a fixed cost.
 
-The scratch buffers of a run are views of one block, which is kept for later runs
-(``_take``/``_give``, a few blocks at most): a large fresh block would have its pages
-faulted in at every call.
+The scratch buffers of a run are views of one 64-byte aligned block, taken from the
+buffer pool (``core/buffers.py``) and given back after the run: a large fresh block would
+have its pages faulted in at every call, which cost a reducing group with large chunks up
+to twice its time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-import os
-import threading
 
 import numpy as np
 
+from ..core import buffers
 from ..core.ir import Jaxpr, Literal
 from ..core.lowering import lowering
 from ..kernels._support import num_threads, worker_pool
@@ -88,7 +88,7 @@ from ..kernels._support import num_threads, worker_pool
 #   (whole rows still). A reduction's call costs about 5 us on top of its kernel, 32
 #   calls for 32 rows of 1000 each made jacfwd's group (1000 x 1000) slower than
 #   materialising it: 1.12 against 1.10 ms on one thread; with 2**18 (4 chunks) it takes
-#   1.00 ms, and 0.74 against 1.04 ms on two threads (scratch blocks kept, see _SPARE).
+#   1.00 ms, and 0.74 against 1.04 ms on two threads (scratch blocks pooled).
 _SETTINGS = {"chunk_bytes": 768 * 1024, "chunk": None, "min_size": 2**19,
              "min_work": 2**22, "min_per_thread": 2**19, "threads": None,
              "min_reduce_chunk": 2**18}
@@ -373,8 +373,9 @@ class _Runner:
 
     def _run(self, queue, scratch_shape, arrays):
         count = math.prod(scratch_shape)
-        sizes = [-(-count * dt.itemsize // 64) * 64 for dt in self.scratch_dtypes]
-        block = _take(sum(sizes)) if sizes else None
+        align = buffers.ALIGN
+        sizes = [-(-count * dt.itemsize // align) * align for dt in self.scratch_dtypes]
+        block = buffers.take_block(sum(sizes)) if sizes else None
         try:
             scratch, offset = [], 0
             for dt, size in zip(self.scratch_dtypes, sizes, strict=True):
@@ -386,7 +387,7 @@ class _Runner:
                 self.work(chunks, rows, *scratch, *arrays)
         finally:
             if block is not None:
-                _give(block)
+                buffers.give(block.base)  # free again once this run's views are gone
 
     def _run_in_thread(self, queue, scratch_shape, arrays):
         with np.errstate(all="ignore"):  # a thread starts with NumPy's default error state
@@ -517,43 +518,3 @@ def _bind_params(impl, params):
         return impl(*args, **params)
 
     return bound
-
-
-# Scratch blocks kept between calls: malloc maps a fresh block of more than 128 KiB anew
-# (until a larger block has been freed), and its first writes fault its pages in, which
-# cost a reducing group with large chunks up to twice its time. At most _SPARE_COUNT
-# blocks and _SPARE_BYTES bytes are kept, the largest that fit.
-_SPARE, _SPARE_COUNT, _SPARE_BYTES = [], 8, 32 * 2**20
-_SPARE_LOCK = threading.Lock()
-
-
-def _take(nbytes: int) -> np.ndarray:
-    """A 64-byte aligned uint8 block of at least ``nbytes`` bytes: a kept one if one is
-    large enough."""
-    with _SPARE_LOCK:
-        for i, block in enumerate(_SPARE):
-            if block.size >= nbytes:
-                return _SPARE.pop(i)
-    raw = np.empty(nbytes + 64, np.uint8)
-    start = -raw.ctypes.data % 64
-    return raw[start:start + nbytes]
-
-
-def _give(block: np.ndarray) -> None:
-    """Keep ``block`` for a later ``_take`` (the largest blocks within the limits)."""
-    with _SPARE_LOCK:
-        _SPARE.append(block)
-        _SPARE.sort(key=lambda b: b.size)
-        del _SPARE[:-_SPARE_COUNT]
-        while _SPARE and sum(b.size for b in _SPARE) > _SPARE_BYTES:
-            del _SPARE[0]
-
-
-def _fresh_locks() -> None:
-    """In a forked child: a new lock (a parent's thread may have held it at the fork)."""
-    global _SPARE_LOCK
-    _SPARE_LOCK = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_fresh_locks)

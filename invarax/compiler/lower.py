@@ -15,11 +15,12 @@ which never returns a view, so no live value can alias it; the program's inputs
 (unless donated), constants and outputs are never written over.
 
 Such a buffer also outlives the call: when an owned value dies without being lent on,
-its buffer goes to the program's pool (``_Pool``, by shape and dtype), and the next item
-whose output has no dying buffer to take (in this call or a later one) writes into a
+its buffer is given to the buffer pool (``core/buffers.py``, by shape and dtype, shared
+with fusion's scratch blocks and scan's stacked outputs), and an item whose output has
+no dying buffer to take (in this call, a later one or another program) writes into a
 pooled one instead of a fresh array, whose pages the system would fault in again at
-every call (a transformer's activations: 4 MB arrays, a millisecond each). Pooled
-buffers are only ever those no live value can reach, so this changes no bit.
+every call (a transformer's activations: 4 MB arrays, a millisecond each). The pool
+hands out only buffers that no live value references, so this changes no bit.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import math
 
 import numpy as np
 
+from ..core import buffers
 from ..core.ir import Jaxpr, Literal
 from ..core.lowering import lowering
 from .dots import contractions, stacked_products
@@ -202,9 +204,9 @@ class _Program:
 
     def __init__(self, jaxpr: Jaxpr, donated, kept, scalar_operators=False, prefix="",
                  invariant=(), scanned=None, carries=(), slots=None):
-        pool = _Pool()
         self.namespace = namespace = {"_errstate": np.errstate, "_donor": _donor,
-                                      "_take": pool.take, "_give": pool.give, "_copy": _copy}
+                                      "_take": buffers.take, "_give": buffers.give,
+                                      "_copy": _copy}
         names = {}
 
         def name_of(v):
@@ -415,39 +417,15 @@ def _donor(x, others):
     return x
 
 
-POOL_MIN_BYTES = 1 << 16  # smaller arrays come from the heap, already resident
-POOL_PER_KEY = 4  # buffers kept per (shape, dtype) and program
-
-
 def _pooled(var, namespace, prefix: str) -> str:
-    """The expression of an output buffer for ``var`` taken from the program's pool
-    (``None``, a fresh array, for a small one); its key's name carries the program's
-    ``prefix``, as a while loop's condition and body share one namespace."""
+    """The expression of an output buffer for ``var`` taken from the buffer pool (``None``,
+    a fresh array, below its ``MIN_BYTES``: the heap's memory is already resident); the
+    name of its ``(shape, dtype)`` carries the program's ``prefix``, as a while loop's
+    condition and body share one namespace."""
     aval = var.aval
-    if math.prod(aval.shape) * np.dtype(aval.dtype).itemsize < POOL_MIN_BYTES:
+    dtype = np.dtype(aval.dtype)
+    if math.prod(aval.shape) * dtype.itemsize < buffers.MIN_BYTES:
         return "None"
     key = f"_{prefix}key{len(namespace)}"
-    namespace[key] = (tuple(aval.shape), np.dtype(aval.dtype))
-    return f"_take({key})"
-
-
-class _Pool:
-    """A program's spare output buffers by ``(shape, dtype)``: ``take`` one (a fresh
-    array when there is none), ``give`` back one that no live value can reach. ``list``'s
-    ``pop`` and ``append`` are atomic, so threads running the program share it safely."""
-
-    def __init__(self):
-        self.spare = {}
-
-    def take(self, key):
-        try:
-            return self.spare[key].pop()
-        except (KeyError, IndexError):
-            return np.empty(*key)
-
-    def give(self, x):
-        if x.nbytes < POOL_MIN_BYTES or not x.flags.c_contiguous or x.base is not None:
-            return
-        spare = self.spare.setdefault((x.shape, x.dtype), [])
-        if len(spare) < POOL_PER_KEY:
-            spare.append(x)
+    namespace[key] = (tuple(aval.shape), dtype)
+    return f"_take(*{key})"

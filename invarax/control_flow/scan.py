@@ -14,7 +14,7 @@ and under ``jit`` alike. Rules:
   from loop constants alone (such as ``W.T``): the staged body computes it again from
   those constants, once, before its loop, instead of a copy being stacked per iteration.
   Large stacked outputs reuse pooled buffers that nothing references any more
-  (``invarax._buffers``).
+  (``core/buffers.py``).
 - transpose: a ``scan`` in the other direction of the body's backward pass, carrying the
   cotangents of the carry and of the linear consts. A const's cotangent is accumulated in
   the order an unrolled loop's backward pass adds it: starting from the cotangent already
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.buffers import unreferenced_buffer
+from ..core import buffers
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from ..core.lowering import register_lowering
 from ..core.trace import Primitive
@@ -44,9 +44,11 @@ scan_p = Primitive("scan", multiple_results=True)
 def _scan_impl(*args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
     loop = cf.scan_loop(jaxpr, num_consts, num_carry)
     xs = args[num_consts + num_carry:]
-    ys = [unreferenced_buffer((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
+    ys = [buffers.take((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
     order = range(length - 1, -1, -1) if reverse else range(length)
     carry = loop(*args[:num_consts + num_carry], *xs, *ys, order)
+    for y in ys:  # filled: the pool hands it out again once its readers have dropped it
+        buffers.give(y)
     return [*(np.asarray(c) for c in carry), *ys]
 
 

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from ..core.buffers import unreferenced_buffer
+from ..core import buffers
 from ..kernels import _support
 from . import devices as _devices
 
@@ -17,6 +17,7 @@ TIMEOUT_ENV = "INVARAX_COLLECTIVE_TIMEOUT"  # seconds a collective waits for the
 DEFAULT_TIMEOUT = 300.0
 SPIN = 0.01  # seconds a collective polls without pausing
 ABORT_GRACE = 0.5  # seconds between printing a failure and aborting the run
+_BYTES = np.dtype(np.uint8)
 _LAUNCH_VARS = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS")
 
 _current = None
@@ -40,12 +41,13 @@ class MpiTransport:
 
     def allgather(self, local: np.ndarray) -> np.ndarray:
         """The processes' stacks of local values, concatenated in process order (in a
-        pooled buffer: ``invarax._buffers``)."""
+        pooled buffer, given back to ``core.buffers`` for when its reader drops it)."""
         local = np.ascontiguousarray(local)
-        out = unreferenced_buffer((self.comm.size * local.nbytes,), np.uint8)
+        out = buffers.take((self.comm.size * local.nbytes,), _BYTES)
         # Raw bytes: every dtype (bool, float16, complex) crosses unchanged.
         request = self.comm.Iallgather(local.reshape(-1).view(np.uint8), out)
         self._wait(request)
+        buffers.give(out)
         return out.view(local.dtype).reshape((-1, *local.shape[1:]))
 
     def _wait(self, request):

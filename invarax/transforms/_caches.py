@@ -43,6 +43,6 @@ def clear_caches() -> None:
         caches.variants.clear()
     for helper in _memoised():
         helper.cache_clear()
-    from ..core import buffers as _buffers
+    from ..core import buffers
 
-    _buffers.clear_pool()  # the buffers kept for scans' stacked outputs and MPI's stacks
+    buffers.clear()  # the spare buffers of programs, fusion groups, scans and collectives
