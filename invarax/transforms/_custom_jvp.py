@@ -241,8 +241,6 @@ def _check_tangents(touts, out_tree, outs, what):
     return checked
 
 
-
-
 def jvp_by_rule(f, trace, args, nondiff):
     """The outputs of ``f(*args)`` as ``trace``'s tracers, from the rule of ``f`` called on
     the primals and tangents of ``args`` in the parent trace (JAX's
