@@ -204,114 +204,121 @@ class _Program:
 
     def __init__(self, jaxpr: Jaxpr, donated, kept, scalar_operators=False, prefix="",
                  invariant=(), scanned=None, carries=(), slots=None):
-        self.namespace = namespace = {"_errstate": np.errstate, "_donor": _donor,
-                                      "_take": buffers.take, "_give": buffers.give,
-                                      "_copy": _copy}
-        names = {}
-
-        def name_of(v):
-            if isinstance(v, Literal):
-                key = f"{prefix}lit{len(namespace)}"
-                namespace[key] = v.val._value
-                return key
-            return names[id(v)]
-
-        def bind_name(v):
-            names[id(v)] = f"{prefix}v{len(names)}"
-            return names[id(v)]
-
-        params = [bind_name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
-        slots, self.slotted = slots or {}, set()
+        self.namespace = {"_errstate": np.errstate, "_donor": _donor, "_take": buffers.take,
+                          "_give": buffers.give, "_copy": _copy}
+        self.prefix, self.scalar_operators, self.invariant = prefix, scalar_operators, invariant
+        self.names = {}
+        self.params = [self.bind_name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
+        self.slots, self.slotted = slots or {}, set()
         items = [i for i in plan(jaxpr) if not (isinstance(i, Group) and not i.outvars)]
-        same = {id(v) for v in invariant}
+        self.same = same = {id(v) for v in invariant}
         for item in items:
             if invariant and all(isinstance(v, Literal) or id(v) in same for v in item.invars):
                 same.update(id(v) for v in item.outvars)
-        stacked = stacked_products(items, same, scanned or {})
+        self.stacked = stacked_products(items, same, scanned or {})
         items = pad_sums(contractions(items), [*jaxpr.outvars, *kept])
-        hoisted = {i for i, item in enumerate(items) if invariant and all(
+        self.hoisted = {i for i, item in enumerate(items) if invariant and all(
             isinstance(v, Literal) or id(v) in same for v in item.invars)}
-        kept = [*kept, *(v for i in sorted(hoisted) for v in items[i].outvars)]
-        last_use = _last_uses(items, [*jaxpr.outvars, *kept])
-        self.owned_carries = _recyclable(jaxpr, items, hoisted, carries)
-        lenders = _lenders(jaxpr, items, donated, {id(v) for v in self.owned_carries})
-        body = []
-        donor_names = {}
+        kept = [*kept, *(v for i in sorted(self.hoisted) for v in items[i].outvars)]
+        self.last_use = _last_uses(items, [*jaxpr.outvars, *kept])
+        self.owned_carries = _recyclable(jaxpr, items, self.hoisted, carries)
+        self.lenders = _lenders(jaxpr, items, donated, {id(v) for v in self.owned_carries})
+        self.body, self.pre, self.groups, self.reused = [], [], [], []
+        self.donor_names = {}
         for v, d in zip(jaxpr.invars, donated, strict=True):
-            if d and id(v) in lenders:
-                others = "".join(f"{p}, " for p in params if p != names[id(v)])
-                donor_names[id(v)] = f"d{names[id(v)]}"
-                body.append(f"{donor_names[id(v)]} = _donor({names[id(v)]}, ({others}))")
-        groups, reused, pre, loop_body = [], [], [], body
+            if d and id(v) in self.lenders:
+                name = self.names[id(v)]
+                others = "".join(f"{p}, " for p in self.params if p != name)
+                self.donor_names[id(v)] = f"d{name}"
+                self.body.append(f"d{name} = _donor({name}, ({others}))")
         for i, item in enumerate(items):
-            body = pre if i in hoisted else loop_body
-            fn = f"{prefix}f{i}"
-            slot = (slots.get(id(item.outvars[0])) if i not in hoisted and not
-                    isinstance(item, Group) and _writes_into_buffers(item) else None)
-            bufs = [None] if slot else _buffers(_candidates(item), last_use.get(i, ()), lenders)
-            reused += [b for b in bufs if b is not None]
-            buf_names = [_pooled(v, namespace, prefix) if b is None
-                         else donor_names.get(id(b), names[id(b)])
-                         for b, v in zip(bufs, item.outvars, strict=False)]
-            if slot:  # a scan's y, computed into its place in the stacked ys
-                buf_names = [f"{slot}[_i]"]
-                self.slotted.add(slot)
-            args = [name_of(v) for v in item.invars]
-            if item.outvars and id(item.outvars[0]) in stacked:  # computed before the loop
-                product, whole, side = stacked[id(item.outvars[0])]
-                namespace[fn] = product
-                args[side] = whole
-                pre.append(f"{prefix}s{i} = {fn}({', '.join(args)})")
-                body.append(f"{bind_name(item.outvars[0])} = {prefix}s{i}[_i]")
-                dead = [names[id(v)] for v in last_use.get(i, ())]
-                if dead:
-                    body.append(f"del {', '.join(dead)}")
-                continue
-            if (invariant and i not in hoisted and getattr(item.primitive, "packs", False)
-                    and not isinstance(item.invars[1], Literal) and id(item.invars[1]) in same):
-                pre.append(f"{prefix}k{i} = {fn}.pack({args[1]})")  # a weight: packed once
-                args.append(f"{prefix}k{i}")
-            op = _scalar_operator(item) if scalar_operators else None
-            if op is not None:
-                for v, a in zip(item.invars, args, strict=True):
-                    if isinstance(v, Literal):
-                        namespace[a] = namespace[a][()]
-                out = bind_name(item.outvars[0])
-                body.append(f"{out} = {args[0]} {op} {args[1]}")
-                if item.outvars[0].aval.dtype.kind == "f":  # a NaN: the ufunc's bits
-                    namespace[fn] = ufunc_of(item)
-                    body.append(f"if {out} != {out}: {out} = {fn}({', '.join(args)})")
-                dead = [names[id(v)] for v in last_use.get(i, ())]
-                if dead:
-                    body.append(f"del {', '.join(dead)}")
-                continue
-            if isinstance(item, Group):
-                namespace[fn] = item.runner()
-                args += buf_names
-                outvars, multiple = item.outvars, True
-                groups.append(item)
-            else:
-                impl = lowering(item.primitive).impl
-                if bufs and buf_names[0] != "None":  # a ufunc writing into a dead or pooled buffer
-                    impl = ufunc_of(item)
-                    args.append(f"out={buf_names[0]}")
-                namespace[fn] = functools.partial(impl, **item.params) if item.params else impl
-                outvars, multiple = item.outvars, item.primitive.multiple_results
-            outs = ", ".join(bind_name(v) for v in outvars)
-            if multiple:
-                outs = f"({outs},)"
-            call = f"{fn}({', '.join(args)})"
-            body.append(f"{outs} = {call}" if outvars else call)  # no outputs: an effect
-            dying = last_use.get(i, ())
-            lent = {id(b) for b in bufs if b is not None}
-            body += [f"_give({names[id(v)]})" for v in dying
-                     if id(v) in lenders and id(v) not in lent and id(v) not in donor_names]
-            dead = [names[id(v)] for v in dying]
-            if dead:
-                body.append(f"del {', '.join(dead)}")
-        self.params, self.body, self.groups, self.reused = params, loop_body, groups, reused
-        self.pre = pre
-        self.outs = [name_of(v) for v in jaxpr.outvars]
+            self._emit(i, item, self.pre if i in self.hoisted else self.body)
+        self.outs = [self.name_of(v) for v in jaxpr.outvars]
+
+    def name_of(self, v) -> str:
+        """The name of ``v``'s value in the generated code (a literal's: a new global)."""
+        if isinstance(v, Literal):
+            key = f"{self.prefix}lit{len(self.namespace)}"
+            self.namespace[key] = v.val._value
+            return key
+        return self.names[id(v)]
+
+    def bind_name(self, v) -> str:
+        """A new name for the value of ``v``."""
+        self.names[id(v)] = f"{self.prefix}v{len(self.names)}"
+        return self.names[id(v)]
+
+    def _emit(self, i: int, item, body: list):
+        """Append to ``body`` (or ``pre``) the statements computing ``item``, the ``i``-th."""
+        fn, pre = f"{self.prefix}f{i}", self.pre
+        slot = (self.slots.get(id(item.outvars[0])) if i not in self.hoisted and not
+                isinstance(item, Group) and _writes_into_buffers(item) else None)
+        bufs = ([None] if slot else
+                _buffers(_candidates(item), self.last_use.get(i, ()), self.lenders))
+        self.reused += [b for b in bufs if b is not None]
+        buf_names = [_pooled(v, self.namespace, self.prefix) if b is None
+                     else self.donor_names.get(id(b), self.names[id(b)])
+                     for b, v in zip(bufs, item.outvars, strict=False)]
+        if slot:  # a scan's y, computed into its place in the stacked ys
+            buf_names = [f"{slot}[_i]"]
+            self.slotted.add(slot)
+        args = [self.name_of(v) for v in item.invars]
+        if item.outvars and id(item.outvars[0]) in self.stacked:  # computed before the loop
+            product, whole, side = self.stacked[id(item.outvars[0])]
+            self.namespace[fn] = product
+            args[side] = whole
+            pre.append(f"{self.prefix}s{i} = {fn}({', '.join(args)})")
+            body.append(f"{self.bind_name(item.outvars[0])} = {self.prefix}s{i}[_i]")
+            self._delete(i, body)
+            return
+        if (self.invariant and i not in self.hoisted and getattr(item.primitive, "packs", False)
+                and not isinstance(item.invars[1], Literal) and id(item.invars[1]) in self.same):
+            pre.append(f"{self.prefix}k{i} = {fn}.pack({args[1]})")  # a weight: packed once
+            args.append(f"{self.prefix}k{i}")
+        op = _scalar_operator(item) if self.scalar_operators else None
+        if op is not None:
+            self._emit_operator(fn, item, op, args, body)
+            self._delete(i, body)
+            return
+        if isinstance(item, Group):
+            self.namespace[fn] = item.runner()
+            args += buf_names
+            outvars, multiple = item.outvars, True
+            self.groups.append(item)
+        else:
+            impl = lowering(item.primitive).impl
+            if bufs and buf_names[0] != "None":  # a ufunc writing into a dead or pooled buffer
+                impl = ufunc_of(item)
+                args.append(f"out={buf_names[0]}")
+            self.namespace[fn] = functools.partial(impl, **item.params) if item.params else impl
+            outvars, multiple = item.outvars, item.primitive.multiple_results
+        outs = ", ".join(self.bind_name(v) for v in outvars)
+        if multiple:
+            outs = f"({outs},)"
+        call = f"{fn}({', '.join(args)})"
+        body.append(f"{outs} = {call}" if outvars else call)  # no outputs: an effect
+        lent = {id(b) for b in bufs if b is not None}
+        body += [f"_give({self.names[id(v)]})" for v in self.last_use.get(i, ())
+                 if id(v) in self.lenders and id(v) not in lent and id(v) not in self.donor_names]
+        self._delete(i, body)
+
+    def _emit_operator(self, fn: str, item, op: str, args: list, body: list):
+        """A 0-d operation as its Python operator on NumPy scalars; a NaN result computed
+        again by the ufunc (whose sign and payload the scalar path may take elsewhere)."""
+        for v, a in zip(item.invars, args, strict=True):
+            if isinstance(v, Literal):
+                self.namespace[a] = self.namespace[a][()]
+        out = self.bind_name(item.outvars[0])
+        body.append(f"{out} = {args[0]} {op} {args[1]}")
+        if item.outvars[0].aval.dtype.kind == "f":  # a NaN: the ufunc's bits
+            self.namespace[fn] = ufunc_of(item)
+            body.append(f"if {out} != {out}: {out} = {fn}({', '.join(args)})")
+
+    def _delete(self, i: int, body: list):
+        """``del`` the values whose last use is the ``i``-th item."""
+        dead = [self.names[id(v)] for v in self.last_use.get(i, ())]
+        if dead:
+            body.append(f"del {', '.join(dead)}")
 
     def make(self, source: str):
         exec(compile(source, "<invarax.jit>", "exec"), self.namespace)
