@@ -248,24 +248,34 @@ EM_INLINE double ef_log1p(double x, int *hard) {
  * zero kept). (Evaluating one polynomial per lane, its terms selected by the quadrant, was
  * slower with GCC's vectorisation: the selects cost more than the second polynomial.) */
 #define EF_TRIG_BOUND 0x1p20
+#define EF_SIN_S5 -0x1.a961a0b808b09p-26
+#define EF_SIN_S4 0x1.71d76d145df37p-19
+#define EF_SIN_S3 -0x1.a019f93964ecep-13
+#define EF_SIN_S2 0x1.1111110c87308p-7
+#define EF_SIN_S1 -0x1.5555555552239p-3
+#define EF_COS_C4 -0x1.241e9be166fa7p-22
+#define EF_COS_C3 0x1.a010decf0da8bp-16
+#define EF_COS_C2 -0x1.6c16b82a13144p-10
+#define EF_COS_C1 0x1.5555554ed982cp-5
+#define EF_SIN_TINY 0x1p-12
 EM_INLINE double ef_sincos_value(double x, int cos_) {
     double t = x * EM_TWO_OVER_PI + EM_SHIFT;
     uint64_t nb = em_bits(t) - em_bits(EM_SHIFT); /* n mod 2^64 */
     double nd = t - EM_SHIFT;
     double r = fma(-nd, EM_PIO2_2, fma(-nd, EM_PIO2_1, x));
     double z = r * r;
-    double sp = fma(z, -0x1.a961a0b808b09p-26, 0x1.71d76d145df37p-19);
-    sp = fma(z, sp, -0x1.a019f93964ecep-13);
-    sp = fma(z, sp, 0x1.1111110c87308p-7);
-    sp = fma(z, sp, -0x1.5555555552239p-3);
+    double sp = fma(z, EF_SIN_S5, EF_SIN_S4);
+    sp = fma(z, sp, EF_SIN_S3);
+    sp = fma(z, sp, EF_SIN_S2);
+    sp = fma(z, sp, EF_SIN_S1);
     double s = fma(r * z, sp, r);
-    double cp = fma(z, -0x1.241e9be166fa7p-22, 0x1.a010decf0da8bp-16);
-    cp = fma(z, cp, -0x1.6c16b82a13144p-10);
-    cp = fma(z, cp, 0x1.5555554ed982cp-5);
+    double cp = fma(z, EF_COS_C4, EF_COS_C3);
+    cp = fma(z, cp, EF_COS_C2);
+    cp = fma(z, cp, EF_COS_C1);
     double c = fma(z * z, cp, 1.0 - 0.5 * z);
     uint64_t q = nb + (uint64_t)cos_;
     double y = em_double(em_bits(em_select((int)(q & 1), c, s)) ^ ((q & 2) << 62));
-    if (!cos_) y = em_select(em_abs_below(x, 0x1p-12), x, y);
+    if (!cos_) y = em_select(em_abs_below(x, EF_SIN_TINY), x, y);
     return y;
 }
 
