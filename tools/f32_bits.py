@@ -3,7 +3,7 @@ changes none: a digest at each dispatch level, or an element-by-element comparis
 another build's kernel.
 
     python tools/f32_bits.py [--step S] [NAME ...]                 # digest per function and level
-    python tools/f32_bits.py --against OLD/_native*.so [--step 1] [NAME ...]
+    python tools/f32_bits.py --against OLD/_native*.so [--step 1] [--isa avx512] [NAME ...]
 
 The inputs are the float32 bit patterns 0, S, 2S, ... below 2^32 (S = 256 by default: 2^24
 inputs spread over every binade, both signs, subnormals, inf and NaN; S = 1: all 2^32),
@@ -49,10 +49,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--step", type=int, default=256)
     ap.add_argument("--against", metavar="SO")
+    ap.add_argument("--isa", help="comma-separated dispatch levels (default: all of this CPU's)")
     ap.add_argument("names", nargs="*", default=list(FAST))
     args = ap.parse_args()
     other = _load_build(args.against) if args.against else None
-    levels = [isa for isa in _native.isas()]
+    levels = args.isa.split(",") if args.isa else list(_native.isas())
     n = len(range(0, 1 << 32, args.step))
     print(f"{n} inputs (every {args.step}th float32 bit pattern), levels {', '.join(levels)}")
     top = _native.set_isa(levels[-1])

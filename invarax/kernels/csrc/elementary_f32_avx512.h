@@ -1,6 +1,8 @@
 /* elementary_f32_avx512.h - the AVX-512 scans of the float32 fast paths whose generic loops
- * (elementary_loops.h) GCC cannot vectorise well: a 16-entry table lookup becomes a
- * register permute (vpermt2pd) here, where the generic loop loads element by element.
+ * (elementary_loops.h) GCC cannot vectorise well: exp's and tanh's 16-entry table lookup
+ * becomes a register permute (vpermt2pd) here, where the generic loop loads element by
+ * element (or gathers); sin and cos, which the generic loops only flag element by element,
+ * get a scan (about 30 vector operations per 8 elements where GCC's flagging loop has 58).
  *
  * Each scan computes exactly the IEEE operations of its elementary_f32.h function, in the
  * same order (fma as fma, table entries from the same table), so every dispatch level gives
@@ -183,6 +185,46 @@ EF512_INLINE __m512 ef512_sincos16(__m512 xf, __m512i *lo, const int cos_) {
 }
 EF512_INLINE __m512 ef512_sin16(__m512 xf, __m512i *lo) { return ef512_sincos16(xf, lo, 0); }
 EF512_INLINE __m512 ef512_cos16(__m512 xf, __m512i *lo) { return ef512_sincos16(xf, lo, 1); }
+
+/* ---- tanh: ef_tanh_value, 16 lanes ------------------------------------------------------ */
+
+/* ef_tanh_value without the sign, 8 lanes, from y = 2|x|: the same operations, EF_EXP_TAB[N &
+ * 15] by a register permute (as ef512_exp_value) and 2^k put in its exponent as there. */
+EF512_INLINE __m512d ef512_tanh_abs(__m512d y) {
+    const __m512d shift = _mm512_set1_pd(EM_SHIFT), one = _mm512_set1_pd(1.0);
+    __m512d t = _mm512_fmadd_pd(y, _mm512_set1_pd(EF_EXP16_C), shift);
+    __m512d nd = _mm512_sub_pd(t, shift);
+    __m512d r = _mm512_fnmadd_pd(nd, _mm512_set1_pd(EF_LN2_16), y);
+    __m512d q = _mm512_fmadd_pd(r, _mm512_set1_pd(EF_TANH_E4), _mm512_set1_pd(EF_TANH_E3));
+    q = _mm512_fmadd_pd(r, q, _mm512_set1_pd(EF_TANH_E2));
+    q = _mm512_fmadd_pd(r, q, _mm512_set1_pd(EF_TANH_E1));
+    q = _mm512_fmadd_pd(r, q, _mm512_set1_pd(EF_TANH_E0));
+    __m512d u = _mm512_mul_pd(r, _mm512_fmadd_pd(r, q, one));
+    __m512i tb = _mm512_castpd_si512(t);
+    __m512d tab = _mm512_permutex2var_pd(_mm512_loadu_pd(EF_EXP_TAB), tb,
+                                         _mm512_loadu_pd(EF_EXP_TAB + 8));
+    /* t's bits are SHIFT's (low 51 bits zero but bit 51) + N, N >= 0: (N >> 4) << 52 is
+     * ((t's bits) >> 4) << 52 */
+    __m512d s = _mm512_castsi512_pd(_mm512_add_epi64(
+        _mm512_castpd_si512(tab), _mm512_slli_epi64(_mm512_srli_epi64(tb, 4), 52)));
+    __m512d e = _mm512_fmadd_pd(s, u, _mm512_sub_pd(s, one));
+    return _mm512_div_pd(e, _mm512_add_pd(e, _mm512_set1_pd(2.0)));
+}
+
+/* 2|x| on the float lanes (exact for every x the scan keeps), x's sign put on the floats. */
+EF512_INLINE __m512 ef512_tanh16(__m512 xf, __m512i *lo) {
+    __m512 af = _mm512_castsi512_ps(ef512_abs_key16(_mm512_castps_si512(xf)));
+    __m512 yf = _mm512_add_ps(af, af);
+    __m512d d0 = ef512_tanh_abs(ef512_lo8(yf)), d1 = ef512_tanh_abs(ef512_hi8(yf));
+    *lo = ef512_low_dwords_pd(d0, d1);
+    /* (x & sign bit) | d */
+    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+        _mm512_castps_si512(xf), _mm512_set1_epi32((int)0x80000000u),
+        _mm512_castps_si512(ef512_to_float(d0, d1)), 0xea));
+}
+
+#define EF512_TANH_OUT(kx) ef_abs_out(kx, EF_TANH_BOUND)
+EF512_SCAN16_FN(ef512_tanh_scan, ef512_tanh16, ef512_abs_key16, EF512_TANH_OUT)
 
 #define EF512_TRIG_OUT(kx) ef_abs_out(kx, EF_TRIG_BOUND)
 EF512_SCAN16_FN(ef512_sin_scan, ef512_sin16, ef512_abs_key16, EF512_TRIG_OUT)

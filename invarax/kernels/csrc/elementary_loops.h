@@ -73,7 +73,10 @@ EL_SCAN_FN(exp_scan, ef_exp_value(v), ef_abs_key, ef_abs_out(key, EF_EXP_BOUND))
 #define EL_EXP_SCAN EL(exp_scan)
 #endif
 EL_SCAN_FN(log_scan, ef_log_value_f32(x[i]), ef_log_key, ef_log_key_out(key))
+#ifndef EL_TANH_SCAN
 EL_SCAN_FN(tanh_scan, ef_tanh_value(v), ef_abs_key, ef_abs_out(key, EF_TANH_BOUND))
+#define EL_TANH_SCAN EL(tanh_scan)
+#endif
 EL_SCAN_FN(expm1_scan, ef_expm1_value(v), ef_abs_key, ef_abs_out(key, EF_EXPM1_BOUND))
 EL_SCAN_FN(logistic_scan, ef_logistic_value(v), ef_abs_key, ef_abs_out(key, EF_LOGISTIC_BOUND))
 EL_SCAN_FN(sinh_scan, ef_coshsinh_value(v, 1), ef_abs_key, ef_abs_out(key, EF_COSHSINH_BOUND))
@@ -143,7 +146,7 @@ static void EL(elementary_f32)(int fn, const float *x, float *y, ptrdiff_t n) {
     case ELEM_LOG: EL_LOOP_FAST(log, EL(log_scan), ELEM_SCAN_BLOCK) break;
     case ELEM_EXPM1: EL_LOOP_FAST(expm1, EL(expm1_scan), ELEM_SCAN_BLOCK) break;
     case ELEM_LOG1P: EL_LOOP_FAST(log1p, EL(log1p_scan), ELEM_SCAN_BLOCK) break;
-    case ELEM_TANH: EL_LOOP_FAST(tanh, EL(tanh_scan), ELEM_SCAN_BLOCK) break;
+    case ELEM_TANH: EL_LOOP_FAST(tanh, EL_TANH_SCAN, ELEM_SCAN_BLOCK) break;
     case ELEM_LOGISTIC: EL_LOOP_FAST(logistic, EL(logistic_scan), ELEM_SCAN_BLOCK) break;
     case ELEM_SIN: EL_LOOP_FAST(sin, EL_SIN_SCAN, EL_TRIG_BLOCK) break;
     case ELEM_COS: EL_LOOP_FAST(cos, EL_COS_SCAN, EL_TRIG_BLOCK) break;
@@ -156,6 +159,7 @@ static void EL(elementary_f32)(int fn, const float *x, float *y, ptrdiff_t n) {
 #undef EL_FAST_FN
 #undef EL_SCAN_FN
 #undef EL_EXP_SCAN
+#undef EL_TANH_SCAN
 #undef EL_SIN_SCAN
 #undef EL_COS_SCAN
 #undef EL_TRIG_BLOCK
