@@ -1,4 +1,4 @@
-"""``python -m benchmarks.elementary [--size N] [--repeats R] [--cpu-time] [--dtype D]``:
+"""``python -m benchmarks.elementary [--size N] [--repeats R] [--cpu-time] [--dtype D] [--levels]``:
 invarax's own elementary functions (correctly rounded float32, docs/numerics.md "Elementary
 functions") against NumPy's native ufuncs, on float32 arrays of 10^7 elements, and the fused
 expression of workload 4 against JAX.
@@ -17,7 +17,8 @@ and allocating columns by the process's CPU time (steadier on a loaded machine).
 ``--dtype float64``: instead, one row per function (all but lgamma and digamma) of float64
 kernels on one thread against NumPy's (or SciPy's) float64 ufunc writing into a preallocated
 output, by CPU time, ns per element; with ``--against SO`` the other build's kernel too, and
-whether the two give the same bits.
+whether the two give the same bits. ``--levels``: instead, eight float32 functions on one
+thread at each vector dispatch level (avx2, avx512) against NumPy's ufunc, by CPU time.
 """
 
 from __future__ import annotations
