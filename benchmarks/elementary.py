@@ -1,4 +1,4 @@
-"""``python -m benchmarks.elementary [--size N] [--repeats R] [--cpu-time] [--dtype D]``:
+"""``python -m benchmarks.elementary [--size N] [--repeats R] [--cpu-time] [--dtype D] [--levels]``:
 invarax's own elementary functions (correctly rounded float32, docs/numerics.md "Elementary
 functions") against NumPy's native ufuncs, on float32 arrays of 10^7 elements, and the fused
 expression of workload 4 against JAX.
@@ -17,7 +17,8 @@ and allocating columns by the process's CPU time (steadier on a loaded machine).
 ``--dtype float64``: instead, one row per function (all but lgamma and digamma) of float64
 kernels on one thread against NumPy's (or SciPy's) float64 ufunc writing into a preallocated
 output, by CPU time, ns per element; with ``--against SO`` the other build's kernel too, and
-whether the two give the same bits.
+whether the two give the same bits. ``--levels``: instead, eight float32 functions on one
+thread at each vector dispatch level (avx2, avx512) against NumPy's ufunc, by CPU time.
 """
 
 from __future__ import annotations
@@ -294,6 +295,56 @@ def _f64_row(name: str, modules: dict, size: int, repeats: int) -> str:
     return row
 
 
+#: --levels: the float32 functions with fast paths timed at each dispatch level.
+LEVELS = ("exp", "log", "sin", "cos", "tanh", "expm1", "log1p", "logistic")
+
+
+def levels_table(size: int, repeats: int) -> list[str]:
+    """One row per function of LEVELS: NumPy's (SciPy's ``expit`` for logistic) float32 ufunc
+    writing into a preallocated output against invarax's kernel called directly on one thread
+    at each dispatch level above the baseline (``_native.set_isa``, as ``INVARAX_MAX_ISA``
+    caps it), all alternating in one process, by CPU time; F64's input ranges, float32.
+    Each level's output must have the same bits."""
+    import scipy.special
+
+    from invarax.kernels import _native
+    from invarax.kernels.elementary import _CODE
+
+    levels = [isa for isa in _native.isas() if isa != "scalar"]
+    top = _native.set_isa(_native.isas()[-1])
+    head = " | ".join(f"{isa} (ms) | ratio" for isa in levels)
+    lines = [f"float32, {size:.0e} elements, one thread, CPU time, median of {repeats}, "
+             f"load {os.getloadavg()[0]:.1f}",
+             f"| function | peer | peer (ms) | {head} |", "|---" * (3 + 2 * len(levels)) + "|"]
+    previous, CLOCK["clock"] = CLOCK["clock"], time.process_time
+    try:
+        for name in LEVELS:
+            peer, (lo, hi) = F64[name]
+            ufunc = (getattr(scipy.special, peer[6:]) if peer.startswith("scipy.")
+                     else getattr(np, peer))
+            x = np.random.default_rng(0).uniform(lo, hi, size).astype(np.float32)
+            ys = {key: np.empty_like(x) for key in ("peer", *levels)}
+
+            def at(isa, y, x=x, code=_CODE[name]):
+                def call():
+                    _native.set_isa(isa)
+                    _native.elementary(code, x, y)
+                return call
+
+            calls = {"peer": functools.partial(ufunc, x, out=ys["peer"])}
+            calls.update({isa: at(isa, ys[isa]) for isa in levels})
+            t = medians(calls, repeats=repeats)
+            for isa in levels[1:]:
+                if not np.array_equal(ys[isa].view(np.uint32), ys[levels[0]].view(np.uint32)):
+                    raise AssertionError(f"{name}: {isa} and {levels[0]} differ")
+            cells = " | ".join(f"{t[isa] * 1e3:.2f} | {t[isa] / t['peer']:.2f}" for isa in levels)
+            lines.append(f"| {name} | {peer} | {t['peer'] * 1e3:.2f} | {cells} |")
+    finally:
+        CLOCK["clock"] = previous
+        _native.set_isa(top)
+    return lines
+
+
 def _load_build(path: str):
     """The ``_native`` module of another build (``path`` to its ``_native*.so``)."""
     import importlib.machinery
@@ -368,12 +419,19 @@ def main():
     parser.add_argument("--in-cache", action="store_true",
                         help="ns per element on 65,536 float32 (in cache), best of 15 x 30 "
                         "calls, for the eleven fast paths but logistic (instead of the tables)")
+    parser.add_argument("--levels", action="store_true",
+                        help="exp, log, sin, cos, tanh, expm1, log1p, logistic float32 on one "
+                        "thread at each dispatch level against NumPy's (SciPy's) ufunc, CPU "
+                        "time (instead of the tables)")
     parser.add_argument("--dtype", choices=("float32", "float64"), default="float32",
                         help="float64: the float64 table of every function (one thread, CPU "
                         "time; with --against, the other build's kernel too)")
     args = parser.parse_args()
     if args.dtype == "float64":
         print("\n".join(float64_table(args.size, args.repeats, args.against)))
+        return
+    if args.levels:
+        print("\n".join(levels_table(args.size, args.repeats)))
         return
     if args.in_cache:
         print(in_cache())

@@ -248,24 +248,34 @@ EM_INLINE double ef_log1p(double x, int *hard) {
  * zero kept). (Evaluating one polynomial per lane, its terms selected by the quadrant, was
  * slower with GCC's vectorisation: the selects cost more than the second polynomial.) */
 #define EF_TRIG_BOUND 0x1p20
+#define EF_SIN_S5 -0x1.a961a0b808b09p-26
+#define EF_SIN_S4 0x1.71d76d145df37p-19
+#define EF_SIN_S3 -0x1.a019f93964ecep-13
+#define EF_SIN_S2 0x1.1111110c87308p-7
+#define EF_SIN_S1 -0x1.5555555552239p-3
+#define EF_COS_C4 -0x1.241e9be166fa7p-22
+#define EF_COS_C3 0x1.a010decf0da8bp-16
+#define EF_COS_C2 -0x1.6c16b82a13144p-10
+#define EF_COS_C1 0x1.5555554ed982cp-5
+#define EF_SIN_TINY 0x1p-12
 EM_INLINE double ef_sincos_value(double x, int cos_) {
     double t = x * EM_TWO_OVER_PI + EM_SHIFT;
     uint64_t nb = em_bits(t) - em_bits(EM_SHIFT); /* n mod 2^64 */
     double nd = t - EM_SHIFT;
     double r = fma(-nd, EM_PIO2_2, fma(-nd, EM_PIO2_1, x));
     double z = r * r;
-    double sp = fma(z, -0x1.a961a0b808b09p-26, 0x1.71d76d145df37p-19);
-    sp = fma(z, sp, -0x1.a019f93964ecep-13);
-    sp = fma(z, sp, 0x1.1111110c87308p-7);
-    sp = fma(z, sp, -0x1.5555555552239p-3);
+    double sp = fma(z, EF_SIN_S5, EF_SIN_S4);
+    sp = fma(z, sp, EF_SIN_S3);
+    sp = fma(z, sp, EF_SIN_S2);
+    sp = fma(z, sp, EF_SIN_S1);
     double s = fma(r * z, sp, r);
-    double cp = fma(z, -0x1.241e9be166fa7p-22, 0x1.a010decf0da8bp-16);
-    cp = fma(z, cp, -0x1.6c16b82a13144p-10);
-    cp = fma(z, cp, 0x1.5555554ed982cp-5);
+    double cp = fma(z, EF_COS_C4, EF_COS_C3);
+    cp = fma(z, cp, EF_COS_C2);
+    cp = fma(z, cp, EF_COS_C1);
     double c = fma(z * z, cp, 1.0 - 0.5 * z);
     uint64_t q = nb + (uint64_t)cos_;
     double y = em_double(em_bits(em_select((int)(q & 1), c, s)) ^ ((q & 2) << 62));
-    if (!cos_) y = em_select(em_abs_below(x, 0x1p-12), x, y);
+    if (!cos_) y = em_select(em_abs_below(x, EF_SIN_TINY), x, y);
     return y;
 }
 
@@ -344,11 +354,38 @@ EM_INLINE double ef_coshsinh(double x, int sinh_, int *hard) {
 /* ---- tanh: e / (e + 2), e = expm1(2|x|), the sign of x put back ------------------------- */
 
 /* tanh for a float x, |x| < 43.5 (others, NaN included: *hard = 1), relative error below
- * 2^-43.5: e = expm1(2|x|) within 2^-43.6 (ef_expm1_core); e + 2 and the quotient round
- * once each, and e / (e + 2) does not amplify e's relative error. */
+ * 2^-46.5. y = 2|x| (exact, < 87) is reduced as in ef_exp_value, y = N ln2/16 + r, N >= 0,
+ * |r| <= ln2/32 (+2^-40), r within 2^-53 |r| + N 2^-59.26 (<= 2^-48.3) of y - N ln2/16 and
+ * r = y for N = 0; u = r (1 + r q(r)) is expm1(r) within 2^-50.03 relatively (q of degree 4
+ * fitted to expm1's relative error: tools/f32_polys.py "tanh_expm1"; exp's 2^-47.21 is
+ * relative to exp(r), 2^-40.5 for expm1 near 0) and its two roundings; with s = 2^k T[j]
+ * (T[j] = EF_EXP_TAB[j] within 2^-53 of 2^(j/16), 2^k put in the exponent, N = 16k + j),
+ * e = fma(s, u, s - 1): for N = 0, s = 1 and e = u exactly (2^-49.7); for N >= 1, E =
+ * exp(y) >= 1.0219 and E / (E - 1) <= 46.7, so T[j]'s rounding gives 46.7 2^-53 = 2^-47.45,
+ * u's error 2^-49.7, r's error at most 2^-48.3 (where N is large, E / (E - 1) is near 1),
+ * s - 1's rounding (|s - 1| <= 2.03 e) 2^-52 and the fma's 2^-53: below 2^-46.6 in all;
+ * e + 2 and the quotient round once each and e / (e + 2) does not amplify e's relative
+ * error. (Before 2026-12, e was ef_expm1_core's, 2^-43.5 in all: 13 operations more per
+ * element, the same float results.) */
 #define EF_TANH_BOUND 43.5
+#define EF_TANH_E0 0x1.fffffffffffecp-2
+#define EF_TANH_E1 0x1.55555554afd10p-3
+#define EF_TANH_E2 0x1.555555567407dp-5
+#define EF_TANH_E3 0x1.1112276bdc005p-7
+#define EF_TANH_E4 0x1.6c16965968f00p-10
 EM_INLINE double ef_tanh_value(double x) {
-    double e = ef_expm1_core(em_abs(x) * 2.0);
+    double y = em_abs(x) * 2.0;
+    double t = fma(y, EF_EXP16_C, EM_SHIFT);
+    uint64_t nb = em_bits(t) - em_bits(EM_SHIFT);
+    double nd = t - EM_SHIFT;
+    double r = fma(-nd, EF_LN2_16, y);
+    double q = fma(r, EF_TANH_E4, EF_TANH_E3);
+    q = fma(r, q, EF_TANH_E2);
+    q = fma(r, q, EF_TANH_E1);
+    q = fma(r, q, EF_TANH_E0);
+    double u = r * fma(r, q, 1.0);
+    double s = em_double(em_bits(EF_EXP_TAB[nb & 15]) + ((nb >> 4) << 52));
+    double e = fma(s, u, s - 1.0);
     return em_with_sign(e / (e + 2.0), x);
 }
 

@@ -73,7 +73,10 @@ EL_SCAN_FN(exp_scan, ef_exp_value(v), ef_abs_key, ef_abs_out(key, EF_EXP_BOUND))
 #define EL_EXP_SCAN EL(exp_scan)
 #endif
 EL_SCAN_FN(log_scan, ef_log_value_f32(x[i]), ef_log_key, ef_log_key_out(key))
+#ifndef EL_TANH_SCAN
 EL_SCAN_FN(tanh_scan, ef_tanh_value(v), ef_abs_key, ef_abs_out(key, EF_TANH_BOUND))
+#define EL_TANH_SCAN EL(tanh_scan)
+#endif
 EL_SCAN_FN(expm1_scan, ef_expm1_value(v), ef_abs_key, ef_abs_out(key, EF_EXPM1_BOUND))
 EL_SCAN_FN(logistic_scan, ef_logistic_value(v), ef_abs_key, ef_abs_out(key, EF_LOGISTIC_BOUND))
 EL_SCAN_FN(sinh_scan, ef_coshsinh_value(v, 1), ef_abs_key, ef_abs_out(key, EF_COSHSINH_BOUND))
@@ -82,9 +85,15 @@ EL_SCAN_FN(log1p_scan, ef_log1p_value(v), ef_log1p_key, ef_log1p_key_out(key))
 
 /* sin, cos and exp2 go to the per-element pass directly, in blocks of ELEM_FAST_BLOCK: GCC's
  * scan of them was 1-7% slower than their flagging loop (the in-cache timings of
- * benchmarks/elementary_results.md). The scanned functions use blocks of ELEM_SCAN_BLOCK,
+ * benchmarks/elementary_results.md); at the AVX-512 level sin and cos are scanned by
+ * elementary_f32_avx512.h's intrinsics. The scanned functions use blocks of ELEM_SCAN_BLOCK,
  * short enough that redoing a block is rare (about 1 in 60 of ordinary inputs). */
 #define EL_NO_SCAN(x, yb, m) 1
+#ifndef EL_SIN_SCAN /* elementary.c names elementary_f32_avx512.h's scans at that level */
+#define EL_SIN_SCAN EL_NO_SCAN
+#define EL_COS_SCAN EL_NO_SCAN
+#define EL_TRIG_BLOCK ELEM_FAST_BLOCK
+#endif
 
 /* Each block is scanned; where the scan finds an element to redo, the block is computed
  * again with per-element flags and only the flagged elements are redone by elem_f32_fix
@@ -137,10 +146,10 @@ static void EL(elementary_f32)(int fn, const float *x, float *y, ptrdiff_t n) {
     case ELEM_LOG: EL_LOOP_FAST(log, EL(log_scan), ELEM_SCAN_BLOCK) break;
     case ELEM_EXPM1: EL_LOOP_FAST(expm1, EL(expm1_scan), ELEM_SCAN_BLOCK) break;
     case ELEM_LOG1P: EL_LOOP_FAST(log1p, EL(log1p_scan), ELEM_SCAN_BLOCK) break;
-    case ELEM_TANH: EL_LOOP_FAST(tanh, EL(tanh_scan), ELEM_SCAN_BLOCK) break;
+    case ELEM_TANH: EL_LOOP_FAST(tanh, EL_TANH_SCAN, ELEM_SCAN_BLOCK) break;
     case ELEM_LOGISTIC: EL_LOOP_FAST(logistic, EL(logistic_scan), ELEM_SCAN_BLOCK) break;
-    case ELEM_SIN: EL_LOOP_FAST(sin, EL_NO_SCAN, ELEM_FAST_BLOCK) break;
-    case ELEM_COS: EL_LOOP_FAST(cos, EL_NO_SCAN, ELEM_FAST_BLOCK) break;
+    case ELEM_SIN: EL_LOOP_FAST(sin, EL_SIN_SCAN, EL_TRIG_BLOCK) break;
+    case ELEM_COS: EL_LOOP_FAST(cos, EL_COS_SCAN, EL_TRIG_BLOCK) break;
     case ELEM_EXP2: EL_LOOP_FAST(exp2, EL_NO_SCAN, ELEM_FAST_BLOCK) break;
     case ELEM_SINH: EL_LOOP_FAST(sinh, EL(sinh_scan), ELEM_SCAN_BLOCK) break;
     case ELEM_COSH: EL_LOOP_FAST(cosh, EL(cosh_scan), ELEM_SCAN_BLOCK) break;
@@ -150,6 +159,10 @@ static void EL(elementary_f32)(int fn, const float *x, float *y, ptrdiff_t n) {
 #undef EL_FAST_FN
 #undef EL_SCAN_FN
 #undef EL_EXP_SCAN
+#undef EL_TANH_SCAN
+#undef EL_SIN_SCAN
+#undef EL_COS_SCAN
+#undef EL_TRIG_BLOCK
 #undef EL_LOOP_FAST
 #undef EL_SIN
 #undef EL_COS
