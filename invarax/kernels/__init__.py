@@ -6,7 +6,7 @@ is written down in ``docs/numerics.md``.
 """
 
 from . import windows
-from ._isa import apply_max_isa
+from ._isa import apply_max_isa  # (importing it applies $INVARAX_MAX_ISA)
 from .contraction import dot_general
 from .convolution import conv
 from .reductions import (
@@ -22,9 +22,8 @@ from .reductions import (
 )
 from .scatter import scatter_rows
 
-apply_max_isa()  # $INVARAX_MAX_ISA caps every kernel's dispatch, read once at import
-
 __all__ = [
-    "argmax", "argmin", "conv", "cumulative", "dot_general", "reduce_and", "reduce_max",
-    "reduce_min", "reduce_or", "reduce_prod", "reduce_sum", "scatter_rows", "windows",
+    "apply_max_isa", "argmax", "argmin", "conv", "cumulative", "dot_general", "reduce_and",
+    "reduce_max", "reduce_min", "reduce_or", "reduce_prod", "reduce_sum", "scatter_rows",
+    "windows",
 ]

@@ -45,3 +45,6 @@ def apply_max_isa(value: str | None = None) -> str:
     level = available[min(wanted, len(available) - 1)]
     _native.set_isa(level)
     return level
+
+
+apply_max_isa()  # $INVARAX_MAX_ISA caps every kernel's dispatch, read once at import

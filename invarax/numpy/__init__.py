@@ -40,29 +40,12 @@ from ._scalar_types import (
 )
 from ._array_methods import install as _install
 from ._io import load, save, savez
-
-bool = bool_  # noqa: A001
-pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
-dtype = _np.dtype
-finfo, iinfo = _np.finfo, _np.iinfo
-integer, floating, inexact, number = _np.integer, _np.floating, _np.inexact, _np.number
-signedinteger, unsignedinteger, complexfloating = (
-    _np.signedinteger, _np.unsignedinteger, _np.complexfloating,
+from ._dtypes import (
+    ComplexWarning, bool, cdouble, character, complex_, complexfloating, csingle, double, dtype,
+    e, euler_gamma, finfo, flexible, float_, floating, generic, iinfo, inexact, inf, int_,
+    integer, issubdtype, nan, newaxis, number, object_, pi, result_type, signedinteger, single,
+    uint, unsignedinteger,
 )
-
-
-def result_type(*args):
-    """The dtype that ``args`` promote to (JAX's rules, weak types included)."""
-    from ._promote import result_dtype
-
-    return result_dtype(*(zeros((), a) if isinstance(a, (_np.dtype, _ScalarMeta)) else asarray(a)
-                          for a in args))[0]
-
-
-def issubdtype(arg1, arg2) -> bool:
-    """``numpy.issubdtype``."""
-    return _np.issubdtype(arg1, arg2)
-
 
 # The rest of jax.numpy (docs/numpy_coverage.md lists what is missing).
 from ._logic import (  # noqa: E402
@@ -119,14 +102,7 @@ from ._misc import (  # noqa: E402
 )
 from ._ufunc import frompyfunc, install_methods as _ufunc_methods, ufunc  # noqa: E402
 
-float_ = double = float64
-single = float32
-int_, uint = int64, uint64
-complex_ = cdouble = complex128
-csingle = complex64
-object_, character, flexible, generic = _np.object_, _np.character, _np.flexible, _np.generic
-ComplexWarning = _np.exceptions.ComplexWarning
-euler_gamma = _np.euler_gamma
-
+# Array's methods and the ufuncs' methods are this namespace's own functions: bound once
+# the namespace is complete.
 _install(_sys.modules[__name__])
 _ufunc_methods(_sys.modules[__name__])

@@ -1,0 +1,47 @@
+"""``jnp``'s dtypes, scalar-type aliases and constants, ``result_type`` and ``issubdtype``."""
+
+import numpy as _np
+
+from ._creation import asarray, zeros
+from ._promote import result_dtype
+from ._scalar_types import (
+    _ScalarMeta,
+    bool_,
+    complex64,
+    complex128,
+    float32,
+    float64,
+    int64,
+    uint64,
+)
+
+bool = bool_  # noqa: A001
+pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
+dtype = _np.dtype
+finfo, iinfo = _np.finfo, _np.iinfo
+integer, floating, inexact, number = _np.integer, _np.floating, _np.inexact, _np.number
+signedinteger, unsignedinteger, complexfloating = (
+    _np.signedinteger, _np.unsignedinteger, _np.complexfloating,
+)
+
+
+def result_type(*args):
+    """The dtype that ``args`` promote to (JAX's rules, weak types included)."""
+    return result_dtype(*(zeros((), a) if isinstance(a, (_np.dtype, _ScalarMeta)) else asarray(a)
+                          for a in args))[0]
+
+
+def issubdtype(arg1, arg2) -> bool:
+    """``numpy.issubdtype``."""
+    return _np.issubdtype(arg1, arg2)
+
+
+float_ = double = float64
+single = float32
+int_, uint = int64, uint64
+complex_ = cdouble = complex128
+csingle = complex64
+object_, character, flexible, generic = _np.object_, _np.character, _np.flexible, _np.generic
+ComplexWarning = _np.exceptions.ComplexWarning
+euler_gamma = _np.euler_gamma
+
