@@ -33,7 +33,7 @@ import numpy as np
 from ..core.api_util import StaticArgs, flatten_args
 from ..core.array import ArrayImpl
 from ..core.config import config
-from ..core.effects import EFFECTFUL, NO_FOLD
+from ..core.effects import runs_python
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import (
     tree_flatten,
@@ -129,20 +129,7 @@ class _Entry:
         self.wrap = _wrapper(out_tree, [a.weak_type for a in closed.out_avals])
         self.donated = tuple(i for i, d in enumerate(donated[len(self.tracer_consts):]) if d)
         self.call = _caller(self)
-        self.borrows = not _calls_python(self.optimized.jaxpr)
-
-
-def _calls_python(jaxpr) -> bool:
-    """Whether ``jaxpr`` (or a sub-jaxpr) has a callback equation, which hands its values
-    to Python code (``EFFECTFUL`` or ``NO_FOLD``: ``debug.callback``, ``pure_callback``)."""
-    for eqn in jaxpr.eqns:
-        if eqn.primitive in EFFECTFUL or eqn.primitive in NO_FOLD:
-            return True
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, tuple) else (value,):
-                if isinstance(sub, ClosedJaxpr) and _calls_python(sub.jaxpr):
-                    return True
-    return False
+        self.borrows = not any(map(runs_python, self.optimized.jaxpr.eqns))
 
 
 def _caller(entry: _Entry):

@@ -32,10 +32,31 @@ def has_effect(eqn) -> bool:
 
 def effectful(prim, params) -> bool:
     """Whether an equation of ``prim`` with ``params`` is effectful (see ``has_effect``)."""
-    if prim in EFFECTFUL:
+    return _reaches(prim, params, EFFECTFUL)
+
+
+def runs_python(eqn) -> bool:
+    """Whether ``eqn`` hands values to Python code, itself or in a sub-jaxpr: a callback
+    (``EFFECTFUL`` or ``NO_FOLD``), which may keep them past the call.
+
+    Arguments:
+        eqn: an equation (``core.ir.Eqn``).
+
+    Returns:
+        True if a value ``eqn`` reads may outlive the program's run.
+    """
+    return _reaches(eqn.primitive, eqn.params, EFFECTFUL | NO_FOLD)
+
+
+def _reaches(prim, params, prims) -> bool:
+    """Whether ``prim`` is in ``prims``, or ``params`` hold a sub-jaxpr with such an
+    equation (at any depth)."""
+    if prim in prims:
         return True
     for value in params.values():
         subs = value if isinstance(value, tuple) else (value,)
-        if any(isinstance(v, ClosedJaxpr) and any(map(has_effect, v.jaxpr.eqns)) for v in subs):
+        if any(isinstance(v, ClosedJaxpr)
+               and any(_reaches(e.primitive, e.params, prims) for e in v.jaxpr.eqns)
+               for v in subs):
             return True
     return False
