@@ -53,13 +53,16 @@ def vendor_calls(path: pathlib.Path, numpy_values: bool) -> list[tuple[int, str]
             elif node.module == "numpy":
                 found += [(node.lineno, f"from numpy import {a.name}")
                           for a in node.names if a.name in VENDOR]
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    routines = {}  # np.linalg nodes followed by a routine's name -> that name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            routines[node.value] = node.attr
     for node in ast.walk(tree):
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                 and node.value.id in aliases and node.attr in VENDOR):
-            what, parent = f"{node.value.id}.{node.attr}", parents.get(node)
-            if node.attr == "linalg" and isinstance(parent, ast.Attribute):
-                what += f".{parent.attr}"  # np.linalg.eig: the routine, not just the module
+            what = f"{node.value.id}.{node.attr}"
+            if node.attr == "linalg" and node in routines:
+                what += f".{routines[node]}"  # np.linalg.eig: the routine, not the module
             found.append((node.lineno, what))
         elif numpy_values and isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(
                 node.op, ast.MatMult):

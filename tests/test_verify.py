@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import invarax
-from invarax._verify import _battery
+from invarax._verify import _battery, _models
 from invarax.cli import main
 from invarax.kernels import _support
 
@@ -179,6 +179,17 @@ def test_the_battery_covers_the_contract():
                      "slogdet", "norm2", "grad_solve"):
         for dtype in ("float32", "float64"):
             assert f"linalg/{function}/{dtype}" in names
+
+
+def test_collectives_compare_pmap_with_vmap(monkeypatch):
+    assert invarax.local_device_count() > 1  # (tests/conftest.py asks for 8)
+
+    def wrong_pmap(fun, axis_name):  # a pmap whose psum is off by one
+        return lambda x: [y + 1 for y in invarax.vmap(fun, axis_name=axis_name)(x)]
+
+    monkeypatch.setattr(_models, "pmap", wrong_pmap)
+    got = _battery.run_battery(["collectives/"])
+    assert got["collectives/float32"] != EXPECTED["collectives/float32"]
 
 
 def test_a_float64_workload_must_compute_in_float64(monkeypatch):

@@ -4,11 +4,14 @@ and check that thread counts (``--threads 1,2,8``) and machines (``--json``, the
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 
 from .._verify import compare, verify
 from .._verify._environment import describe
+from ..core.config import config
 from ._ir import UsageError
 
 
@@ -128,6 +131,15 @@ def _print_comparison(path: str, report: dict, other: dict, out) -> bool:
     return False
 
 
+def _several_devices(count: int = 4) -> None:
+    """Give this process ``count`` CPU devices, so that the collectives' ``pmap`` runs over
+    several (its bits must be ``vmap``'s), unless a count was chosen or devices are in use."""
+    chosen = "--xla_force_host_platform_device_count" in os.environ.get("XLA_FLAGS", "")
+    if config.jax_num_cpu_devices == 1 and not chosen:
+        with contextlib.suppress(RuntimeError):  # devices already made: keep them
+            config.update("jax_num_cpu_devices", count)
+
+
 def run(args, out) -> int:
     """Run ``invarax verify`` with parsed ``args``: 0 if everything agrees, 1 if thread
     counts or machines differ, 2 for a usage error."""
@@ -138,6 +150,7 @@ def run(args, out) -> int:
         counts = _thread_counts(args.threads)
         other = _read_report(args.compare) if args.compare else None
         only = args.only.split(",") if args.only else None
+        _several_devices()
         try:
             report = verify(counts, only=only)
         except ValueError as err:
