@@ -1,0 +1,23 @@
+"""Equinox's ``equinox.internal``: the pieces that libraries built on Equinox import."""
+
+from ._nontraceable import (
+    nonbatchable,
+    nonbatchable_p,
+    nondifferentiable,
+    nondifferentiable_backward,
+    nondifferentiable_backward_p,
+    nontraceable,
+    nontraceable_p,
+)
+from ._unvmap import unvmap_all, unvmap_all_p, unvmap_any, unvmap_any_p, unvmap_max, unvmap_max_p
+from ._primitive import (
+    filter_primitive_batching,
+    filter_primitive_bind,
+    filter_primitive_def,
+    filter_primitive_jvp,
+    filter_primitive_transpose,
+    materialise_zeros,
+)
+from ._vprim import create_vprim
+from ._buffers import MaybeBuffer, buffer_at_set
+from ._loop import scan, while_loop
