@@ -21,3 +21,4 @@ from ._primitive import (
 from ._vprim import create_vprim
 from ._buffers import MaybeBuffer, buffer_at_set
 from ._loop import scan, while_loop
+from ._omega import ω
