@@ -22,3 +22,20 @@ from ._vprim import create_vprim
 from ._buffers import MaybeBuffer, buffer_at_set
 from ._loop import scan, while_loop
 from ._omega import ω
+from ._closure import closure_to_pytree
+from ._doc import doc_remove_args, doc_repr
+from ._misc import (
+    ContainerMeta,
+    GetKey,
+    cached_filter_eval_shape,
+    eval_empty,
+    eval_full,
+    eval_zero,
+    hashable_combine,
+    hashable_partition,
+    left_broadcast_to,
+    nextafter,
+    prevbefore,
+    scan_trick,
+    str2jax,
+)
