@@ -39,3 +39,12 @@ from ._misc import (
     scan_trick,
     str2jax,
 )
+from ._finalise import (
+    finalise_eval_jaxpr,
+    finalise_fn,
+    finalise_jaxpr,
+    finalise_jaxpr_as_fn,
+    finalise_make_jaxpr,
+    primitive_finalisations,
+    register_impl_finalisation,
+)
