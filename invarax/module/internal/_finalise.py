@@ -98,7 +98,10 @@ def finalise_make_jaxpr(fn, *, return_shape: bool = False):
     Example:
         >>> from invarax.module.internal import unvmap_any
         >>> print(finalise_make_jaxpr(lambda x: unvmap_any(x > 1))(jnp.arange(3)))
-        { lambda ; a:i32[3]. let b:bool[3] = gt a 1:i32[]; c:bool[] = reduce_or[axes=(0,)] b in (c,) }
+        { lambda ; a:i32[3]. let
+            b:bool[3] = gt a 1:i32[]
+            c:bool[] = reduce_or[axes=(0,)] b
+          in (c,) }
     """
 
     def make(*args):
