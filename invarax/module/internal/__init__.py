@@ -48,3 +48,4 @@ from ._finalise import (
     primitive_finalisations,
     register_impl_finalisation,
 )
+from ._noinline import noinline, noinline_p
