@@ -1,5 +1,5 @@
 """Small helpers of ``equinox.internal``: ``ContainerMeta``, ``scan_trick``,
-``eval_empty``/``eval_zero``/``eval_full``, ``left_broadcast_to``, ``nextafter``/
+``eval_empty``/``eval_zero``, ``left_broadcast_to``, ``nextafter``/
 ``prevbefore``, ``str2jax``, ``GetKey``, ``hashable_partition``/``hashable_combine`` and
 ``cached_filter_eval_shape``."""
 
@@ -99,13 +99,6 @@ def eval_zero(fn, *inputs):
     from ... import numpy as jnp
 
     return _eval_fill(lambda x: jnp.zeros(x.shape, x.dtype), fn, *inputs)
-
-
-def eval_full(fn, *inputs, fill_value):
-    """``fill_value`` in arrays shaped like ``fn(*inputs)``'s outputs."""
-    from ... import numpy as jnp
-
-    return _eval_fill(lambda x: jnp.full(x.shape, fill_value, x.dtype), fn, *inputs)
 
 
 def left_broadcast_to(arr, shape):
