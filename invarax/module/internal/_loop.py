@@ -109,15 +109,17 @@ def while_loop(cond_fun, body_fun, init_val, *, max_steps=None, buffers=None, ki
 def _checkpointed(cond, body, init_val, max_steps, checkpoints):
     from ...lax import checkpointed_while_loop
 
-    if checkpoints is None and max_steps is None:
-        raise ValueError("Must specify either `max_steps` or `checkpoints` in "
-                         "`equinox.internal.checkpointed_while_loop`.")
-    if checkpoints is not None and checkpoints < 1:
+    if checkpoints is None:
+        if max_steps is None:
+            raise ValueError("Must specify either `max_steps` or `checkpoints` in "
+                             "`equinox.internal.checkpointed_while_loop`.")
+        # Equinox's default, O(sqrt(max_steps)) (0 for max_steps=0, an error there too).
+        checkpoints = 1 if max_steps == 1 else (
+            math.floor(-1.5 + math.sqrt(2 * max_steps + 0.25)) + 1)
+    if checkpoints < 1:
         raise ValueError("Must have at least one checkpoint")
     if max_steps == 0:
         return init_val
-    if max_steps is not None and max_steps < 0:
-        raise ValueError("`max_steps` must be a non-negative integer")
     return checkpointed_while_loop(cond, body, init_val,
                                    max_steps=_UNBOUNDED if max_steps is None else max_steps,
                                    checkpoints=checkpoints)
