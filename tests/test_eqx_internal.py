@@ -82,13 +82,15 @@ def _helper_results(lib):
             jax.grad(lambda x: eqxi.prevbefore(x).sum())(x),
             eqxi.scan_trick(lambda c: c * 1.5 + 1.0, [lambda c: c * 2, lambda c: c - 3],
                             jnp.float32(0.5)),
-            eqxi.eval_zero(lambda a: (a, a.sum()), x), eqxi.eval_empty(lambda a: a[:2], x)[0].shape,
+            eqxi.eval_zero(lambda a: (a, a.sum()), x),
+            eqxi.eval_empty(lambda a: a[:2], x)[0].shape,
             eqxi.left_broadcast_to(jnp.arange(3), (3, 2, 2)),
             [Colours.red, Colours.blue, len(Colours), Colours[1], isinstance(1, Colours),
              isinstance(jnp.array(1), Colours), isinstance(jnp.array(1.0), Colours)],
             jax.random.normal(key(), (3,)), jax.random.normal(key(), (2,)), key.call,
             eqxi.cached_filter_eval_shape(lambda a, n: a * n, x, 2).shape,
-            eqxi.hashable_combine(*eqxi.hashable_partition((x, 1, "s"), lambda v: isinstance(v, int)))]
+            eqxi.hashable_combine(*eqxi.hashable_partition(
+                (x, 1, "s"), lambda v: isinstance(v, int)))]
 
 
 def test_helpers_as_equinox(theirs):

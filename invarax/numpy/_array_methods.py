@@ -12,7 +12,6 @@ from ._indexing import getitem
 from ._selection import compress
 from ._shape import reshape, transpose
 
-
 # What a binary operator takes; for anything else it returns NotImplemented, as JAX's do,
 # so that Python tries the other operand's reflected method (Equinox's ``x**ω``).
 _OPERANDS = (bool, int, float, complex, np.generic, np.ndarray, Array)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 
 from ...core.aval import ShapeDtypeStruct
-from ...core.ir import ClosedJaxpr, Jaxpr, Literal
 from ...core.eval import eval_jaxpr
+from ...core.ir import ClosedJaxpr, Jaxpr, Literal
 from ...core.pytree import tree_unflatten
 from ...interpreters.staging import trace_fun, trace_to_jaxpr
 from ...ops.elementwise import stop_gradient_p

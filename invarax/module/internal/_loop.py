@@ -157,7 +157,8 @@ def _nest(cond, body, carry, steps, base):
     """``steps`` (a power of ``base``) steps of ``body``, each level skipped by ``cond``."""
     if steps == 1:
         return body(carry)
-    from ...lax import cond as lax_cond, scan
+    from ...lax import cond as lax_cond
+    from ...lax import scan
     from ...transforms import checkpoint
 
     def level(c, _):

@@ -68,7 +68,8 @@ def scan_trick(fn, intermediates, init):
         >>> scan_trick(lambda x: x * 2, [lambda x: x + 1], jnp.float32(1.0))  # (1*2+1)*2
         Array(6., dtype=float32)
     """
-    from ... import lax, numpy as jnp
+    from ... import lax
+    from ... import numpy as jnp
 
     branches = [*intermediates, lambda x: x]
 

@@ -16,9 +16,9 @@ import functools
 import numpy as np
 
 from ...core.aval import ShapedArray, ShapeDtypeStruct
+from ...core.lowering import register_lowering
 from ...core.pytree import tree_flatten, tree_map, tree_unflatten
 from ...core.trace import Primitive
-from ...core.lowering import register_lowering
 from ...interpreters import ad, batching
 from .._ad import filter_jvp, filter_vjp
 from .._filters import combine, filter, is_array, partition  # noqa: A004

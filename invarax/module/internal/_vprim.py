@@ -148,7 +148,7 @@ def _vprim_transpose(cts, *inputs, prim, axis_size, axis_name, batch_axes, param
     results = iter(zip(outs, out_dims, strict=True))
     flow = iter(flows)
     cts_in = []
-    for x, u, b in zip(inputs, undefined, batch_axes, strict=True):
+    for u, b in zip(undefined, batch_axes, strict=True):
         if not u or not next(flow):
             cts_in.append(None)
             continue
