@@ -82,7 +82,10 @@ def _compare(f, args, isas=(None,)):
                             python = run(*consts, *args)
                         finally:
                             invarax.config.update("invarax_native_fusion", True)
+                        before = [g.runner().native.calls for g in run.groups]
                         native = run(*consts, *args)
+                    assert all(g.runner().native.calls > c
+                               for g, c in zip(run.groups, before, strict=True))
                     for a, b in zip(native, python, strict=True):
                         assert_bitwise(a, b)
         finally:
@@ -178,3 +181,28 @@ def test_row_reductions(row):
     rows = max(3, 2 * fusion_native.BLOCK // row + 1)
     x, y = (values((rows, row), np.float32, seed) for seed in (1, 2))
     _compare(f, (x, y), isas=_native.isas())
+
+
+def test_broadcast_operands():
+    """Operands broadcast along leading axes are read in place (a block divides their
+    period); the jacfwd of a product reads its one-hot basis and tangents that way."""
+    def f(x, v):
+        b = lax.broadcast_in_dim(v, x.shape, (1,))
+        return x * b - lax.exp(b), lax.reduce_sum(b * x, (1,))
+
+    x, v = values((5, 640), np.float32, 1), values((640,), np.float32, 2)
+    _compare(f, (x, v), isas=_native.isas())
+
+    def prod(a):
+        return lax.reduce_prod(a * a - a * a * a - a, (0,))
+
+    _compare(invarax.jacfwd(prod), (values((384,), np.float32, 3),))
+
+
+def test_block_divides_the_period():
+    native = fusion_native.Native.__new__(fusion_native.Native)
+    native.row = 1000
+    assert native.block(set()) == 1000 and native.block({3000}) == 1000
+    native.row = 1
+    assert native.block(set()) == fusion_native.BLOCK
+    assert native.block({3 * 640}) == 960 and native.block({97}) is None

@@ -382,11 +382,11 @@ class _Runner:
             threads = min(_SETTINGS["threads"] or num_threads(), chunks, threads)
         return threads
 
-    def _run_native(self, p, _kept):
+    def _run_native(self, p, _kept, block):
         """The compiled group on flat ranges of whole chunks: one call per run of chunks,
         taken from one queue by the threads (the C call releases the GIL)."""
         chunk = _SETTINGS["chunk"] or max(256, _SETTINGS["chunk_bytes"] // self.element_bytes)
-        chunk = -(-chunk // self.row) * self.row  # whole rows
+        chunk = -(-chunk // block) * block  # whole blocks (whole rows)
         count = -(-self.size // chunk)
         threads = self._threads(count)
         run = chunk * max(1, count // (8 * threads)) if threads > 1 else self.size
@@ -395,7 +395,7 @@ class _Runner:
 
         def go():
             for lo in queue:  # a range iterator: next() is atomic under the GIL
-                native(p, lo, min(lo + run, size))
+                native(p, lo, min(lo + run, size), block)
 
         if threads <= 1:
             go()

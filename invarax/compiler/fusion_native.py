@@ -25,6 +25,7 @@ it if no compiler runs or the compilation fails (the same bits).
 from __future__ import annotations
 
 import ctypes
+import math
 import threading
 
 import numpy as np
@@ -39,6 +40,10 @@ from .native_build import load
 #: Elements of a block: the block buffers of a group (at most 8 bytes an element each) and
 #: the block's slices of its arrays stay in a core's L1/L2 cache.
 BLOCK = 1024
+
+#: The shortest block worth the native path (a broadcast operand whose period has no
+#: longer divisor leaves the group on its Python path).
+MIN_BLOCK = 128
 
 _PENDING = []  # the compilations under way (threads), for wait()
 
@@ -87,7 +92,6 @@ def group_source(group):
     row = group.row_length()
     if group.reductions and row < 2:  # (the impl adds 0 or copies: not the C loop)
         raise c_forms.Unsupported("rows of one element")
-    block = max(1, BLOCK // row) * row  # whole rows
     reduced, pending = _reductions(group), []
     home = {}  # id(atom) -> ("s", C name) | ("p", pointer expr at the block's start)
     head, k = [], 0
@@ -99,9 +103,11 @@ def group_source(group):
             else:
                 head.append(f"const {t} s{j} = *(const {t} *)p[{j}];")
                 home[id(v)] = ("s", f"s{j}")
-        else:
-            head.append(f"const {t} *i{j} = (const {t} *)p[{j}];")
-            home[id(v)] = ("p", f"(i{j} + b0)")
+        else:  # (a broadcast operand repeats every P elements: P divides the block)
+            head += [f"const {t} *i{j} = (const {t} *)p[{j}];",
+                     f"const int64_t P{j} = (int64_t)(intptr_t)p[{len(group.invars)}"
+                     f" + {len(group.outvars)} + {len(_ENTRIES)} + {j}];"]
+            home[id(v)] = ("p", f"(i{j} + b0 % P{j})")
     n_in = len(group.invars)
     outputs = {id(v): k for k, v in enumerate(group.outvars)}
     for k, v in enumerate(group.outvars):
@@ -183,12 +189,12 @@ def group_source(group):
             loads[dest] = f"v{m}"
     flush()
     lines = [c_forms.PRELUDE, "#include <stddef.h>", "#include <stdlib.h>",
-             "int work(void **p, int64_t start, int64_t stop) {", *(f"    {h}" for h in head),
-             *(f"    {t} *t{i} = malloc({block} * sizeof({t}));" for i, t in enumerate(blocks)),
+             "int work(void **p, int64_t start, int64_t stop, int64_t blk) {", *(f"    {h}" for h in head),
+             *(f"    {t} *t{i} = malloc(blk * sizeof({t}));" for i, t in enumerate(blocks)),
              *([f"    if ({' || '.join(f'!t{i}' for i in range(len(blocks)))}) status = 1;"]
                if blocks else []),
-             f"    for (int64_t b0 = start; b0 < stop && !status; b0 += {block}) {{",
-             f"        const int64_t n = stop - b0 < {block} ? stop - b0 : {block};",
+             "    for (int64_t b0 = start; b0 < stop && !status; b0 += blk) {",
+             "        const int64_t n = stop - b0 < blk ? stop - b0 : blk;",
              *(f"        {x}" for x in body), "    }",
              *(f"    free(t{i});" for i in range(len(blocks))), "    return status;", "}"]
     return "\n".join(lines) + "\n", any(e is not None for e in entries)
@@ -201,6 +207,7 @@ class Native:
     def __init__(self, group, source: str, uses_elementary: bool):
         self.source, self.uses_elementary = source, uses_elementary
         self.fn = None
+        self.calls = 0  # C calls made (tests)
         self.dtypes = [np.dtype(v.aval.dtype) for v in group.invars]
         self.arrays = [not isinstance(v, Literal) and v.aval.shape != () for v in group.invars]
         self.literals = {j: np.asarray(v.val._value, self.dtypes[j]).reshape(1)
@@ -215,7 +222,7 @@ class Native:
         fn = load(self.source, "work")
         if fn is not None:
             fn.restype = ctypes.c_int
-            fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
             self.fn = fn
 
     def ready(self) -> bool:
@@ -223,29 +230,68 @@ class Native:
                 and (not self.uses_elementary or config.read("invarax_exact_elementary")))
 
     def pointers(self, ins, outs):
-        """The ``p`` array of a call, and the arrays it points into (kept alive); None if an
-        array is not C-contiguous (the Python path runs)."""
-        kept, ptrs = [], []
+        """``(p, kept, block)``: the ``p`` array of a call, the arrays it points into (kept
+        alive) and the block length (whole rows; it divides the period of a broadcast
+        operand); None where an operand has another layout (the Python path runs)."""
+        kept, ptrs, periods, repeat = [], [], [], set()
         for j, (x, dtype, array) in enumerate(zip(ins, self.dtypes, self.arrays, strict=True)):
+            period = 1
             if j in self.literals:
                 x = self.literals[j]
             elif array:
-                if not (isinstance(x, np.ndarray) and x.flags.c_contiguous
-                        and x.dtype == dtype):
-                    return None  # (a copy of a broadcast operand costs more than it saves)
+                period = _period(x, dtype)
+                if period is None:
+                    return None  # (a copy costs more than the native path saves)
+                if period < x.size:
+                    repeat.add(period)
             else:
                 x = np.asarray(x, dtype).reshape(1)
+            periods.append(period)
             kept.append(x)
             ptrs.append(x.ctypes.data)
         for o in outs:
             if not (o.flags.c_contiguous and o.flags.writeable):
                 return None
             ptrs.append(o.ctypes.data)
-        return (ctypes.c_void_p * (len(ptrs) + len(self.tail)))(*ptrs, *self.tail), kept
+        block = self.block(repeat)
+        if block is None:
+            return None
+        ptrs += [*self.tail, *periods]  # (an invar's period is p[... + j])
+        return (ctypes.c_void_p * len(ptrs))(*ptrs), kept, block
 
-    def __call__(self, p, start: int, stop: int) -> None:
-        if self.fn(p, start, stop):
+    def block(self, repeat: set):
+        """The block length: about ``BLOCK`` elements, whole rows, dividing the period of
+        each broadcast operand (``repeat``); None if that leaves too short a block."""
+        most = max(BLOCK, self.row) // self.row
+        if not repeat:
+            return most * self.row
+        for k in range(most, 0, -1):
+            if all(period % (k * self.row) == 0 for period in repeat):
+                return k * self.row if k * self.row >= MIN_BLOCK else None
+        return None
+
+    def __call__(self, p, start: int, stop: int, block: int) -> None:
+        self.calls += 1
+        if self.fn(p, start, stop, block):
             raise MemoryError("a native fusion group could not allocate its buffers")
+
+
+def _period(x, dtype):
+    """``P`` if ``x`` (of the group's shape) repeats a C-contiguous block of its last axes
+    every ``P`` elements (``x.size`` if contiguous), else None."""
+    if not isinstance(x, np.ndarray) or x.dtype != dtype:
+        return None
+    if x.flags.c_contiguous:
+        return x.size
+    q = 0
+    while q < x.ndim and (x.strides[q] == 0 or x.shape[q] == 1):
+        q += 1
+    expected = x.itemsize
+    for a in range(x.ndim - 1, q - 1, -1):
+        if x.shape[a] != 1 and x.strides[a] != expected:
+            return None
+        expected *= x.shape[a]
+    return math.prod(x.shape[q:])
 
 
 def prepare(group):
