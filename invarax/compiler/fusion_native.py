@@ -24,6 +24,7 @@ it if no compiler runs or the compilation fails (the same bits).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import threading
@@ -50,8 +51,8 @@ _PENDING = []  # the compilations under way (threads), for wait()
 
 def wait() -> None:
     """Wait for the compilations under way (tests; a program never needs to)."""
-    while _PENDING:
-        _PENDING.pop().join()
+    for thread in list(_PENDING):
+        thread.join()
 
 
 def _entry(eqn):
@@ -66,21 +67,19 @@ def _entry(eqn):
     return getattr(rule.kernel(dtype), "entry", None)
 
 
-# The row reductions with a C loop (``reduce`` of the compiled kernels, which their impls
-# call for float32 and float64 rows of two elements or more): their op codes.
-_REDUCE_OPS = {"reduce_sum": 0, "reduce_prod": 1, "reduce_max": 2, "reduce_min": 3}
 _ENTRIES = ("elementary", "elementary2", "reduce")
 
 
 def _reductions(group) -> dict:
-    """``id(member value) -> [(output index, op code)]`` of the group's row reductions."""
+    """``id(member value) -> [(output index, op code)]`` of the group's row reductions:
+    float32 or float64 ones whose impl runs the kernels' ``reduce`` (its ``entry``)."""
     first = len(group.outvars) - len(group.reductions)
     reduced = {}
     for k, r in enumerate(group.reductions, first):
-        op = _REDUCE_OPS.get(r.primitive.name)
-        if op is None or np.dtype(r.invars[0].aval.dtype) not in (np.float32, np.float64):
+        entry = getattr(lowering(r.primitive).impl, "entry", None)
+        if entry is None or np.dtype(r.invars[0].aval.dtype) not in (np.float32, np.float64):
             raise c_forms.Unsupported(f"{r.primitive.name} of {r.invars[0].aval.str_short()}")
-        reduced.setdefault(id(r.invars[0]), []).append((k, op))
+        reduced.setdefault(id(r.invars[0]), []).append((k, entry[1]))
     return reduced
 
 
@@ -219,11 +218,15 @@ class Native:
         thread.start()
 
     def _load(self):
-        fn = load(self.source, "work")
-        if fn is not None:
-            fn.restype = ctypes.c_int
-            fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
-            self.fn = fn
+        try:
+            fn = load(self.source, "work")
+            if fn is not None:
+                fn.restype = ctypes.c_int
+                fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
+                self.fn = fn
+        finally:
+            with contextlib.suppress(ValueError):
+                _PENDING.remove(threading.current_thread())
 
     def ready(self) -> bool:
         return (self.fn is not None and config.read("invarax_native_fusion")
