@@ -53,6 +53,11 @@ The scratch buffers of a run are views of one 64-byte aligned block, taken from 
 buffer pool (``core/buffers.py``) and given back after the run: a large fresh block would
 have its pages faulted in at every call, which cost a reducing group with large chunks up
 to twice its time.
+
+A group whose members all have a native form runs instead as one generated C function
+(``fusion_native.py``) once it is compiled (in the background): the same chunks, taken by
+the threads in the same way, and the same bits; the flag ``invarax_native_fusion`` turns
+that off, and a missing compiler leaves every group on the path above.
 """
 
 from __future__ import annotations
