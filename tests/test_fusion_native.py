@@ -204,9 +204,11 @@ def test_block_divides_the_period():
     native = fusion_native.Native.__new__(fusion_native.Native)
     native.row = 1000
     assert native.block(set()) == 1000 and native.block({3000}) == 1000
+    assert native.block({3000}, limit=7) == 1000 and native.block({1500}) is None
     native.row = 1
-    assert native.block(set()) == fusion_native.BLOCK
-    assert native.block({3 * 640}) == 960 and native.block({97}) is None
+    assert native.block(set()) == fusion_native.BLOCK and native.block(set(), 7) == 7
+    assert native.block({3 * 640}) == 960 and native.block({1031}) == 1
+    assert native.block({3 * 640}, limit=100) == 96
 
 
 def test_output_written_over_a_dead_input():
@@ -231,3 +233,12 @@ def test_numpy_elementary_functions_keep_the_python_path():
             expected = np.exp(x) * np.float32(2.0)
         assert_bitwise(run(x)[0], expected)
         assert group.runner().native.calls == 0
+
+
+@pytest.mark.parametrize("f", [lambda x, y: lax.neg(lax.integer_pow(x, -1)),
+                               lambda x, y: lax.neg(lax.integer_pow(x, -2)),
+                               lambda x, y: lax.neg(x * y), lambda x, y: lax.neg(x / y)])
+def test_negated_products_keep_the_sign_of_nan(f):
+    """A compiler may move a negation into a product or quotient (exact but for a NaN's
+    sign); the native path must not."""
+    _compare(f, (_special(np.float32), _special(np.float32)[::-1].copy()))

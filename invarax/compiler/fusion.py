@@ -387,10 +387,11 @@ class _Runner:
             threads = min(_SETTINGS["threads"] or num_threads(), chunks, threads)
         return threads
 
-    def _run_native(self, p, _kept, block):
+    def _run_native(self, p, _kept, repeat):
         """The compiled group on flat ranges of whole chunks: one call per run of chunks,
         taken from one queue by the threads (the C call releases the GIL)."""
         chunk = _SETTINGS["chunk"] or max(256, _SETTINGS["chunk_bytes"] // self.element_bytes)
+        block = self.native.block(repeat, chunk)
         chunk = -(-chunk // block) * block  # whole blocks (whole rows)
         count = -(-self.size // chunk)
         threads = self._threads(count)

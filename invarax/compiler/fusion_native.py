@@ -233,9 +233,9 @@ class Native:
                 and (not self.uses_elementary or config.read("invarax_exact_elementary")))
 
     def pointers(self, ins, outs):
-        """``(p, kept, block)``: the ``p`` array of a call, the arrays it points into (kept
-        alive) and the block length (whole rows; it divides the period of a broadcast
-        operand); None where an operand has another layout (the Python path runs)."""
+        """``(p, kept, repeat)``: the ``p`` array of a call, the arrays it points into (kept
+        alive) and the periods of its broadcast operands (for ``block``); None where an
+        operand has another layout or leaves too short a block (the Python path runs)."""
         kept, ptrs, periods, repeat = [], [], [], set()
         for j, (x, dtype, array) in enumerate(zip(ins, self.dtypes, self.arrays, strict=True)):
             period = 1
@@ -257,20 +257,18 @@ class Native:
                 return None
             ptrs.append(o.ctypes.data)
         block = self.block(repeat)
-        if block is None:
+        if block is None or block < MIN_BLOCK:
             return None
         ptrs += [*self.tail, *periods]  # (an invar's period is p[... + j])
-        return (ctypes.c_void_p * len(ptrs))(*ptrs), kept, block
+        return (ctypes.c_void_p * len(ptrs))(*ptrs), kept, repeat
 
-    def block(self, repeat: set):
-        """The block length: about ``BLOCK`` elements, whole rows, dividing the period of
-        each broadcast operand (``repeat``); None if that leaves too short a block."""
-        most = max(BLOCK, self.row) // self.row
-        if not repeat:
-            return most * self.row
+    def block(self, repeat: set, limit: int = BLOCK):
+        """The block length: whole rows, at most ``max(limit, row)`` elements, dividing the
+        period of each broadcast operand (``repeat``); None if there is none."""
+        most = max(min(BLOCK, limit), self.row) // self.row
         for k in range(most, 0, -1):
             if all(period % (k * self.row) == 0 for period in repeat):
-                return k * self.row if k * self.row >= MIN_BLOCK else None
+                return k * self.row
         return None
 
     def __call__(self, p, start: int, stop: int, block: int) -> None:
