@@ -18,8 +18,9 @@ of the Python path, so the same bits whatever the block, chunk or thread (N3, N5
 The source does not depend on the values of literals (they are passed, like 0-d inputs,
 by pointer), so the compiled object (``native_build``: cached on disk, keyed by source,
 compiler, flags and CPU) serves every group of the same structure. It is compiled on a
-background thread: the group runs its Python path until the object is loaded, and keeps
-it if no compiler runs or the compilation fails (the same bits).
+background thread, from the group's first call with the flag ``invarax_native_fusion`` on:
+the group runs its Python path until the object is loaded, and keeps it if no compiler
+runs or the compilation fails (the same bits).
 """
 
 from __future__ import annotations
@@ -213,9 +214,7 @@ class Native:
                          for j, v in enumerate(group.invars) if isinstance(v, Literal)}
         self.row = group.row_length()
         self.tail = [c_entry(name) for name in _ENTRIES]
-        thread = threading.Thread(target=self._load, daemon=True, name="invarax-fusion-cc")
-        _PENDING.append(thread)
-        thread.start()
+        self.started = False
 
     def _load(self):
         try:
@@ -229,8 +228,17 @@ class Native:
                 _PENDING.remove(threading.current_thread())
 
     def ready(self) -> bool:
-        return (self.fn is not None and config.read("invarax_native_fusion")
-                and (not self.uses_elementary or config.read("invarax_exact_elementary")))
+        """Whether the compiled group runs this call; the first call with the flag
+        ``invarax_native_fusion`` on starts its compilation."""
+        if not config.read("invarax_native_fusion"):
+            return False
+        if not self.started:
+            self.started = True
+            thread = threading.Thread(target=self._load, daemon=True, name="invarax-fusion-cc")
+            _PENDING.append(thread)
+            thread.start()
+        return self.fn is not None and (not self.uses_elementary
+                                        or config.read("invarax_exact_elementary"))
 
     def pointers(self, ins, outs):
         """``(p, kept, repeat)``: the ``p`` array of a call, the arrays it points into (kept
