@@ -9,7 +9,7 @@ kernels; a missing compiler leaves the Python path, with the same bits.
 import numpy as np
 import pytest
 from helpers import assert_bitwise
-from test_fusion import (BINARY_CASES, COMPARE, SELECT_CASES, UNARY_CASES, _then, values)
+from test_fusion import BINARY_CASES, COMPARE, SELECT_CASES, UNARY_CASES, _then, values
 
 import invarax
 import invarax.lax as lax
@@ -44,7 +44,7 @@ def _table(dtype, like=None, chained=False):
     by a second operation alone (never stored: the C compiler may combine the two)."""
     like, ops = like or dtype, []
     x, s = values((4,), dtype), np.asarray(values((1,), dtype)[0])
-    for name, op, d in UNARY_CASES:
+    for _name, op, d in UNARY_CASES:
         if d == like:
             ops += [*([] if chained else [lambda x, y, w, s, op=op: op(x)]),
                     lambda x, y, w, s, op=op: _then(op(x))]

@@ -189,7 +189,8 @@ def group_source(group):
             loads[dest] = f"v{m}"
     flush()
     lines = [c_forms.PRELUDE, "#include <stddef.h>", "#include <stdlib.h>",
-             "int work(void **p, int64_t start, int64_t stop, int64_t blk) {", *(f"    {h}" for h in head),
+             "int work(void **p, int64_t start, int64_t stop, int64_t blk) {",
+             *(f"    {h}" for h in head),
              *(f"    {t} *t{i} = malloc(blk * sizeof({t}));" for i, t in enumerate(blocks)),
              *([f"    if ({' || '.join(f'!t{i}' for i in range(len(blocks)))}) status = 1;"]
                if blocks else []),
@@ -304,8 +305,8 @@ def _period(x, dtype):
 
 
 def prepare(group):
-    """The group's ``Native`` (compiling in the background), or None where the group has
-    a member without a native form or no compiler runs."""
+    """The group's ``Native`` (compiled in the background from its first call), or None
+    where the group has a member, a reduction or a dtype without a native form."""
     try:
         source, uses = group_source(group)
     except c_forms.Unsupported:

@@ -42,12 +42,11 @@ import numpy as np
 
 from ..core.ir import Jaxpr, Literal
 from ..core.lowering import lowering
-from .c_forms import CTYPES as _CTYPES
 from .c_forms import PRELUDE as _PRELUDE
 from .c_forms import Unsupported as _Unsupported
 from .c_forms import ctype as _ctype
-from .c_forms import literal as _literal
 from .c_forms import expr as _expr
+from .c_forms import literal as _literal
 from .native_build import cache_path, load
 
 __all__ = ["cache_path", "load", "native_scan", "native_while", "scan_source", "while_source"]
