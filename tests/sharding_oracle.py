@@ -15,11 +15,25 @@ import os
 import subprocess
 import sys
 
-CASES_SHARD_MAP = ["axis_index_ab", "axis_index_ba", "out_ba", "unmentioned", "broadcast_b",
-                   "psum_a"]
+
+def shard_map_programs(jnp, lax, P):
+    """A few shard_map programs on a (2, 4) mesh of axes ("a", "b") whose outputs are exact
+    (integers): name -> (f, in_specs, out_specs), written with ``jnp``, ``lax`` and ``P``
+    of JAX or of invarax."""
+    return {
+        "axis_index_ab": (lambda v: jnp.array([lax.axis_index(("a", "b"))]), P(("a", "b")),
+                          P(("a", "b"))),
+        "axis_index_ba": (lambda v: jnp.array([lax.axis_index(("b", "a"))]), P(("a", "b")),
+                          P(("a", "b"))),
+        "out_ba": (lambda v: v, P(("a", "b")), P(("b", "a"))),
+        "unmentioned": (lambda v: v.sum(keepdims=True), P("a"), P("a")),
+        "broadcast_b": (lambda v: v.sum(keepdims=True), P("a"), P(("a", "b"))),
+        "psum_a": (lambda v: lax.psum(v, "a"), P("a"), P()),
+    }
 
 
-def _block(index):
+def block(index):
+    """A device's block (a tuple of slices) as JSON: ``[start, stop]``, or None for all."""
     return [None if s.start is None and s.stop is None else [s.start, s.stop] for s in index]
 
 
@@ -45,9 +59,9 @@ def _answer(jax, case):
         except ValueError:  # rich is not installed
             text = None
     return {
-        "indices": {str(d.id): _block(i) for d, i in sharding.devices_indices_map(shape).items()},
+        "indices": {str(d.id): block(i) for d, i in sharding.devices_indices_map(shape).items()},
         "shard_shape": list(sharding.shard_shape(shape)),
-        "shards": [[s.device.id, _block(s.index), s.replica_id] for s in x.addressable_shards],
+        "shards": [[s.device.id, block(s.index), s.replica_id] for s in x.addressable_shards],
         "replicated": sharding.is_fully_replicated,
         "spec": repr(spec),
         "visual": text,
@@ -55,7 +69,7 @@ def _answer(jax, case):
 
 
 def _shard_maps(jax):
-    """The outputs of a few shard_map programs whose values are exact (integers)."""
+    """JAX's outputs of ``shard_map_programs`` on ``arange(8.0)``."""
     import jax.numpy as jnp
     from jax import lax
     from jax.sharding import AxisType
@@ -63,23 +77,13 @@ def _shard_maps(jax):
 
     mesh = jax.make_mesh((2, 4), ("a", "b"), axis_types=(AxisType.Auto,) * 2)
     x = jnp.arange(8.0)
-    programs = {
-        "axis_index_ab": (lambda v: jnp.array([lax.axis_index(("a", "b"))]), P(("a", "b")),
-                          P(("a", "b"))),
-        "axis_index_ba": (lambda v: jnp.array([lax.axis_index(("b", "a"))]), P(("a", "b")),
-                          P(("a", "b"))),
-        "out_ba": (lambda v: v, P(("a", "b")), P(("b", "a"))),
-        "unmentioned": (lambda v: v.sum(keepdims=True), P("a"), P("a")),
-        "broadcast_b": (lambda v: v.sum(keepdims=True), P("a"), P(("a", "b"))),
-        "psum_a": (lambda v: lax.psum(v, "a"), P("a"), P()),
-    }
+    programs = shard_map_programs(jnp, lax, P)
     return {name: jax.shard_map(f, mesh=mesh, in_specs=i, out_specs=o)(x).tolist()
             for name, (f, i, o) in programs.items()}
 
 
 def ask(cases, timeout=300):
-    """JAX's answers for ``cases`` and its shard_map outputs (a subprocess), or None if JAX
-    is not installed."""
+    """JAX's answers for ``cases`` and its shard_map outputs (computed in a subprocess)."""
     env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
            "JAX_PLATFORMS": "cpu"}
     done = subprocess.run([sys.executable, __file__], input=json.dumps(cases), env=env,

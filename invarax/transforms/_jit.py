@@ -73,7 +73,7 @@ class _ShardedJitted:
     def __init__(self, fun, in_shardings, out_shardings, static_argnums, static_argnames,
                  donate_argnums):
         self.fun = fun
-        self._in = in_shardings
+        self._in = tuple(in_shardings) if isinstance(in_shardings, list) else in_shardings
         self._out = out_shardings
         self._options = (static_argnums, static_argnames, donate_argnums)
         self._by_out = {}  # resolved out_shardings -> Jitted
