@@ -17,6 +17,10 @@ import invarax.numpy as jnp
 import invarax.optim
 import invarax.optim.tree_utils
 
+# The pmap and sharding tests and examples use up to 8 devices; the count is fixed when
+# devices are first used.
+invarax.config.update("jax_num_cpu_devices", 8)
+
 _EXACT_AT_IMPORT = invarax.config.invarax_exact_elementary  # True unless INVARAX_EXACT_ELEMENTARY=0
 _NAMES = {"np": np, "jnp": jnp, "invarax": invarax, "random": invarax.random,
           **{name: getattr(invarax, name) for name in invarax.__all__}}

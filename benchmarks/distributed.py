@@ -8,10 +8,13 @@ Three figures, each a median over repeated steps, measured in subprocesses
    the second device's core), and against 1 device whose kernels use both cores;
 2. the same step on 2 MPI processes x 1 device against JAX's ``pmap`` on 2 CPU devices;
 3. ``psum`` of 10**6 float32 over 2 MPI processes against a raw mpi4py ``Allgather`` of
-   the same data followed by NumPy's sum.
+   the same data followed by NumPy's sum;
+4. the step under ``jit`` with ``NamedSharding``s over 2 local devices (the batch split,
+   the parameters replicated) against JAX's with ``--xla_force_host_platform_device_count=2``.
 
 Writes the table to ``benchmarks/distributed.md`` (``--out`` another folder). Needs the
-``bench`` extra (JAX, mpi4py and MPICH).
+``bench`` extra (JAX, mpi4py and MPICH). ``--only sharded`` measures the fourth figure
+alone and prints it.
 """
 
 from __future__ import annotations
@@ -80,6 +83,35 @@ def _invarax_step(devices: int, mpi: bool) -> float:
     return _median_step(run, barrier=barrier)
 
 
+def _sharded_step(jax_like: bool) -> float:
+    """The step of figure 4: ``jit`` with the batch split over a 2-device mesh."""
+    if jax_like:
+        import jax
+        import jax.numpy as jnp
+    else:
+        import invarax as jax
+        import invarax.numpy as jnp
+
+        jax.config.update("jax_num_cpu_devices", 2)
+    from importlib import import_module
+
+    sharding = import_module(f"{jax.__name__}.sharding")
+    mesh = jax.make_mesh((2,), ("batch",), axis_types=(sharding.AxisType.Auto,))
+    replicated = sharding.NamedSharding(mesh, sharding.PartitionSpec())
+    split = sharding.NamedSharding(mesh, sharding.PartitionSpec("batch"))
+    params, xs, ys = _data(1)
+    grad = jax.grad(lambda p, x, y: problems.loss(jnp, p, x, y))
+    step = jax.jit(lambda p, x, y: problems.sgd_step(grad, p, x, y),
+                   in_shardings=(replicated, split, split), out_shardings=replicated)
+    state = {"p": jax.device_put([tuple(layer) for layer in params], replicated)}
+    x, y = jax.device_put(xs[0], split), jax.device_put(ys[0], split)
+
+    def run():
+        state["p"] = jax.block_until_ready(step(state["p"], x, y))
+
+    return _median_step(run)
+
+
 def _mpi_barrier():
     from mpi4py import MPI
 
@@ -137,6 +169,10 @@ def _role(role: str) -> dict:
         return {"two_devices": _invarax_step(2, mpi=False)}
     if role == "jax":
         return {"jax_pmap": _jax_step()}
+    if role == "sharded":
+        return {"sharded": _sharded_step(jax_like=False)}
+    if role == "jax-sharded":
+        return {"jax_sharded": _sharded_step(jax_like=True)}
     if role == "mpi-step":
         return {"mpi_step": _invarax_step(1, mpi=True)}
     if role == "mpi-psum":
@@ -147,7 +183,7 @@ def _role(role: str) -> dict:
 
 def _spawn(role: str, processes: int = 1) -> dict:
     env = dict(os.environ)
-    if role == "jax":  # JAX's CPU device count (invarax reads this flag too)
+    if role in ("jax", "jax-sharded"):  # JAX's CPU device count (invarax reads it too)
         env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
     command = [sys.executable, "-m", "benchmarks.distributed", "--role", role]
     if processes > 1:
@@ -164,6 +200,7 @@ def main(argv=None):
     parser.add_argument("--role", help=argparse.SUPPRESS)
     parser.add_argument("--out", default=str(Path(__file__).parent))
     parser.add_argument("--repeats", type=int, default=3, help="runs of each measurement")
+    parser.add_argument("--only", choices=["sharded"], help="measure figure 4 alone")
     args = parser.parse_args(argv)
     if args.role:
         result = _role(args.role)
@@ -174,15 +211,33 @@ def main(argv=None):
                 return
         print(json.dumps(result))
         return
+    roles = [("one-device", 1), ("one-device-one-thread", 1), ("two-devices", 1), ("jax", 1),
+             ("mpi-step", 2), ("mpi-psum", 2), ("sharded", 1), ("jax-sharded", 1)]
+    if args.only:
+        roles = [("sharded", 1), ("jax-sharded", 1)]
     runs = []
     for _ in range(args.repeats):
         r = {}
-        for role, processes in [("one-device", 1), ("one-device-one-thread", 1),
-                                ("two-devices", 1), ("jax", 1),
-                                ("mpi-step", 2), ("mpi-psum", 2)]:
+        for role, processes in roles:
             r.update(_spawn(role, processes))
         runs.append(r)
+    if args.only:
+        print(_sharded_row(runs))
+        return
     _report(runs, Path(args.out))
+
+
+def _median(runs: list, key: str) -> float:
+    return float(np.median([r[key] for r in runs]))
+
+
+def _sharded_row(runs: list) -> str:
+    ratios = [r["sharded"] / r["jax_sharded"] for r in runs]
+    return (f"| the step under jit with NamedSharding (batch split) over 2 local devices vs "
+            f"JAX's | {_median(runs, 'sharded') * 1e3:.1f} / "
+            f"{_median(runs, 'jax_sharded') * 1e3:.1f} ms | "
+            f"{_median(runs, 'sharded') / _median(runs, 'jax_sharded'):.2f} | "
+            f"{min(ratios):.2f}–{max(ratios):.2f} | ≤ 1.0 |")
 
 
 def _report(runs: list, out: Path):
@@ -219,6 +274,7 @@ def _report(runs: list, out: Path):
         f"steps per run, {len(runs)} runs (the range is over runs).", "",
         "| workload | times | ratio | range | target |", "|---|---|---:|---|---|",
         *[f"| {a} | {b} | {c} | {d} | {e} |" for a, b, c, d, e in rows],
+        _sharded_row(runs),
     ]
     text = "\n".join(lines) + "\n"
     out.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@
 """
 
 from . import numpy, lax, tree_util, scipy, random  # noqa: F401  (numpy installs Array's methods)
-from . import distributed, nn, optim, serialise, tree, typing, debug
+from . import distributed, nn, optim, serialise, sharding, tree, typing, debug
 from . import ad_checkpoint, checkpoint_policies, custom_derivatives
 from .compiler.jit import RetraceWarning
 from .core.array import Array
@@ -25,14 +25,20 @@ from .distributed.devices import (
     default_device,
     device_count,
     device_get,
-    device_put,
-    device_put_replicated,
-    device_put_sharded,
     devices,
     local_device_count,
     local_devices,
     process_count,
     process_index,
+)
+from .distributed.mesh import make_mesh, set_mesh
+from .distributed.placement import (
+    device_put,
+    device_put_replicated,
+    device_put_sharded,
+    make_array_from_callback,
+    make_array_from_process_local_data,
+    make_array_from_single_device_arrays,
 )
 from .module import (
     AbstractClassVar,
@@ -107,6 +113,7 @@ from .transforms import (
     pmap,
     pure_callback,
     remat,
+    shard_map,
     typeof,
     value_and_grad,
     vjp,
@@ -126,8 +133,10 @@ __all__ = [
     "custom_vjp", "debug", "default_backend", "default_device", "device_count", "device_get",
     "device_put", "device_put_replicated", "device_put_sharded", "devices", "distributed",
     "eval_jaxpr", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp",
-    "lax", "linearize", "local_device_count", "local_devices", "make_jaxpr", "numpy", "pmap",
-    "process_count", "process_index", "pure_callback", "random", "remat", "scipy", "tree",
+    "lax", "linearize", "local_device_count", "local_devices", "make_array_from_callback",
+    "make_array_from_process_local_data", "make_array_from_single_device_arrays", "make_jaxpr",
+    "make_mesh", "numpy", "pmap", "process_count", "process_index", "pure_callback", "random",
+    "remat", "scipy", "set_mesh", "shard_map", "sharding", "tree",
     "tree_flatten", "tree_leaves", "tree_map", "tree_structure", "tree_unflatten", "tree_util",
     "typeof", "typing", "value_and_grad", "verify", "vjp", "vmap",
     # Equinox and optax

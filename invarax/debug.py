@@ -1,6 +1,8 @@
 """``invarax.debug``: JAX's ``jax.debug`` — ``print``, ``callback`` and ``breakpoint`` — and
 Equinox's ``debug.assert_max_traces`` and ``debug.get_num_traces``.
 
+``visualize_array_sharding`` draws which device holds which block of an array.
+
 ``debug.print`` and ``debug.callback`` work eagerly and inside ``jit``, ``vmap`` and
 ``grad`` (see ``invarax.ops.callbacks``): the values they show are the ones the program
 computes, in program order; under ``vmap`` once per example, under ``grad`` the primal
@@ -118,6 +120,14 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
 
 
 __all__ = ["breakpoint", "callback", "print"]
+
+from .distributed.visualize import (  # noqa: E402
+    inspect_array_sharding,
+    visualize_array_sharding,
+    visualize_sharding,
+)
+
+__all__ += ["inspect_array_sharding", "visualize_array_sharding", "visualize_sharding"]
 
 from .module._debug import assert_max_traces, get_num_traces  # noqa: E402
 

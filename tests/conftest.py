@@ -13,9 +13,6 @@ collect_ignore = ["mpi_program.py"]
 if importlib.util.find_spec("mpmath") is None:  # the elementary tests skip without it
     collect_ignore.append("mp_reference.py")
 
-# The pmap tests map over up to 8 devices; the count is fixed when devices are first used.
-invarax.config.update("jax_num_cpu_devices", 8)
-
 
 @pytest.fixture
 def x64():

@@ -25,7 +25,7 @@ LAYERS = [
     ("transforms",),
     # The API namespaces (JAX's names): built on the transformations and primitives.
     ("serialise", "lax", "tree_util", "tree", "typing", "custom_derivatives",
-     "checkpoint_policies", "ad_checkpoint"),
+     "checkpoint_policies", "ad_checkpoint", "sharding"),
     ("numpy",),
     ("random", "scipy"),
     ("module",),

@@ -82,6 +82,7 @@ COMPOSITE = {"iota", "psum", "pmax", "pmin", "all_gather", "axis_index", "custom
 COMPOSITE |= {"debug_callback", "pure_callback"}  # tests/test_debug_callbacks.py
 COMPOSITE |= {"ppermute", "psum_scatter", "all_to_all"}  # tests/test_pmap.py (jit bodies)
 COMPOSITE |= {"error_if"}  # tests/test_module_errors.py (eager, jit, vmap, grad)
+COMPOSITE |= {"sharding_constraint"}  # tests/test_sharding_jit.py (eager, jit, vmap, grad)
 
 
 def test_every_primitive_is_covered():

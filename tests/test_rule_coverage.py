@@ -102,6 +102,7 @@ LINEAR = {
     "select_and_scatter_add": "in the source, for a fixed operand that selects",
     "custom_lin": "the linear part of a custom_vjp",
     "psum": "a sum over a named axis",
+    "sharding_constraint": "the identity (where the value lives, not what it is)",
     "all_gather": "a concatenation over a named axis",
     "triangular_solve": "in b, not in the triangular matrix a",
     "fft": "",

@@ -348,6 +348,8 @@ NOT_IN_TABLE = {
         ["ppermute", "psum_scatter", "all_to_all"],
         "a collective over a named axis: N1 takes the form pmap == vmap (tests/test_pmap.py)"),
     "error_if": "a check that raises: its vmap rule is tested in tests/test_module_errors.py",
+    "sharding_constraint": "the identity with a sharding, whose spec gains the batch "
+                           "dimension: tests/test_sharding_jit.py",
     **dict.fromkeys(
         ["custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint"],
         "custom derivatives and remat: tests/test_vmap_custom.py"),

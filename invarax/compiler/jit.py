@@ -35,13 +35,17 @@ from ..core.array import ArrayImpl
 from ..core.config import config
 from ..core.effects import runs_python
 from ..core.ir import ClosedJaxpr
+from ..core.lowering import lowering
 from ..core.pytree import (
+    keystr,
     tree_flatten,
+    tree_flatten_with_path,
     tree_leaves,
     tree_structure,
     tree_unflatten,
     treedef_is_leaf,
 )
+from ..core.sharding import output_shardings
 from ..core.trace import EVAL_TRACE, current_trace
 from ..interpreters.staging import trace_fun
 from .call import compile_program, hoist_tracer_consts, jit_p
@@ -58,7 +62,7 @@ class RetraceWarning(UserWarning):
 
 
 # Config flags that do not change what tracing records; every other flag is in the key.
-_NOT_TRACED = frozenset({"jax_explain_cache_misses"})
+_NOT_TRACED = frozenset({"jax_explain_cache_misses", "jax_platform_name"})
 
 
 def _flags() -> tuple:
@@ -95,7 +99,7 @@ def _fast_key(args):
     """The fast-path key of positional arguments that are all concrete arrays, else None."""
     key = [_context]
     for a in args:
-        if type(a) is not ArrayImpl:
+        if type(a) is not ArrayImpl or a._sharding is not None:  # placed: see _placed
             return None
         v = a._value
         key += (v.shape, v.dtype, a._weak_type)
@@ -110,12 +114,13 @@ class _Entry:
     ``wrap`` turns ``run``'s NumPy outputs into the output pytree; ``donated`` holds the
     indices of the leaves whose arrays are deleted after a call; ``call`` maps the
     concrete argument arrays to the output pytree (all of that in one function);
-    ``borrows`` says whether a call may read a caller's NumPy array without a copy (the
-    program hands no value to a Python callback, which could keep it).
+    ``placements`` holds the sharding of each output that a sharding constraint places
+    (None if none does); ``borrows`` says whether a call may read a caller's NumPy array
+    without a copy (the program hands no value to a Python callback, which could keep it).
     """
 
     __slots__ = ("closed", "optimized", "tracer_consts", "out_tree", "run", "consts", "wrap",
-                 "donated", "call", "borrows")
+                 "donated", "call", "borrows", "placements")
 
     def __init__(self, closed: ClosedJaxpr, out_tree, donated: tuple):
         # Values of enclosing transformations become explicit inputs of the jaxpr.
@@ -126,7 +131,8 @@ class _Entry:
         self.out_tree = out_tree
         self.consts = [c._value for c in self.optimized.consts]
         self.run = compile_program(self.optimized.jaxpr, donated)
-        self.wrap = _wrapper(out_tree, [a.weak_type for a in closed.out_avals])
+        self.placements = _placements(closed.jaxpr)
+        self.wrap = _wrapper(out_tree, [a.weak_type for a in closed.out_avals], self.placements)
         self.donated = tuple(i for i, d in enumerate(donated[len(self.tracer_consts):]) if d)
         self.call = _caller(self)
         self.borrows = not any(map(runs_python, self.optimized.jaxpr.eqns))
@@ -139,7 +145,7 @@ def _caller(entry: _Entry):
         return lambda arrays: _run_donating(entry, arrays)
     if consts:
         return lambda arrays: wrap(run(*consts, *[a._value for a in arrays]))
-    if treedef_is_leaf(entry.out_tree):
+    if treedef_is_leaf(entry.out_tree) and entry.placements is None:
         weak = entry.closed.out_avals[0].weak_type
         return lambda arrays: ArrayImpl(run(*[a._value for a in arrays])[0], weak)
     return lambda arrays: wrap(run(*[a._value for a in arrays]))
@@ -170,6 +176,17 @@ def _lend(value: np.ndarray):
         value.flags.writeable = True
 
 
+def _placed(out, inputs: list):
+    """``out`` with the outputs that no sharding constraint places placed as the inputs
+    placed on a mesh say (``core.sharding.output_shardings``; docs/distributed.md)."""
+    leaves, tree = tree_flatten(out)
+    shardings = output_shardings(inputs, [x.shape for x in leaves])
+    for x, s in zip(leaves, shardings, strict=True):
+        if x._sharding is None:
+            x._sharding = s
+    return out
+
+
 def _unaliased(out, borrowed: list):
     """``out`` (the output pytree of a call) with every array that shares memory with a
     ``borrowed`` NumPy buffer (an input returned as is, or a view of one) copied, so that
@@ -182,9 +199,30 @@ def _unaliased(out, borrowed: list):
                                                                        strict=True)])
 
 
-def _wrapper(out_tree, weak_types):
-    """A function from the program's NumPy outputs to the output pytree of arrays."""
+def _placements(jaxpr) -> tuple | None:
+    """The sharding each output is placed with by the equation computing it (its lowering's
+    ``placement``: ``with_sharding_constraint``), or None if no output is placed."""
+    made = {id(v): eqn for eqn in jaxpr.eqns for v in eqn.outvars}
+    out = []
+    for v in jaxpr.outvars:
+        eqn = made.get(id(v))
+        rule = None if eqn is None else lowering(eqn.primitive).placement
+        out.append(None if rule is None else rule(eqn.params))
+    return tuple(out) if any(p is not None for p in out) else None
+
+
+def _wrapper(out_tree, weak_types, placements=None):
+    """A function from the program's NumPy outputs to the output pytree of arrays (placed
+    per ``placements``, when given)."""
     weak = tuple(weak_types)
+    if placements is not None:
+        def place(outs):
+            arrays = list(map(ArrayImpl, outs, weak))
+            for a, p in zip(arrays, placements, strict=True):
+                a._sharding = p
+            return tree_unflatten(out_tree, arrays)
+
+        return place
     if treedef_is_leaf(out_tree):
         (w,) = weak
         return lambda outs: ArrayImpl(outs[0], w)
@@ -238,17 +276,19 @@ class Jitted:
     (``jit(f)(x)`` written three times traces once). ``cache_owner`` (default ``fun``)
     is the object whose lifetime the sharing follows; a caller that passes one (as
     ``filter_jit`` does, with the function it wraps) promises that every ``fun`` it
-    compiles for that owner gives the same program for the same cache key.
+    compiles for that owner gives the same program for the same cache key and ``variant``
+    (a hashable value telling apart the functions wrapped around one owner: ``jit``'s
+    output shardings).
     """
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 cache_owner=None):
+                 cache_owner=None, variant=()):
         self.fun = fun
         self.static = StaticArgs(fun, static_argnums, static_argnames)
         donate = (donate_argnums,) if isinstance(donate_argnums, int) else donate_argnums
         self.donate_argnums = tuple(donate)
         owner = fun if cache_owner is None else cache_owner
-        options = (self.static.argnums, self.static.argnames, self.donate_argnums)
+        options = (self.static.argnums, self.static.argnames, self.donate_argnums, variant)
         caches = _caches_for(owner, (cache_owner is None, options))
         self._cache, self._fast = caches.entries, caches.fast
         self._signatures, self._variants = caches.signatures, caches.variants
@@ -279,10 +319,17 @@ class Jitted:
                 leaves[i] = leaves[i].copy()
             borrowed = []
         if direct:
+            placed = [i for i, x in enumerate(leaves) if x._sharding is not None
+                      and x._sharding._on_mesh]
+            if placed:
+                paths = self._leaf_paths(args, kwargs)
+                placed = [(paths[i], leaves[i].shape, leaves[i]._sharding) for i in placed]
             if not borrowed:
-                return entry.call(leaves)
-            views = [leaves[i]._value for i in borrowed]  # (a donated leaf is deleted)
-            return _unaliased(entry.call(leaves), views)
+                out = entry.call(leaves)
+            else:
+                views = [leaves[i]._value for i in borrowed]  # (a donated leaf is deleted)
+                out = _unaliased(entry.call(leaves), views)
+            return _placed(out, placed) if placed else out
         outs = jit_p.bind(*entry.tracer_consts, *leaves, name=self.static.name,
                           jaxpr=entry.closed)
         return tree_unflatten(entry.out_tree, outs)
@@ -301,6 +348,15 @@ class Jitted:
             if fast is not None:
                 self._fast[fast] = entry
         return entry, leaves
+
+    def _leaf_paths(self, args, kwargs) -> list:
+        """How each dynamic argument leaf is reached: ``x['w']`` for leaf ``['w']`` of ``x``."""
+        dyn_args, dyn_kwargs, static = self.static.split(args, kwargs)
+        static_pos = {where for where, _ in static if isinstance(where, int)}
+        names = [self._arg_name(i) for i in range(len(args)) if i not in static_pos]
+        pairs = tree_flatten_with_path((dyn_args, dyn_kwargs))[0]
+        return [(names[p[1].idx] if p[0].idx == 0 else p[1].key) + keystr(p[2:])
+                for p, _ in pairs]
 
     def _trace_once(self, key, args, kwargs, dyn_args, dyn_kwargs, static_vals):
         """Trace for ``key`` and cache the entry. Threads making the same first call at
@@ -402,20 +458,7 @@ class Jitted:
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
-    """Compile ``fun``: trace it once per input signature, optimise, cache the program.
-
-    Arguments:
-        fun: a function of arrays (pytrees and keyword arguments allowed).
-        static_argnums, static_argnames: arguments that are Python values, hashed
-            into the cache key instead of traced (the fix for Python control flow
-            on an argument).
-        donate_argnums: positional arguments whose arrays the call may consume: they
-            are deleted after the call (using one again raises), and the program may
-            reuse their buffers. A NumPy argument is never written over (docs/compiler.md).
-
-    Returns:
-        A callable with ``fun``'s signature; ``.lower(*args).as_text()`` prints the
-        optimised program it runs. Results are bitwise those of calling ``fun`` eagerly.
+    """``invarax.jit`` without shardings (the arguments are documented there): a ``Jitted``.
 
     Example:
         >>> f = jit(lambda x, y: jnp.sin(x) * y)

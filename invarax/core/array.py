@@ -85,6 +85,7 @@ class ArrayImpl(Array):
         self._value = value
         self._weak_type = weak_type
         self._aval = None
+        self._sharding = None  # where it lives, once placed (a ``core.sharding.Sharding``)
 
     @property
     def aval(self) -> ShapedArray:
@@ -175,8 +176,7 @@ class ArrayImpl(Array):
         return False
 
     def __getattr__(self, name):
-        # Only reached for an unset slot: ``_value`` after ``delete()``, or ``_sharding`` of
-        # an array never placed on a device (``invarax.device_put``).
+        # Only reached for an unset slot: ``_value`` after ``delete()``.
         if name == "_value":
             raise RuntimeError(
                 f"Array has been deleted with shape={self._aval.str_short()}: it was donated to "

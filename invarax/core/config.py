@@ -41,6 +41,8 @@ class Config:
         "invarax_native_fusion": True,
         # local CPU devices of this process (read once, when devices are first used)
         "jax_num_cpu_devices": 1,
+        # the platform to run on: invarax has one, "cpu"
+        "jax_platform_name": "cpu",
     }
 
     #: Flags whose default an environment variable overrides when invarax is imported.
@@ -114,6 +116,8 @@ class Config:
 def _coerce(name: str, value, default):
     if isinstance(default, bool):
         return bool(value)
+    if isinstance(default, str):
+        return str(value)
     try:
         count = operator.index(value)
     except TypeError:

@@ -26,7 +26,9 @@ A rule (``Lowering``) holds, for one platform:
   of a whole scanned operand (on ``side`` 0 or 1) and the other, the scanned axis first,
   or None; ``pad_piece(eqn)``, the region of zeros that the equation's operand fills, or
   None; ``sums_pieces``: an addition whose float sum of disjoint zero-padded pieces is
-  each piece copied into zeros, then ``+ 0``.
+  each piece copied into zeros, then ``+ 0``;
+- ``placement(params)``: the sharding that an output computed by the equation is placed
+  with when it is an output of ``jit`` (``with_sharding_constraint``), or None.
 
 The per-element C forms (``c``), read by the native loop generator
 (``compiler/native.py``) and meant for a CUDA generator too: ``("arith", op)`` (``op`` one
@@ -74,6 +76,8 @@ class Lowering:
     stacked: Callable | None = None
     pad_piece: Callable | None = None
     sums_pieces: bool = False
+    # where a jit output computed by the equation lives
+    placement: Callable | None = None
 
     def kernel(self, dtype):
         """The function a fused chunk of operands of ``dtype`` calls (``impl``, unless the

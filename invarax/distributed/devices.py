@@ -8,8 +8,8 @@ the GIL), with ``CPUs // devices`` kernel threads, so N devices use N cores. Aft
 process order: process ``p`` owns the ids ``p * L, ..., p * L + L - 1`` (``L`` local
 devices each).
 
-Memory is the host's, shared by every local device, so placing an array on a device
-(``device_put``) records where it lives and copies nothing.
+Memory is the host's, shared by every local device, so placing an array on devices
+(``device_put``, in ``_placement``) records where it lives and copies nothing.
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..core.array import Array, ArrayImpl, to_array
+from ..core.array import Array
 from ..core.config import config
 from ..core.pytree import tree_map
 from ..kernels import _support
-from ..ops.shape import broadcast_in_dim, concatenate, expand_dims
 
 
 class CpuDevice:
@@ -46,6 +45,11 @@ class CpuDevice:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix=f"invarax-device-{self.id}")
         return self._pool.submit(fn, *args)
+
+    @property
+    def local(self) -> bool:
+        """Whether this process owns the device."""
+        return self.process_index == _registry.process_index
 
     def __repr__(self):
         return f"CpuDevice(id={self.id})"
@@ -111,6 +115,7 @@ def _refuse_late_change(value):
 
 
 config.def_validator("jax_num_cpu_devices", _refuse_late_change)
+config.def_validator("jax_platform_name", lambda value: _check_backend(str(value)))
 
 
 def devices(backend=None) -> list:
@@ -168,116 +173,6 @@ def _check_backend(backend):
 def kernel_threads_per_device(count: int) -> int:
     """Kernel threads for each of ``count`` devices working at once: the CPUs shared out."""
     return max(1, _support.num_threads() // count)
-
-
-# ---------------------------------------------------------------------------------------
-# Placement. Shardings say where an array's pieces live (JAX's classes, as far as ported
-# code reads them).
-
-
-class SingleDeviceSharding:
-    """The whole array on one device."""
-
-    def __init__(self, device):
-        self.device_set = {device}
-        self._device = device
-
-    def __repr__(self):
-        return f"SingleDeviceSharding(device={self._device!r})"
-
-
-class PmapSharding:
-    """The array's leading axis split over ``devices``, one slice each (a ``pmap`` output)."""
-
-    def __init__(self, devices_):
-        self.devices = tuple(devices_)
-        self.device_set = set(self.devices)
-
-    def __repr__(self):
-        return f"PmapSharding(devices={list(self.devices)!r})"
-
-
-def _sharding(self):
-    placed = getattr(self, "_sharding", None)
-    return placed if placed is not None else SingleDeviceSharding(default_device())
-
-
-def _devices_of(self) -> set:
-    return set(_sharding(self).device_set)
-
-
-ArrayImpl.sharding = property(_sharding, doc="Where the array lives (a Sharding).")
-ArrayImpl.devices = _devices_of
-
-
-def placed(value, sharding) -> ArrayImpl:
-    """``value`` (an array) as a new array that records ``sharding``."""
-    out = ArrayImpl(value._value, value.weak_type)
-    out._sharding = sharding
-    return out
-
-
-def _device_arg(device, what: str):
-    if device is None:
-        return default_device()
-    if not isinstance(device, CpuDevice) or device not in _registry.ensure().all:
-        raise TypeError(f"{what} must be one of invarax.devices(), got {device!r}")
-    return device
-
-
-def device_put(x, device=None):
-    """``x`` (a pytree of arrays) placed on ``device`` (default: this process's first).
-
-    Host memory is shared, so nothing is copied; ``x.devices()`` then names the device.
-
-    Example:
-        >>> invarax.device_put(jnp.ones(2)).devices() == {invarax.devices()[0]}
-        True
-    """
-    device = _device_arg(device, "device_put's device")
-    return tree_map(lambda leaf: placed(to_array(leaf, "device_put's value"),
-                                        SingleDeviceSharding(device)), x)
-
-
-def device_put_replicated(x, devices_: list):
-    """``x`` stacked once per device along a new leading axis, the copies placed on them.
-
-    Example:
-        >>> invarax.device_put_replicated(jnp.ones(2), invarax.local_devices()[:1]).shape
-        (1, 2)
-    """
-    devices_ = [_device_arg(d, "device_put_replicated's devices") for d in devices_]
-    if not devices_:
-        raise ValueError("device_put_replicated needs at least one device")
-    def replicate(leaf):
-        leaf = to_array(leaf)
-        return broadcast_in_dim(leaf, (len(devices_), *leaf.shape), tuple(range(1, leaf.ndim + 1)))
-
-    return tree_map(lambda leaf: placed(replicate(leaf), PmapSharding(devices_)), x)
-
-
-def device_put_sharded(shards: list, devices_: list):
-    """The pytrees ``shards`` (one per device, same structure and shapes) stacked and placed.
-
-    Example:
-        >>> invarax.device_put_sharded([jnp.zeros(2)], invarax.local_devices()[:1]).shape
-        (1, 2)
-    """
-    devices_ = [_device_arg(d, "device_put_sharded's devices") for d in devices_]
-    if len(shards) != len(devices_):
-        raise ValueError(
-            f"device_put_sharded got {len(shards)} shards for {len(devices_)} devices; "
-            "pass one shard per device"
-        )
-    def stack(*leaves):
-        leaves = [to_array(v) for v in leaves]
-        if len({(v.shape, v.dtype) for v in leaves}) > 1:
-            raise ValueError(
-                "device_put_sharded needs shards of one shape and dtype, got "
-                f"{[f'{v.dtype}{list(v.shape)}' for v in leaves]}; cast or pad them to match")
-        return concatenate([expand_dims(v, (0,)) for v in leaves], 0)
-
-    return tree_map(lambda *leaves: placed(stack(*leaves), PmapSharding(devices_)), *shards)
 
 
 def block_until_ready(x):

@@ -28,7 +28,9 @@ from ..ops.sorting import sort
 from ..ops.associative_scan import associative_scan
 from ..ops.elementwise import stop_gradient
 from ..ops.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
+from ..ops.collectives import size_of_axis as axis_size
 from ..ops.redistribution import all_to_all, ppermute, psum_scatter
+from ..distributed.constraint import with_sharding_constraint
 from ..ops.special import erf, erf_inv, erfc
 from ..ops.gamma import digamma, igamma, igammac, lgamma
 from ._control_flow import cond, fori_loop, map, scan, switch, while_loop

@@ -1,5 +1,5 @@
 """``filter_pmap`` (``pmap`` over pytrees with any leaves; non-array leaves are static) and
-``filter_shard`` (the array leaves of a pytree placed on devices).
+``filter_shard`` (the array leaves of a pytree placed with shardings).
 
 As ``filter_jit``, the arguments are partitioned into their array leaves (mapped over the
 devices or broadcast, by ``in_axes``) and the rest, which is hashed into ``pmap``'s cache
@@ -16,8 +16,7 @@ import numpy as np
 
 from ..core.array import ArrayImpl
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.trace import Tracer
-from ..distributed.devices import device_put
+from ..distributed.constraint import with_sharding_constraint
 from ..transforms._pmap import pmap
 from ._filters import combine, if_array, is_array, partition
 from ._static import Static
@@ -97,22 +96,23 @@ def _place(out, out_axes):
 
 
 def filter_shard(x, device_or_shardings):
-    """``x`` with its array leaves placed on ``device_or_shardings``; other leaves unchanged.
+    """``x`` with its array leaves placed with ``device_or_shardings``; other leaves unchanged
+    (Equinox's: ``lax.with_sharding_constraint`` of the arrays).
 
     Arguments:
         x: any pytree.
-        device_or_shardings: a device (one of ``invarax.devices()``). Host memory is shared
-            by the CPU devices, so placing copies nothing; under a transformation (tracers)
-            the leaves are returned as they are.
+        device_or_shardings: a device (one of ``invarax.devices()``), or a sharding (a
+            ``NamedSharding``, ...) or pytree prefix of ``x`` of shardings. Host memory is
+            shared by the CPU devices, so placing copies nothing and the values are
+            unchanged, bit for bit; inside ``jit`` an output returned through
+            ``filter_shard`` is placed with its sharding.
 
     Returns:
-        ``x``, its arrays recording the device (``leaf.devices()``).
+        ``x``, its arrays placed (``leaf.sharding``).
 
     Example:
         >>> filter_shard((jnp.ones(2), "tag"), invarax.devices()[0])[1]
         'tag'
     """
-    leaves, tree = tree_flatten(x)
-    placed = [device_put(leaf, device_or_shardings)
-              if is_array(leaf) and not isinstance(leaf, Tracer) else leaf for leaf in leaves]
-    return tree_unflatten(tree, placed)
+    dynamic, static = partition(x, is_array)
+    return combine(with_sharding_constraint(dynamic, device_or_shardings), static)

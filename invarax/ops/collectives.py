@@ -12,6 +12,8 @@ and reduces the stack with the same kernel over its leading axis: the same bits 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core import dtypes
@@ -256,17 +258,48 @@ axis_index_p = Primitive("axis_index")
 axis_index_p.def_impl(on_devices("axis_index", lambda stack, index: np.int32(index),
                                   needs_values=False))
 axis_index_p.def_abstract_eval(
-    lambda *, axis_name: (axis_size("axis_index", axis_name), ShapedArray((), dtypes.int32))[1]
+    lambda *, axis_name: (_size("axis_index", axis_name), ShapedArray((), dtypes.int32))[1]
 )
 register_lowering(axis_index_p)
 
 
+def _size(name: str, axis_name) -> int:
+    """The size of the named axis, or the product of the sizes of a tuple of names."""
+    return math.prod(axis_size(name, n) for n in _names(axis_name))
+
+
 def _axis_index_batch(vals, dims, *, trace, axis_name):
-    return sh.iota(dtypes.int32, trace.axis_size), 0
+    # Over a tuple of names, the position in their product, the first name outermost.
+    names = _names(axis_name)
+    k = names.index(trace.axis_name)
+    outer, inner = names[:k], names[k + 1:]
+    index = sh.iota(dtypes.int32, trace.axis_size)
+    if inner:
+        index = ew.add(ew.mul(index, np.int32(_size("axis_index", inner))),
+                       axis_index_p.bind(axis_name=_one_or_tuple(inner)))
+    if outer:
+        stride = np.int32(trace.axis_size * _size("axis_index", inner))
+        index = ew.add(index, ew.mul(axis_index_p.bind(axis_name=_one_or_tuple(outer)), stride))
+    return index, 0
+
+
+def _one_or_tuple(names: tuple):
+    return names[0] if len(names) == 1 else names
 
 
 _axis_index_batch.needs_trace = True
 batching_rules[axis_index_p] = _axis_index_batch
+
+
+def size_of_axis(axis_name) -> int:
+    """The size of the named axis (of a tuple of names: the product of their sizes), bound
+    by an enclosing ``vmap``, ``pmap`` or ``shard_map`` (JAX's ``lax.axis_size``).
+
+    Example:
+        >>> vmap(lambda v: v * lax.axis_size("i"), axis_name="i")(jnp.ones(3))
+        Array([3., 3., 3.], dtype=float32)
+    """
+    return _size("axis_size", axis_name)
 
 
 def axis_index(axis_name):

@@ -2,19 +2,20 @@
 custom derivatives, callbacks, and staging without running (``make_jaxpr``,
 ``eval_shape``). Each lives in its own module; this package only re-exports them."""
 
-from ..compiler.jit import jit
 from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
 from ._caches import clear_caches
 from ._callbacks import pure_callback
 from ._checkpoint import checkpoint, remat
 from ._custom_derivatives import custom_jvp, custom_vjp
+from ._jit import jit
 from ._make_jaxpr import make_jaxpr
 from ._pmap import pmap
 from ._shapes import default_backend, eval_shape, typeof
+from ._shard_map import shard_map
 from ._vmap import vmap
 
 __all__ = [
     "checkpoint", "clear_caches", "custom_jvp", "custom_vjp", "default_backend", "eval_shape",
     "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr", "pmap",
-    "pure_callback", "remat", "typeof", "value_and_grad", "vjp", "vmap",
+    "pure_callback", "remat", "shard_map", "typeof", "value_and_grad", "vjp", "vmap",
 ]

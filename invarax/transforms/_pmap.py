@@ -26,6 +26,7 @@ from ..core.array import ArrayImpl
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer
 from ..distributed import devices as _devices
+from ..distributed.shardings import PmapSharding
 from ..kernels._support import capped_threads
 from ..ops._device_axes import DeviceAxis, DeviceFailure, Exchange, bound
 from ..ops._util import canonicalize_axis
@@ -215,7 +216,7 @@ class _Pmapped:
         per_device = [tree_flatten(o)[0] for o in outs]
         shapes = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
         targets = _broadcast_prefix(self.out_axes, shapes, "out_axes", self.fun)
-        sharding = _devices.PmapSharding(local)
+        sharding = PmapSharding(local)
         stacked = []
         for i, target in enumerate(targets):
             values = [leaves[i] for leaves in per_device]

@@ -1,0 +1,136 @@
+"""``with_sharding_constraint`` and ``reshard``: say where a value lives, eagerly or inside a
+program.
+
+One primitive, ``sharding_constraint``, whose value is its operand's, bit for bit. Eagerly
+the array is placed with the sharding (no primitive is bound); inside ``jit`` an output
+computed by it is placed with it (the lowering's ``placement``), and the compiled program
+drops it (a no-op). It is linear (its tangent and cotangent are constrained alike) and, under
+``vmap``, constrains each example (the batch dimension is not split).
+"""
+
+from __future__ import annotations
+
+from ..core.array import to_array
+from ..core.lowering import register_lowering
+from ..core.pytree import (
+    keystr,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_structure,
+    tree_unflatten,
+)
+from ..core.trace import EVAL_TRACE, Primitive, current_trace
+from ..interpreters.ad import Zero, deflinear
+from ..interpreters.batching import batching_rules, not_mapped
+from .shardings import NamedSharding, as_sharding, placed
+
+sharding_constraint_p = Primitive("sharding_constraint")
+
+
+def _impl(x, *, sharding):
+    return x  # (eagerly, ``constrain`` places the array itself)
+
+
+def _abstract_eval(x, *, sharding):
+    if isinstance(sharding, NamedSharding):
+        sharding.check(x.shape, f"an array of shape {x.shape}")
+    return x
+
+
+sharding_constraint_p.def_impl(_impl)
+sharding_constraint_p.def_abstract_eval(_abstract_eval)
+register_lowering(sharding_constraint_p, noop=lambda ndim, params: True,
+                  placement=lambda params: params["sharding"])
+deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [
+    None if isinstance(ct, Zero) else sharding_constraint_p.bind(ct, sharding=sharding)])
+
+
+def _batch(vals, dims, *, sharding):
+    (x,), (d,) = vals, dims
+    if d is not_mapped:
+        return sharding_constraint_p.bind(x, sharding=sharding), d
+    if isinstance(sharding, NamedSharding):
+        sharding = sharding._with_batch_dim(d)
+    return sharding_constraint_p.bind(x, sharding=sharding), d
+
+
+batching_rules[sharding_constraint_p] = _batch
+
+
+def constrain(x, shardings, name: str):
+    """The pytree ``x`` with each leaf constrained by its sharding in ``shardings`` (a
+    sharding, a device, a ``PartitionSpec``, or a pytree prefix of ``x`` of those; None
+    leaves a leaf as it is). Errors name the leaf (``name`` plus its path)."""
+    pairs, tree = tree_flatten_with_path(x)
+    targets = broadcast_shardings(shardings, x, name)
+    out = []
+    for (path, leaf), target in zip(pairs, targets, strict=True):
+        what = f"{name}'s {'x' + keystr(path)}"
+        sharding = as_sharding(target, f"the sharding of {what}")
+        leaf = to_array(leaf, what)
+        if sharding is None:
+            out.append(leaf)
+            continue
+        check_addressable(sharding, name)
+        if isinstance(sharding, NamedSharding):
+            sharding.check(leaf.shape, what)
+        out.append(placed(leaf, sharding) if current_trace() is EVAL_TRACE
+                   else sharding_constraint_p.bind(leaf, sharding=sharding))
+    return tree_unflatten(tree, out)
+
+
+def broadcast_shardings(prefix, tree, name: str) -> list:
+    """One entry of the pytree ``prefix`` (a prefix of ``tree``'s structure, None a leaf)
+    per leaf of ``tree``."""
+    leaves, treedef = tree_flatten(prefix, is_leaf=lambda v: v is None)
+    try:
+        subtrees = treedef.flatten_up_to(tree)
+    except ValueError as error:
+        raise ValueError(f"{name}: the shardings must be one sharding or a pytree prefix of "
+                         f"the value's structure. {error}") from None
+    return [leaf for leaf, sub in zip(leaves, subtrees, strict=True)
+            for _ in range(tree_structure(sub).num_leaves)]
+
+
+def check_addressable(sharding, name: str):
+    if not sharding.is_fully_addressable:
+        raise NotImplementedError(
+            f"{name} onto {sharding}, whose devices include another process's: arrays that "
+            "span processes are not supported yet. Shard over this process's devices "
+            "(invarax.local_devices()), and combine processes with pmap's collectives")
+
+
+def with_sharding_constraint(x, shardings):
+    """``x`` (a pytree of arrays) with the same values, placed with ``shardings`` (JAX's
+    ``lax.with_sharding_constraint``).
+
+    Arguments:
+        x: a pytree of arrays (or tracers: inside ``jit``, an output computed by this
+            call is placed with the sharding).
+        shardings: a sharding, a ``PartitionSpec`` (with a mesh in context), or a pytree
+            prefix of ``x`` of those.
+
+    Returns:
+        ``x``, bit for bit, placed.
+
+    Example:
+        >>> from invarax.sharding import NamedSharding, PartitionSpec as P
+        >>> s = NamedSharding(invarax.make_mesh((2,), ("x",)), P("x"))
+        >>> f = invarax.jit(lambda v: lax.with_sharding_constraint(v * 2, s))
+        >>> f(jnp.arange(4.0)).sharding.spec
+        P('x',)
+    """
+    return constrain(x, shardings, "with_sharding_constraint")
+
+
+def reshard(xs, out_shardings):
+    """``xs`` placed with ``out_shardings`` (JAX's ``jax.sharding.reshard``): the same
+    values, bit for bit; local devices share memory, so nothing moves.
+
+    Example:
+        >>> from invarax.sharding import NamedSharding, PartitionSpec as P, reshard
+        >>> mesh = invarax.make_mesh((2,), ("x",))
+        >>> reshard(jnp.ones((2, 3)), NamedSharding(mesh, P(None, None))).sharding.spec
+        P(None, None)
+    """
+    return constrain(xs, out_shardings, "reshard")
