@@ -31,3 +31,59 @@ def test_treedef_compose_as_jax(outer, inner):
 def test_treedef_compose_rejects_a_tree():
     with pytest.raises(TypeError, match="tree_structure"):
         tree_structure((1, 2)).compose((1, 2))
+
+
+SPLIT_CASES = {
+    "empty list": [],
+    "empty float array (np.cumsum([]))": np.cumsum([]),
+    "numpy int array": np.cumsum([2, 1]),
+    "numpy int64 scalar sections": np.int64(5),
+    "tuple": (1, 4),
+}
+
+
+@pytest.mark.parametrize("case", SPLIT_CASES)
+def test_split_index_forms_as_jax(case):
+    import invarax.numpy as jnp
+
+    x = np.arange(10, dtype=np.float32).reshape(5, 2)
+    ours = jnp.split(jnp.asarray(x), SPLIT_CASES[case])
+    jjnp = pytest.importorskip("jax.numpy")
+    theirs = jjnp.split(jjnp.asarray(x), SPLIT_CASES[case])
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_split_rejects_float_and_nested_indices():
+    import invarax.numpy as jnp
+
+    with pytest.raises(TypeError, match="1-D sequence of integers"):
+        jnp.split(jnp.arange(4), [2.0])
+    with pytest.raises(TypeError, match="1-D sequence of integers"):
+        jnp.split(jnp.arange(4), [[1]])
+
+
+RESULT_TYPE_CASES = [
+    (((2,), "float16"), 1.0),
+    (((2,), "int8"), "int32"),
+    (((), "bool"), 3),
+    (((3,), "float32"), ((1,), "float16")),
+]
+
+
+@pytest.mark.parametrize("a,b", RESULT_TYPE_CASES, ids=repr)
+def test_result_type_of_shape_dtype_structs_as_jax(a, b):
+    import invarax
+    import invarax.numpy as jnp
+
+    def args(mod):
+        def one(v):
+            if isinstance(v, tuple):
+                return mod.ShapeDtypeStruct(v[0], mod.numpy.dtype(v[1]))
+            return mod.numpy.dtype(v) if isinstance(v, str) else v
+        return one(a), one(b)
+
+    ours = jnp.result_type(*args(invarax))
+    jax = pytest.importorskip("jax")
+    assert ours == jax.numpy.result_type(*args(jax))
