@@ -87,3 +87,24 @@ def test_result_type_of_shape_dtype_structs_as_jax(a, b):
     ours = jnp.result_type(*args(invarax))
     jax = pytest.importorskip("jax")
     assert ours == jax.numpy.result_type(*args(jax))
+
+
+def _passes_structs(mod):
+    jnp = mod.numpy
+    return lambda x: {"x": x * 2, "s": mod.ShapeDtypeStruct((2, 3), jnp.int8),
+                      "w": mod.ShapeDtypeStruct((), jnp.float32, weak_type=True), "n": 3}
+
+
+def _struct_tuples(tree, mod):
+    return mod.tree_util.tree_map(lambda s: (s.shape, str(s.dtype), s.weak_type), tree)
+
+
+def test_eval_shape_passes_shape_dtype_structs_through_as_jax():
+    import invarax
+
+    arg = invarax.ShapeDtypeStruct((4,), invarax.numpy.float16)
+    ours = invarax.eval_shape(_passes_structs(invarax), arg)
+    assert ours["s"].shape == (2, 3) and ours["x"].dtype == np.float16
+    jax = pytest.importorskip("jax")
+    theirs = jax.eval_shape(_passes_structs(jax), jax.ShapeDtypeStruct((4,), jax.numpy.float16))
+    assert _struct_tuples(ours, invarax) == _struct_tuples(theirs, jax)
