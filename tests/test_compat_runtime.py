@@ -108,3 +108,30 @@ def test_eval_shape_passes_shape_dtype_structs_through_as_jax():
     jax = pytest.importorskip("jax")
     theirs = jax.eval_shape(_passes_structs(jax), jax.ShapeDtypeStruct((4,), jax.numpy.float16))
     assert _struct_tuples(ours, invarax) == _struct_tuples(theirs, jax)
+
+
+def _closure_converted_structs(mod, jnp):
+    w = jnp.asarray(np.arange(3, dtype=np.float32))
+
+    def fn(x, n, name):
+        return {"y": (x * w).astype(jnp.float16), "n": n * 2, "name": name, "i": jnp.int32(n)}
+
+    cc = mod.filter_closure_convert(fn, jnp.ones(3), 2.0, "s")
+    return cc.in_struct, cc.out_struct
+
+
+def test_filter_closure_convert_structs_as_equinox():
+    import invarax
+
+    ours = _closure_converted_structs(invarax, invarax.numpy)
+    assert ours[1]["name"] == "s" and ours[1]["y"].dtype == np.float16
+    eqx = pytest.importorskip("equinox")
+    import jax
+
+    theirs = _closure_converted_structs(eqx, jax.numpy)
+
+    def norm(tree, tu, sds):
+        return tu.tree_map(lambda s: (s.shape, str(s.dtype), s.weak_type)
+                           if isinstance(s, sds) else s, tree)
+    assert (norm(ours, invarax.tree_util, invarax.ShapeDtypeStruct)
+            == norm(theirs, jax.tree_util, jax.ShapeDtypeStruct))
