@@ -135,3 +135,14 @@ def test_filter_closure_convert_structs_as_equinox():
                            if isinstance(s, sds) else s, tree)
     assert (norm(ours, invarax.tree_util, invarax.ShapeDtypeStruct)
             == norm(theirs, jax.tree_util, jax.ShapeDtypeStruct))
+
+
+def test_dtype_promotion_flag_reads_as_jax():
+    import invarax
+
+    assert invarax.config.jax_numpy_dtype_promotion == "standard"
+    with pytest.raises(ValueError, match="standard dtype promotion only"):
+        invarax.config.update("jax_numpy_dtype_promotion", "strict")
+    invarax.config.update("jax_numpy_dtype_promotion", "standard")
+    jax = pytest.importorskip("jax")
+    assert jax.config.jax_numpy_dtype_promotion == "standard"
