@@ -146,3 +146,29 @@ def test_dtype_promotion_flag_reads_as_jax():
     invarax.config.update("jax_numpy_dtype_promotion", "standard")
     jax = pytest.importorskip("jax")
     assert jax.config.jax_numpy_dtype_promotion == "standard"
+
+
+def _transposed(jax, jnp):
+    m = jnp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3) / 7)
+
+    def f(tree):
+        return {"mv": m @ tree["x"] + tree["y"][0], "s": jnp.sum(tree["x"] * 3.0)}
+
+    primals = {"x": jax.ShapeDtypeStruct((3,), jnp.float32), "y": jnp.ones((1, 2))}
+    ct = {"mv": jnp.asarray([0.5, -2.0]), "s": jnp.asarray(1.5)}
+    (out,) = jax.linear_transpose(f, primals)(ct)
+    y, lin = jax.linearize(lambda x: jnp.sin(x) * x, jnp.asarray([0.3, 1.2]))
+    (grad,) = jax.linear_transpose(lin, jnp.asarray([0.3, 1.2]))(jnp.ones(2))
+    return [np.asarray(out["x"]), np.asarray(out["y"]), np.asarray(grad)]
+
+
+def test_linear_transpose_as_jax():
+    import invarax
+
+    ours = _transposed(invarax, invarax.numpy)
+    assert ours[1].shape == (1, 2)
+    with pytest.raises(NotImplementedError, match="reduce_axes"):
+        invarax.linear_transpose(lambda x: x, 1.0, reduce_axes=("i",))
+    jax = pytest.importorskip("jax")
+    for a, b in zip(ours, _transposed(jax, jax.numpy), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=0)

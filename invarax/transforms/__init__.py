@@ -11,10 +11,11 @@ from ._custom_derivatives import custom_jvp, custom_vjp
 from ._make_jaxpr import make_jaxpr
 from ._pmap import pmap
 from ._shapes import default_backend, eval_shape, typeof
+from ._transpose import linear_transpose
 from ._vmap import vmap
 
 __all__ = [
     "checkpoint", "clear_caches", "custom_jvp", "custom_vjp", "default_backend", "eval_shape",
-    "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr", "pmap",
+    "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "linear_transpose", "linearize", "make_jaxpr", "pmap",
     "pure_callback", "remat", "typeof", "value_and_grad", "vjp", "vmap",
 ]
