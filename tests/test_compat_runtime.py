@@ -172,3 +172,33 @@ def test_linear_transpose_as_jax():
     jax = pytest.importorskip("jax")
     for a, b in zip(ours, _transposed(jax, jax.numpy), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=0)
+
+
+def _grad_through_rule_applying_custom_jvp(jax, jnp):
+    # As lineax's linear_solve: the outer rule applies a custom_jvp function (`scale`) to a
+    # tangent, so `scale` is staged into the linear jaxpr and must be transposed.
+    @jax.custom_jvp
+    def scale(x):
+        return x * 3.0
+
+    scale.defjvp(lambda p, t: (scale(p[0]), t[0] * 3.0))
+
+    @jax.custom_jvp
+    def outer(x):
+        return jnp.sin(x)
+
+    outer.defjvp(lambda p, t: (outer(p[0]), scale(t[0]) * jnp.cos(p[0]) / 3.0))
+    x = jnp.asarray([0.2, -1.3, 2.0])
+    return [jax.grad(lambda x: jnp.sum(outer(x) ** 2))(x),
+            jax.vjp(lambda x: outer(x) * 2.0, x)[1](jnp.ones(3))[0]]
+
+
+def test_grad_transposes_a_custom_jvp_applied_to_a_tangent_as_jax():
+    import invarax
+
+    ours = _grad_through_rule_applying_custom_jvp(invarax, invarax.numpy)
+    x = np.asarray([0.2, -1.3, 2.0], np.float32)
+    np.testing.assert_allclose(ours[0], 2 * np.sin(x) * np.cos(x), rtol=1e-6)
+    jax = pytest.importorskip("jax")
+    for a, b in zip(ours, _grad_through_rule_applying_custom_jvp(jax, jax.numpy), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=0)
