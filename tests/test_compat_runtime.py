@@ -202,3 +202,33 @@ def test_grad_transposes_a_custom_jvp_applied_to_a_tangent_as_jax():
     jax = pytest.importorskip("jax")
     for a, b in zip(ours, _grad_through_rule_applying_custom_jvp(jax, jax.numpy), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 3), (1, 1)], ids=str)
+def test_qr_raw_as_jax_and_numpy(shape):
+    import invarax
+    import invarax.numpy as jnp
+
+    a = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+    h, tau = jnp.linalg.qr(jnp.asarray(a), mode="raw")
+    k = min(shape[-2:])
+    assert h.shape == (*shape[:-2], shape[-1], shape[-2]) and tau.shape == (*shape[:-2], k)
+    ref = [np.linalg.qr(m, mode="raw") for m in a.astype(np.float64).reshape(-1, *shape[-2:])]
+    np.testing.assert_allclose(np.asarray(h).reshape(-1, *h.shape[-2:]),
+                               np.stack([r[0] for r in ref]), rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(np.asarray(tau).reshape(-1, k), np.stack([r[1] for r in ref]),
+                               rtol=2e-5, atol=2e-6)
+    # the same bits alone, batched by vmap, and under jit (N1-N3); R is qr's
+    if len(shape) == 3:
+        hv, tv = invarax.vmap(lambda m: jnp.linalg.qr(m, mode="raw"))(jnp.asarray(a))
+        assert np.array_equal(np.asarray(hv).view(np.uint32), np.asarray(h).view(np.uint32))
+        assert np.array_equal(np.asarray(tv).view(np.uint32), np.asarray(tau).view(np.uint32))
+    hj, _ = invarax.jit(lambda m: jnp.linalg.qr(m, mode="raw"))(jnp.asarray(a))
+    assert np.array_equal(np.asarray(hj).view(np.uint32), np.asarray(h).view(np.uint32))
+    r = np.asarray(jnp.linalg.qr(jnp.asarray(a), mode="r"))
+    upper = np.triu(np.swapaxes(np.asarray(h), -1, -2))[..., :k, :]
+    assert np.array_equal(upper.view(np.uint32), r.view(np.uint32))
+    jjnp = pytest.importorskip("jax.numpy")
+    jh, jtau = jjnp.linalg.qr(a, mode="raw")
+    np.testing.assert_allclose(np.asarray(h), np.asarray(jh), rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(np.asarray(tau), np.asarray(jtau), rtol=2e-5, atol=2e-6)
