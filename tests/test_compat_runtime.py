@@ -232,3 +232,31 @@ def test_qr_raw_as_jax_and_numpy(shape):
     jh, jtau = jjnp.linalg.qr(a, mode="raw")
     np.testing.assert_allclose(np.asarray(h), np.asarray(jh), rtol=2e-5, atol=2e-6)
     np.testing.assert_allclose(np.asarray(tau), np.asarray(jtau), rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [True, False])
+@pytest.mark.parametrize("shape", [(5, 3), (2, 4, 4)], ids=str)
+def test_ormqr_as_jax(shape, left, transpose):
+    import invarax
+    import invarax.numpy as jnp
+    from invarax.lax.linalg import ormqr
+
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(shape).astype(np.float32)
+    m = shape[-2]
+    c = rng.standard_normal((*shape[:-2], m, 2) if left else (*shape[:-2], 2, m))
+    c = c.astype(np.float32)
+    h, tau = jnp.linalg.qr(jnp.asarray(a), mode="raw")
+    ours = ormqr(jnp.swapaxes(h, -1, -2), tau, jnp.asarray(c), left=left, transpose=transpose)
+    q = np.asarray(jnp.linalg.qr(jnp.asarray(a), mode="complete")[0], np.float64)
+    qq = np.swapaxes(q, -1, -2) if transpose else q
+    want = qq @ c if left else c @ qq
+    np.testing.assert_allclose(np.asarray(ours), want, rtol=1e-5, atol=1e-5)
+    grad = invarax.grad(lambda c: jnp.sum(ormqr(jnp.swapaxes(h, -1, -2), tau, c, left=left,
+                                                transpose=transpose) ** 2))(jnp.asarray(c))
+    np.testing.assert_allclose(np.asarray(grad), 2 * c, rtol=1e-5, atol=1e-5)  # Q orthogonal
+    jax = pytest.importorskip("jax")
+    jh, jtau = jax.numpy.linalg.qr(a, mode="raw")
+    theirs = jax.lax.linalg.ormqr(jh.mT, jtau, c, left=left, transpose=transpose)
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5, atol=1e-5)
