@@ -260,3 +260,27 @@ def test_ormqr_as_jax(shape, left, transpose):
     jh, jtau = jax.numpy.linalg.qr(a, mode="raw")
     theirs = jax.lax.linalg.ormqr(jh.mT, jtau, c, left=left, transpose=transpose)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5, atol=1e-5)
+
+
+def _eval_shape_of_struct_module(mod, jnp, sds):
+    class Scale(mod.Module):
+        w: object
+
+        def __call__(self, x):
+            return {"y": self.w * x, "n": "static"}
+
+    # a Module whose array field is a ShapeDtypeStruct, as cached_filter_eval_shape makes
+    return mod.filter_eval_shape(Scale(sds((3,), jnp.float16)), sds((3,), jnp.float32))
+
+
+def test_filter_eval_shape_traces_the_function_pytree_as_equinox():
+    import invarax
+
+    ours = _eval_shape_of_struct_module(invarax, invarax.numpy, invarax.ShapeDtypeStruct)
+    assert ours["n"] == "static" and ours["y"].dtype == np.float32
+    eqx = pytest.importorskip("equinox")
+    import jax
+
+    theirs = _eval_shape_of_struct_module(eqx, jax.numpy, jax.ShapeDtypeStruct)
+    assert (ours["y"].shape, ours["y"].dtype, ours["n"]) == (
+        theirs["y"].shape, theirs["y"].dtype, theirs["n"])

@@ -80,8 +80,9 @@ def filter_make_jaxpr(fun):
 def filter_eval_shape(fun, *args, **kwargs):
     """The output of ``fun(*args, **kwargs)`` with a shape-and-dtype per array, as Equinox's.
 
-    Nothing is computed: ``fun`` is traced. Arguments may be any pytrees, with arrays or
-    stand-ins for them (anything with ``shape`` and ``dtype``).
+    Nothing is computed: ``fun`` is traced. Arguments, and ``fun`` itself (a Module, say),
+    may be any pytrees, with arrays or stand-ins for them (anything with ``shape`` and
+    ``dtype``).
 
     Arguments:
         fun: any function.
@@ -95,8 +96,14 @@ def filter_eval_shape(fun, *args, **kwargs):
         >>> filter_eval_shape(lambda x, name: (x.sum(axis=0), name), jnp.ones((4, 3)), "s")
         (ShapeDtypeStruct(shape=(3,), dtype=float32), 's')
     """
-    _, struct, static = filter_make_jaxpr(fun)(*args, **kwargs)
+    # As Equinox's, ``fun``'s own arrays (a Module's fields, which may be ShapeDtypeStructs
+    # themselves) are traced too, not captured as constants.
+    _, struct, static = filter_make_jaxpr(functools.wraps(fun)(_apply))(fun, args, kwargs)
     return combine(struct, static)
+
+
+def _apply(fun, args, kwargs):
+    return fun(*args, **kwargs)
 
 
 class _ClosureConvert(Module):
