@@ -284,3 +284,42 @@ def test_filter_eval_shape_traces_the_function_pytree_as_equinox():
     theirs = _eval_shape_of_struct_module(eqx, jax.numpy, jax.ShapeDtypeStruct)
     assert (ours["y"].shape, ours["y"].dtype, ours["n"]) == (
         theirs["y"].shape, theirs["y"].dtype, theirs["n"])
+
+
+def _like_structs(mod):
+    jnp = mod.numpy
+    s = mod.ShapeDtypeStruct((2, 3), jnp.int8)
+    w = mod.ShapeDtypeStruct((), jnp.float32, weak_type=True)
+    return [jnp.zeros_like(s), jnp.ones_like(s, dtype=jnp.float32), jnp.full_like(s, 3),
+            jnp.zeros_like(w), jnp.zeros_like(w) + 1.5]
+
+
+def test_creation_like_a_shape_dtype_struct_as_jax():
+    import invarax
+
+    ours = _like_structs(invarax)
+    jax = pytest.importorskip("jax")
+    for a, b in zip(ours, _like_structs(jax), strict=True):
+        assert (a.shape, a.dtype, a.weak_type) == (b.shape, b.dtype, b.weak_type)
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def _gets_without_wrapping(jnp):
+    x = jnp.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
+    rows, cols = jnp.asarray([0, -1, 2, -3]), jnp.arange(4)
+    return [x.at[rows, cols].get(wrap_negative_indices=False),
+            x.at[rows, cols].get(wrap_negative_indices=False, mode="fill", fill_value=-1.0),
+            x.at[-1].get(wrap_negative_indices=False),
+            x.at[-1, 1:].get(wrap_negative_indices=False, mode="fill", fill_value=9.0),
+            x.at[rows, cols].get()]
+
+
+def test_get_without_wrapping_negative_indices_as_jax():
+    import invarax.numpy as jnp
+
+    ours = _gets_without_wrapping(jnp)
+    with pytest.raises(NotImplementedError, match="wrap_negative_indices=False"):
+        jnp.arange(3).at[..., 0].get(wrap_negative_indices=False)
+    jjnp = pytest.importorskip("jax.numpy")
+    for a, b in zip(ours, _gets_without_wrapping(jjnp), strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
