@@ -323,3 +323,16 @@ def test_get_without_wrapping_negative_indices_as_jax():
     jjnp = pytest.importorskip("jax.numpy")
     for a, b in zip(ours, _gets_without_wrapping(jjnp), strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("lib", ["invarax", "equinox"])
+def test_filter_vmap_without_batched_inputs_as_equinox(lib):
+    mod = pytest.importorskip(lib)
+    jnp = mod.numpy if lib == "invarax" else pytest.importorskip("jax.numpy")
+    # nothing batched, no axis_size: called once when every output is unbatched
+    out = mod.filter_vmap(lambda name, n: (jnp.ones(3) * n, name), out_axes=None)("s", 2)
+    np.testing.assert_array_equal(np.asarray(out[0]), np.full(3, 2.0, np.float32))
+    assert out[1] == "s"
+    assert mod.filter_vmap(lambda name: name.upper())("s") == "S"  # if_array(0): static out
+    with pytest.raises(ValueError, match="axis_size"):
+        mod.filter_vmap(lambda name: jnp.ones(2))("s")
