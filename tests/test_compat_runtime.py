@@ -336,3 +336,20 @@ def test_filter_vmap_without_batched_inputs_as_equinox(lib):
     assert mod.filter_vmap(lambda name: name.upper())("s") == "S"  # if_array(0): static out
     with pytest.raises(ValueError, match="axis_size"):
         mod.filter_vmap(lambda name: jnp.ones(2))("s")
+
+
+def test_closure_converted_structure_does_not_hold_the_jaxpr_as_equinox():
+    import invarax
+
+    w = invarax.numpy.ones(3)
+    a = invarax.filter_closure_convert(lambda x: x * w, invarax.numpy.ones(3))
+    b = invarax.filter_closure_convert(lambda x: x * w, invarax.numpy.ones(3))
+    assert a.jaxpr is not b.jaxpr
+    assert invarax.tree_util.tree_structure(a) == invarax.tree_util.tree_structure(b)
+    eqx = pytest.importorskip("equinox")
+    import jax
+
+    v = jax.numpy.ones(3)
+    c = eqx.filter_closure_convert(lambda x: x * v, jax.numpy.ones(3))
+    d = eqx.filter_closure_convert(lambda x: x * v, jax.numpy.ones(3))
+    assert jax.tree_util.tree_structure(c) == jax.tree_util.tree_structure(d)

@@ -114,7 +114,9 @@ class _ClosureConvert(Module):
     """
 
     consts: list
-    jaxpr: object = field(static=True)
+    # a (non-array) leaf, as Equinox's: two conversions of one function, traced apart, have
+    # the same structure (a custom JVP rule's output must match the function's)
+    jaxpr: object
     in_dynamic: tuple = field(static=True)  # (treedef, ShapeDtypeStructs) of the arguments
     out_dynamic: tuple = field(static=True)  # (treedef, ShapeDtypeStructs) of the output
     in_static: Static = field(static=True)
