@@ -353,3 +353,18 @@ def test_closure_converted_structure_does_not_hold_the_jaxpr_as_equinox():
     c = eqx.filter_closure_convert(lambda x: x * v, jax.numpy.ones(3))
     d = eqx.filter_closure_convert(lambda x: x * v, jax.numpy.ones(3))
     assert jax.tree_util.tree_structure(c) == jax.tree_util.tree_structure(d)
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_complex_normal_as_jax(seed):
+    import invarax
+    from invarax import random
+
+    ours = random.normal(random.PRNGKey(seed), (4, 3), invarax.numpy.complex64)
+    assert ours.dtype == np.complex64
+    jitted = invarax.jit(lambda k: random.normal(k, (4, 3), invarax.numpy.complex64))
+    assert np.array_equal(np.asarray(jitted(random.PRNGKey(seed))).view(np.uint32),
+                          np.asarray(ours).view(np.uint32))
+    jax = pytest.importorskip("jax")
+    theirs = jax.random.normal(jax.random.PRNGKey(seed), (4, 3), jax.numpy.complex64)
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-6, atol=1e-7)
