@@ -368,3 +368,22 @@ def test_complex_normal_as_jax(seed):
     jax = pytest.importorskip("jax")
     theirs = jax.random.normal(jax.random.PRNGKey(seed), (4, 3), jax.numpy.complex64)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-6, atol=1e-7)
+
+
+def _polyvals(jnp):
+    p = jnp.asarray(np.arange(15, dtype=np.float32).reshape(5, 3) / 7 - 1)
+    return [jnp.polyval(p, jnp.asarray(0.3)), jnp.polyval(p, jnp.asarray([0.5, -1.0, 2.0])),
+            jnp.polyval(p[:, :1], jnp.asarray([[0.5], [2.0]])),
+            jnp.polyval(jnp.asarray([2.0, -1.0, 3.0]), jnp.asarray([[1.5, 0.25]]))]
+
+
+def test_polyval_with_trailing_coefficient_axes_as_jax():
+    import invarax.numpy as jnp
+
+    ours = _polyvals(jnp)
+    with pytest.raises(ValueError, match=r"shape \(N,\) or \(N, ...\)"):
+        jnp.polyval(jnp.asarray(1.0), 2.0)
+    jjnp = pytest.importorskip("jax.numpy")
+    for a, b in zip(ours, _polyvals(jjnp), strict=True):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
