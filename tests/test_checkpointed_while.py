@@ -119,3 +119,20 @@ def test_errors():
     with pytest.raises(TypeError, match=r"init_val\[0\] has type float32\[2\]"):
         lax.checkpointed_while_loop(lambda c: c[0][0] < 3, lambda c: (jnp.ones(3),),
                                     (jnp.ones(2),), max_steps=5)
+
+
+def test_gradient_with_an_integer_const_before_a_float_one():
+    # the body closes over an int array first (a step size), then W: each const keeps its
+    # own accumulator (an int const's accumulator went to W's: diffrax's adjoint hit it)
+    step = jnp.asarray(np.int32(1))
+    h = jnp.asarray(data((4,), seed=5))
+
+    def looped_int(W, h, step):
+        out = lax.checkpointed_while_loop(
+            lambda c: c[0] < 37, lambda c: (c[0] + step, jnp.tanh(W @ c[1]) + 0.1 * c[1]),
+            (0, h), max_steps=50, checkpoints=3)
+        return jnp.sum(out[1] ** 2)
+
+    g = jit(grad(looped_int, argnums=(0, 1)))(W, h, step)  # under jit, step is traced
+    for a, b in zip(g, grad(scanned, argnums=(0, 1))(W, h), strict=True):
+        assert_bitwise(a, b)

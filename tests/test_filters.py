@@ -170,6 +170,12 @@ TREE_AT_CASES = {  # issue 20.6: nodes of any contents, results as Equinox's
     "equal string leaves": (lambda t: t[1], ("a", "a"), {"replace": "b"}, ("a", "b")),
     "function leaf": (lambda t: t[0], [len, 1], {"replace": max}, [max, 1]),
     "empty and leaf": (lambda t: [t[0], t[1]], [(), 5], {"replace": ["A", "B"]}, ["A", "B"]),
+    # `where` sees None as None, so a filter on `is not None` skips it (diffrax does this)
+    "None skipped by where": (lambda t: [x for x in t if x is not None], [None, 1, None],
+                              {"replace": [5]}, [None, 5, None]),
+    "None field skipped": (lambda t: [x for x in (t["ts"], t["y"]) if x is not None],
+                           {"ts": None, "y": 2.0}, {"replace_fn": lambda y: y * 2},
+                           {"ts": None, "y": 4.0}),
 }
 
 
@@ -184,6 +190,15 @@ def test_tree_at_matches_equinox(case):
     equinox = pytest.importorskip("equinox")
     where, tree, kwargs, want = TREE_AT_CASES[case]
     assert equinox.tree_at(where, tree, **kwargs) == want
+
+
+@pytest.mark.parametrize("lib", ["invarax", "equinox"])
+def test_tree_at_an_ambiguous_none_is_an_error(lib):
+    mod = eqx if lib == "invarax" else pytest.importorskip("equinox")
+    with pytest.raises(ValueError, match="is_leaf=lambda x: x is None"):
+        mod.tree_at(lambda t: t[0], [None, None, 1], True)
+    assert mod.tree_at(lambda t: t[0], [None, None, 1], True,
+                       is_leaf=lambda x: x is None) == [True, None, 1]
 
 
 def test_tree_at_replaces_a_childless_module_and_a_none_field():

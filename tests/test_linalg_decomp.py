@@ -398,7 +398,7 @@ def test_shape_errors_name_the_shapes():
         lax.linalg.triangular_solve(jnp.eye(3), jnp.ones((4, 2)), left_side=True)
     with pytest.raises(ValueError, match=r"batch shapes of a \(2, 3, 3\) and b \(4, 3, 1\)"):
         jnp.linalg.solve(jnp.ones((2, 3, 3)), jnp.ones((4, 3, 1)))
-    with pytest.raises(ValueError, match="mode must be 'reduced', 'complete' or 'r'"):
+    with pytest.raises(ValueError, match="mode must be 'reduced', 'complete', 'r' or 'raw'"):
         jnp.linalg.qr(jnp.eye(2), "full")
     with pytest.raises(TypeError, match="float32 or float64 matrices, got complex64"):
         jnp.linalg.inv(jnp.eye(2) * (1 + 1j))

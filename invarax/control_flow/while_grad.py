@@ -47,9 +47,8 @@ def _vjp_jaxpr(body, num_consts: int):
         cts = [c if ad.is_differentiable(a) else ad.Zero(a)
                for c, a in zip(cts, out_avals, strict=True)]
         undefined = [ad.UndefinedPrimal(a) for a in lin.in_avals]
-        acc_it = iter(accs)
-        acc_list = [next(acc_it) if i < num_consts else None
-                    for i, d in enumerate(diff) if d]
+        # one accumulator per const (non-differentiable ones too): each to its own const
+        acc_list = [accs[i] if i < num_consts else None for i, d in enumerate(diff) if d]
         got = iter(ad.backward_pass(lin.jaxpr.jaxpr, lin.jaxpr.consts, undefined, cts,
                                     acc_list))
         full = [cf.cast_like(ad.instantiate(next(got)), a) if d else ad.zeros_like_aval(a)

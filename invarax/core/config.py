@@ -43,7 +43,14 @@ class Config:
         "jax_num_cpu_devices": 1,
         # the platform to run on: invarax has one, "cpu"
         "jax_platform_name": "cpu",
+        # JAX's dtype promotion: "standard" (weak types, the promotion lattice) is the one
+        # invarax implements; libraries read it (diffrax)
+        "jax_numpy_dtype_promotion": "standard",
     }
+
+    #: The values a string flag takes, with what to do instead of the others.
+    _choices = {"jax_numpy_dtype_promotion": (
+        ("standard",), "invarax implements JAX's standard dtype promotion only")}
 
     #: Flags whose default an environment variable overrides when invarax is imported.
     _environment = {"invarax_exact_elementary": "INVARAX_EXACT_ELEMENTARY"}
@@ -61,6 +68,10 @@ class Config:
         if name not in self._values:
             known = ", ".join(sorted(self._values))
             raise AttributeError(f"unknown config flag {name!r}; known flags: {known}")
+        if name in self._choices and value not in self._choices[name][0]:
+            allowed, why = self._choices[name]
+            raise ValueError(f"config flag {name!r} takes one of {allowed}, got {value!r}: "
+                             f"{why}")
         value = _coerce(name, value, self._defaults[name])
         if name in self._validators:
             self._validators[name](value)
@@ -114,6 +125,8 @@ class Config:
 
 
 def _coerce(name: str, value, default):
+    if isinstance(default, str):
+        return value
     if isinstance(default, bool):
         return bool(value)
     if isinstance(default, str):

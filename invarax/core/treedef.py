@@ -48,6 +48,24 @@ class PyTreeDef:
         """
         return [PyTreeDef(child) for child in self._node[2]]
 
+    def compose(self, inner: "PyTreeDef") -> "PyTreeDef":
+        """The structure of this tree with a tree of structure `inner` at each leaf.
+
+        Arguments:
+            inner: the treedef put in place of every leaf.
+
+        Returns:
+            A treedef with `self.num_leaves * inner.num_leaves` leaves.
+
+        Example:
+            >>> tree_structure((1, 2)).compose(tree_structure([1, None]))
+            PyTreeDef(([*, None], [*, None]))
+        """
+        if not isinstance(inner, PyTreeDef):
+            raise TypeError(f"compose takes a PyTreeDef, got {type(inner).__name__}; "
+                            "use tree_structure(tree) to get one")
+        return PyTreeDef(_compose(self._node, inner._node))
+
     def unflatten(self, leaves: Iterable[Any]) -> Any:
         """Build the pytree of this structure with the given leaves.
 
@@ -118,6 +136,13 @@ class PyTreeDef:
 
     def __repr__(self) -> str:
         return f"PyTreeDef({_node_repr(self._node)})"
+
+
+def _compose(node: tuple, inner: tuple) -> tuple:
+    if node is _LEAF:
+        return inner
+    kind, aux, children, num_leaves = node
+    return (kind, aux, tuple(_compose(c, inner) for c in children), num_leaves * inner[3])
 
 
 def _num_nodes(node: tuple) -> int:

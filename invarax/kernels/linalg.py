@@ -117,6 +117,24 @@ def qr(a: np.ndarray, full_matrices: bool) -> tuple:
     return q.reshape(*batch, m, qc), r.reshape(*batch, qc, n)
 
 
+def qr_raw(a: np.ndarray) -> tuple:
+    """``(h, tau)`` of each ``m x n`` matrix: LAPACK geqrf's Householder form, laid out as
+    NumPy's ``qr(mode="raw")`` (``h`` is ``n x m``: row ``j`` holds ``r``'s column ``j`` on and
+    above the diagonal and reflector ``j``'s tail below it, its leading 1 implied;
+    ``H_j = I - tau_j v_j v_j^T``).
+
+    Example:
+        >>> h, tau = qr_raw(np.array([[3.0], [4.0]]))
+        >>> h, tau
+        (array([[-5. ,  0.5]]), array([1.6]))
+    """
+    x, batch = _batch(a, transpose=True)
+    nb, n, m = x.shape
+    tau = np.empty((nb, min(m, n)), x.dtype)
+    _call(QR, x, tau)
+    return x.reshape(*batch, n, m), tau.reshape(*batch, min(m, n))
+
+
 def eigh(a: np.ndarray, lower: bool, *, symmetrize_input: bool = False) -> tuple:
     """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of each symmetric matrix,
     whose ``lower`` (or upper) triangle is read (tridiagonalisation, then QL), or of

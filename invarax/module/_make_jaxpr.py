@@ -26,10 +26,10 @@ def _aval(x) -> ShapedArray:
     return ShapedArray(tuple(x.shape), x.dtype)
 
 
-def _struct(aval) -> ShapeDtypeStruct:
+def _struct(aval, weak: bool = True) -> ShapeDtypeStruct:
     """The shape-and-dtype stand-in returned for an array, as Equinox's (through
-    ``jax.eval_shape``): a ``ShapeDtypeStruct``, keeping the weak type."""
-    return ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)
+    ``jax.eval_shape``): a ``ShapeDtypeStruct``, keeping the weak type if ``weak``."""
+    return ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=weak and aval.weak_type)
 
 
 def filter_make_jaxpr(fun):
@@ -80,8 +80,9 @@ def filter_make_jaxpr(fun):
 def filter_eval_shape(fun, *args, **kwargs):
     """The output of ``fun(*args, **kwargs)`` with a shape-and-dtype per array, as Equinox's.
 
-    Nothing is computed: ``fun`` is traced. Arguments may be any pytrees, with arrays or
-    stand-ins for them (anything with ``shape`` and ``dtype``).
+    Nothing is computed: ``fun`` is traced. Arguments, and ``fun`` itself (a Module, say),
+    may be any pytrees, with arrays or stand-ins for them (anything with ``shape`` and
+    ``dtype``).
 
     Arguments:
         fun: any function.
@@ -95,35 +96,55 @@ def filter_eval_shape(fun, *args, **kwargs):
         >>> filter_eval_shape(lambda x, name: (x.sum(axis=0), name), jnp.ones((4, 3)), "s")
         (ShapeDtypeStruct(shape=(3,), dtype=float32), 's')
     """
-    _, struct, static = filter_make_jaxpr(fun)(*args, **kwargs)
+    # As Equinox's, ``fun``'s own arrays (a Module's fields, which may be ShapeDtypeStructs
+    # themselves) are traced too, not captured as constants.
+    _, struct, static = filter_make_jaxpr(functools.wraps(fun)(_apply))(fun, args, kwargs)
     return combine(struct, static)
 
 
+def _apply(fun, args, kwargs):
+    return fun(*args, **kwargs)
+
+
 class _ClosureConvert(Module):
-    """A traced function whose closed-over arrays are its fields (``consts``)."""
+    """A traced function whose closed-over arrays are its fields (``consts``).
+
+    ``in_struct`` and ``out_struct`` are Equinox's: the arguments and the output, with a
+    ``ShapeDtypeStruct`` per array (weak types dropped on the way in) and the other leaves.
+    """
 
     consts: list
-    jaxpr: object = field(static=True)
-    in_struct: object = field(static=True)
-    out_struct: object = field(static=True)
+    # a (non-array) leaf, as Equinox's: two conversions of one function, traced apart, have
+    # the same structure (a custom JVP rule's output must match the function's)
+    jaxpr: object
+    in_dynamic: tuple = field(static=True)  # (treedef, ShapeDtypeStructs) of the arguments
+    out_dynamic: tuple = field(static=True)  # (treedef, ShapeDtypeStructs) of the output
     in_static: Static = field(static=True)
     out_static: Static = field(static=True)
+
+    @property
+    def in_struct(self):
+        return combine(tree_unflatten(*self.in_dynamic), self.in_static.value)
+
+    @property
+    def out_struct(self):
+        return combine(tree_unflatten(*self.out_dynamic), self.out_static.value)
 
     def __call__(self, *args, **kwargs):
         dynamic, static = partition((args, kwargs), is_array)
         leaves, treedef = tree_flatten(dynamic)
-        got = (treedef, [_aval(x).str_short() for x in leaves])
-        if got != self.in_struct:
+        got = (treedef, tuple(_struct(_aval(x), weak=False) for x in leaves))
+        if got != self.in_dynamic:
             raise ValueError(
                 "filter_closure_convert: the converted function was called with arrays of "
                 f"other structure, shapes or dtypes than its example arguments: expected "
-                f"{self.in_struct}, got {got}")
+                f"{self.in_dynamic}, got {got}")
         if Static(static) != self.in_static:
             raise ValueError(
                 "filter_closure_convert: the converted function was called with other "
                 "non-array arguments than its example arguments")
         outs = eval_jaxpr(self.jaxpr, self.consts, *leaves)
-        return combine(tree_unflatten(self.out_struct, outs), self.out_static.value)
+        return combine(tree_unflatten(self.out_dynamic[0], outs), self.out_static.value)
 
 
 def filter_closure_convert(fn, *args, **kwargs):
@@ -150,7 +171,7 @@ def filter_closure_convert(fn, *args, **kwargs):
     closed, struct, out_static = filter_make_jaxpr(fn)(*args, **kwargs)
     dynamic, static = partition((args, kwargs), _is_struct)
     leaves, treedef = tree_flatten(dynamic)
-    out_tree = tree_flatten(struct)[1]
+    out_leaves, out_tree = tree_flatten(struct)
     return _ClosureConvert(list(closed.consts), closed.jaxpr,
-                           (treedef, [_aval(x).str_short() for x in leaves]), out_tree,
-                           Static(static), Static(out_static))
+                           (treedef, tuple(_struct(_aval(x), weak=False) for x in leaves)),
+                           (out_tree, tuple(out_leaves)), Static(static), Static(out_static))

@@ -21,16 +21,22 @@ def _children(x):
     return tree_flatten(x, is_leaf=lambda y: y is not x)
 
 
-def _mark(x, path, is_leaf, paths, keep):
-    """A copy of ``x`` with fresh objects for leaves and subtrees; ``paths[id]`` locates each."""
+def _mark(x, path, is_leaf, paths, keep, nones):
+    """A copy of ``x`` with fresh objects for leaves and subtrees; ``paths[id]`` locates each.
+
+    None stays None (as in Equinox, `where` may test ``x is not None``); ``nones`` lists where.
+    """
+    if x is None and not (is_leaf is not None and is_leaf(None)):
+        nones.append(path)
+        return None
     if _is_leaf(x, is_leaf):
         new = _Marker()
     else:
         children, treedef = _children(x)
         new = treedef.unflatten(
-            [_mark(c, (*path, i), is_leaf, paths, keep) for i, c in enumerate(children)])
+            [_mark(c, (*path, i), is_leaf, paths, keep, nones) for i, c in enumerate(children)])
         if new is x or id(new) in paths:
-            # a childless node rebuilt as a shared singleton (None, ()): a marker stands in
+            # a childless node rebuilt as a shared singleton (()): a marker stands in
             # for it, so that `where` selects this position and no other
             new = _Marker()
     keep.append(new)
@@ -70,11 +76,18 @@ def tree_at(where, pytree, replace=_NOTHING, replace_fn=_NOTHING, is_leaf=None):
     """
     if (replace is _NOTHING) == (replace_fn is _NOTHING):
         raise ValueError("tree_at takes exactly one of replace= and replace_fn=")
-    paths, keep = {}, []
-    marked = _mark(pytree, (), is_leaf, paths, keep)
+    paths, keep, nones = {}, [], []
+    marked = _mark(pytree, (), is_leaf, paths, keep, nones)
     selected = where(marked)
-    single = id(selected) in paths
+    single = selected is None or id(selected) in paths
     nodes = [selected] if single else selected
+    if isinstance(nodes, (list, tuple)) and any(n is None for n in nodes):
+        if len(nones) != 1:
+            raise ValueError(
+                "tree_at: `where` selected a None, but the pytree holds "
+                f"{len(nones)} Nones, so it does not say which one. Pass "
+                "`is_leaf=lambda x: x is None` to make each None a distinct leaf.")
+        paths[id(None)] = nones[0]
     if not isinstance(nodes, (list, tuple)) or any(id(n) not in paths for n in nodes):
         raise ValueError(
             f"tree_at: `where` must return nodes of the pytree (leaves or subtrees), got "

@@ -68,6 +68,20 @@ def _batched_output(leaf, axis) -> bool:
     return is_array(leaf) or (axis is not None and is_array_like(leaf))
 
 
+def _unbatched(fun, args, kwargs, out_axes, name):
+    """As Equinox: no input batched and no ``axis_size``, so ``fun`` is called once; its
+    outputs must all be unbatched (``out_axes`` None for each array)."""
+    out = fun(*args, **kwargs)
+    targets = _map_axes(out_axes, out, "out_axes")
+    if any(t is not None and _batched_output(x, t)
+           for x, t in zip(tree_flatten(out)[0], targets, strict=True)):
+        raise ValueError(
+            f"filter_vmap of {name}: no input is batched (every in_axes is None) and "
+            "axis_size is not given, so an output with a non-None out_axes has no batch "
+            "size; pass axis_size=, batch an input, or give such outputs out_axes=None")
+    return out
+
+
 def filter_vmap(fun=None, in_axes=if_array(0), out_axes=if_array(0), axis_name=None,  # noqa: B008
                 axis_size=None):
     """Vectorise ``fun`` over pytrees with any leaves; non-array leaves are static.
@@ -134,6 +148,8 @@ def _vmap(fun, in_axes, out_axes, axis_name, axis_size):
         dims = [None if axes[i] is None else
                 canonicalize_axis(axes[i], x.ndim, "filter_vmap in_axes")
                 for i, x in zip(dynamic, values, strict=True)]
+        if axis_size is None and all(d is None for d in dims):
+            return _unbatched(fun, args, kwargs, out_axes, name)
         size = _axis_size(values, dims, args, axis_size, name)
         out_info = []
 

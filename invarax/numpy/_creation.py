@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import Array, ArrayImpl, concrete_scalar, is_python_scalar
+from ..core.aval import ShapeDtypeStruct
 from ..ops import shape as sh
 from ._broadcast import broadcast_to
 from ._joining import stack
@@ -118,12 +119,22 @@ def empty(shape, dtype=None) -> Array:
 
 
 def _like(a, dtype, shape):
-    a = asarray(a)
-    return (a.dtype if dtype is None else dtype), (a.shape if shape is None else shape)
+    """``(dtype, shape, weak type)`` of the result; ``a`` may be a ``ShapeDtypeStruct``, as
+    in JAX (whose result is never weakly typed)."""
+    struct = isinstance(a, ShapeDtypeStruct)
+    a = a if struct else asarray(a)
+    return ((a.dtype if dtype is None else dtype), (a.shape if shape is None else shape),
+            dtype is None and not struct and a.weak_type)
 
 
 def zeros_like(a, dtype=None, shape=None) -> Array:
-    """Zeros with the shape and dtype of ``a`` (either may be overridden)."""
+    """Zeros with the shape and dtype of ``a`` (either may be overridden); ``a`` may be an
+    array or a ``ShapeDtypeStruct``.
+
+    Example:
+        >>> jnp.zeros_like(ShapeDtypeStruct((2,), jnp.int8))
+        Array([0, 0], dtype=int8)
+    """
     return full_like(a, 0, dtype, shape)
 
 
@@ -135,8 +146,7 @@ def ones_like(a, dtype=None, shape=None) -> Array:
 def full_like(a, fill_value, dtype=None, shape=None) -> Array:
     """``fill_value`` with the shape and dtype of ``a`` (and its weak type, as JAX, when
     ``dtype`` is None)."""
-    weak = dtype is None and asarray(a).weak_type
-    dtype, shape = _like(a, dtype, shape)
+    dtype, shape, weak = _like(a, dtype, shape)
     return _full(shape, fill_value, dtype, weak)
 
 

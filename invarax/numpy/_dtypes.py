@@ -2,6 +2,7 @@
 
 import numpy as _np
 
+from ..core.aval import ShapeDtypeStruct
 from ._creation import asarray, zeros
 from ._promote import result_dtype
 from ._scalar_types import (
@@ -26,9 +27,18 @@ signedinteger, unsignedinteger, complexfloating = (
 
 
 def result_type(*args):
-    """The dtype that ``args`` promote to (JAX's rules, weak types included)."""
-    return result_dtype(*(zeros((), a) if isinstance(a, (_np.dtype, _ScalarMeta)) else asarray(a)
-                          for a in args))[0]
+    """The dtype that ``args`` promote to (JAX's rules, weak types included).
+
+    Each argument is an array, a scalar, a dtype or a ``ShapeDtypeStruct`` (its dtype and
+    weak type count).
+
+    Example:
+        >>> jnp.result_type(ShapeDtypeStruct((2,), jnp.float16), 1.0)
+        dtype('float16')
+    """
+    return result_dtype(*(a if isinstance(a, ShapeDtypeStruct)
+                          else zeros((), a) if isinstance(a, (_np.dtype, _ScalarMeta))
+                          else asarray(a) for a in args))[0]
 
 
 def issubdtype(arg1, arg2) -> bool:

@@ -126,6 +126,25 @@ def _broadcast_value(value: Array, shape: tuple) -> Array:
     return broadcast_to_shape(value, shape)
 
 
+def _negative_out_of_bounds(shape, index, mode):
+    """``index`` (integers and slices, one per leading axis) with each negative integer
+    made out of bounds: the axis's size under ``mode="fill"``, else 0 (clamped, as JAX)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    out = []
+    for axis, part in enumerate(parts):
+        if isinstance(part, slice):
+            out.append(part)
+            continue
+        i = None if part is None or part is Ellipsis else asarray(part)
+        if i is None or i.dtype.kind not in "iu" or axis >= len(shape):
+            raise NotImplementedError(
+                "x.at[idx].get(wrap_negative_indices=False) takes integer indices and slices "
+                f"for the leading axes only, got {part!r:.60}; index with those, or keep "
+                "wrap_negative_indices=True")
+        out.append(where(i < 0, shape[axis] if mode == "fill" else 0, i))
+    return tuple(out)
+
+
 class IndexUpdateHelper:
     """``x.at``: index it (``x.at[idx]``) to update or read ``x`` at ``idx`` functionally.
 
@@ -177,11 +196,21 @@ class IndexUpdateRef:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
     def get(
-        self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None
+        self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None,
+        out_sharding=None, wrap_negative_indices=True,
     ) -> Array:
         """``x[idx]``, with ``mode`` (``"fill"``, ``"clip"``, ``"promise_in_bounds"``) and
-        ``fill_value`` for out-of-bounds reads."""
-        return getitem(self.array, self.index, mode=mode, fill_value=fill_value)
+        ``fill_value`` for out-of-bounds reads. With ``wrap_negative_indices=False`` a
+        negative integer index is out of bounds (filled, or clamped to 0), as JAX's.
+
+        Example:
+            >>> jnp.arange(4).at[jnp.array([-1, 2])].get(
+            ...     wrap_negative_indices=False, mode="fill", fill_value=-7)
+            Array([-7,  2], dtype=int32)
+        """
+        index = self.index if wrap_negative_indices else _negative_out_of_bounds(
+            self.array.shape, self.index, mode)
+        return getitem(self.array, index, mode=mode, fill_value=fill_value)
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None) -> Array:
         """``x[idx] = values`` (the last of duplicate indices wins)."""

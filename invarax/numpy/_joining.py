@@ -217,9 +217,11 @@ def _split_bounds(name: str, indices_or_sections, size: int, even: bool) -> list
             "depend on it); mark the argument static with static_argnums"
         )
     spec = np.asarray(indices_or_sections)
-    if spec.dtype.kind not in "iu":
+    if spec.ndim == 1 and spec.size == 0:
+        return [(0, size)]  # no cut (an empty list reads as float64, np.cumsum([]) is one)
+    if spec.dtype.kind not in "iu" or spec.ndim > 1:
         raise TypeError(
-            f"jnp.{name}: indices_or_sections must be an int or integers, got "
+            f"jnp.{name}: indices_or_sections must be an int or a 1-D sequence of integers, got "
             f"{indices_or_sections!r:.60}"
         )
     if spec.ndim:

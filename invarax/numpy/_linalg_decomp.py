@@ -15,6 +15,7 @@ from ..core.array import Array
 from ..ops import linalg as lax_linalg
 from ..ops import shape as sh
 from ..ops.linalg_eig import eig as lax_eig
+from ..ops.linalg_qr_raw import qr_raw
 from ..transforms._custom_derivatives import custom_jvp
 from . import _ufuncs as ufuncs
 from ._contractions import matmul
@@ -95,18 +96,25 @@ def qr(a, mode: str = "reduced"):
     Arguments:
         a: a (..., m, n) array.
         mode: ``"reduced"`` (``Q`` (..., m, k), ``R`` (..., k, n), ``k = min(m, n)``),
-            ``"complete"`` (``Q`` (..., m, m), ``R`` (..., m, n)) or ``"r"`` (``R`` only).
+            ``"complete"`` (``Q`` (..., m, m), ``R`` (..., m, n)), ``"r"`` (``R`` only) or
+            ``"raw"`` (LAPACK's Householder form, as NumPy's and JAX's: not
+            differentiable).
 
     Returns:
-        ``QRResult(Q, R)``, or ``R`` for ``mode="r"``.
+        ``QRResult(Q, R)``, ``R`` for ``mode="r"``, or ``(h, tau)`` for ``mode="raw"``:
+        ``h`` (..., n, m) holds ``R`` (row ``j``: its column ``j``) and the reflectors' tails,
+        ``tau`` (..., k) their scales (``H_j = I - tau_j v_j v_j^T``).
 
     Example:
         >>> jnp.linalg.qr(jnp.array([[3.0], [4.0]]), mode="r")
         Array([[-5.]], dtype=float32)
     """
-    if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"jnp.linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(
+            f"jnp.linalg.qr: mode must be 'reduced', 'complete', 'r' or 'raw', got {mode!r}")
     a = matrices(a, "qr")
+    if mode == "raw":
+        return QRResult(*qr_raw(a))  # as JAX: the pair in a QRResult
     q, r = lax_linalg.qr(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 

@@ -33,12 +33,21 @@ def _vector(name, p):
 def polyval(p, x, *, unroll=16):
     """The polynomial with coefficients ``p`` (highest power first) at ``x``, by Horner.
 
+    ``p`` may have trailing axes (as JAX's): ``p[i]`` broadcasts against ``x``, so a
+    (N, ...) ``p`` holds one polynomial per trailing position.
+
     Example:
         >>> jnp.polyval(jnp.array([1.0, 0.0, -1.0]), jnp.array([2.0, 3.0]))
         Array([3., 8.], dtype=float32)
+        >>> jnp.polyval(jnp.array([[1.0, 2.0], [0.0, 1.0]]), 3.0)
+        Array([3., 7.], dtype=float32)
     """
-    p, x = promote_dtypes(_vector("polyval", p), asarray(x))
-    out = zeros(x.shape, x.dtype)
+    p = asarray(p)
+    if p.ndim == 0:
+        raise ValueError("jnp.polyval takes coefficients of shape (N,) or (N, ...), highest "
+                         "power first; got a scalar")
+    p, x = promote_dtypes(p, asarray(x))
+    out = zeros(broadcast_shapes(p.shape[1:], x.shape), x.dtype)
     for i in range(p.shape[0]):
         out = uf.add(uf.multiply(out, x), p[i])
     return out

@@ -111,7 +111,8 @@ def normal(key, shape=(), dtype=None):
     Arguments:
         key: a ``uint32[2]`` key.
         shape: the result's shape.
-        dtype: float32 or float64 (default float32, float64 with x64 on).
+        dtype: float32 or float64 (default float32, float64 with x64 on), or complex64 /
+            complex128: real and imaginary parts independent, each of variance 1/2.
 
     Returns:
         An array of ``shape`` and ``dtype``.
@@ -122,6 +123,13 @@ def normal(key, shape=(), dtype=None):
     """
     key = check_key("normal", key)
     shape = check_shape("normal", shape)
+    complex_dtype = dtype is not None and dtypes.canonicalize(dtype).kind == "c"
+    if complex_dtype:  # as JAX: (re + 1j im) / sqrt(2), re and im from the key's two halves
+        dtype = dtypes.canonicalize(dtype)
+        real = np.zeros((), dtype).real.dtype
+        key_re, key_im = split(key)
+        re, im = (jnp.asarray(normal(k, shape, real), dtype) for k in (key_re, key_im))
+        return (re + 1j * im) / _const(np.sqrt(2), dtype)
     dtype = float_dtype("normal", dtype)
     low = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
     u = _unit_uniform(key, shape, dtype, low, 1.0)

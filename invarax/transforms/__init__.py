@@ -12,10 +12,12 @@ from ._make_jaxpr import make_jaxpr
 from ._pmap import pmap
 from ._shapes import default_backend, eval_shape, typeof
 from ._shard_map import shard_map
+from ._transpose import linear_transpose
 from ._vmap import vmap
 
 __all__ = [
     "checkpoint", "clear_caches", "custom_jvp", "custom_vjp", "default_backend", "eval_shape",
-    "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr", "pmap",
-    "pure_callback", "remat", "shard_map", "typeof", "value_and_grad", "vjp", "vmap",
+    "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "linear_transpose", "linearize",
+    "make_jaxpr", "pmap", "pure_callback", "remat", "shard_map", "typeof", "value_and_grad",
+    "vjp", "vmap",
 ]

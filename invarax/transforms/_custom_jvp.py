@@ -80,8 +80,24 @@ def _custom_jvp_call_batch(vals, dims, *, trace, name, call_jaxpr, jvp, num_cons
     return outs, [0] * len(outs)
 
 
+def _custom_jvp_call_transpose(cts, *args, name, call_jaxpr, jvp, num_consts):
+    # Staged into a linear jaxpr (applied to a tangent, e.g. inside another rule), the call
+    # is linear in its undefined inputs: as JAX, transpose its body; the rule plays no part.
+    return ad.backward_pass(call_jaxpr.jaxpr, call_jaxpr.consts, list(args), list(cts))
+
+
+def _custom_jvp_call_transpose_accumulating(cts, args, accs, same, *, name, call_jaxpr, jvp,
+                                            num_consts):
+    # As above, adding into the accumulated cotangents as the inlined body would.
+    cts_in = ad.backward_pass(call_jaxpr.jaxpr, call_jaxpr.consts, list(args), list(cts),
+                              accs, same)
+    return [None if ct is None or same[i] != i else ct for i, ct in enumerate(cts_in)]
+
+
 _custom_jvp_call_batch.needs_trace = True
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+ad.transpose_rules[custom_jvp_call_p] = _custom_jvp_call_transpose
+ad.accumulating_transpose_rules[custom_jvp_call_p] = _custom_jvp_call_transpose_accumulating
 batching.batching_rules[custom_jvp_call_p] = _custom_jvp_call_batch
 
 

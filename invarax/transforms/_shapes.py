@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..core import dtypes
 from ..core.array import Array, concrete_scalar, is_python_scalar, to_array
 from ..core.aval import ShapedArray, ShapeDtypeStruct
-from ..core.pytree import tree_flatten_with_path, tree_unflatten
+from ..core.pytree import tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..core.pytree_registry import keystr
 from ..interpreters.staging import flatten_fun, trace_to_jaxpr
 
@@ -35,7 +35,8 @@ def eval_shape(fun, *args, **kwargs):
             ``.shape`` and ``.dtype`` (``ShapeDtypeStruct``).
 
     Returns:
-        ``fun``'s output pytree with a ``ShapeDtypeStruct`` for each array.
+        ``fun``'s output pytree with a ``ShapeDtypeStruct`` for each array (a
+        ``ShapeDtypeStruct`` that ``fun`` returns comes back as it is).
 
     Example:
         >>> eval_shape(lambda x: jnp.sum(x, axis=0), ShapeDtypeStruct((4, 3), jnp.float32))
@@ -44,10 +45,20 @@ def eval_shape(fun, *args, **kwargs):
     name = getattr(fun, "__name__", type(fun).__name__)
     pairs, in_tree = tree_flatten_with_path((args, kwargs))
     avals = [_aval_of(leaf, path, name) for path, leaf in pairs]
-    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    structs, out_tree = {}, []
+
+    def traced(*args, **kwargs):  # ShapeDtypeStructs among the outputs are not traced
+        leaves, tree = tree_flatten(fun(*args, **kwargs))
+        out_tree.append(tree)
+        structs.update((i, x) for i, x in enumerate(leaves) if isinstance(x, ShapeDtypeStruct))
+        return [x for i, x in enumerate(leaves) if i not in structs]
+
+    flat_fun, _ = flatten_fun(traced, in_tree)
     closed = trace_to_jaxpr(flat_fun, avals, f"eval_shape of {name}")
-    return tree_unflatten(out_tree[0], [
-        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])
+    traced_out = iter(ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                      for a in closed.out_avals)
+    return tree_unflatten(out_tree[0], [structs[i] if i in structs else next(traced_out)
+                                        for i in range(out_tree[0].num_leaves)])
 
 
 def typeof(x) -> ShapedArray:
