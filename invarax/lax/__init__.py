@@ -42,5 +42,5 @@ from ..ops.convolution import (
 from ..ops.windowed import reduce_window
 from ._slicing import (  # noqa: E402
     dynamic_index_in_dim, dynamic_slice_in_dim, dynamic_update_index_in_dim,
-    dynamic_update_slice_in_dim, index_in_dim, index_take,
+    dynamic_update_slice_in_dim, index_in_dim, index_take, split,
 )

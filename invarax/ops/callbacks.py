@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core.array import ArrayImpl
 from ..core.effects import EFFECTFUL, NO_FOLD
+from ..core.errors import callback_error
 from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters import ad
@@ -83,7 +84,10 @@ NO_FOLD.add(pure_callback_p)  # pure, but opaque: it runs when the program runs
 
 
 def _pure_callback_impl(*values, callback, result_avals, vmap_method):
-    outs = callback(*(np.asarray(v) for v in values))
+    try:
+        outs = callback(*(np.asarray(v) for v in values))
+    except Exception as err:
+        raise callback_error(err) from err  # JAX's JaxRuntimeError (and still err's class)
     if len(outs) != len(result_avals):
         raise ValueError(f"pure_callback: the callback returned {len(outs)} arrays, "
                          f"result_shape_dtypes declares {len(result_avals)}")
