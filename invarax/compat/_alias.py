@@ -116,13 +116,13 @@ def install() -> None:
     Raises:
         RuntimeError: if the real JAX, Equinox or optax is imported already.
 
-    Example:
-        >>> import invarax.compat
-        >>> invarax.compat.install()
-        >>> import jax.numpy as jnp
-        >>> jnp.sum(jnp.arange(4.0))
-        Array(6., dtype=float32)
-        >>> invarax.compat.uninstall()
+    Example (first thing in a program, before any ``import jax``)::
+
+        import invarax.compat
+        invarax.compat.install()
+
+        import jax.numpy as jnp  # invarax.numpy
+        import equinox as eqx    # invarax's module layer
     """
     if _FINDER in sys.meta_path:
         return

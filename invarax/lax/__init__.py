@@ -44,3 +44,8 @@ from ._slicing import (  # noqa: E402
     dynamic_index_in_dim, dynamic_slice_in_dim, dynamic_update_index_in_dim,
     dynamic_update_slice_in_dim, index_in_dim, index_take, split,
 )
+from . import _primitives  # noqa: E402
+
+
+def __getattr__(name):  # the primitive objects: lax.add_p, lax.dot_general_p, ...
+    return _primitives.primitive_named(__name__, name)

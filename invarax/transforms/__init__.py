@@ -8,13 +8,15 @@ from ._caches import clear_caches
 from ._callbacks import pure_callback
 from ._checkpoint import checkpoint, remat
 from ._custom_derivatives import custom_jvp, custom_vjp
+from ._eval_context import ensure_compile_time_eval
 from ._make_jaxpr import make_jaxpr
 from ._pmap import pmap
 from ._shapes import default_backend, eval_shape, typeof
 from ._vmap import vmap
 
 __all__ = [
-    "checkpoint", "clear_caches", "custom_jvp", "custom_vjp", "default_backend", "eval_shape",
+    "checkpoint", "clear_caches", "custom_jvp", "custom_vjp", "default_backend",
+    "ensure_compile_time_eval", "eval_shape",
     "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr", "pmap",
     "pure_callback", "remat", "typeof", "value_and_grad", "vjp", "vmap",
 ]
