@@ -28,7 +28,7 @@ from ..ops.sorting import sort
 from ..ops.associative_scan import associative_scan
 from ..ops.elementwise import stop_gradient
 from ..ops.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
-from ..ops.redistribution import all_to_all, ppermute, psum_scatter
+from ..ops.redistribution import all_to_all, ppermute, psum_scatter, pswapaxes
 from ..ops.special import erf, erf_inv, erfc
 from ..ops.gamma import digamma, igamma, igammac, lgamma
 from ._control_flow import cond, fori_loop, map, scan, switch, while_loop
@@ -45,6 +45,7 @@ from ._slicing import (  # noqa: E402
     dynamic_update_slice_in_dim, index_in_dim, index_take, split,
 )
 from . import _primitives  # noqa: E402
+from ._misc import Precision, broadcast_shapes  # noqa: E402
 
 
 def __getattr__(name):  # the primitive objects: lax.add_p, lax.dot_general_p, ...
