@@ -20,6 +20,7 @@ from .core.errors import (
 )
 from .core.eval import eval_jaxpr
 from .core.pytree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
+from .distributed.devices import Device  # noqa: E402
 from .distributed.devices import (
     block_until_ready,
     default_device,
@@ -104,7 +105,10 @@ from .transforms import (
     jit,
     jvp,
     linearize,
+    log_compiles,
     make_jaxpr,
+    named_call,
+    named_scope,
     pmap,
     pure_callback,
     remat,
@@ -119,7 +123,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # JAX
-    "Array", "ConcretizationTypeError", "RetraceWarning", "ShapeDtypeStruct",
+    "Array", "ConcretizationTypeError", "Device", "RetraceWarning", "ShapeDtypeStruct",
     "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "UnexpectedTracerError", "ad_checkpoint", "block_until_ready", "checkpoint",
     "checkpoint_policies", "clear_caches", "config", "custom_derivatives", "custom_jvp",
@@ -127,7 +131,8 @@ __all__ = [
     "device_put", "device_put_replicated", "device_put_sharded", "devices", "distributed",
     "ensure_compile_time_eval",
     "eval_jaxpr", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp",
-    "lax", "linearize", "local_device_count", "local_devices", "make_jaxpr", "numpy", "pmap",
+    "lax", "linearize", "local_device_count", "local_devices", "log_compiles", "make_jaxpr",
+    "named_call", "named_scope", "numpy", "pmap",
     "process_count", "process_index", "pure_callback", "random", "remat", "scipy", "tree",
     "tree_flatten", "tree_leaves", "tree_map", "tree_structure", "tree_unflatten", "tree_util",
     "typeof", "typing", "value_and_grad", "vjp", "vmap",

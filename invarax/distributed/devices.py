@@ -28,7 +28,11 @@ from ..kernels import _support
 from ..ops.shape import broadcast_in_dim, concatenate, expand_dims
 
 
-class CpuDevice:
+class Device:
+    """Base class of invarax's devices (JAX's ``jax.Device``)."""
+
+
+class CpuDevice(Device):
     """One CPU device: an id, the process that owns it, and (if local) a worker thread."""
 
     platform = "cpu"

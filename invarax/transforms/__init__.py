@@ -10,6 +10,7 @@ from ._checkpoint import checkpoint, remat
 from ._custom_derivatives import custom_jvp, custom_vjp
 from ._eval_context import ensure_compile_time_eval
 from ._make_jaxpr import make_jaxpr
+from ._names import log_compiles, named_call, named_scope
 from ._pmap import pmap
 from ._shapes import default_backend, eval_shape, typeof
 from ._vmap import vmap
@@ -17,6 +18,7 @@ from ._vmap import vmap
 __all__ = [
     "checkpoint", "clear_caches", "custom_jvp", "custom_vjp", "default_backend",
     "ensure_compile_time_eval", "eval_shape",
-    "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr", "pmap",
+    "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "log_compiles",
+    "make_jaxpr", "named_call", "named_scope", "pmap",
     "pure_callback", "remat", "typeof", "value_and_grad", "vjp", "vmap",
 ]
