@@ -20,6 +20,12 @@ from ._activations import (
     softmax,
     softplus,
 )
+from . import initializers  # noqa: F401  (jax.nn.initializers)
+from ._jax_activations import (
+    celu, elu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, leaky_relu, log1mexp,
+    log_sigmoid, logmeanexp, mish, relu6, selu, soft_sign, sparse_plus, sparse_sigmoid,
+    squareplus, standardize, swish,
+)
 from ._attention import MultiheadAttention, dot_product_attention, dot_product_attention_weights
 from ._batch_norm import BatchNorm
 from ._conv import (
@@ -81,4 +87,7 @@ __all__ = [
     "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AdaptivePool", "AvgPool1d", "AvgPool2d",
     "AvgPool3d", "ConvTranspose", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
     "MaxPool1d", "MaxPool2d", "MaxPool3d", "Pool",
+    "celu", "elu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "leaky_relu",
+    "log1mexp", "log_sigmoid", "logmeanexp", "mish", "relu6", "selu", "soft_sign",
+    "sparse_plus", "sparse_sigmoid", "squareplus", "standardize", "swish",
 ]
