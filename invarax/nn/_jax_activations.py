@@ -13,8 +13,6 @@ Example:
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import lax
 from .. import numpy as jnp
 from ..scipy.special import logsumexp
@@ -138,11 +136,14 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
     return jnp.subtract(x, mean) * lax.rsqrt(variance + epsilon)
 
 
+_LOG_2 = 0.6931471805599453  # log(2)
+
+
 @custom_jvp
 def log1mexp(x):
     """``log(1 - exp(-x))``, accurate on both sides of ``log 2``."""
     x = jnp.asarray(x)
-    return jnp.where(x < np.log(2.0), jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
+    return jnp.where(x < _LOG_2, jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
 
 
 log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
