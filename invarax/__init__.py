@@ -7,6 +7,8 @@
 from . import numpy, lax, tree_util, scipy, random  # noqa: F401  (numpy installs Array's methods)
 from . import distributed, nn, optim, serialise, tree, typing, debug
 from . import ad_checkpoint, checkpoint_policies, custom_derivatives
+from . import dtypes, errors, experimental, extend, flatten_util
+from .dtypes import float0
 from .compiler.jit import RetraceWarning
 from .core.array import Array
 from .core.aval import ShapeDtypeStruct
@@ -129,7 +131,8 @@ __all__ = [
     "checkpoint_policies", "clear_caches", "config", "custom_derivatives", "custom_jvp",
     "custom_vjp", "debug", "default_backend", "default_device", "device_count", "device_get",
     "device_put", "device_put_replicated", "device_put_sharded", "devices", "distributed",
-    "ensure_compile_time_eval",
+    "dtypes", "ensure_compile_time_eval", "errors", "experimental", "extend", "flatten_util",
+    "float0",
     "eval_jaxpr", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp",
     "lax", "linearize", "local_device_count", "local_devices", "log_compiles", "make_jaxpr",
     "named_call", "named_scope", "numpy", "pmap",

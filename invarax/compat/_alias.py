@@ -126,10 +126,12 @@ def install() -> None:
     """
     if _FINDER in sys.meta_path:
         return
-    for name, module in sys.modules.items():
-        if name.partition(".")[0] in _table.ROOTS and not isinstance(module, AliasModule):
+    for name, module in list(sys.modules.items()):
+        root = name.partition(".")[0]
+        if root in _table.ROOTS and not isinstance(module, AliasModule):
+            where = getattr(sys.modules.get(root, module), "__file__", None)
             raise RuntimeError(
-                f"the real {name} is imported already ({getattr(module, '__file__', None)}), "
+                f"the real {root} is imported already ({where}), "
                 "so invarax cannot serve it: install the alias before anything imports JAX, "
                 "Equinox or optax (call invarax.compat.install() first, or run the program "
                 "with `python -m invarax.compat script.py`)"
