@@ -38,6 +38,7 @@ from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var, typecheck
 from ...core.ir import Eqn as JaxprEqn
 from ...core.trace import EVAL_TRACE, Trace, Tracer, set_current_trace
 from ...transforms import ensure_compile_time_eval
+from . import primitives  # noqa: F401  (jax.extend.core.primitives)
 
 eval_context = ensure_compile_time_eval
 ParamDict = dict
