@@ -75,6 +75,11 @@ class Primitive(_trace.Primitive):
         self.impl = None
         self.abstract_eval = None
 
+    def bind(self, *args, **params):
+        """Apply the primitive to ``args`` (arrays, tracers, NumPy arrays or scalars)."""
+        return super().bind(*(to_array(a, f"an argument of {self.name}") for a in args),
+                            **params)
+
     def def_impl(self, impl):
         """Compute the primitive: ``impl(*arrays, **params)`` returns an array (a list if
         ``multiple_results``)."""
