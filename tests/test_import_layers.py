@@ -32,7 +32,7 @@ LAYERS = [
     # ``debug`` serves both jax.debug and Equinox's eqx.debug (assert_max_traces, built on
     # Module), so it sits with the layers built on the module layer.
     ("nn", "debug"),
-    ("optim",),
+    ("optim", "example_libraries"),
     ("__init__",),
     # The command line and test utilities use the package as a user does; the import alias
     # serves the whole package under JAX's, Equinox's and optax's names.
