@@ -120,6 +120,7 @@ from .transforms import (
     vmap,
 )
 from .transforms import jacrev as jacobian  # JAX's alias of jacrev
+from ._verify import verify
 
 __version__ = "0.1.0"
 
@@ -138,7 +139,7 @@ __all__ = [
     "named_call", "named_scope", "numpy", "pmap",
     "process_count", "process_index", "pure_callback", "random", "remat", "scipy", "tree",
     "tree_flatten", "tree_leaves", "tree_map", "tree_structure", "tree_unflatten", "tree_util",
-    "typeof", "typing", "value_and_grad", "vjp", "vmap",
+    "typeof", "typing", "value_and_grad", "verify", "vjp", "vmap",
     # Equinox and optax
     "AbstractClassVar", "AbstractVar", "BoundMethod", "Enumeration", "EquinoxRuntimeError",
     "EquinoxTracetimeError", "Module", "Partial", "apply_updates", "branched_error_if",

@@ -34,6 +34,14 @@ THREADS = (1, 2)
 SPECIAL = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, -1.0, 0.5, 2.0, -2.5, 1e-30, 3e38]
 
 
+@pytest.fixture(autouse=True)
+def _python_path():
+    """The groups' Python path (test_fusion_native.py checks the native path against it:
+    compiling each of this file's hundreds of groups would take minutes)."""
+    with invarax.config.flag("invarax_native_fusion", False):
+        yield
+
+
 def values(shape, dtype, seed=0):
     """Random values with the special ones sprinkled in (quiet NaNs of one sign only: the
     bits of a NaN combined with a NaN of another sign are outside the contract)."""

@@ -31,6 +31,14 @@ REDUCE = {
 INT_ONLY = {"and": lax.reduce_and, "or": lax.reduce_or}
 
 
+@pytest.fixture(autouse=True)
+def _python_path():
+    """The groups' Python path (test_fusion_native.py checks the native path against it:
+    compiling each of this file's hundreds of groups would take minutes)."""
+    with invarax.config.flag("invarax_native_fusion", False):
+        yield
+
+
 def reductions_of(run):
     return [r.primitive.name for g in run.groups for r in g.reductions]
 

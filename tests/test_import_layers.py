@@ -33,6 +33,8 @@ LAYERS = [
     # Module), so it sits with the layers built on the module layer.
     ("nn", "debug"),
     ("optim", "example_libraries"),
+    # invarax.verify(): a battery of workloads over every layer below.
+    ("_verify",),
     ("__init__",),
     # The command line and test utilities use the package as a user does; the import alias
     # serves the whole package under JAX's, Equinox's and optax's names.

@@ -1,15 +1,19 @@
-"""N6: one program, run with the kernels' dispatch capped at each level (``INVARAX_MAX_ISA``)
-and NumPy's capped to match (``NPY_DISABLE_CPU_FEATURES``), gives the same bits in the
-DEFAULT configuration (no flag set): invarax's elementary functions, the special functions
-and composites built on them, jax.nn activations, softmax, an MLP's loss and gradients
-(eager and jit), a fused expression, random samplers, FFTs, matmuls and convolutions
-(each level's own microkernels). A level this CPU lacks (AVX-512 on many) is not run."""
+"""N6: one program, run with the kernels' dispatch capped at each level (``INVARAX_MAX_ISA``),
+NumPy's capped to match (``NPY_DISABLE_CPU_FEATURES``) and NumPy's OpenBLAS forced to that
+level's kernel (``OPENBLAS_CORETYPE``: Prescott, Haswell, SkylakeX, as on machines of those
+generations), gives the same bits in the DEFAULT configuration (no flag set): invarax's
+elementary functions, the special functions and composites built on them, jax.nn
+activations, softmax, an MLP's loss and gradients (eager and jit), a fused expression,
+random samplers, FFTs, matmuls and convolutions (each level's own microkernels), and every
+linear algebra function of ``invarax verify`` in float32 and float64 (no float result
+comes from a vendor BLAS/LAPACK). A level this CPU lacks (AVX-512 on many) is not run."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from invarax.kernels import _native
@@ -23,6 +27,12 @@ NUMPY_CAPS = {
     "avx512": "",
 }
 KERNEL_LEVEL = {"baseline": "scalar", "avx2": "avx2", "avx512": "avx512"}
+# (INVARAX_MAX_ISA, OPENBLAS_CORETYPE) of each run: each level with the OpenBLAS kernel of
+# machines of its generation; NumPy's own float results (the "vendor" line, not compared)
+# change with the core type, invarax's must not. A CPU without AVX-512 runs Sandybridge's
+# kernel (AVX) in place of SkylakeX's, so that three core types are always compared.
+RUNS = [("baseline", "Prescott"), ("avx2", "Haswell"), ("avx512", "SkylakeX")]
+WITHOUT_AVX512 = ("avx2", "Sandybridge")
 
 PROGRAM = r"""
 import hashlib
@@ -119,31 +129,55 @@ for i, (gw, gb) in enumerate(jgrads):
     out[f"jgw{i}"], out[f"jgb{i}"] = gw, gb
 for name in sorted(out):
     print(name, hashlib.sha256(np.ascontiguousarray(np.asarray(out[name])).tobytes()).hexdigest())
+from invarax._verify._battery import run_battery  # every linalg function, float32 and float64
+for name, value in run_battery(["linalg/"]).items():
+    print(name, value)
+vendor = rng.standard_normal((300, 300))
+print("vendor", hashlib.sha256(np.linalg.cholesky(vendor @ vendor.T).tobytes()).hexdigest())
 print("level", level)
 """
 
 
-def run_at(level):
+def run_at(level, coretype):
+    """The digests of PROGRAM at ``level`` and OpenBLAS ``coretype``, and NumPy's own
+    (vendor) Cholesky digest."""
     env = dict(os.environ, INVARAX_MAX_ISA=level, NPY_DISABLE_CPU_FEATURES=NUMPY_CAPS[level],
-               PYTHONPATH=str(ROOT), INVARAX_NUM_THREADS="1")
+               OPENBLAS_CORETYPE=coretype, PYTHONPATH=str(ROOT), INVARAX_NUM_THREADS="1")
     env.pop("INVARAX_EXACT_ELEMENTARY", None)  # the default configuration
+    env.pop("OPENBLAS_L2_SIZE", None)  # (it would override the core type's blocking)
     result = subprocess.run([sys.executable, "-c", PROGRAM], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
     assert lines.pop("level") == KERNEL_LEVEL[level], "INVARAX_MAX_ISA did not cap the kernels"
-    return lines
+    return lines, lines.pop("vendor")
 
 
-def test_every_level_gives_the_same_digests():
-    levels = [level for level, name in KERNEL_LEVEL.items() if name in _native.isas()]
-    if len(levels) < 2:
+def _dynamic_openblas() -> bool:
+    """NumPy links an OpenBLAS that picks its kernel at run time (OPENBLAS_CORETYPE works)."""
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+    except Exception:
+        return False
+    return "openblas" in blas.get("name", "") and "DYNAMIC_ARCH" in blas.get(
+        "openblas configuration", "")
+
+
+def test_every_level_and_core_type_gives_the_same_digests():
+    chosen = [run for run in RUNS if KERNEL_LEVEL[run[0]] in _native.isas()]
+    if "avx512" not in _native.isas() and "avx2" in _native.isas():
+        chosen.append(WITHOUT_AVX512)
+    if len(chosen) < 2:
         pytest.skip("this CPU runs one dispatch level only")
-    digests = {level: run_at(level) for level in levels}
-    first = digests.pop(levels[0])
-    for level, got in digests.items():
+    runs = {run: run_at(*run) for run in chosen}
+    first, _ = runs[chosen[0]]
+    assert sum(name.startswith("linalg/") for name in first) == 36
+    for (level, coretype), (got, _) in runs.items():
         differ = sorted(name for name in first if got[name] != first[name])
-        assert not differ, f"{level} differs from {levels[0]} in {differ}"
+        assert not differ, (f"INVARAX_MAX_ISA={level} OPENBLAS_CORETYPE={coretype} differs "
+                            f"from {chosen[0]} in {differ}")
+    if _dynamic_openblas():  # the core types did change NumPy's own results: a real test
+        assert len({vendor for _, vendor in runs.values()}) > 1, "OPENBLAS_CORETYPE had no effect"
 
 
 def test_bad_level_is_a_clear_error():

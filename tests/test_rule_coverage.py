@@ -7,6 +7,7 @@ Exceptions are listed explicitly, each with its reason.
 import pytest
 
 import invarax  # noqa: F401  (defines every primitive)
+import invarax.module.internal  # noqa: F401  (and Equinox's internal ones)
 from invarax.core.lowering import LOWERINGS
 from invarax.core.trace import PRIMITIVES, Primitive
 from invarax.interpreters import ad
@@ -107,11 +108,13 @@ LINEAR = {
     "ppermute": "a movement between the members of a named axis",
     "psum_scatter": "a sum over a named axis, then a block of it",
     "all_to_all": "a movement between the members of a named axis",
+    "nondifferentiable_backward": "the identity; its transpose raises if a cotangent flows",
 }
 
 # Call-like primitives: linear when their body is; a transpose rule is allowed, not required.
 CALL_LIKE = {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call",
-             "cond", "scan", "while"}  # control flow: while's rule raises JAX's clear error
+             "cond", "scan", "while",  # control flow: while's rule raises JAX's clear error
+             "noinline", "vprim"}  # Equinox's: a function's rules applied inside the call
 
 # Linear primitives whose transpose rule is being written.
 AWAITING_TRANSPOSE = {}

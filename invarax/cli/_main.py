@@ -1,7 +1,8 @@
 """The ``invarax`` command.
 
 ``invarax demo`` runs the main job (train an MLP, plot its loss, report reproducibility);
-``invarax ir MODULE:FUNCTION --args 'f32[3]'`` prints the IR of a function.
+``invarax ir MODULE:FUNCTION --args 'f32[3]'`` prints the IR of a function;
+``invarax verify`` checks that this machine gives the numerics contract's bits.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--no-peers", dest="peers", action="store_false",
                       help="skip the JAX and PyTorch columns of the report")
     from . import _ir as ir
+    from . import _verify
 
     ir.add_parser(commands)
+    _verify.add_parser(commands)
     return parser
 
 
@@ -70,6 +73,10 @@ def main(argv=None) -> int:
         from ._demo import demo
 
         return demo(steps=args.steps, png=png, peers=args.peers)
+    if args.command == "verify":
+        from . import _verify
+
+        return _verify.run(args, sys.stdout)
     from . import _ir as ir
 
     return ir.run(args, sys.stdout)

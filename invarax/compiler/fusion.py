@@ -53,6 +53,11 @@ The scratch buffers of a run are views of one 64-byte aligned block, taken from 
 buffer pool (``core/buffers.py``) and given back after the run: a large fresh block would
 have its pages faulted in at every call, which cost a reducing group with large chunks up
 to twice its time.
+
+A group whose members all have a native form runs instead as one generated C function
+(``fusion_native.py``) once it is compiled (in the background): the same chunks, taken by
+the threads in the same way, and the same bits; the flag ``invarax_native_fusion`` turns
+that off, and a missing compiler leaves every group on the path above.
 """
 
 from __future__ import annotations
@@ -66,6 +71,7 @@ from ..core import buffers
 from ..core.ir import Jaxpr, Literal
 from ..core.lowering import lowering
 from ..kernels._support import num_threads, worker_pool
+from . import fusion_native
 
 # Measured on a 2-core AMD EPYC (1 MiB L2 per core, 32 MiB L3), float32:
 # chunk_bytes: a chunk's bytes in all the buffers it touches (inputs, scratch, outputs);
@@ -333,6 +339,7 @@ class _Runner:
             *(v.aval.dtype for v in group.outvars if v.aval.shape == group.shape),
             *(v.aval.dtype for v in group.invars if v.aval.shape == group.shape)))
         self._chunks = {}
+        self.native = fusion_native.prepare(group)  # None: the Python path only
 
     def chunks(self):
         """``(scratch_shape, [(index, rows), ...])`` for the current chunk size."""
@@ -349,10 +356,13 @@ class _Runner:
         ins, bufs = args[: self.n_in], args[self.n_in:]
         outs = [np.empty(shape, dt) if b is None else b
                 for b, (shape, dt) in zip(bufs, self.out_avals, strict=True)]
+        native = self.native is not None and self.native.ready() and \
+            self.native.pointers(ins, outs)
+        if native:
+            self._run_native(*native)
+            return outs
         scratch_shape, chunks = self.chunks()
-        threads = self.size * self.work_per_element // _SETTINGS["min_per_thread"]
-        if threads > 1:
-            threads = min(_SETTINGS["threads"] or num_threads(), len(chunks), threads)
+        threads = self._threads(len(chunks))
         arrays = (*ins, *outs)
         if threads <= 1:
             self._run(iter([chunks]), scratch_shape, arrays)
@@ -370,6 +380,39 @@ class _Runner:
             for f in futures:
                 f.result()
         return outs
+
+    def _threads(self, chunks: int) -> int:
+        threads = self.size * self.work_per_element // _SETTINGS["min_per_thread"]
+        if threads > 1:
+            threads = min(_SETTINGS["threads"] or num_threads(), chunks, threads)
+        return threads
+
+    def _run_native(self, p, _kept, repeat):
+        """The compiled group on flat ranges of whole chunks: one call per run of chunks,
+        taken from one queue by the threads (the C call releases the GIL)."""
+        chunk = _SETTINGS["chunk"] or max(256, _SETTINGS["chunk_bytes"] // self.element_bytes)
+        block = self.native.block(repeat, chunk)
+        chunk = -(-chunk // block) * block  # whole blocks (whole rows)
+        count = -(-self.size // chunk)
+        threads = self._threads(count)
+        run = chunk * max(1, count // (8 * threads)) if threads > 1 else self.size
+        queue = iter(range(0, self.size, run))
+        native, size = self.native, self.size
+
+        def go():
+            for lo in queue:  # a range iterator: next() is atomic under the GIL
+                native(p, lo, min(lo + run, size), block)
+
+        if threads <= 1:
+            go()
+            return
+        pool = worker_pool(threads - 1)
+        futures = [pool.submit(go) for _ in range(threads - 1)]
+        try:
+            go()
+        finally:
+            for f in futures:
+                f.result()
 
     def _run(self, queue, scratch_shape, arrays):
         count = math.prod(scratch_shape)

@@ -42,167 +42,18 @@ import numpy as np
 
 from ..core.ir import Jaxpr, Literal
 from ..core.lowering import lowering
+from .c_forms import PRELUDE as _PRELUDE
+from .c_forms import Unsupported as _Unsupported
+from .c_forms import ctype as _ctype
+from .c_forms import expr as _expr
+from .c_forms import literal as _literal
 from .native_build import cache_path, load
 
 __all__ = ["cache_path", "load", "native_scan", "native_while", "scan_source", "while_source"]
 
 
-_CTYPES = {"float32": "float", "float64": "double", "bool": "uint8_t",
-           **{f"int{b}": f"int{b}_t" for b in (8, 16, 32, 64)},
-           **{f"uint{b}": f"uint{b}_t" for b in (8, 16, 32, 64)}}
-
-_PRELUDE = r"""#include <stdint.h>
-#include <string.h>
-#include <math.h>
-static inline float f32_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static inline double f64_bits(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
-#define ARITH(T, N, op) static inline T N(T a, T b) { T r = a op b; \
-    if (__builtin_expect(r != r, 0) && a != a) r = a op a; return r; }
-ARITH(float, add_f, +) ARITH(float, sub_f, -) ARITH(float, mul_f, *) ARITH(float, div_f, /)
-ARITH(double, add_d, +) ARITH(double, sub_d, -) ARITH(double, mul_d, *) ARITH(double, div_d, /)
-#define NAN_FIRST(a, b, op) ((a) op ((a) != (a) ? (a) : (b)))
-#define FMAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
-#define FMIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
-#define WRAP(T, a, op, b) ((T)((uint64_t)(a) op (uint64_t)(b)))
-"""
-
 # A scan of fewer iterations x equations than this runs as the Python loop (same bits).
 MIN_WORK = 32
-
-# The prelude's functions of the float operators of the "arith" form.
-_ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
-
-
-class _Unsupported(Exception):
-    """The body holds something the native path does not compute."""
-
-
-def _ctype(aval) -> str:
-    name = np.dtype(aval.dtype).name
-    if name not in _CTYPES:
-        raise _Unsupported(f"dtype {name}")
-    return _CTYPES[name]
-
-
-def _literal(v) -> str:
-    """A C expression of exactly the literal's value."""
-    val = np.asarray(v.val._value).reshape(())
-    dt = val.dtype
-    if dt == np.float32:
-        return f"f32_bits(0x{int(val.view(np.uint32)):08x}u)"
-    if dt == np.float64:
-        return f"f64_bits(0x{int(val.view(np.uint64)):016x}ull)"
-    if dt == np.bool_:
-        return "1" if val else "0"
-    _ctype(v.aval)  # an integer by its two's complement bits (INT64_MIN has no literal)
-    return f"(({_CTYPES[dt.name]})0x{int(val) & 0xFFFFFFFFFFFFFFFF:x}ull)"
-
-
-def _expr(eqn, args, vector=False) -> str:
-    """The C expression computing ``eqn`` (one 0-d output) from the C expressions ``args``,
-    by the per-element C form of its lowering (``core/lowering.py``).
-
-    Float arithmetic keeps the first operand's NaN as NumPy does: on 0-d values by a
-    predicted branch after the operation (off the critical path of a scalar loop), in an
-    array loop (``vector``) by a select of the second operand (vectorizes cheaper)."""
-    form, *sym = lowering(eqn.primitive).c or ("",)
-    op = sym[0] if sym else None
-    ins = [v.aval for v in eqn.invars]
-    out = eqn.outvars[0].aval
-    kind = np.dtype(ins[0].dtype).kind if ins else "f"
-    t = _ctype(out)
-    if form == "arith":
-        a, b = args
-        if kind == "f":
-            return (f"NAN_FIRST({a}, {b}, {op})" if vector else
-                    f"{_ARITH[op]}_{t[0]}({a}, {b})")
-        if kind in "iu" and op != "/":
-            return f"WRAP({t}, {a}, {op}, {b})"
-    elif form == "compare":
-        return f"(uint8_t)({args[0]} {op} {args[1]})"
-    elif form == "extremum":
-        a, b = args
-        if kind == "f":
-            return f"{'FMAX' if op == '>' else 'FMIN'}({a}, {b})"
-        return f"({a} {op} {b} ? {a} : {b})"
-    elif form == "bitwise" and kind in "iub":
-        return f"({t})({args[0]} {op} {args[1]})"
-    elif form == "not" and kind in "iub":
-        return f"(uint8_t)!{args[0]}" if kind == "b" else f"({t})~{args[0]}"
-    elif form == "neg" and kind in "fiu":
-        return f"(-{args[0]})" if kind == "f" else f"WRAP({t}, 0, -, {args[0]})"
-    elif form == "abs" and kind in "fiu":
-        a = args[0]
-        if kind == "f":
-            return f"{'fabsf' if t == 'float' else 'fabs'}({a})"
-        return a if kind == "u" else f"({a} < 0 ? WRAP({t}, 0, -, {a}) : {a})"
-    elif form == "quiet" and kind == "f":  # a NaN quieted, as NumPy's
-        return f"({args[0]} != {args[0]} ? {args[0]} + {args[0]} : " \
-               f"{op}{'f' if t == 'float' else ''}({args[0]}))"
-    elif form == "is_finite" and kind == "f":
-        return f"(uint8_t)(isfinite({args[0]}) != 0)"
-    elif form == "select":
-        return _select(ins[0], args)
-    elif form == "convert":
-        return _convert(ins[0], out, args[0])
-    elif form == "integer_pow" and kind in "fiu":
-        return _integer_pow(kind, t, args[0], eqn.params["y"], vector)
-    elif form == "identity" and ins[0] == out:
-        return args[0]
-    raise _Unsupported(f"{eqn.primitive} of {[a.str_short() for a in ins]}")
-
-
-def _select(which, args) -> str:
-    p, cases = args[0], args[1:]
-    if len(cases) == 1:
-        return cases[0]
-    if np.dtype(which.dtype) == np.bool_:
-        return f"({p} ? {cases[1]} : {cases[0]})"
-    expr = cases[-1]
-    for k in range(len(cases) - 2, -1, -1):  # np.choose(mode="clip")
-        expr = f"({p} <= {k} ? {cases[k]} : {expr})"
-    return expr
-
-
-def _convert(src, dst, a) -> str:
-    sk, dk = np.dtype(src.dtype).kind, np.dtype(dst.dtype).kind
-    t = _CTYPES[np.dtype(dst.dtype).name]
-    if dk == "b":
-        return f"(uint8_t)({a} != 0)"
-    if sk == "b":
-        return f"({t})({a} != 0)"
-    if sk == "f" and dk in "iu":  # truncate, saturate, NaN -> 0 (the impl's rule)
-        info = np.iinfo(np.dtype(dst.dtype))
-        tr = f"{'truncf' if _ctype(src) == 'float' else 'trunc'}({a})"
-        high = f"0x1p{info.bits - (dk == 'i')}"
-        low, low_val = (f"-0x1p{info.bits - 1}", f"(-{info.max}ll - 1)") if dk == "i" else (
-            "0.0", "0")
-        return (f"({a} != {a} ? ({t})0 : {tr} >= {high} ? ({t}){info.max}ull : "
-                f"{tr} < {low} ? ({t}){low_val} : ({t}){tr})")
-    if dk in "iu" and sk in "iu":
-        return f"({t})(uint64_t){a}"
-    return f"({t}){a}"
-
-
-def _integer_pow(kind, t, a, y, vector) -> str:
-    if y == 0:
-        return f"({t})1"
-    def mul(p, q):
-        if kind != "f":
-            return f"WRAP({t}, {p}, *, {q})"
-        return f"NAN_FIRST({p}, {q}, *)" if vector else f"mul_{t[0]}({p}, {q})"
-
-    acc, base, n = None, a, -y if y < 0 else y
-    while n:  # the order of integer_pow's impl
-        if n & 1:
-            acc = base if acc is None else mul(acc, base)
-        n >>= 1
-        if n:
-            base = mul(base, base)
-    if y < 0:
-        return f"NAN_FIRST(({t})1, {acc}, /)" if vector else f"div_{t[0]}(({t})1, {acc})"
-    return acc
-
 
 def out_shape(eqn) -> tuple:
     return eqn.outvars[0].aval.shape

@@ -25,9 +25,11 @@ import time
 # -O3 and this CPU's vector instructions (elementwise IEEE operations: the same bits on any
 # width), no contraction into FMAs, no fast-math: -fno-trapping-math and -fno-math-errno
 # only let GCC evaluate both sides of a select (if-conversion, to vectorize) and call
-# sqrt without errno; neither changes a value. Without -march=native if it is refused.
-FLAGS = ("-O3", "-ffp-contract=off", "-fno-trapping-math", "-fno-math-errno", "-fPIC",
-         "-shared")
+# sqrt without errno; neither changes a value. -frounding-math keeps GCC from moving a
+# negation into a product or quotient (-(1 / x) into -1 / x), exact but for a NaN's sign,
+# which NumPy's order gives. Without -march=native if it is refused.
+FLAGS = ("-O3", "-ffp-contract=off", "-fno-trapping-math", "-fno-math-errno",
+         "-frounding-math", "-fPIC", "-shared")
 NATIVE_ARCH = ("-march=native",)
 
 

@@ -38,6 +38,9 @@ class Config:
         "invarax_exact_elementary": True,
         # loops whose body is 0-d arithmetic run as compiled C (compiler/native.py)
         "invarax_native_loops": True,
+        # fusion groups of C forms and elementary functions run as compiled C
+        # (compiler/fusion_native.py); False: their Python path (the same bits)
+        "invarax_native_fusion": True,
         # local CPU devices of this process (read once, when devices are first used)
         "jax_num_cpu_devices": 1,
     }

@@ -47,4 +47,16 @@ def apply_max_isa(value: str | None = None) -> str:
     return level
 
 
+def current_level() -> str:
+    """The kernels' dispatch level in use (``"scalar"``, ``"avx2"`` or ``"avx512"``).
+
+    Example:
+        >>> current_level() in _native.isas()
+        True
+    """
+    level = _native.set_isa(_native.isas()[0])  # set_isa returns the level it replaces
+    _native.set_isa(level)
+    return level
+
+
 apply_max_isa()  # $INVARAX_MAX_ISA caps every kernel's dispatch, read once at import

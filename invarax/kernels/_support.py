@@ -7,12 +7,16 @@ result either: the compiled kernels read any strides.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
+
+from . import _native
 
 ENV = "INVARAX_NUM_THREADS"
 _local = threading.local()  # .cap: the threads one device's worker may use (see devices)
@@ -128,3 +132,15 @@ def operand(x: np.ndarray, perm, dtype, shape) -> np.ndarray:
     if list(perm) != list(range(x.ndim)):
         x = x.transpose(perm)
     return x.reshape(shape)
+
+
+@functools.cache
+def c_entry(name: str) -> int:
+    """The address of the compiled kernels' C function ``name``, for generated C code to call
+    (native fusion groups): the very code the kernels' Python functions run, so the same bits.
+
+    Example:
+        >>> c_entry("elementary") > 0
+        True
+    """
+    return ctypes.cast(getattr(ctypes.CDLL(_native.__file__), name), ctypes.c_void_p).value

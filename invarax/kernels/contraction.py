@@ -69,6 +69,8 @@ def _bmm(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         out.real = _gemm(ar, br) - _gemm(ai, bi)
         out.imag = _gemm(ar, bi) + _gemm(ai, br)
         return out
+    # vendor BLAS allowed: integer and bool products are exact (NumPy's own loops, never BLAS
+    # for these dtypes), so no order needs fixing; every float dtype took a branch above
     return np.matmul(np.ascontiguousarray(lhs), np.ascontiguousarray(rhs))
 
 

@@ -263,6 +263,7 @@ def kernel(name: str):
 
     impl.__name__ = impl.__qualname__ = f"elementary_{name}"
     impl.writes_out = True  # fusion calls it as a ufunc: impl(x, out=buffer)
+    impl.entry = ("elementary", code)  # native fusion calls this C loop
     return impl
 
 
@@ -287,4 +288,6 @@ def kernel2(name: str, fallback):
 
     impl.__name__ = impl.__qualname__ = f"elementary_{name}"
     impl.writes_out = True  # fusion calls it as a ufunc: impl(x, y, out=buffer)
+    impl.entry = ("elementary2", NAMES2.index(name))
     return impl
+

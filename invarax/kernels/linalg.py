@@ -173,6 +173,8 @@ def eig(a: np.ndarray, compute_right_eigenvectors: bool) -> list:
         array([2.+0.j, 3.+0.j])
     """
     dtype = np.result_type(a.dtype, np.complex64)
+    # vendor BLAS allowed: eig and eigvals are LAPACK's geev, the one float exception to N6
+    # (docs/numerics.md, "No vendor BLAS or LAPACK"); their bits rest on the LAPACK build
     w, v = np.linalg.eig(a)
     w = np.asarray(w, dtype)
     return [w, np.asarray(v, dtype)] if compute_right_eigenvectors else [w]

@@ -122,6 +122,8 @@ def _reducer(ufunc, op: str, code):
         # Integers and bools: exact, so NumPy's order cannot show.
         return ufunc.reduce(rows, axis=1, dtype=dtype).reshape(out_shape)
 
+    if code is not None:  # native fusion calls the C loop on float32/float64 rows of 2 or more
+        kernel.entry = ("reduce", code)
     return kernel
 
 

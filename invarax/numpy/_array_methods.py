@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.array import Array
 from ..core.dtypes import canonicalize
 from ..ops.elementwise import convert_element_type
@@ -10,35 +12,36 @@ from ._indexing import getitem
 from ._selection import compress
 from ._shape import reshape, transpose
 
+# What a binary operator takes; for anything else it returns NotImplemented, as JAX's do,
+# so that Python tries the other operand's reflected method (Equinox's ``x**ω``).
+_OPERANDS = (bool, int, float, complex, np.generic, np.ndarray, Array)
 
-def _swap(f):
-    def swapped(self, other):
-        return f(other, self)
 
-    return swapped
+def _binary(f, swap=False):
+    def op(self, other):
+        if not isinstance(other, _OPERANDS) and not hasattr(type(other), "__jax_array__"):
+            return NotImplemented
+        return f(other, self) if swap else f(self, other)
+
+    return op
 
 
 def _operators(jnp):
-    matmul = jnp.matmul
-    return {
-        "__add__": jnp.add, "__radd__": _swap(jnp.add),
-        "__sub__": jnp.subtract, "__rsub__": _swap(jnp.subtract),
-        "__mul__": jnp.multiply, "__rmul__": _swap(jnp.multiply),
-        "__truediv__": jnp.true_divide, "__rtruediv__": _swap(jnp.true_divide),
-        "__floordiv__": jnp.floor_divide, "__rfloordiv__": _swap(jnp.floor_divide),
-        "__mod__": jnp.remainder, "__rmod__": _swap(jnp.remainder),
-        "__divmod__": jnp.divmod, "__rdivmod__": _swap(jnp.divmod),
-        "__pow__": jnp.power, "__rpow__": _swap(jnp.power),
-        "__matmul__": matmul, "__rmatmul__": _swap(matmul),
-        "__and__": jnp.bitwise_and, "__rand__": _swap(jnp.bitwise_and),
-        "__or__": jnp.bitwise_or, "__ror__": _swap(jnp.bitwise_or),
-        "__xor__": jnp.bitwise_xor, "__rxor__": _swap(jnp.bitwise_xor),
-        "__invert__": jnp.bitwise_not, "__neg__": jnp.negative, "__pos__": jnp.positive,
-        "__abs__": jnp.abs,
-        "__eq__": jnp.equal, "__ne__": jnp.not_equal, "__lt__": jnp.less,
-        "__le__": jnp.less_equal, "__gt__": jnp.greater, "__ge__": jnp.greater_equal,
-        "__getitem__": getitem,
+    ops = {"__invert__": jnp.bitwise_not, "__neg__": jnp.negative, "__pos__": jnp.positive,
+           "__abs__": jnp.abs, "__getitem__": getitem}
+    arithmetic = {
+        "add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "truediv": jnp.true_divide,
+        "floordiv": jnp.floor_divide, "mod": jnp.remainder, "divmod": jnp.divmod,
+        "pow": jnp.power, "matmul": jnp.matmul, "and": jnp.bitwise_and, "or": jnp.bitwise_or,
+        "xor": jnp.bitwise_xor,
     }
+    for name, f in arithmetic.items():
+        ops[f"__{name}__"] = _binary(f)
+        ops[f"__r{name}__"] = _binary(f, swap=True)
+    comparisons = {"eq": jnp.equal, "ne": jnp.not_equal, "lt": jnp.less,
+                   "le": jnp.less_equal, "gt": jnp.greater, "ge": jnp.greater_equal}
+    ops.update((f"__{name}__", _binary(f)) for name, f in comparisons.items())
+    return ops
 
 
 def _reshape(self, *shape, order="C"):

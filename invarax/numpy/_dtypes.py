@@ -2,6 +2,7 @@
 
 import numpy as _np
 
+from ..core.aval import ShapeDtypeStruct
 from ._creation import asarray, zeros
 from ._promote import result_dtype
 from ._scalar_types import (
@@ -26,18 +27,27 @@ signedinteger, unsignedinteger, complexfloating = (
 
 
 def result_type(*args):
-    """The dtype that ``args`` promote to (JAX's rules, weak types included)."""
+    """The dtype that ``args`` promote to (JAX's rules, weak types included).
+
+    Each argument is an array, a scalar, a dtype, a Python scalar type or a
+    ``ShapeDtypeStruct`` (its dtype and weak type count).
+
+    Example:
+        >>> jnp.result_type(ShapeDtypeStruct((2,), jnp.float16), 1.0)
+        dtype('float16')
+    """
     return result_type_and_weak(*args)[0]
 
 
 def result_type_and_weak(*args):
-    """``(dtype, weak_type)`` that ``args`` (arrays, scalars, dtypes) promote to.
+    """``(dtype, weak_type)`` that ``args`` (as for ``result_type``) promote to.
 
     Python's ``int``, ``float`` and ``complex`` types are weak, as their values are.
     """
     args = [_PYTHON_TYPES.get(a, a) if isinstance(a, type) else a for a in args]
-    return result_dtype(*(zeros((), a) if isinstance(a, (_np.dtype, _ScalarMeta, type)) else
-                          asarray(a) for a in args))
+    return result_dtype(*(a if isinstance(a, ShapeDtypeStruct)
+                          else zeros((), a) if isinstance(a, (_np.dtype, _ScalarMeta, type))
+                          else asarray(a) for a in args))
 
 
 _PYTHON_TYPES = {bool: False, int: 0, float: 0.0, complex: 0j}

@@ -92,7 +92,12 @@ def defreducer(name: str, kernel, kinds: str, c_fold=None):
         ('reduce_sum', (2,))
     """
     prim = Primitive(name)
-    prim.def_impl(lambda x, axes: kernel(x, axes, x.dtype))
+
+    def impl(x, axes):
+        return kernel(x, axes, x.dtype)
+
+    impl.entry = getattr(kernel, "entry", None)  # its C loop (native fusion groups)
+    prim.def_impl(impl)
     prim.def_abstract_eval(lambda x, axes: _reduced_aval(name, x, axes, kinds))
     register_lowering(prim, row_reduction=True, c_fold=c_fold)
 

@@ -2,28 +2,45 @@
  * per type and instruction set. docs/numerics.md ("Factorisations") writes the order down.
  */
 
+/* x = e_i with its components along the valid columns of u removed by two Gram-Schmidt
+ * passes; returns its norm. */
+static T F(complete_candidate)(T *x, const T *u, const unsigned char *valid, ptrdiff_t m,
+                               ptrdiff_t uc, ptrdiff_t i) {
+    memset(x, 0, sizeof(T) * (size_t)m);
+    x[i] = 1;
+    for (int pass = 0; pass < 2; pass++)
+        for (ptrdiff_t c = 0; c < uc; c++)
+            if (valid[c]) F(axpy_sub)(x, F(dot)(u + c * m, x, m), u + c * m, m);
+    return sqrt(F(dot)(x, x, m));
+}
+
 /* Columns valid[j] == 0 of the m-row column-major u (columns j < uc) become unit vectors
- * orthogonal to all valid columns: the first e_i, i ascending, whose remainder after two
- * Gram-Schmidt passes has norm > 1/2, normalised. */
+ * orthogonal to all valid columns: the first e_i, i ascending (each i tried once), whose
+ * remainder after two Gram-Schmidt passes has norm > 1/2, normalised; once every i has
+ * been tried, the e_i whose remainder has the largest norm (the first such i; the norms'
+ * squares sum to the number of columns left, so it is at least 1/sqrt(m)). */
 static void F(complete1)(T *u, unsigned char *valid, ptrdiff_t m, ptrdiff_t uc) {
     ptrdiff_t next = 0;
     for (ptrdiff_t j = 0; j < uc; j++) {
         if (valid[j]) continue;
-        T *x = u + j * m;
-        for (; next < m; next++) {
-            memset(x, 0, sizeof(T) * (size_t)m);
-            x[next] = 1;
-            for (int pass = 0; pass < 2; pass++)
-                for (ptrdiff_t c = 0; c < uc; c++)
-                    if (valid[c]) F(axpy_sub)(x, F(dot)(u + c * m, x, m), u + c * m, m);
-            T norm = sqrt(F(dot)(x, x, m));
-            if (norm > (T)0.5) {
-                for (ptrdiff_t i = 0; i < m; i++) x[i] = x[i] / norm;
-                break;
+        T *x = u + j * m, norm = 0;
+        int found = 0;
+        for (; next < m && !found; next++)
+            found = (norm = F(complete_candidate)(x, u, valid, m, uc, next)) > (T)0.5;
+        if (!found) {
+            ptrdiff_t best = 0;
+            T largest = -1;
+            for (ptrdiff_t i = 0; i < m; i++) {
+                T candidate = F(complete_candidate)(x, u, valid, m, uc, i);
+                if (candidate > largest) {
+                    largest = candidate;
+                    best = i;
+                }
             }
+            norm = F(complete_candidate)(x, u, valid, m, uc, best);
         }
+        for (ptrdiff_t i = 0; i < m; i++) x[i] = x[i] / norm;
         valid[j] = 1;
-        next++;
     }
 }
 
