@@ -10,10 +10,10 @@ from __future__ import annotations
 #: The releases whose APIs invarax follows (and is tested against): what the aliased
 #: ``jax.__version__``, ``equinox.__version__`` and ``optax.__version__`` report, for
 #: libraries that check them. invarax's own version stays ``invarax.__version__``.
-VERSIONS = {"jax": "0.10.2", "equinox": "0.13.8", "optax": "0.2.8"}
+VERSIONS = {"jax": "0.10.2", "equinox": "0.13.8", "optax": "0.2.8", "jax.lib": "0.10.2"}
 
 #: The top-level names the alias serves; any module under them is invarax's or an error.
-ROOTS = tuple(VERSIONS)
+ROOTS = ("jax", "equinox", "optax")
 
 #: served module -> (invarax module, whether its submodules follow by path)
 MODULES = {
@@ -41,8 +41,11 @@ MODULES = {
     "jax.api_util": ("invarax.extend.api_util", False),
     "jax.interpreters": ("invarax.extend.interpreters", True),
     "jax.sharding": ("invarax.sharding", True),
-    # The one private module that real code commonly imports (TypePromotionError).
+    # The one private module that real code commonly imports (TypePromotionError), and
+    # jax.lib for its __version__ (jaxlib's, read by version checks).
+    "jax._src": ("invarax.compat._private", False),
     "jax._src.dtypes": ("invarax.dtypes", False),
+    "jax.lib": ("invarax.compat._private", False),
     "equinox": ("invarax.module", True),
     "equinox.nn": ("invarax.nn", False),
     "equinox.debug": ("invarax.debug", False),
