@@ -53,10 +53,12 @@ class AliasModule(types.ModuleType):
 
     def __dir__(self):
         target = self.__invarax_module__
-        names = {n for n in dir(target) if not isinstance(getattr(target, n, None), types.ModuleType)}
+        names = {n for n in dir(target)
+                 if not isinstance(getattr(target, n, None), types.ModuleType)}
         names |= set(_table.EXTRA.get(self.__name__, ()))
         prefix = self.__name__ + "."
-        names |= {m[len(prefix):] for m in _table.MODULES if m.startswith(prefix) and "." not in m[len(prefix):]}
+        names |= {m[len(prefix):] for m in _table.MODULES
+                  if m.startswith(prefix) and "." not in m[len(prefix):]}
         return sorted(names | set(self.__dict__))
 
     def __repr__(self):
@@ -74,7 +76,8 @@ def _lookup(module: AliasModule, name: str):
     if value is not _table and not isinstance(value, types.ModuleType):
         return value
     target = _table.invarax_module(full)
-    if target is not None and (full in _table.MODULES or value is not _table or _module_exists(target)):
+    if target is not None and (full in _table.MODULES or value is not _table
+                               or _module_exists(target)):
         try:
             return importlib.import_module(full)
         except ModuleNotFoundError as err:

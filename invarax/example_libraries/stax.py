@@ -21,8 +21,18 @@ import math
 from .. import lax, random
 from .. import numpy as jnp
 from ..core.aval import ShapeDtypeStruct
-from ..nn import elu, gelu, leaky_relu, log_softmax, relu, selu, sigmoid, softmax, softplus
-from ..nn import standardize
+from ..nn import (
+    elu,
+    gelu,
+    leaky_relu,
+    log_softmax,
+    relu,
+    selu,
+    sigmoid,
+    softmax,
+    softplus,
+    standardize,
+)
 from ..nn.initializers import glorot_normal, normal, ones, zeros
 from ..transforms import eval_shape
 
@@ -35,7 +45,10 @@ def _shape_of(fun, *shapes):
     return (-1, *out[1:]) if shapes[0][0] == -1 else tuple(out)
 
 
-def Dense(out_dim, W_init=glorot_normal(), b_init=normal()):  # noqa: N802, N803 (JAX's names)
+_GLOROT_NORMAL, _NORMAL, _NORMAL_SMALL = glorot_normal(), normal(), normal(1e-6)
+
+
+def Dense(out_dim, W_init=_GLOROT_NORMAL, b_init=_NORMAL):  # noqa: N802, N803 (JAX's names)
     """A fully connected layer: ``inputs @ W + b``."""
     def init_fun(rng, input_shape):
         k1, k2 = random.split(rng)
@@ -50,7 +63,7 @@ def Dense(out_dim, W_init=glorot_normal(), b_init=normal()):  # noqa: N802, N803
 
 
 def _general_conv(transpose, dimension_numbers, out_chan, filter_shape, strides=None,
-                  padding="VALID", W_init=None, b_init=normal(1e-6)):  # noqa: N803
+                  padding="VALID", W_init=None, b_init=_NORMAL_SMALL):  # noqa: N803
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     one = (1,) * len(filter_shape)
     strides = strides or one

@@ -47,7 +47,7 @@ class LineSearchResults(NamedTuple):
 
 
 def _cubic_min(a, fa, fpa, b, fb, c, fc):
-    """The minimiser of the cubic through ``(a, fa)`` with slope ``fpa``, ``(b, fb)``, ``(c, fc)``."""
+    """The minimiser of the cubic through ``(a, fa)`` (slope ``fpa``), ``(b, fb)``, ``(c, fc)``."""
     db, dc = b - a, c - a
     denom = (db * dc) ** 2 * (db - dc)
     rb, rc = fb - fa - fpa * db, fc - fa - fpa * dc
