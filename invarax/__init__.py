@@ -7,6 +7,8 @@
 from . import numpy, lax, tree_util, scipy, random  # noqa: F401  (numpy installs Array's methods)
 from . import distributed, nn, optim, serialise, sharding, tree, typing, debug
 from . import ad_checkpoint, checkpoint_policies, custom_derivatives
+from . import dtypes, errors, experimental, extend, flatten_util
+from .dtypes import float0
 from .compiler.jit import RetraceWarning
 from .core.array import Array
 from .core.aval import ShapeDtypeStruct
@@ -20,6 +22,7 @@ from .core.errors import (
 )
 from .core.eval import eval_jaxpr
 from .core.pytree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
+from .distributed.devices import Device  # noqa: E402
 from .distributed.devices import (
     block_until_ready,
     default_device,
@@ -101,6 +104,7 @@ from .transforms import (
     custom_jvp,
     custom_vjp,
     default_backend,
+    ensure_compile_time_eval,
     eval_shape,
     grad,
     hessian,
@@ -110,7 +114,10 @@ from .transforms import (
     jvp,
     linear_transpose,
     linearize,
+    log_compiles,
     make_jaxpr,
+    named_call,
+    named_scope,
     pmap,
     pure_callback,
     remat,
@@ -127,18 +134,20 @@ __version__ = "0.1.0"
 
 __all__ = [
     # JAX
-    "Array", "ConcretizationTypeError", "RetraceWarning", "ShapeDtypeStruct",
+    "Array", "ConcretizationTypeError", "Device", "RetraceWarning", "ShapeDtypeStruct",
     "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "UnexpectedTracerError", "ad_checkpoint", "block_until_ready", "checkpoint",
     "checkpoint_policies", "clear_caches", "config", "custom_derivatives", "custom_jvp",
     "custom_vjp", "debug", "default_backend", "default_device", "device_count", "device_get",
     "device_put", "device_put_replicated", "device_put_sharded", "devices", "distributed",
+    "dtypes", "ensure_compile_time_eval", "errors", "experimental", "extend", "flatten_util",
+    "float0",
     "eval_jaxpr", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp",
     "lax", "linear_transpose", "linearize", "local_device_count", "local_devices",
-    "make_array_from_callback", "make_array_from_process_local_data",
-    "make_array_from_single_device_arrays", "make_jaxpr", "make_mesh", "numpy", "pmap",
-    "process_count", "process_index", "pure_callback", "random", "remat", "scipy", "set_mesh",
-    "shard_map", "sharding", "tree",
+    "log_compiles", "make_array_from_callback", "make_array_from_process_local_data",
+    "make_array_from_single_device_arrays", "make_jaxpr", "make_mesh", "named_call",
+    "named_scope", "numpy", "pmap", "process_count", "process_index", "pure_callback",
+    "random", "remat", "scipy", "set_mesh", "shard_map", "sharding", "tree",
     "tree_flatten", "tree_leaves", "tree_map", "tree_structure", "tree_unflatten", "tree_util",
     "typeof", "typing", "value_and_grad", "verify", "vjp", "vmap",
     # Equinox and optax

@@ -5,6 +5,8 @@ from invarax.core.pytree import (
     DictKey,
     FlattenedIndexKey,
     GetAttrKey,
+    KeyEntry,
+    KeyPath,
     PyTreeDef,
     SequenceKey,
     all_leaves,
@@ -12,6 +14,8 @@ from invarax.core.pytree import (
     register_dataclass,
     register_pytree_node,
     register_pytree_node_class,
+    register_pytree_with_keys,
+    register_pytree_with_keys_class,
     register_static,
     tree_all,
     tree_broadcast,
@@ -30,6 +34,8 @@ from invarax.core.pytree import (
 )
 
 __all__ = [
+    "KeyEntry",
+    "KeyPath",
     "DictKey",
     "FlattenedIndexKey",
     "Partial",
@@ -41,6 +47,8 @@ __all__ = [
     "register_dataclass",
     "register_pytree_node",
     "register_pytree_node_class",
+    "register_pytree_with_keys",
+    "register_pytree_with_keys_class",
     "register_static",
     "tree_all",
     "tree_broadcast",

@@ -25,19 +25,20 @@ LAYERS = [
     ("transforms",),
     # The API namespaces (JAX's names): built on the transformations and primitives.
     ("serialise", "lax", "tree_util", "tree", "typing", "custom_derivatives",
-     "checkpoint_policies", "ad_checkpoint", "sharding"),
+     "checkpoint_policies", "ad_checkpoint", "sharding", "errors", "extend", "experimental"),
     ("numpy",),
-    ("random", "scipy"),
+    ("random", "scipy", "dtypes", "flatten_util"),
     ("module",),
     # ``debug`` serves both jax.debug and Equinox's eqx.debug (assert_max_traces, built on
     # Module), so it sits with the layers built on the module layer.
     ("nn", "debug"),
-    ("optim",),
+    ("optim", "example_libraries"),
     # invarax.verify(): a battery of workloads over every layer below.
     ("_verify",),
     ("__init__",),
-    # The command line and test utilities use the package as a user does.
-    ("cli", "test_util"),
+    # The command line and test utilities use the package as a user does; the import alias
+    # serves the whole package under JAX's, Equinox's and optax's names.
+    ("cli", "test_util", "compat"),
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 

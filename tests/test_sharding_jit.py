@@ -253,7 +253,7 @@ def test_shard_map_replication_checks_and_errors():
 
 
 def test_experimental_shard_map_path():
-    from invarax.transforms._shard_map import experimental_shard_map
+    from invarax.experimental.shard_map import shard_map as experimental_shard_map
 
     mesh = _mesh((2, 4), ("a", "b"))
     f = experimental_shard_map(lambda v: lax.psum(v, "a"), mesh, P("a"), P(), check_rep=True,

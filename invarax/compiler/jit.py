@@ -62,7 +62,7 @@ class RetraceWarning(UserWarning):
 
 
 # Config flags that do not change what tracing records; every other flag is in the key.
-_NOT_TRACED = frozenset({"jax_explain_cache_misses", "jax_platform_name"})
+_NOT_TRACED = frozenset({"jax_explain_cache_misses", "jax_log_compiles", "jax_platform_name"})
 
 
 def _flags() -> tuple:
@@ -380,6 +380,9 @@ class Jitted:
             signature = Signature(self, args, kwargs, _flags())
             if config.read("jax_explain_cache_misses"):
                 logger.warning(signature.explain(self._signatures, self.static.name))
+            if config.read("jax_log_compiles"):
+                logger.warning("Compiling %s with global shapes and types %s.",
+                               self.static.name, list(key[1]))
             entry = self._trace(dyn_args, dyn_kwargs, static_vals)
             if not entry.tracer_consts:
                 with _PENDING_LOCK:

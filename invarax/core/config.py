@@ -29,6 +29,8 @@ class Config:
     _defaults = {
         "jax_enable_x64": False,
         "jax_explain_cache_misses": False,
+        # log each trace of a jitted function (logger "invarax", WARNING), as JAX's
+        "jax_log_compiles": False,
         # random: JAX's default threefry streams since JAX 0.5 (False: the older ones)
         "jax_threefry_partitionable": True,
         # invarax's own exp, log, sin, ... (correctly rounded, the same bits on every CPU:

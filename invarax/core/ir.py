@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .aval import ShapedArray
+from .errors import JaxprTypeError
 
 
 class Var:
@@ -110,10 +111,6 @@ class ClosedJaxpr:
 
     def _repr_pretty_(self, printer, cycle):
         printer.text(str(self))
-
-
-class JaxprTypeError(TypeError):
-    """An ill-typed jaxpr: always an internal error of invarax or of a transformation rule."""
 
 
 def typecheck(jaxpr: Jaxpr) -> None:

@@ -11,23 +11,31 @@ import collections
 import dataclasses
 import functools
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "DictKey",
     "FlattenedIndexKey",
     "GetAttrKey",
+    "KeyEntry",
+    "KeyPath",
     "SequenceKey",
     "keystr",
     "register_dataclass",
     "register_pytree_node",
     "register_pytree_node_class",
+    "register_pytree_with_keys",
+    "register_pytree_with_keys_class",
     "register_static",
 ]
 
 
 # ---------------------------------------------------------------------------------------
 # Keys: one step of the path from the root of a pytree to one of its subtrees.
+
+
+KeyEntry = TypeVar("KeyEntry", bound=Any)
+KeyPath = tuple[KeyEntry, ...]  # a leaf's path: one key per node on the way to it
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -329,6 +337,65 @@ def register_pytree_node_class(cls: type) -> type:
         PyTreeDef(CustomNode(Scaled[2], [*]))
     """
     register_pytree_node(cls, cls.tree_flatten, cls.tree_unflatten)
+    return cls
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _KeyedAux:
+    """A node's aux data with its children's keys beside it; equal (and hashed) as the aux
+    data alone, since keys are not part of a tree's structure (as in JAX)."""
+
+    aux: Any
+    keys: tuple = dataclasses.field(compare=False)
+
+    def __repr__(self):
+        return repr(self.aux)
+
+
+def register_pytree_with_keys(nodetype: type, flatten_with_keys, unflatten_func,
+                              flatten_func=None) -> None:
+    """Register a type as a pytree node whose children have keys of its choosing.
+
+    Arguments:
+        nodetype: the type to register; registering a type twice is an error.
+        flatten_with_keys: maps an instance to `(key_children, aux_data)`, an iterable of
+            `(key, child)` pairs (the keys show in paths) and hashable static data.
+        unflatten_func: maps `(aux_data, children)` back to an instance.
+        flatten_func: accepted for JAX's signature (the children are those of
+            `flatten_with_keys`).
+
+    Example:
+        >>> from invarax.tree_util import tree_leaves_with_path, keystr
+        >>> class Pair:
+        ...     def __init__(self, a, b):
+        ...         self.a, self.b = a, b
+        >>> register_pytree_with_keys(
+        ...     Pair, lambda p: (((GetAttrKey("a"), p.a), (GetAttrKey("b"), p.b)), None),
+        ...     lambda _, c: Pair(*c))
+        >>> [keystr(path) for path, _ in tree_leaves_with_path(Pair(1, 2))]
+        ['.a', '.b']
+    """
+
+    def flatten(x: Any) -> tuple[tuple, _KeyedAux]:
+        pairs, aux = flatten_with_keys(x)
+        pairs = tuple(pairs)
+        return tuple(c for _, c in pairs), _KeyedAux(aux, tuple(k for k, _ in pairs))
+
+    _register(
+        _NodeKind(
+            nodetype,
+            flatten=flatten,
+            unflatten=lambda aux, children: unflatten_func(aux.aux, tuple(children)),
+            keys=lambda aux, n: aux.keys,
+            show=lambda aux, parts: _custom_repr(f"{nodetype.__name__}[{aux.aux}]", parts),
+        )
+    )
+
+
+def register_pytree_with_keys_class(cls: type) -> type:
+    """Register a class through its methods `tree_flatten_with_keys(self)` and classmethod
+    `tree_unflatten(cls, aux_data, children)`; usable as a decorator."""
+    register_pytree_with_keys(cls, cls.tree_flatten_with_keys, cls.tree_unflatten)
     return cls
 
 

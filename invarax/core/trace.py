@@ -18,6 +18,7 @@ import numpy as np
 from .array import Array, ArrayImpl
 from .aval import ShapedArray
 from .errors import (
+    ConcretizationTypeError,
     TracerArrayConversionError,
     TracerBoolConversionError,
     TracerIntegerConversionError,
@@ -185,7 +186,7 @@ class Tracer(Array):
         return bool(self._concrete(TracerBoolConversionError, "a Python bool"))
 
     def __int__(self):
-        return int(self._concrete(TracerIntegerConversionError, "a Python int"))
+        return int(self._concrete(ConcretizationTypeError, "a Python int"))
 
     def __index__(self):
         return self._concrete(TracerIntegerConversionError, "an index").__index__()
@@ -204,19 +205,19 @@ class Tracer(Array):
         )
 
     def __float__(self):
-        self._no_value(TracerIntegerConversionError, "a Python float")
+        self._no_value(ConcretizationTypeError, "a Python float")
 
     def __complex__(self):
-        self._no_value(TracerIntegerConversionError, "a Python complex")
+        self._no_value(ConcretizationTypeError, "a Python complex")
 
     def __array__(self, dtype=None, copy=None):
         self._no_value(TracerArrayConversionError, "a NumPy array")
 
     def item(self, *args):
-        self._no_value(TracerIntegerConversionError, "a Python scalar")
+        self._no_value(ConcretizationTypeError, "a Python scalar")
 
     def tolist(self):
-        self._no_value(TracerArrayConversionError, "a Python list")
+        self._no_value(ConcretizationTypeError, "a Python list")
 
     def block_until_ready(self):
         return self

@@ -27,7 +27,11 @@ from ..core.pytree import tree_map
 from ..kernels import _support
 
 
-class CpuDevice:
+class Device:
+    """Base class of invarax's devices (JAX's ``jax.Device``)."""
+
+
+class CpuDevice(Device):
     """One CPU device: an id, the process that owns it, and (if local) a worker thread."""
 
     platform = "cpu"

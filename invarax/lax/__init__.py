@@ -29,7 +29,7 @@ from ..ops.associative_scan import associative_scan
 from ..ops.elementwise import stop_gradient
 from ..ops.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ..ops.collectives import size_of_axis as axis_size
-from ..ops.redistribution import all_to_all, ppermute, psum_scatter
+from ..ops.redistribution import all_to_all, ppermute, psum_scatter, pswapaxes
 from ..distributed.constraint import with_sharding_constraint
 from ..ops.special import erf, erf_inv, erfc
 from ..ops.gamma import digamma, igamma, igammac, lgamma
@@ -44,5 +44,11 @@ from ..ops.convolution import (
 from ..ops.windowed import reduce_window
 from ._slicing import (  # noqa: E402
     dynamic_index_in_dim, dynamic_slice_in_dim, dynamic_update_index_in_dim,
-    dynamic_update_slice_in_dim, index_in_dim, index_take,
+    dynamic_update_slice_in_dim, index_in_dim, index_take, split,
 )
+from . import _primitives  # noqa: E402
+from ._misc import Precision, broadcast_shapes  # noqa: E402
+
+
+def __getattr__(name):  # the primitive objects: lax.add_p, lax.dot_general_p, ...
+    return _primitives.primitive_named(__name__, name)

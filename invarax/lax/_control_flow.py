@@ -362,7 +362,10 @@ def _concrete_int(x):
 # cond and switch
 
 
-def cond(pred, true_fun, false_fun, *operands):
+_NO_OPERAND = object()
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``: JAX's ``lax.cond``.
 
     Both branches are traced; only the chosen one runs. Under ``vmap`` with a batched
@@ -373,6 +376,7 @@ def cond(pred, true_fun, false_fun, *operands):
         true_fun, false_fun: functions of ``operands`` returning the same pytree structure,
             shapes and dtypes.
         operands: the branches' arguments (pytrees of arrays).
+        operand: JAX's older keyword form of one argument (``operands`` then empty).
 
     Returns:
         The chosen branch's output.
@@ -381,6 +385,11 @@ def cond(pred, true_fun, false_fun, *operands):
         >>> lax.cond(True, lambda x: x + 1.0, lambda x: x - 1.0, 2.0)
         Array(3., dtype=float32, weak_type=True)
     """
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise TypeError("lax.cond: pass the branches' arguments either positionally or "
+                            "as operand=, not both")
+        operands = (operand,)
     p = to_array(pred, "lax.cond predicate")
     if p.shape != ():
         raise TypeError(

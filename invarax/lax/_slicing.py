@@ -196,3 +196,31 @@ def index_take(src, idxs, axes):
                for c, a in zip(columns, axes, strict=True)]
     indices = sh.concatenate([sh.expand_dims(c, (1,)) for c in columns], 1)
     return gather(x, indices, axes=tuple(axes), mode="clip")
+
+
+def split(operand, sizes, axis=0):
+    """``operand`` cut along ``axis`` into pieces of the given ``sizes``: JAX's ``lax.split``.
+
+    Arguments:
+        operand: an array.
+        sizes: the pieces' lengths (non-negative Python ints), summing to the axis' length.
+        axis: the axis to cut.
+
+    Returns:
+        A list of arrays, one per size.
+
+    Example:
+        >>> from invarax import lax
+        >>> import invarax.numpy as jnp
+        >>> lax.split(jnp.arange(5.0), [2, 3])
+        [Array([0., 1.], dtype=float32), Array([2., 3., 4.], dtype=float32)]
+    """
+    x = to_array(operand, "lax.split operand")
+    axis = _axis("split", x, axis)
+    sizes = [operator.index(s) for s in sizes]
+    if any(s < 0 for s in sizes) or sum(sizes) != x.shape[axis]:
+        raise ValueError(f"lax.split: sizes {sizes} must be non-negative and sum to the "
+                         f"length {x.shape[axis]} of axis {axis} of the operand {x.shape}")
+    starts = np.cumsum([0, *sizes])
+    return [sh.slice_in_dim(x, int(a), int(b), axis=axis)
+            for a, b in zip(starts[:-1], starts[1:], strict=True)]

@@ -8,6 +8,7 @@ initialisation (the same key gives Equinox's initial parameters). Beyond Equinox
 
 from ..numpy import tanh  # jax.nn.tanh is jnp.tanh
 from ..scipy.special import logsumexp
+from . import initializers  # noqa: F401  (jax.nn.initializers)
 from ._activations import (
     PReLU,
     gelu,
@@ -34,6 +35,28 @@ from ._conv import (
 )
 from ._dropout import Dropout
 from ._embedding import Embedding, RotaryPositionalEmbedding
+from ._jax_activations import (
+    celu,
+    elu,
+    glu,
+    hard_sigmoid,
+    hard_silu,
+    hard_swish,
+    hard_tanh,
+    leaky_relu,
+    log1mexp,
+    log_sigmoid,
+    logmeanexp,
+    mish,
+    relu6,
+    selu,
+    soft_sign,
+    sparse_plus,
+    sparse_sigmoid,
+    squareplus,
+    standardize,
+    swish,
+)
 from ._linear import Identity, Linear
 from ._mlp import MLP
 from ._normalisation import GroupNorm, LayerNorm, RMSNorm
@@ -81,4 +104,7 @@ __all__ = [
     "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AdaptivePool", "AvgPool1d", "AvgPool2d",
     "AvgPool3d", "ConvTranspose", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
     "MaxPool1d", "MaxPool2d", "MaxPool3d", "Pool",
+    "celu", "elu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "leaky_relu",
+    "log1mexp", "log_sigmoid", "logmeanexp", "mish", "relu6", "selu", "soft_sign",
+    "sparse_plus", "sparse_sigmoid", "squareplus", "standardize", "swish",
 ]

@@ -29,21 +29,40 @@ signedinteger, unsignedinteger, complexfloating = (
 def result_type(*args):
     """The dtype that ``args`` promote to (JAX's rules, weak types included).
 
-    Each argument is an array, a scalar, a dtype or a ``ShapeDtypeStruct`` (its dtype and
-    weak type count).
+    Each argument is an array, a scalar, a dtype, a Python scalar type or a
+    ``ShapeDtypeStruct`` (its dtype and weak type count).
 
     Example:
         >>> jnp.result_type(ShapeDtypeStruct((2,), jnp.float16), 1.0)
         dtype('float16')
     """
+    return result_type_and_weak(*args)[0]
+
+
+def result_type_and_weak(*args):
+    """``(dtype, weak_type)`` that ``args`` (as for ``result_type``) promote to.
+
+    Python's ``int``, ``float`` and ``complex`` types are weak, as their values are.
+    """
+    args = [_PYTHON_TYPES.get(a, a) if isinstance(a, type) else a for a in args]
     return result_dtype(*(a if isinstance(a, ShapeDtypeStruct)
-                          else zeros((), a) if isinstance(a, (_np.dtype, _ScalarMeta))
-                          else asarray(a) for a in args))[0]
+                          else zeros((), a) if isinstance(a, (_np.dtype, _ScalarMeta, type))
+                          else asarray(a) for a in args))
+
+
+_PYTHON_TYPES = {bool: False, int: 0, float: 0.0, complex: 0j}
 
 
 def issubdtype(arg1, arg2) -> bool:
-    """``numpy.issubdtype``."""
+    """``numpy.issubdtype``; ``ml_dtypes``' floats (bfloat16, float8) are floating, as in JAX."""
+    if _is_ml_float(arg1) and not _is_ml_float(arg2):
+        return arg2 in (_np.floating, _np.inexact, _np.number, _np.generic)
     return _np.issubdtype(arg1, arg2)
+
+
+def _is_ml_float(arg) -> bool:
+    kind = arg if isinstance(arg, type) else getattr(arg, "type", None)
+    return isinstance(kind, type) and kind.__module__.startswith("ml_dtypes")
 
 
 float_ = double = float64

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import Array, ArrayImpl, to_array
+from ..core.errors import NonConcreteBooleanIndexError
 from ..core.trace import Tracer
 from ..ops import indexing as ix
 from ..ops import shape as sh
@@ -66,7 +67,7 @@ def _classify(item):
 def _classify_array(item):
     if item.dtype.kind == "b":
         if isinstance(item, Tracer):
-            raise IndexError(
+            raise NonConcreteBooleanIndexError(
                 f"Array boolean indices must be concrete; got {item.aval.str_short()} inside "
                 f"{item._trace.describe()}. The number of True values (and so the shape of "
                 "the result) is unknown while tracing: use jnp.where(mask, x, fill) to keep "

@@ -1,4 +1,5 @@
-"""Callbacks into Python: the ``debug_callback`` and ``pure_callback`` primitives.
+"""Callbacks into Python: the ``debug_callback``, ``pure_callback`` and ``io_callback``
+primitives.
 
 ``debug_callback`` has an effect (it calls ``callback`` for what it does, not for a
 value): it has no outputs, and the compiler never removes, merges or folds it
@@ -11,6 +12,10 @@ unrolled, one call per batch element, in order.
 arrays of the declared shapes and dtypes, may be removed when unused and merged with an
 identical call, but is never evaluated at compile time. It has no derivative (as in
 JAX: wrap it in ``custom_jvp``); under ``vmap`` its ``vmap_method`` says how it batches.
+
+``io_callback`` returns arrays as ``pure_callback`` does, but has an effect: as
+``debug_callback`` it is never removed, merged or folded, and runs in program order; it has
+no derivative, and ``vmap`` calls it once per example (an ``ordered`` one cannot be vmapped).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import numpy as np
 
 from ..core.array import ArrayImpl
 from ..core.effects import EFFECTFUL, NO_FOLD
+from ..core.errors import callback_error
 from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters import ad
@@ -83,7 +89,15 @@ NO_FOLD.add(pure_callback_p)  # pure, but opaque: it runs when the program runs
 
 
 def _pure_callback_impl(*values, callback, result_avals, vmap_method):
-    outs = callback(*(np.asarray(v) for v in values))
+    return _run_callback(values, callback, result_avals)
+
+
+def _run_callback(values, callback, result_avals):
+    """``callback`` on NumPy ``values``, its results checked against ``result_avals``."""
+    try:
+        outs = callback(*(np.asarray(v) for v in values))
+    except Exception as err:
+        raise callback_error(err) from err  # JAX's JaxRuntimeError (and still err's class)
     if len(outs) != len(result_avals):
         raise ValueError(f"pure_callback: the callback returned {len(outs)} arrays, "
                          f"result_shape_dtypes declares {len(result_avals)}")
@@ -145,6 +159,44 @@ def _pure_callback_batch(vals, dims, *, callback, result_avals, vmap_method):
 
 
 batching_rules[pure_callback_p] = _pure_callback_batch
+
+# ---------------------------------------------------------------------------------------
+# io_callback: a Python function with effects (never removed, merged or folded; in
+# program order), returning arrays.
+
+io_callback_p = Primitive("io_callback", multiple_results=True)
+EFFECTFUL.add(io_callback_p)
+io_callback_p.def_impl(lambda *values, callback, result_avals, ordered:
+                       _run_callback(values, callback, result_avals))
+io_callback_p.def_abstract_eval(lambda *avals, callback, result_avals, ordered:
+                                list(result_avals))
+register_lowering(io_callback_p)
+
+
+def _io_callback_jvp(primals, tangents, **params):
+    if any(not isinstance(t, ad.Zero) for t in tangents):
+        raise ValueError("io_callback does not support JVP (it is not differentiable): "
+                         "differentiate around it, or wrap it in custom_jvp")
+    outs = io_callback_p.bind(*primals, **params)
+    return outs, [ad.Zero(ad.tangent_aval(o.aval)) for o in outs]
+
+
+ad.jvp_rules[io_callback_p] = _io_callback_jvp
+
+
+def _io_callback_batch(vals, dims, *, callback, result_avals, ordered):
+    if ordered:
+        raise ValueError("Cannot vmap an ordered io_callback (its calls' order would be "
+                         "the examples'): pass ordered=False, or loop with lax.map")
+    rows = [io_callback_p.bind(*(_index(x, d, i) for x, d in zip(vals, dims, strict=True)),
+                               callback=callback, result_avals=result_avals, ordered=False)
+            for i in range(_batch_size(vals, dims))]  # one call per example, in order
+    outs = [sh.concatenate([sh.expand_dims(r[j], (0,)) for r in rows], 0)
+            for j in range(len(result_avals))]
+    return outs, [0] * len(outs)
+
+
+batching_rules[io_callback_p] = _io_callback_batch
 
 VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
                 "legacy_vectorized", None)

@@ -295,6 +295,19 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     return tree_map(one, x)
 
 
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """Swap the named axis with positional ``axis`` of ``x``: ``all_to_all`` splitting and
+    stacking on ``axis``, as JAX's ``lax.pswapaxes``.
+
+    Example:
+        >>> f = vmap(lambda v: lax.pswapaxes(v, "i", 0), axis_name="i")
+        >>> f(jnp.arange(4.0).reshape(2, 2))
+        Array([[0., 2.],
+               [1., 3.]], dtype=float32)
+    """
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
 def _axis(axis, ndim, what):
     axis = int(axis)
     if not -ndim <= axis < max(ndim, 1):

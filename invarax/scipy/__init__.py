@@ -1,3 +1,3 @@
 """``invarax.scipy``: the SciPy functions JAX provides."""
 
-from . import linalg, special, stats  # noqa: F401
+from . import fft, linalg, optimize, special, stats  # noqa: F401

@@ -362,3 +362,29 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):  # noqa
     for i in range(max_squarings):
         r = ufuncs.where(ufuncs.less(i, squarings), matmul(r, r), r)
     return r
+
+
+def toeplitz(c, r=None):
+    """The Toeplitz matrix of first column ``c`` and first row ``r``, as JAX's.
+
+    ``out[i, j] = c[i - j]`` below the diagonal and ``r[j - i]`` above (``r[0]`` is ignored:
+    the diagonal is ``c[0]``); ``r`` defaults to ``conj(c)``. Leading axes batch.
+
+    Example:
+        >>> toeplitz(jnp.array([1.0, 2.0, 3.0]), jnp.array([1.0, 4.0]))
+        Array([[1., 4.],
+               [2., 1.],
+               [3., 2.]], dtype=float32)
+    """
+    from ..numpy import asarray, atleast_1d, broadcast_to, conjugate
+
+    c = atleast_1d(asarray(c))
+    r = atleast_1d(conjugate(c) if r is None else asarray(r))
+    c, r = promote_dtypes(c, r)
+    batch = np.broadcast_shapes(c.shape[:-1], r.shape[:-1])
+    m, n = c.shape[-1], r.shape[-1]
+    if m == 0 or n == 0:
+        return zeros((*batch, m, n), c.dtype)
+    c, r = broadcast_to(c, (*batch, m)), broadcast_to(r, (*batch, n))
+    elems = concatenate([c[..., ::-1], r[..., 1:]], axis=-1)  # c reversed, then r's tail
+    return elems[..., (m - 1) - np.arange(m)[:, None] + np.arange(n)[None, :]]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import ConcretizationTypeError
+from ..core.trace import Tracer
 from ..kernels.elementary import LOG_2PI
 from ..numpy import _ufuncs as ufuncs
 from ..numpy._creation import zeros_like
@@ -18,6 +20,8 @@ from ..ops import elementwise as lax
 from ..ops import gamma as _gamma
 from ..ops import shape as sh
 from ..ops.bessel import i0e as _i0e
+from ..ops.bessel import i1 as _i1
+from ..ops.bessel import i1e as _i1e
 from ..ops.special import erf, erfc  # noqa: F401  (re-exported, as jax.scipy.special)
 from ..ops.special import erf_inv as erfinv  # noqa: F401
 
@@ -271,6 +275,48 @@ def i0e(x):
         Array([1.], dtype=float32)
     """
     return _i0e(*_inexact("i0e", x))
+
+
+def i1(x):
+    """The modified Bessel function of the first kind of order 1, ``I1(x)``.
+
+    Example:
+        >>> i1(jnp.array([1.0]))
+        Array([0.5651591], dtype=float32)
+    """
+    return _i1(*_inexact("i1", x))
+
+
+def i1e(x):
+    """The exponentially scaled ``I1``: ``exp(-|x|) I1(x)``.
+
+    Example:
+        >>> i1e(jnp.array([1.0]))
+        Array([0.20791042], dtype=float32)
+    """
+    return _i1e(*_inexact("i1e", x))
+
+
+def multigammaln(a, d):
+    """The log of the multivariate gamma function of dimension ``d`` (a Python int), as
+    JAX's: ``d (d - 1) / 4 log(pi) + sum_{j < d} gammaln(a - j / 2)``.
+
+    Example:
+        >>> multigammaln(jnp.array([3.0]), 2)
+        Array([1.550195], dtype=float32)
+    """
+    if isinstance(d, Tracer):
+        raise ConcretizationTypeError("multigammaln: d must be a Python int, not a traced "
+                                      "value (pass it as a static argument)")
+    d = int(d)
+    a, d_ = _inexact("multigammaln", a, d)
+    c = lambda v: lax.convert_element_type(np.asarray(v, a.dtype), a.dtype)  # noqa: E731
+    constant = lax.mul(lax.mul(lax.mul(c(0.25), d_), lax.sub(d_, c(1.0))), lax.log(c(np.pi)))
+    b = lax.div(c(np.arange(d)), c(2.0))
+    shape = (*a.shape, d)
+    terms = gammaln(lax.sub(sh.broadcast_in_dim(a, shape, tuple(range(a.ndim))),
+                            sh.broadcast_in_dim(b, shape, (a.ndim,))))
+    return lax.add(_sum(terms, axis=-1), constant)
 
 
 def entr(x):
