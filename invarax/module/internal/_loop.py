@@ -148,7 +148,9 @@ def _bounded_while_loop(cond_fun, body_fun, init_val, max_steps, buffers, base):
                        bval, new, is_leaf=_is_buffer)
         return step + 1, pred & cond(new), new
 
-    levels = base ** int(math.ceil(math.log(max_steps, base)))
+    levels = 1  # the least power of base >= max_steps, in integers (no float log)
+    while levels < max_steps:
+        levels *= base
     carry = (_asarray(0), cond(init_val), init_val)
     return _nest(bounded_cond, bounded_body, carry, levels, base)[2]
 
