@@ -51,6 +51,7 @@ NO_JVP = {
     "axis_index": "no operands: the position along a named axis",
     "while_grad": "the backward pass of checkpointed_while_loop (reverse over reverse: not yet)",
     "eig": "forward only (issue 16 scopes jnp.linalg.eig as JAX's CPU eig, undifferentiated)",
+    "qr_raw": "forward only, as JAX's qr(mode='raw') (LAPACK's Householder form)",
 }
 
 # Primitives whose JVP rule gives a zero tangent whatever the input (ad.defjvp_zero):
