@@ -25,6 +25,7 @@ import logging
 import os
 import sys
 import threading
+import types
 import warnings
 import weakref
 
@@ -371,6 +372,11 @@ class Jitted:
             flags += [i in donated] * len(tree_leaves(arg))
         flags += [False] * len(tree_leaves(dyn_kwargs))
         return tuple(flags)
+
+    def __get__(self, instance, owner=None):
+        """As a function: ``jit`` of a method, looked up on an instance, binds it as the
+        first argument (so ``static_argnums=0`` makes ``self`` static, as in JAX)."""
+        return self if instance is None else types.MethodType(self, instance)
 
     def trace(self, *args, **kwargs):
         """Trace for these arguments: a ``Traced`` (``.jaxpr``, ``.out_info``, ``.lower()``)."""
