@@ -90,9 +90,23 @@ class BoundMethod:
     def __call__(self, *args, **kwargs):
         return self.__func__(self.__self__, *args, **kwargs)
 
+    def __eq__(self, other):
+        """As Equinox's: the same function, and modules equal as pytrees (``tree_equal``)."""
+        if not isinstance(other, BoundMethod) or self.__func__ != other.__func__:
+            return False
+        return tree_equal(self.__self__, other.__self__)
+
+    def __hash__(self):
+        return hash((self.__func__, self.__self__))
+
     @property
     def __wrapped__(self):
         return functools.partial(self.__func__, self.__self__)
+
+    def __getattr__(self, name):
+        if name in ("__name__", "__qualname__"):  # the function's, as a Python bound method
+            return getattr(self.__func__, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __repr__(self):
         return f"<bound method {self.__func__.__qualname__} of {self.__self__!r}>"
