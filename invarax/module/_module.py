@@ -133,15 +133,32 @@ def _is_method(name: str, value) -> bool:
         not magic or name == "__call__")
 
 
+class _Missing:
+    """A field the instance does not hold (a class-level default, or a class attribute
+    overriding the field, that ``__init__`` never assigned): an empty pytree, as in Equinox,
+    so a class attribute is never a leaf; the attribute still reads the class's value."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "Missing"
+
+
+_MISSING = _Missing()
+register_pytree_node(_Missing, lambda _: ((), None), lambda _, __: _MISSING)
+
+
 def _flatten(fields_children, fields_static, module):
-    return ([getattr(module, n) for n in fields_children],
-            tuple(getattr(module, n) for n in fields_static))
+    get = module.__dict__.get
+    return ([get(n, _MISSING) for n in fields_children],
+            tuple(get(n, _MISSING) for n in fields_static))
 
 
 def _unflatten(cls, fields_children, fields_static, static, children):
     module = object.__new__(cls)
     for name, value in zip(fields_children + fields_static, (*children, *static), strict=True):
-        object.__setattr__(module, name, value)
+        if value is not _MISSING:
+            object.__setattr__(module, name, value)
     return module
 
 
