@@ -356,6 +356,9 @@ class Module(metaclass=_ModuleMeta):
             _warn_transformed_callable(type(self), name, value)
             object.__setattr__(self, name, value)
             return
+        if name == "__orig_class__":  # set by `Module[int]()` (typing's generic alias)
+            object.__setattr__(self, name, value)
+            return
         raise dataclasses.FrozenInstanceError(
             f"Cannot set attribute {name!r}: {type(self).__name__} is frozen once __init__ "
             f"returns. Make a changed copy instead: "
