@@ -103,7 +103,7 @@ class State:
     Example:
         >>> bn, state = nn.make_with_state(nn.BatchNorm)(2, "batch", mode="batch")
         >>> state
-        State(BatchNorm.batch_counter: i32[], BatchNorm.batch_state_index: (f32[2], f32[2]))
+        State(BatchNorm.batch_counter: weak_i32[], BatchNorm.batch_state_index: (f32[2], f32[2]))
     """
 
     __slots__ = ("_state",)

@@ -1,0 +1,173 @@
+"""Module and filtered-transform behaviours that Equinox's tests found different, each
+run on invarax and on the same definitions in Equinox (skipped without it)."""
+
+import abc
+import functools
+import typing
+
+import numpy as np
+import pytest
+
+import invarax
+import invarax.numpy as jnp
+
+eqx = pytest.importorskip("equinox")
+jax = pytest.importorskip("jax")
+
+LIBS = [(invarax, invarax), (jax, eqx)]  # (the JAX namespace, the Equinox namespace)
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+@pytest.mark.parametrize("call", [False, True])
+def test_filtered_transform_decorating_a_method_binds_self(jx, ex, call):
+    # Equinox's test_methods: @filter_grad on a method differentiates w.r.t. the instance
+    class M(ex.Module):
+        increment: object
+
+        def method(self, x):
+            return (x + self.increment) ** 2
+
+        grad_method = ex.filter_grad(method)
+        __call__ = ex.filter_grad(method) if call else method
+
+    m = M(jx.numpy.array(2.0))
+    grads = m.grad_method(jx.numpy.array(1.0))
+    assert type(grads) is M and float(grads.increment) == 6.0
+    if call:
+        assert float(m(jx.numpy.array(1.0)).increment) == 6.0
+    assert float(ex.filter_grad(m.method)(jx.numpy.array(1.0))) == 6.0
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_filter_vmap_decorated_method_maps_the_instance_too(jx, ex):
+    class M(ex.Module):
+        w: object
+
+        @ex.filter_vmap
+        def scale(self, x):
+            return self.w * x
+
+    out = M(jx.numpy.arange(3.0)).scale(jx.numpy.ones(3))
+    np.testing.assert_array_equal(np.asarray(out), [0.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("jx", [invarax, jax])
+def test_jit_static_argnums_0_on_a_method_binds_self(jx):
+    class Scaler:
+        def __init__(self, a):
+            self.a = a
+
+        def __hash__(self):
+            return hash(self.a)
+
+        def __eq__(self, other):
+            return self.a == other.a
+
+        @functools.partial(jx.jit, static_argnums=0)
+        def apply(self, x):
+            return self.a * x
+
+    assert float(Scaler(3.0).apply(jx.numpy.array(2.0))) == 6.0
+    assert Scaler.apply.__wrapped__.__name__ == "apply"  # unbound: the jitted function
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_bound_method_equality_and_names(jx, ex):
+    class M(ex.Module):
+        w: object
+
+        def f(self, x):
+            return x
+
+    a, b = M(1), M(1)
+    assert a.f == b.f and hash(a.f) == hash(b.f)
+    assert not (a.f == M(2).f) and not (a.f == (lambda x: x))
+    assert bool(M(jx.numpy.ones(2)).f == M(jx.numpy.ones(2)).f)
+    assert (a.f.__name__, a.f.__qualname__.rsplit(".", 2)[-2:]) == ("f", ["M", "f"])
+
+
+_T = typing.TypeVar("_T")
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_orig_class_of_a_generic_module(jx, ex):
+    class A(ex.Module, typing.Generic[_T]):
+        x: int = 0
+
+    assert A[int]().__orig_class__ == A[int]
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+@pytest.mark.parametrize("name", ["filter_jit", "filter_grad", "filter_value_and_grad",
+                                  "filter_vmap", "filter_pmap"])
+def test_wrappers_keep_name_doc_qualname_annotations_through_filter_jit(jx, ex, name):
+    # Equinox's test_wrapper_attributes: the wrapper crosses filter_jit as a pytree
+    def f(x: int) -> str:
+        """some doc"""
+        return "hi"
+
+    seen = {}
+
+    @ex.filter_jit
+    def g(k):
+        seen.update((a, getattr(k, a)) for a in
+                    ("__name__", "__doc__", "__qualname__", "__annotations__", "__module__"))
+
+    g(getattr(ex, name)(f))
+    assert seen == {"__name__": "f", "__doc__": "some doc", "__qualname__": f.__qualname__,
+                    "__annotations__": {"x": int, "return": str}, "__module__": __name__}
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_static_field_overridden_by_a_class_attribute_is_not_traced(jx, ex):
+    # Equinox's test_class_attribute_of_static_field_with_abstract_property: the str list
+    # is a class attribute, never a leaf, so jit can take the module as a traced argument
+    class AbstractBase(ex.Module):
+        config: list = ex.field(static=True)
+
+        @property
+        @abc.abstractmethod
+        def config(self):  # noqa: F811
+            pass
+
+    class Child(AbstractBase):
+        config = ["a", "b"]
+
+        def __init__(self):
+            pass
+
+    assert jx.jit(lambda m: len(m.config))(Child()) == 2
+    assert jx.tree_util.tree_leaves(Child()) == []
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_unassigned_default_is_not_a_leaf(jx, ex):
+    class M(ex.Module):
+        w: object
+        scale: float = 2.0
+
+        def __init__(self, w):
+            self.w = w
+
+    m = M(jx.numpy.ones(2))
+    assert len(jx.tree_util.tree_leaves(m)) == 1
+    assert jx.tree_util.tree_map(lambda x: 2 * x, m).scale == 2.0
+
+
+def test_pformat_weak_prefix_and_numpy_tag_as_equinox():
+    # Equinox's test_pformat: weak arrays print `weak_`, NumPy arrays `(numpy)`
+    def values(jx):
+        return [jx.numpy.array(1), jx.numpy.arange(12).reshape(3, 4), np.array(1),
+                np.arange(12.0).reshape(3, 4).astype(np.float16), np.float32(1.5),
+                jx.numpy.asarray(2.0), jx.numpy.ones(2, bool),
+                jx.ShapeDtypeStruct((2,), jx.numpy.float32)]
+
+    for ours, theirs in zip(values(invarax), values(jax), strict=True):
+        assert invarax.tree_pformat(ours, struct_as_array=True) == eqx.tree_pformat(
+            theirs, struct_as_array=True)
+    assert invarax.tree_pformat(np.array(1), short_arrays=False) == "array(1)"
+
+    class M(invarax.Module):
+        w: object
+
+    assert repr(M(jnp.array(1.0))) == "M(w=weak_f32[])"
