@@ -171,3 +171,29 @@ def test_pformat_weak_prefix_and_numpy_tag_as_equinox():
         w: object
 
     assert repr(M(jnp.array(1.0))) == "M(w=weak_f32[])"
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_deserialise_into_a_filter_eval_shape_model(jx, ex, tmp_path):
+    # Equinox's test_eval_shape: the `like` of ShapeDtypeStructs costs no arrays
+    model = ex.nn.MLP(2, 2, 2, 2, key=jx.random.key(0))
+    ex.tree_serialise_leaves(tmp_path / "m.eqx", model)
+    like = ex.filter_eval_shape(ex.nn.MLP, 2, 2, 2, 2, key=jx.random.key(1))
+    loaded = ex.tree_deserialise_leaves(tmp_path / "m.eqx", like)
+    assert ex.tree_equal(model, loaded, typematch=True)
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_deserialise_errors_carry_equinox_messages(jx, ex, tmp_path):
+    # Equinox's test_helpful_errors: a RuntimeError naming the leaf's path
+    path = tmp_path / "t.eqx"
+    ex.tree_serialise_leaves(path, (jx.numpy.array(1), {}))
+    two = {"a": jx.numpy.array(2), "b": jx.numpy.array(2)}
+    with pytest.raises(RuntimeError, match=r"Error at leaf with path \(SequenceKey\(idx=1\), "
+                                           r"DictKey\(key='a'\)\)"):
+        ex.tree_deserialise_leaves(path, (jx.numpy.array(2), two))
+    ex.tree_serialise_leaves(path, (jx.numpy.array(1), {"a": jx.numpy.array(1), "b": 1}))
+    bad = {"a": jx.numpy.array(2, dtype=jx.numpy.float32), "b": 2}
+    with pytest.raises(RuntimeError, match=r"Deserialised leaf at path \(SequenceKey\(idx=1\), "
+                                           r"DictKey\(key='a'\)\)"):
+        ex.tree_deserialise_leaves(path, (jx.numpy.array(2), bad))
