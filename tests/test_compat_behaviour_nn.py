@@ -72,3 +72,24 @@ def test_mlp_scalar_out_and_depth_0_keep_equinox_structure():
                         key=lib.random.key(0))
         assert mlp.activation.slope.shape == (0, 4)
         assert mlp.final_activation.slope.shape == ()
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "bool", "float32"])
+@pytest.mark.parametrize("padding", [0, 1])
+def test_max_pool_of_integers_and_bools_as_equinox(dtype, padding):
+    # -inf, MaxPool's init, was cast to the operand's dtype (a RuntimeWarning for ints, an
+    # error for bools); as JAX, it is max's identity whatever the operand's dtype
+    x = (np.arange(16).reshape(1, 4, 4) % 5).astype(dtype)
+    ours = invarax.nn.MaxPool2d(2, 2, padding=padding)(jnp.asarray(x))
+    theirs = eqx.nn.MaxPool2d(2, 2, padding=padding)(jax.numpy.asarray(x))
+    assert_bitwise(ours, np.asarray(theirs))
+
+
+def test_reduce_window_init_is_the_identity_in_either_dtype():
+    lax = invarax.lax
+    x = jnp.arange(4, dtype=jnp.int8)
+    for init in (-np.inf, -128):
+        assert_bitwise(lax.reduce_window(x, init, lax.max, (2,), (1,), "VALID"),
+                       np.int8([1, 2, 3]))
+    with pytest.raises(NotImplementedError, match="identities"):
+        lax.reduce_window(x, 1.5, lax.max, (2,), (1,), "VALID")
