@@ -41,3 +41,28 @@ def test_logical_not_keeps_a_weak_bool_as_jax():
         got, want = jnp.logical_not(ours[a]), jax.numpy.logical_not(theirs[a])
         assert_bitwise(got, want)
         assert got.weak_type == want.weak_type, a
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_random_normal_complex_bitwise_jax(dtype, x64):
+    # a complex dtype was rejected; JAX draws the parts from split(key), over sqrt(2)
+    for seed in range(3):
+        got = invarax.random.normal(invarax.random.PRNGKey(seed), (64,), dtype)
+        with jax.enable_x64(True):
+            want = np.asarray(jax.random.normal(jax.random.PRNGKey(seed), (64,), dtype))
+        if dtype == "complex64":
+            assert_bitwise(got, want)
+        else:  # float64 normals are within 3 ulp of JAX's (docs/random.md)
+            assert got.dtype == want.dtype
+            for part in (np.real, np.imag):
+                np.testing.assert_array_max_ulp(part(np.asarray(got)), part(want), maxulp=3)
+    assert_bitwise(invarax.jit(lambda k: invarax.random.normal(k, (3,), dtype))(
+        invarax.random.PRNGKey(0)), invarax.random.normal(invarax.random.PRNGKey(0), (3,), dtype))
+
+
+def test_random_uniform_rejects_complex_as_jax():
+    # JAX's uniform takes float dtypes only; so does invarax's
+    with pytest.raises(ValueError, match="float dtype"):
+        jax.random.uniform(jax.random.PRNGKey(0), (2,), jax.numpy.complex64)
+    with pytest.raises(ValueError, match="random.uniform: dtype must be a float dtype"):
+        invarax.random.uniform(invarax.random.PRNGKey(0), (2,), jnp.complex64)

@@ -106,12 +106,14 @@ def normal(key, shape=(), dtype=None):
     """Standard normal floats: ``sqrt(2) * erf_inv(u)``, ``u`` uniform in ``(-1, 1)``, as JAX.
 
     Bitwise ``jax.random.normal`` in float32 (XLA's ``log1p`` is reproduced); float64 within
-    3 ulp (see docs/random.md).
+    3 ulp (see docs/random.md). A complex dtype gives JAX's complex normal: real and
+    imaginary parts drawn from the two keys of ``split(key)``, each times ``1 / sqrt(2)``.
 
     Arguments:
         key: a ``uint32[2]`` key.
         shape: the result's shape.
-        dtype: float32 or float64 (default float32, float64 with x64 on).
+        dtype: float32, float64, complex64 or complex128 (default float32, float64 with x64
+            on).
 
     Returns:
         An array of ``shape`` and ``dtype``.
@@ -122,7 +124,16 @@ def normal(key, shape=(), dtype=None):
     """
     key = check_key("normal", key)
     shape = check_shape("normal", shape)
-    dtype = float_dtype("normal", dtype)
+    dtype = dtypes.canonicalize(dtypes.default_float() if dtype is None else dtype)
+    if dtype.kind not in "fc":
+        raise ValueError(f"random.normal: dtype must be a float or complex dtype, got "
+                         f"{dtype.name}")
+    if dtype.kind == "c":  # JAX's (re + 1j * im) / sqrt(2), which XLA makes a product
+        real = np.dtype(f"f{dtype.itemsize // 2}")
+        scale = _const(1 / np.sqrt(2), real)
+        re, im = (lax.convert_element_type(lax.mul(normal(k, shape, real), scale), dtype)
+                  for k in split(key))
+        return lax.add(re, lax.mul(im, _const(1j, dtype)))
     low = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
     u = _unit_uniform(key, shape, dtype, low, 1.0)
     return lax.mul(_const(np.sqrt(2), dtype), xla.erf_inv(u))
