@@ -66,3 +66,51 @@ def test_random_uniform_rejects_complex_as_jax():
         jax.random.uniform(jax.random.PRNGKey(0), (2,), jax.numpy.complex64)
     with pytest.raises(ValueError, match="random.uniform: dtype must be a float dtype"):
         invarax.random.uniform(invarax.random.PRNGKey(0), (2,), jnp.complex64)
+
+
+def _hermitian(n, batch=(), seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((*batch, n, n)) + 1j * rng.standard_normal((*batch, n, n))
+    return (a @ np.swapaxes(a, -1, -2).conj() + n * np.eye(n)).astype(np.complex64)
+
+
+@pytest.mark.parametrize("n", [1, 2, 6])
+def test_complex_cholesky_as_jax(n):
+    # complex64 was rejected: a composition of canonical ops factorises it now
+    a = _hermitian(n)
+    got, want = jnp.linalg.cholesky(a), np.asarray(jax.numpy.linalg.cholesky(a))
+    assert got.dtype == np.complex64
+    np.testing.assert_allclose(np.asarray(got), want, rtol=2e-6, atol=2e-6)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.cholesky(a, upper=True)),
+                               np.asarray(jax.numpy.linalg.cholesky(a, upper=True)),
+                               rtol=2e-6, atol=2e-6)
+    lower_only = np.tril(a)  # symmetrize_input=False reads the lower triangle
+    np.testing.assert_allclose(
+        np.asarray(invarax.lax.linalg.cholesky(lower_only, symmetrize_input=False)),
+        np.asarray(jax.lax.linalg.cholesky(lower_only, symmetrize_input=False)),
+        rtol=2e-6, atol=2e-6)
+
+
+def test_complex_cholesky_contract_and_failure():
+    batch = _hermitian(4, (5,), seed=1)
+    rows = invarax.vmap(jnp.linalg.cholesky)(batch)
+    for i in (0, 3):  # N1: a matrix's bits whatever the batch; N3: jit is eager
+        assert_bitwise(rows[i], jnp.linalg.cholesky(batch[i]))
+    assert_bitwise(jnp.linalg.cholesky(batch), rows)
+    assert_bitwise(invarax.jit(jnp.linalg.cholesky)(batch), rows)
+    bad = np.array([[1, 2], [2, 1]], np.complex64)  # not positive definite: JAX's NaNs
+    assert_bitwise(jnp.linalg.cholesky(bad), np.asarray(jax.numpy.linalg.cholesky(bad)))
+    with pytest.raises(TypeError, match="only cholesky takes complex matrices"):
+        jnp.linalg.qr(batch)
+
+
+def test_complex_cholesky_gradient_as_jax():
+    a, b = _hermitian(3, seed=2), _hermitian(3, seed=3)
+
+    def loss(lib, t):
+        factor = lib.numpy.linalg.cholesky(a + t * b)
+        return lib.numpy.sum(lib.numpy.abs(factor) ** 2)
+
+    got = invarax.grad(lambda t: loss(invarax, t))(0.5)
+    want = jax.grad(lambda t: loss(jax, t))(0.5)
+    np.testing.assert_allclose(float(got), float(want), rtol=1e-5)
