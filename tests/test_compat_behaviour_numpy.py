@@ -114,3 +114,19 @@ def test_complex_cholesky_gradient_as_jax():
     got = invarax.grad(lambda t: loss(invarax, t))(0.5)
     want = jax.grad(lambda t: loss(jax, t))(0.5)
     np.testing.assert_allclose(float(got), float(want), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8])
+def test_integer_division_by_zero_is_numpy_zero(dtype):
+    # a deliberate difference (docs/numpy_coverage.md): JAX's // by 0 is XLA's artefact,
+    # [1, -1, 0] // 0 = [-2, -2, -1]; invarax gives NumPy's 0. % and fmod agree with JAX.
+    a = np.array([1, -1, 0, 7], dtype) if dtype == np.int32 else np.array([1, 255, 0, 7], dtype)
+    b = np.zeros_like(a)
+    with np.errstate(divide="ignore"):
+        for name in ["floor_divide", "remainder", "fmod"]:
+            assert_bitwise(getattr(jnp, name)(a, b), getattr(np, name)(a, b))
+        assert_bitwise(invarax.jit(jnp.floor_divide)(a, b), np.floor_divide(a, b))
+    for name in ["remainder", "fmod"]:
+        assert_bitwise(getattr(jnp, name)(a, b), np.asarray(getattr(jax.numpy, name)(a, b)))
+    assert np.asarray(jax.numpy.floor_divide(a, b)).tolist() == (
+        [-2, -2, -1, -2] if dtype == np.int32 else [255, 255, 255, 255])
