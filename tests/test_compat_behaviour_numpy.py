@@ -1,8 +1,6 @@
 """Behaviours of jnp/lax/random that real JAX tests and notebooks found different, each
 checked against JAX itself (skipped without it)."""
 
-import warnings
-
 import numpy as np
 import pytest
 from helpers import assert_bitwise
@@ -132,32 +130,3 @@ def test_integer_division_by_zero_is_numpy_zero(dtype):
         assert_bitwise(getattr(jnp, name)(a, b), np.asarray(getattr(jax.numpy, name)(a, b)))
     assert np.asarray(jax.numpy.floor_divide(a, b)).tolist() == (
         [-2, -2, -1, -2] if dtype == np.int32 else [255, 255, 255, 255])
-
-
-def _aux_kinds(lib):
-    return {"numpy float64 scalar": lambda x: np.float64(1.5),
-            "numpy float64 array": lambda x: np.ones(2),
-            "float64 of x": lambda x: x.astype(lib.numpy.float64).sum(),
-            "Python float": lambda x: 1.5}
-
-
-@pytest.mark.parametrize("x64_on", [False, True])
-def test_has_aux_keeps_the_aux_dtype_as_jax(x64_on):
-    # a float64 aux came back as float32 in a notebook; every path agrees with JAX here
-    def describe(lib):
-        out = []
-        for make in _aux_kinds(lib).values():
-            def f(x, make=make):
-                return lib.numpy.sum(x * x), make(x)
-            x = lib.numpy.ones(2, lib.numpy.float32)
-            for aux in (lib.grad(f, has_aux=True)(x)[1],
-                        lib.jit(lib.grad(f, has_aux=True))(x)[1],
-                        lib.value_and_grad(f, has_aux=True)(x)[0][1]):
-                out.append((type(aux).__name__ != "float", np.asarray(aux).dtype,
-                            getattr(aux, "weak_type", None)))
-        return out
-
-    invarax.config.update("jax_enable_x64", x64_on)
-    with jax.enable_x64(x64_on), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # JAX warns that float64 is truncated without x64
-        assert describe(invarax) == describe(jax)
