@@ -232,6 +232,28 @@ def _caches_for(owner, key) -> _Caches:
     return caches
 
 
+def _usable_donations(closed: ClosedJaxpr, donated: tuple, warn: bool) -> tuple:
+    """JAX's rule: a donated argument is consumed only if an output of its shape and dtype
+    can take its buffer (each output one argument, in order); the others are kept (not
+    deleted, never written over), with JAX's warning unless ``warn`` is False."""
+    free = {}
+    for i, (aval, d) in enumerate(zip(closed.in_avals, donated, strict=True)):
+        if d:
+            free.setdefault((aval.shape, aval.dtype), []).append(i)
+    usable = [False] * len(donated)
+    for aval in closed.out_avals:
+        waiting = free.get((aval.shape, aval.dtype))
+        if waiting:
+            usable[waiting.pop(0)] = True
+    unused = [f"{a.dtype.name}[{','.join(map(str, a.shape))}]" for a, d, u in
+              zip(closed.in_avals, donated, usable, strict=True) if d and not u]
+    if unused and warn:
+        warnings.warn(f"Some donated buffers were not usable: {', '.join(unused)}.\nAn output "
+                      "of the same shape and dtype takes a donated buffer; the others are "
+                      "kept (not deleted).", UserWarning, stacklevel=6)
+    return tuple(usable)
+
+
 class Jitted:
     """A jit-compiled function (what ``jit(f)`` returns).
 
@@ -243,8 +265,9 @@ class Jitted:
     """
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 cache_owner=None):
+                 cache_owner=None, donation_warning=True):
         self.fun = fun
+        self._donation_warning = donation_warning
         self.static = StaticArgs(fun, static_argnums, static_argnames)
         donate = (donate_argnums,) if isinstance(donate_argnums, int) else donate_argnums
         self.donate_argnums = tuple(donate)
@@ -359,7 +382,10 @@ class Jitted:
             return self.fun(*full_args, **full_kwargs)
 
         closed, _, out_tree = trace_fun(dyn_fun, dyn_args, dyn_kwargs, f"jit of {static.name}")
-        return _Entry(closed, out_tree, self._donated_leaves(dyn_args, dyn_kwargs, static_vals))
+        donated = self._donated_leaves(dyn_args, dyn_kwargs, static_vals)
+        if any(donated):
+            donated = _usable_donations(closed, donated, self._donation_warning)
+        return _Entry(closed, out_tree, donated)
 
     def _donated_leaves(self, dyn_args, dyn_kwargs, static_vals) -> tuple:
         """One bool per leaf of the dynamic arguments: whether its argument is donated."""
@@ -415,9 +441,11 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
         static_argnums, static_argnames: arguments that are Python values, hashed
             into the cache key instead of traced (the fix for Python control flow
             on an argument).
-        donate_argnums: positional arguments whose arrays the call may consume: they
-            are deleted after the call (using one again raises), and the program may
-            reuse their buffers. A NumPy argument is never written over (docs/compiler.md).
+        donate_argnums: positional arguments whose arrays the call may consume: as in
+            JAX, each that an output of its shape and dtype can take is deleted after the
+            call (using one again raises) and the program may reuse its buffer; the others
+            are kept, with JAX's warning "Some donated buffers were not usable". A NumPy
+            argument is never written over (docs/compiler.md).
 
     Returns:
         A callable with ``fun``'s signature; ``.lower(*args).as_text()`` prints the
