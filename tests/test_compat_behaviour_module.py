@@ -4,6 +4,7 @@ run on invarax and on the same definitions in Equinox (skipped without it)."""
 import abc
 import functools
 import typing
+import warnings
 
 import numpy as np
 import pytest
@@ -197,3 +198,54 @@ def test_deserialise_errors_carry_equinox_messages(jx, ex, tmp_path):
     with pytest.raises(RuntimeError, match=r"Deserialised leaf at path \(SequenceKey\(idx=1\), "
                                            r"DictKey\(key='a'\)\)"):
         ex.tree_deserialise_leaves(path, (jx.numpy.array(2), bad))
+
+
+def _record_warnings(fn, *args):
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        out = fn(*args)
+    return out, [str(w.message).split("\n")[0] for w in record]
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_filter_jit_donation_modes_as_equinox(jx, ex):
+    # donate= was accepted and ignored; now Equinox's modes donate as jit does
+    def add(x, y):
+        return x + y
+
+    for mode, deleted in [("all", (True, False)), ("warn-except-first", (False, True)),
+                          ("none", (False, False))]:
+        x, y = jx.numpy.ones(1000) * 2.0, jx.numpy.ones(1000) * 3.0
+        out, seen = _record_warnings(ex.filter_jit(add, donate=mode), x, y)
+        assert (x.is_deleted(), y.is_deleted()) == deleted, mode
+        assert seen == [] and float(out[0]) == 5.0
+
+    def reduce(x, y):
+        return x + jx.numpy.sum(y)
+
+    for mode, seen_want in [("warn", ["Some donated buffers were not usable: float32[10]."]),
+                            ("all", [])]:
+        y = jx.numpy.ones(10)
+        _, seen = _record_warnings(ex.filter_jit(reduce, donate=mode), jx.numpy.array(1.0), y)
+        assert seen == seen_want and not y.is_deleted()
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_donated_buffer_is_reused(jx, ex):
+    x = jx.numpy.ones(1000) * 2.0  # an array owning its buffer
+    where = x.unsafe_buffer_pointer()
+    out = ex.filter_jit(lambda x: x + 1, donate="all")(x)
+    assert x.is_deleted() and out.unsafe_buffer_pointer() == where
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+@pytest.mark.parametrize("donate", ["all", "all-except-first", "none"])
+def test_filter_jit_ahead_of_time_as_equinox(jx, ex, donate):
+    # Equinox's test_aot_compilation(_kwargs): .lower(...).compile() with static leaves
+    def f(x, y, **kwargs):
+        return 2 * x + y + kwargs["test"]
+
+    x = jx.numpy.array(3)
+    lowered = ex.filter_jit(f, donate=donate).lower(x, 4, test=123)
+    assert isinstance(lowered.as_text(), str)
+    assert int(lowered.compile()(jx.numpy.array(5), 4, test=123)) == 137
