@@ -249,3 +249,18 @@ def test_filter_jit_ahead_of_time_as_equinox(jx, ex, donate):
     lowered = ex.filter_jit(f, donate=donate).lower(x, 4, test=123)
     assert isinstance(lowered.as_text(), str)
     assert int(lowered.compile()(jx.numpy.array(5), 4, test=123)) == 137
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_filter_pmap_devices_axis_size_and_aot_as_equinox(jx, ex):
+    # Equinox's pmap tests pass devices= through to pmap; test_out, test_aot_compilation
+    pmap = functools.partial(ex.filter_pmap, devices=jx.devices("cpu")[:1])
+    add = pmap(lambda a, b: a + b[0]["a"], in_axes=(0, [{"a": None}]))
+    assert add(jx.numpy.array([1]), [{"a": jx.numpy.array([2])}]).tolist() == [[3]]
+    same = pmap(lambda x: x, in_axes=None, out_axes=None, axis_size=1)(jx.numpy.array([3, 4]))
+    assert same.tolist() == [3, 4]
+    broadcast = pmap(lambda x: x, out_axes=0, axis_size=1)(1)  # a scalar output, stacked
+    assert broadcast.shape == (1,) and broadcast.tolist() == [1]
+    lowered = pmap(lambda x, y: 2 * x + y, donate="none").lower(jx.numpy.array([3]), 4)
+    assert isinstance(lowered.as_text(), str)
+    assert lowered.compile()(jx.numpy.array([3]), 4).tolist() == [10]
