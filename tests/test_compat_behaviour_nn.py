@@ -93,3 +93,15 @@ def test_reduce_window_init_is_the_identity_in_either_dtype():
                        np.int8([1, 2, 3]))
     with pytest.raises(NotImplementedError, match="identities"):
         lax.reduce_window(x, 1.5, lax.max, (2,), (1,), "VALID")
+
+
+@pytest.mark.parametrize(("jx", "ex"), [(invarax, invarax), (jax, eqx)])
+def test_dropout_deterministic_and_generic_layers_as_equinox(jx, ex):
+    assert ex.nn.Dropout(0.3, inference=True).deterministic is True
+    assert ex.nn.Dropout(0.3).deterministic is False
+    linear = ex.nn.Linear(2, 2, key=jx.random.key(0))
+    spectral = ex.nn.SpectralNorm[ex.nn.Linear](linear, "weight", key=jx.random.key(1))
+    assert spectral.__orig_class__ == ex.nn.SpectralNorm[ex.nn.Linear]
+    assert ex.nn.WeightNorm[ex.nn.Linear](linear).__orig_class__ == ex.nn.WeightNorm[
+        ex.nn.Linear]
+    assert ex.nn.StateIndex[int] is not None

@@ -10,6 +10,7 @@ takes the state and returns the updated one.
 from __future__ import annotations
 
 import types
+import typing
 
 from ..core.pytree import (
     keystr,
@@ -33,7 +34,10 @@ class _Deleted(Module):
 _DELETED = _Deleted()
 
 
-class StateIndex(Module):
+_Value = typing.TypeVar("_Value")
+
+
+class StateIndex(Module, typing.Generic[_Value]):
     """The key of one piece of state, and its initial value, as ``equinox.nn.StateIndex``.
 
     Arguments:
