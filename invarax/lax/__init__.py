@@ -30,7 +30,7 @@ from ..ops.elementwise import stop_gradient
 from ..ops.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ..ops.redistribution import all_to_all, ppermute, psum_scatter
 from ..ops.special import erf, erf_inv, erfc
-from ..ops.gamma import digamma, igamma, igammac, lgamma
+from ..ops.gamma import digamma, igamma, igammac, lgamma, random_gamma_grad
 from ._control_flow import cond, fori_loop, map, scan, switch, while_loop
 from ._checkpointed import checkpointed_while_loop
 from . import linalg  # noqa: E402

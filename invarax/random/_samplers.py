@@ -52,6 +52,23 @@ def check_broadcast(name: str, what: str, param_shape, shape) -> None:
                          f"the shape argument {shape}")
 
 
+def broadcast_shape(name: str, shape, **params) -> tuple:
+    """JAX's shape of a sampler with parameters: ``None`` is the broadcast of the
+    parameters' shapes; a given shape must be one that each of them broadcasts to."""
+    shapes = {what: np.shape(x) for what, x in params.items()}
+    if shape is None:
+        try:
+            return tuple(np.broadcast_shapes(*shapes.values()))
+        except ValueError:
+            listed = ", ".join(f"{what} {s}" for what, s in shapes.items())
+            raise ValueError(f"random.{name}: the parameters' shapes do not broadcast: "
+                             f"{listed}") from None
+    shape = check_shape(name, shape)
+    for what, s in shapes.items():
+        check_broadcast(name, what, s, shape)
+    return shape
+
+
 def check_ordered(name: str, low, high, names=("minval", "maxval")):
     """A ValueError if concrete bounds have ``low > high`` somewhere (traced bounds pass)."""
     lo, hi = concrete_value(low), concrete_value(high)
