@@ -84,9 +84,48 @@ def save_from_both_policies(policy_1, policy_2):
     return policy
 
 
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """``dots_with_no_batch_dims_saveable``, saving to host memory in JAX (``offload_src``
+    to ``offload_dst``, e.g. ``"device"`` to ``"pinned_host"``). On the CPU backend the
+    residuals already live in host memory, so offloading is saving: the same policy.
+
+    Example:
+        >>> policy = offload_dot_with_no_batch_dims("device", "pinned_host")
+        >>> f = invarax.checkpoint(lambda w, x: jnp.sum(jnp.tanh(w @ x)), policy=policy)
+        >>> invarax.grad(f, argnums=1)(jnp.ones((2, 3)), jnp.ones(3)).shape
+        (3,)
+    """
+    del offload_src, offload_dst
+    return dots_with_no_batch_dims_saveable
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved,
+                                      names_which_can_be_offloaded, offload_src, offload_dst):
+    """``save_only_these_names`` of both lists: in JAX the second list is offloaded to host
+    memory; on the CPU backend that is where residuals live, so both are saved.
+
+    Example:
+        >>> policy = save_and_offload_only_these_names(
+        ...     names_which_can_be_saved=["a"], names_which_can_be_offloaded=["b"],
+        ...     offload_src="device", offload_dst="pinned_host")
+        >>> policy is not None
+        True
+    """
+    del offload_src, offload_dst
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    if saved & offloaded:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in "
+            "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+            f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} and "
+            f"the intersection={saved & offloaded}")
+    return save_only_these_names(*saved, *offloaded)
+
+
 __all__ = [
     "checkpoint_dots", "checkpoint_dots_with_no_batch_dims", "dots_saveable",
     "dots_with_no_batch_dims_saveable", "everything_saveable", "nothing_saveable",
+    "offload_dot_with_no_batch_dims", "save_and_offload_only_these_names",
     "save_any_names_but_these", "save_anything_except_these_names", "save_from_both_policies",
     "save_only_these_names",
 ]

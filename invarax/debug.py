@@ -99,24 +99,43 @@ def print(fmt: str, *args, ordered=False, **kwargs) -> None:  # noqa: A001
 
 def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=False,  # noqa: A001
                token=None, **kwargs):
-    """Enter Python's debugger (``pdb``) here, eagerly; not supported inside ``jit``,
-    ``vmap`` or ``grad`` (a clear error says so).
+    """Enter Python's debugger (``pdb``) with the caller's values, also inside transformations.
 
-    Eagerly every value is concrete, so the debugger shows the arrays themselves. Under
-    a transformation, inspect values with ``debug.print`` or ``debug.callback`` instead.
+    Eagerly ``pdb`` stops in the calling frame itself. Inside ``jit``, ``vmap``, ``grad``,
+    ``cond``, ``scan``, ... it is a debug callback, as JAX's: each time the program runs
+    it, ``pdb`` starts on a copy of the caller's local variables in which every array is
+    the concrete value computed there (under ``vmap`` once per example, under ``grad`` the
+    primal values); ``c`` continues the program. Only the calling frame is captured, and
+    the debugger is ``pdb`` whatever ``backend`` (JAX's own debugger is not reproduced);
+    ``filter_frames``, ``num_frames`` and ``kwargs`` are accepted and ignored.
 
-    Raises:
-        NotImplementedError: under a transformation.
+    Arguments:
+        ordered: accepted as JAX's (effects run in program order always).
+        token: returned unchanged (JAX's token-threading form).
+
+    Returns:
+        ``token``.
     """
-    if current_trace() is not EVAL_TRACE:
-        raise NotImplementedError(
-            "invarax.debug.breakpoint works eagerly only, not inside jit, vmap or grad. "
-            "Call the function without jit (invarax evaluates eagerly, so a breakpoint there "
-            "shows concrete arrays), or print values with invarax.debug.print")
-    frame = sys._getframe(1)
     import pdb
 
-    pdb.Pdb().set_trace(frame)
+    frame = sys._getframe(1)
+    if current_trace() is EVAL_TRACE:
+        pdb.Pdb().set_trace(frame)
+        return token
+    leaves, tree = tree_flatten(dict(frame.f_locals))
+    dynamic = [i for i, leaf in enumerate(leaves) if isinstance(leaf, Array)]
+    f_globals, where = frame.f_globals, f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+    def enter(*values):
+        full = list(leaves)
+        for i, value in zip(dynamic, values, strict=True):
+            full[i] = value
+        sys.stdout.write(f"invarax.debug.breakpoint at {where}: the caller's variables, "
+                         "with the values computed; 'c' continues\n")
+        pdb.Pdb().run("pass", f_globals, tree_unflatten(tree, full))
+
+    debug_callback(enter, *(leaves[i] for i in dynamic), ordered=ordered)
+    return token
 
 
 __all__ = ["breakpoint", "callback", "print"]

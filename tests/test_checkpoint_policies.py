@@ -28,6 +28,10 @@ POLICIES = {
     "all_but_name": cp.save_anything_except_these_names("hidden"),
     "names_but": cp.save_any_names_but_these("other"),
     "both": cp.save_from_both_policies(cp.dots_saveable, cp.save_only_these_names("hidden")),
+    "offload_dots": cp.offload_dot_with_no_batch_dims("device", "pinned_host"),
+    "save_and_offload": cp.save_and_offload_only_these_names(
+        names_which_can_be_saved=[], names_which_can_be_offloaded=["hidden"],
+        offload_src="device", offload_dst="pinned_host"),
 }
 
 
@@ -58,6 +62,9 @@ def test_what_is_saved_follows_the_policy():
     assert shapes["dots_no_batch"] == shapes["dots"]
     assert shapes["names"] == sorted([*consts, (3,), (4,)])  # the named hidden layer
     assert shapes["names_but"] == shapes["names"]
+    # offloading to host memory is saving on the CPU backend
+    assert shapes["offload_dots"] == shapes["dots_no_batch"]
+    assert shapes["save_and_offload"] == shapes["names"]
     assert len(shapes["everything"]) > len(shapes["dots"])
     assert (4,) in shapes["all_but_name"]
 
@@ -83,8 +90,14 @@ def test_policies_decide_as_jax():
     for name in ["everything_saveable", "nothing_saveable", "dots_saveable", "checkpoint_dots",
                  "dots_with_no_batch_dims_saveable", "save_only_these_names",
                  "save_any_names_but_these", "save_anything_except_these_names",
-                 "save_from_both_policies"]:
+                 "save_from_both_policies", "offload_dot_with_no_batch_dims",
+                 "save_and_offload_only_these_names"]:
         assert hasattr(jcp, name) and hasattr(cp, name), name
+    for lib in (cp, jcp):  # a name both saved and offloaded: the same error
+        with pytest.raises(ValueError, match="should be exclusive"):
+            lib.save_and_offload_only_these_names(
+                names_which_can_be_saved=["a"], names_which_can_be_offloaded=["a"],
+                offload_src="device", offload_dst="pinned_host")
     assert jcp.dots_saveable(jax.lax.dot_general_p) and not jcp.dots_saveable(jax.lax.sin_p)
 
 

@@ -99,11 +99,6 @@ def test_print_needs_a_format_string():
         debug.print(jnp.ones(2))
 
 
-def test_breakpoint_under_a_transformation_says_what_to_do():
-    with pytest.raises(NotImplementedError, match="eagerly only"):
-        invarax.jit(lambda x: debug.breakpoint() or x)(1.0)
-
-
 OUT = invarax.ShapeDtypeStruct((2,), jnp.float32)
 
 

@@ -116,10 +116,11 @@ def test_defaulted_field_flattens_and_rebuilds():
             self.w = w
 
     m = M(jnp.ones(2))
+    # as Equinox: a default the instance never assigned stays the class's, not a leaf
     leaves = invarax.tree_util.tree_leaves(m)
-    assert len(leaves) == 2 and leaves[1] == 2.0
+    assert len(leaves) == 1
     doubled = invarax.tree_util.tree_map(lambda x: 2 * x, m)
-    assert doubled.scale == 4.0
+    assert doubled.scale == 2.0 and "scale" not in doubled.__dict__
     assert repr(m) == "M(w=f32[2], scale=2.0)"
 
 

@@ -149,10 +149,11 @@ TREE = {"w": jnp.arange(6.0).reshape(2, 3), "n": 3, "b": [np.ones((3, 2)).T]}
 
 @pytest.mark.parametrize("like, message", [
     ({**TREE, "w": jnp.zeros((3, 2))},
-     r"leaf \['w'\] has shape \(2, 3\) on disk but \(3, 2\) in `like`"),
+     r"\['w'\] of the file\) has changed shape from \(3, 2\) in `like` to \(2, 3\) on disk"),
     ({**TREE, "w": jnp.zeros((2, 3), "int32")},
-     r"leaf \['w'\] has dtype float32 on disk but int32 in `like`"),
-    ({**TREE, "n": 1.5}, r"leaf \['n'\] has dtype int64 on disk but float64 in `like`"),
+     r"\['w'\] of the file\) has changed dtype from int32 in `like` to float32 on disk"),
+    ({**TREE, "n": 1.5}, r"\['n'\] of the file\) has changed dtype from float64 in `like` to "
+                         r"int64 on disk"),
     ({**TREE, "x": jnp.zeros(2)}, r"ends before leaf \['x'\] \(leaf 4 of the 4"),
 ])
 def test_mismatch_errors_name_the_path_and_both_values(like, message):

@@ -25,6 +25,7 @@ import logging
 import os
 import sys
 import threading
+import types
 import warnings
 import weakref
 
@@ -269,6 +270,28 @@ def _caches_for(owner, key) -> _Caches:
     return caches
 
 
+def _usable_donations(closed: ClosedJaxpr, donated: tuple, warn: bool) -> tuple:
+    """JAX's rule: a donated argument is consumed only if an output of its shape and dtype
+    can take its buffer (each output one argument, in order); the others are kept (not
+    deleted, never written over), with JAX's warning unless ``warn`` is False."""
+    free = {}
+    for i, (aval, d) in enumerate(zip(closed.in_avals, donated, strict=True)):
+        if d:
+            free.setdefault((aval.shape, aval.dtype), []).append(i)
+    usable = [False] * len(donated)
+    for aval in closed.out_avals:
+        waiting = free.get((aval.shape, aval.dtype))
+        if waiting:
+            usable[waiting.pop(0)] = True
+    unused = [f"{a.dtype.name}[{','.join(map(str, a.shape))}]" for a, d, u in
+              zip(closed.in_avals, donated, usable, strict=True) if d and not u]
+    if unused and warn:
+        warnings.warn(f"Some donated buffers were not usable: {', '.join(unused)}.\nAn output "
+                      "of the same shape and dtype takes a donated buffer; the others are "
+                      "kept (not deleted).", UserWarning, stacklevel=6)
+    return tuple(usable)
+
+
 class Jitted:
     """A jit-compiled function (what ``jit(f)`` returns).
 
@@ -282,8 +305,9 @@ class Jitted:
     """
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 cache_owner=None, variant=()):
+                 cache_owner=None, variant=(), donation_warning=True):
         self.fun = fun
+        self._donation_warning = donation_warning
         self.static = StaticArgs(fun, static_argnums, static_argnames)
         donate = (donate_argnums,) if isinstance(donate_argnums, int) else donate_argnums
         self.donate_argnums = tuple(donate)
@@ -417,7 +441,10 @@ class Jitted:
             return self.fun(*full_args, **full_kwargs)
 
         closed, _, out_tree = trace_fun(dyn_fun, dyn_args, dyn_kwargs, f"jit of {static.name}")
-        return _Entry(closed, out_tree, self._donated_leaves(dyn_args, dyn_kwargs, static_vals))
+        donated = self._donated_leaves(dyn_args, dyn_kwargs, static_vals)
+        if any(donated):
+            donated = _usable_donations(closed, donated, self._donation_warning)
+        return _Entry(closed, out_tree, donated)
 
     def _donated_leaves(self, dyn_args, dyn_kwargs, static_vals) -> tuple:
         """One bool per leaf of the dynamic arguments: whether its argument is donated."""
@@ -430,6 +457,11 @@ class Jitted:
             flags += [i in donated] * len(tree_leaves(arg))
         flags += [False] * len(tree_leaves(dyn_kwargs))
         return tuple(flags)
+
+    def __get__(self, instance, owner=None):
+        """As a function: ``jit`` of a method, looked up on an instance, binds it as the
+        first argument (so ``static_argnums=0`` makes ``self`` static, as in JAX)."""
+        return self if instance is None else types.MethodType(self, instance)
 
     def trace(self, *args, **kwargs):
         """Trace for these arguments: a ``Traced`` (``.jaxpr``, ``.out_info``, ``.lower()``)."""

@@ -161,6 +161,11 @@ class ArrayImpl(Array):
         """A copy of the array (arrays are immutable, so this is rarely needed)."""
         return ArrayImpl(self._value.copy(), self._weak_type)
 
+    def unsafe_buffer_pointer(self) -> int:
+        """The address of the array's memory, as JAX's (to check that a donated buffer was
+        reused, say); a deleted array raises."""
+        return self._value.__array_interface__["data"][0]
+
     def delete(self):
         """Release the buffer; any later use raises (what donating the array to jit does)."""
         if not self.is_deleted():

@@ -32,7 +32,7 @@ from ..ops.collectives import size_of_axis as axis_size
 from ..ops.redistribution import all_to_all, ppermute, psum_scatter, pswapaxes
 from ..distributed.constraint import with_sharding_constraint
 from ..ops.special import erf, erf_inv, erfc
-from ..ops.gamma import digamma, igamma, igammac, lgamma
+from ..ops.gamma import digamma, igamma, igammac, lgamma, random_gamma_grad
 from ._control_flow import cond, fori_loop, map, scan, switch, while_loop
 from ._checkpointed import checkpointed_while_loop
 from . import linalg  # noqa: E402

@@ -35,7 +35,14 @@ def _innermost(fun):
     return fun
 
 
-def filter_jit(fun):
+# Equinox's donation modes: (donate the first argument's arrays, donate the rest's, warn
+# when a donated buffer is unusable)
+DONATE = {"all": (True, True, False), "all-except-first": (False, True, False),
+          "warn": (True, True, True), "warn-except-first": (False, True, True),
+          "none": (False, False, False)}
+
+
+def filter_jit(fun, donate: str = "none"):
     """Compile ``fun``, tracing the array leaves of its arguments; other leaves are static.
 
     Non-array leaves (ints, strings, functions, a Module's static fields) are hashed into
@@ -46,9 +53,15 @@ def filter_jit(fun):
     Arguments:
         fun: any function of pytrees; it may itself be a pytree, such as a bound method
             ``model.__call__`` whose module holds arrays.
+        donate: one of Equinox's modes (``DONATE``): the arrays of ``fun`` and of the
+            arguments (all, or all but the first argument's) are donated, as
+            ``jit(donate_argnums=...)`` donates them; the ``"warn"`` modes show JAX's
+            warning for a donated buffer that no output can take.
 
     Returns:
         The compiled function; results are bitwise those of calling ``fun`` (N3).
+        ``.lower(*args, **kwargs)`` gives the program for these arguments (``.as_text()``,
+        ``.compile()``, whose result is called with arguments like these), as Equinox's.
 
     Example:
         >>> f = filter_jit(lambda x, name: (2 * x, name.upper()))
@@ -58,20 +71,63 @@ def filter_jit(fun):
     # One cache per wrapped function (shared by every filter_jit of it, as JAX's jit),
     # keyed on the static part (the transforms around the function included) and avals.
     owner = _innermost(fun)
+    donate_first, donate_rest, warn = DONATE[donate]
+    flags = (donate_rest, donate_first, donate_rest, donate_rest)  # fun, first, rest, kwargs
 
-    def run(dynamic, static: Static):
-        f, args, kwargs = combine(dynamic, static.value)
+    def run(donated, kept, static: Static):
+        d_fun, d_first, d_rest, d_kwargs = (d if flag else k for d, k, flag in
+                                            zip(donated, kept, flags, strict=True))
+        f, args, kwargs = combine((d_fun, (*d_first, *d_rest), d_kwargs), static.value)
         f = tree_map(lambda leaf: owner if leaf is _OWNER else leaf, f)
         out_dynamic, out_static = partition(f(*args, **kwargs), is_array)
         return out_dynamic, Static(out_static)
 
-    run = Jitted(run, cache_owner=owner)
+    run = Jitted(run, donate_argnums=(0,) if donate_first or donate_rest else (),
+                 cache_owner=owner, donation_warning=warn)
+
+    def split(args, kwargs):
+        """``run``'s arguments: the donated arrays, the kept ones, the rest as a Static."""
+        dynamic, static = partition((fun, args, kwargs), is_array)
+        f = tree_map(lambda leaf: _OWNER if leaf is owner else leaf, static[0])
+        d_fun, d_args, d_kwargs = dynamic
+        parts = (d_fun, d_args[:1], d_args[1:], d_kwargs)
+        return (tuple(p if flag else None for p, flag in zip(parts, flags, strict=True)),
+                tuple(None if flag else p for p, flag in zip(parts, flags, strict=True)),
+                Static((f, *static[1:])))
 
     @functools.wraps(fun)
     def jitted(*args, **kwargs):
-        dynamic, static = partition((fun, args, kwargs), is_array)
-        f = tree_map(lambda leaf: _OWNER if leaf is owner else leaf, static[0])
-        out_dynamic, out_static = run(dynamic, Static((f, *static[1:])))
+        out_dynamic, out_static = run(*split(args, kwargs))
         return combine(out_dynamic, out_static.value)
 
+    jitted.lower = lambda *args, **kwargs: Lowered(run.lower(*split(args, kwargs)), split)
     return jitted
+
+
+class Lowered:
+    """``filter_jit(f).lower(*args, **kwargs)``: the program for these arguments, as
+    Equinox's: ``as_text()`` prints it, ``compile()`` gives the callable."""
+
+    def __init__(self, lowered, split):
+        self._lowered, self._split = lowered, split
+
+    def as_text(self) -> str:
+        """The optimised program, in jaxpr format."""
+        return self._lowered.as_text()
+
+    def compile(self, compiler_options=None) -> Compiled:
+        """The compiled program; ``compiler_options`` (XLA's) are accepted and unused."""
+        del compiler_options
+        return Compiled(self._lowered.compile(), self._split)
+
+
+class Compiled:
+    """``filter_jit(f).lower(...).compile()``: call it with arguments like the lowered
+    ones (the same non-array leaves, arrays of the same shapes and dtypes)."""
+
+    def __init__(self, compiled, split):
+        self._compiled, self._split = compiled, split
+
+    def __call__(self, *args, **kwargs):
+        out_dynamic, out_static = self._compiled(*self._split(args, kwargs))
+        return combine(out_dynamic, out_static.value)

@@ -90,9 +90,23 @@ class BoundMethod:
     def __call__(self, *args, **kwargs):
         return self.__func__(self.__self__, *args, **kwargs)
 
+    def __eq__(self, other):
+        """As Equinox's: the same function, and modules equal as pytrees (``tree_equal``)."""
+        if not isinstance(other, BoundMethod) or self.__func__ != other.__func__:
+            return False
+        return tree_equal(self.__self__, other.__self__)
+
+    def __hash__(self):
+        return hash((self.__func__, self.__self__))
+
     @property
     def __wrapped__(self):
         return functools.partial(self.__func__, self.__self__)
+
+    def __getattr__(self, name):
+        if name in ("__name__", "__qualname__"):  # the function's, as a Python bound method
+            return getattr(self.__func__, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __repr__(self):
         return f"<bound method {self.__func__.__qualname__} of {self.__self__!r}>"
@@ -119,15 +133,32 @@ def _is_method(name: str, value) -> bool:
         not magic or name == "__call__")
 
 
+class _Missing:
+    """A field the instance does not hold (a class-level default, or a class attribute
+    overriding the field, that ``__init__`` never assigned): an empty pytree, as in Equinox,
+    so a class attribute is never a leaf; the attribute still reads the class's value."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "Missing"
+
+
+_MISSING = _Missing()
+register_pytree_node(_Missing, lambda _: ((), None), lambda _, __: _MISSING)
+
+
 def _flatten(fields_children, fields_static, module):
-    return ([getattr(module, n) for n in fields_children],
-            tuple(getattr(module, n) for n in fields_static))
+    get = module.__dict__.get
+    return ([get(n, _MISSING) for n in fields_children],
+            tuple(get(n, _MISSING) for n in fields_static))
 
 
 def _unflatten(cls, fields_children, fields_static, static, children):
     module = object.__new__(cls)
     for name, value in zip(fields_children + fields_static, (*children, *static), strict=True):
-        object.__setattr__(module, name, value)
+        if value is not _MISSING:
+            object.__setattr__(module, name, value)
     return module
 
 
@@ -323,6 +354,9 @@ class Module(metaclass=_ModuleMeta):
             if isinstance(value, BoundMethod) and value.__self__ is self:
                 raise ValueError(_MSG_METHOD_IN_INIT.format(name))
             _warn_transformed_callable(type(self), name, value)
+            object.__setattr__(self, name, value)
+            return
+        if name == "__orig_class__":  # set by `Module[int]()` (typing's generic alias)
             object.__setattr__(self, name, value)
             return
         raise dataclasses.FrozenInstanceError(

@@ -9,8 +9,6 @@ import functools
 
 from . import _grad, _jit
 
-_DONATE = ("all", "all-except-first", "warn", "warn-except-first", "none")
-
 
 def filter_jit(fun=None, *, donate: str = "none"):
     """Compile ``fun``, tracing the array leaves of its arguments; other leaves are static.
@@ -21,23 +19,28 @@ def filter_jit(fun=None, *, donate: str = "none"):
     Arguments:
         fun: any function of pytrees (a bound method ``model.__call__`` too). Without it
             (``@filter_jit(donate="all")``), a decorator.
-        donate: Equinox's donation modes (``"all"``, ``"all-except-first"``, ``"warn"``,
-            ``"warn-except-first"``, ``"none"``). Accepted for porting; on the CPU backend a
-            donated input is never overwritten, so every mode gives the same results.
+        donate: Equinox's donation modes: ``"all"`` donates the arrays of ``fun`` and
+            of every argument, ``"all-except-first"`` all but the first argument's (as
+            ``jit(donate_argnums=...)`` donates: each that an output of its shape and dtype
+            can take is consumed), ``"warn"`` and ``"warn-except-first"`` the same with
+            JAX's warning for a donated buffer no output can take, ``"none"`` nothing.
 
     Returns:
         The compiled function; results are bitwise those of calling ``fun`` (N3).
+        ``.lower(*args, **kwargs)`` gives Equinox's ahead-of-time stages: ``.as_text()``
+        and ``.compile()``, called with arguments like those.
 
     Example:
         >>> f = filter_jit(donate="all")(lambda x, name: (2 * x, name.upper()))
         >>> f(jnp.ones(2), "done")
         (Array([2., 2.], dtype=float32), 'DONE')
     """
-    if donate not in _DONATE:
-        raise ValueError(f"filter_jit: donate must be one of {_DONATE}, got {donate!r}")
+    if donate not in _jit.DONATE:
+        raise ValueError(f"filter_jit: donate must be one of {tuple(_jit.DONATE)}, got "
+                         f"{donate!r}")
     if fun is None:
         return functools.partial(filter_jit, donate=donate)
-    return _jit.filter_jit(fun)
+    return _jit.filter_jit(fun, donate)
 
 
 def filter_value_and_grad(fun=None, *, has_aux: bool = False):

@@ -14,11 +14,14 @@ import functools
 
 import numpy as np
 
-from ..core.array import ArrayImpl
+from ..core.array import ArrayImpl, to_array
 from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.trace import Tracer
 from ..distributed.constraint import with_sharding_constraint
+from ..distributed.devices import device_put
+from ..transforms._make_jaxpr import make_jaxpr
 from ..transforms._pmap import pmap
-from ._filters import combine, if_array, is_array, partition
+from ._filters import combine, if_array, is_array, is_array_like, partition
 from ._static import Static
 from ._vmap import _map_axes
 
@@ -30,7 +33,7 @@ def _run(dynamic, static: Static):
 
 
 def filter_pmap(fun=None, *, in_axes=if_array(0), out_axes=if_array(0), axis_name=None,  # noqa: B008
-                axis_size=None, donate="none"):
+                axis_size=None, donate="none", **pmapkwargs):
     """Map ``fun`` over devices, over pytrees with any leaves; non-array leaves are static.
 
     Arguments:
@@ -40,23 +43,30 @@ def filter_pmap(fun=None, *, in_axes=if_array(0), out_axes=if_array(0), axis_nam
             with ``if_array(0)``; the arrays of ``fun`` itself are broadcast.
         out_axes: the same for the outputs; non-array outputs are returned as they are.
         axis_name: a name for the mapped axis, for collectives.
-        axis_size: unused (the size comes from the arguments), accepted as in Equinox.
-        donate: ``"none"`` (the only choice: host memory is shared, nothing to donate).
+        axis_size: the size of the mapped axis when no array is mapped (Equinox's).
+        donate: ``"all"`` (or ``"warn"``) deletes the arrays of the arguments and of
+            ``fun`` after the call, as ``pmap(donate_argnums=...)``; ``"none"`` (default).
+        **pmapkwargs: passed to ``pmap``, as Equinox does: ``devices=[...]``, ``backend``.
 
     Returns:
         The mapped function; slice ``i`` of each mapped output is bitwise
-        ``filter_vmap(fun)``'s row ``i``.
+        ``filter_vmap(fun)``'s row ``i``. ``.lower(*args, **kwargs)`` gives Equinox's
+        stages: ``.as_text()`` (the program, as ``make_jaxpr`` prints it) and ``.compile()``
+        (the mapped function itself: it compiles per signature when called).
 
     Example:
-        >>> f = filter_pmap(lambda x, tag: (x.sum(), tag))
+        >>> f = filter_pmap(lambda x, tag: (x.sum(), tag), devices=invarax.devices()[:1])
         >>> f(jnp.ones((1, 3)), "sum")
         (Array([3.], dtype=float32), 'sum')
     """
     if fun is None:
         return functools.partial(filter_pmap, in_axes=in_axes, out_axes=out_axes,
-                                 axis_name=axis_name, axis_size=axis_size, donate=donate)
-    if donate != "none":
-        raise ValueError(f"filter_pmap(donate={donate!r}): only donate='none' is supported")
+                                 axis_name=axis_name, axis_size=axis_size, donate=donate,
+                                 **pmapkwargs)
+    if donate not in ("all", "warn", "none"):
+        raise ValueError(f"filter_pmap: donate must be 'all', 'warn' or 'none', got "
+                         f"{donate!r}")
+    donate_argnums = () if donate == "none" else (0,)
     cache = {}  # in_axes of the dynamic part -> the pmapped _run
 
     @functools.wraps(fun)
@@ -65,28 +75,64 @@ def filter_pmap(fun=None, *, in_axes=if_array(0), out_axes=if_array(0), axis_nam
                 {k: if_array(0) for k in kwargs})
         axes = _map_axes(spec, (args, kwargs), "in_axes")
         fun_leaves, fun_tree = tree_flatten(fun)
-        _, arg_tree = tree_flatten((args, kwargs))
+        arg_leaves, arg_tree = tree_flatten((args, kwargs))
+        size = next((np.shape(x)[a] for x, a in zip(arg_leaves, axes, strict=True)
+                     if a is not None and is_array(x)), axis_size)
         axes_tree = (tree_unflatten(fun_tree, [None] * len(fun_leaves)),
                      *tree_unflatten(arg_tree, axes))
         dynamic, static = partition((fun, args, kwargs), is_array)
         key = tuple(axes)
         run = cache.get(key)
         if run is None:
-            run = cache[key] = pmap(_run, axis_name=axis_name, in_axes=(axes_tree, None))
+            run = cache[key] = pmap(_run, axis_name=axis_name, in_axes=(axes_tree, None),
+                                    axis_size=axis_size, donate_argnums=donate_argnums,
+                                    **pmapkwargs)
         out_dynamic, out_static = run(dynamic, Static(static))
         out = combine(out_dynamic, out_static.value)
-        return _place(out, out_axes)
+        return _place(out, out_axes, size)
 
+    pmapped.lower = lambda *args, **kwargs: _Lowered(pmapped, args, kwargs)
     return pmapped
 
 
-def _place(out, out_axes):
-    """``out`` (arrays mapped on axis 0) with each array leaf moved to its ``out_axes``."""
+class _Lowered:
+    """``filter_pmap(f).lower(*args, **kwargs)``: Equinox's ahead-of-time stage."""
+
+    def __init__(self, pmapped, args, kwargs):
+        self._pmapped = pmapped
+        dynamic, static = partition((args, kwargs), is_array)
+
+        def arrays_out(dynamic):
+            a, k = combine(dynamic, static)
+            return partition(pmapped(*a, **k), is_array)[0]
+
+        self._text = str(make_jaxpr(arrays_out)(dynamic))
+
+    def as_text(self) -> str:
+        """The program, as ``make_jaxpr`` prints it."""
+        return self._text
+
+    def compile(self, compiler_options=None):
+        """The mapped function (compiled per signature when called); ``compiler_options``
+        are accepted and unused."""
+        del compiler_options
+        return self._pmapped
+
+
+def _place(out, out_axes, size):
+    """``out`` (arrays mapped on axis 0) with each array leaf moved to its ``out_axes``; a
+    Python or NumPy scalar with an int ``out_axes`` becomes an array of ``size`` copies, as
+    in Equinox (and ``filter_vmap``)."""
     leaves, tree = tree_flatten(out)
     targets = _map_axes(out_axes, out, "out_axes")
     placed = []
     for leaf, target in zip(leaves, targets, strict=True):
-        if not is_array(leaf) or target == 0:
+        if not is_array(leaf):
+            if target is not None and is_array_like(leaf) and size is not None:
+                value = to_array(leaf)
+                leaf = ArrayImpl(np.broadcast_to(np.asarray(value), (size,)), value.weak_type)
+            placed.append(leaf)
+        elif target == 0:
             placed.append(leaf)
         elif target is None:
             placed.append(ArrayImpl(np.asarray(leaf)[0], leaf.weak_type))

@@ -19,13 +19,18 @@ class Fielded(abc.ABC):  # noqa: B024 (no methods: a class is marked by register
 
 def _short(x, structs: bool = False) -> str | None:
     """``f32[3,2]`` for an array (or a tracer; with ``structs``, anything with a shape and
-    a dtype, such as a ``ShapedArray``), None for anything else."""
-    if not (is_array(x) or (structs and hasattr(x, "shape") and hasattr(x, "dtype"))):
+    a dtype, such as a ``ShapedArray``), None for anything else. As Equinox: a weakly
+    typed array is ``weak_f32[]``, a NumPy array ``f64[2](numpy)``, a NumPy scalar its repr."""
+    if isinstance(x, np.generic) or not (
+            is_array(x) or (structs and hasattr(x, "shape") and hasattr(x, "dtype"))):
         return None
-    dtype = np.dtype(x.dtype)
-    kind = {"f": "f", "i": "i", "u": "u", "c": "c", "b": "bool"}.get(dtype.kind, dtype.name)
-    bits = "" if kind == "bool" else str(dtype.itemsize * 8)
-    return f"{kind}{bits}[{','.join(map(str, x.shape))}]"
+    dtype = np.dtype(x.dtype).name
+    for long, short in (("float", "f"), ("uint", "u"), ("int", "i"), ("complex", "c")):
+        dtype = dtype.replace(long, short)
+    if getattr(x, "weak_type", False):
+        dtype = f"weak_{dtype}"
+    kind = "(numpy)" if isinstance(x, np.ndarray) else ""
+    return f"{dtype}[{','.join(map(str, x.shape))}]{kind}"
 
 
 class _Style:

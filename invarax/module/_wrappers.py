@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from ..core.api_util import fun_name
 from ._module import Module, field
+from ._partial import Partial
+
+_WRAPPER_FIELDS = ("__module__", "__name__", "__qualname__", "__doc__", "__annotations__")
 
 
 class Transformed(Module):
@@ -26,7 +29,8 @@ class Transformed(Module):
             on its own.
 
     Returns:
-        A callable pytree; ``__wrapped__`` is ``fun``.
+        A callable pytree; ``__wrapped__`` is ``fun``. Looked up on an instance (a method
+        decorated with ``@filter_grad``, say) it is bound to it.
 
     Example:
         >>> from invarax.module._grad import _value_and_grad
@@ -44,16 +48,29 @@ class Transformed(Module):
         options = dict(self.options) | {name: tree for name, tree in self.trees}
         return self.make(self.fun, **options)(*args, **kwargs)
 
+    def __get__(self, instance, owner=None):
+        """A method decorated with a filtered transform binds ``self`` as its first
+        argument (a ``Partial`` pytree, as Equinox's), so ``@filter_grad`` on a method
+        differentiates with respect to the instance."""
+        return self if instance is None else Partial(self, instance)
+
     @property
     def __wrapped__(self):
         return self.fun
 
-    @property
-    def __name__(self):  # noqa: PLW3201  (as functools.wraps would set it)
-        return fun_name(self.fun)
+    def __getattribute__(self, name):
+        # the wrapped function's names, documentation and annotations, as functools.wraps
+        # would copy them (read through, so a flattened and rebuilt wrapper keeps them)
+        if name in _WRAPPER_FIELDS:
+            fun = object.__getattribute__(self, "fun")
+            if name == "__name__":
+                return fun_name(fun)
+            try:
+                return getattr(fun, name)
+            except AttributeError:
+                pass
+        return object.__getattribute__(self, name)
 
-
-_WRAPPER_FIELDS = ("__module__", "__name__", "__qualname__", "__doc__", "__annotations__")
 
 
 def module_update_wrapper(wrapper: Module, wrapped=None):

@@ -42,6 +42,11 @@ class Dropout(Module):
         self.p = p
         self.inference = inference
 
+    @property
+    def deterministic(self) -> bool:
+        """Equinox's old name for ``inference``."""
+        return self.inference
+
     def __call__(self, x, *, key=None, inference=None, deterministic=None):
         """Apply dropout.
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .. import lax, random
 from .. import numpy as jnp
-from ..module import Module, field, filter_vmap
+from ..module import Module, field, filter_vmap, if_array, is_array
+from ..tree_util import tree_leaves, tree_map
 from ._activations import identity, relu
 from ._linear import Linear
 from ._misc import check_key, float_dtype
@@ -18,10 +19,13 @@ class MLP(Module):
     layers are initialised from ``random.split(key, depth + 1)``, in order, so a key gives
     Equinox's initial parameters bit for bit.
 
-    The activations are applied to whole arrays (Equinox maps them over the neurons, which
-    only matters for activations with parameters of their own, which ``MLP`` does not
-    support). Like ``Linear``, the input may carry leading batch dimensions,
-    ``(..., in_size)``, with bitwise the same rows as one example at a time or ``vmap``.
+    As in Equinox, an activation with parameters of its own (a learnt slope, say) gets a
+    separate copy for every neuron: ``activation``'s arrays are stacked to
+    ``(depth, width_size, ...)`` and ``final_activation``'s to ``(out_size, ...)``, and
+    each neuron applies its own copy. An activation without arrays (``relu``) is applied
+    to whole arrays, which gives the same bits. Like ``Linear``, the input may carry
+    leading batch dimensions, ``(..., in_size)``, with bitwise the same rows as one example
+    at a time or ``vmap``.
 
     With ``scan=True`` (as Equinox's), the ``depth - 1`` hidden ``width_size x width_size``
     layers are one ``Linear`` whose arrays are stacked on a leading axis (so ``layers`` is
@@ -87,8 +91,11 @@ class MLP(Module):
                 layers += [hidden(keys[i]) for i in range(1, depth)]
             layers.append(Linear(width_size, out_size, use_final_bias, dtype, key=keys[depth]))
         self.layers = tuple(layers)
-        self.activation = activation
-        self.final_activation = final_activation
+        # A learnt activation gets a copy of its parameters per layer and per neuron.
+        self.activation = filter_vmap(filter_vmap(lambda: activation, axis_size=width_size),
+                                      axis_size=depth)()
+        self.final_activation = final_activation if out_size == "scalar" else filter_vmap(
+            lambda: final_activation, axis_size=out_size)()
         self.use_bias = use_bias
         self.use_final_bias = use_final_bias
         self.in_size = in_size
@@ -116,11 +123,36 @@ class MLP(Module):
         if self.scan and self.depth > 0:
             first, hidden, last = self.layers
 
-            def step(h, layer):
-                return self.activation(layer(h)), None
+            def step(h, layer_i):
+                i, layer = layer_i
+                return _per_neuron(self._activation(i), layer(h)), None
 
-            x, _ = lax.scan(step, self.activation(first(jnp.asarray(x))), hidden)
-            return self.final_activation(last(x))
-        for layer in self.layers[:-1]:
-            x = self.activation(layer(x))
-        return self.final_activation(self.layers[-1](x))
+            x = _per_neuron(self._activation(0), first(jnp.asarray(x)))
+            x, _ = lax.scan(step, x, (jnp.arange(1, self.depth), hidden))
+        else:
+            for i, layer in enumerate(self.layers[:-1]):
+                x = _per_neuron(self._activation(i), layer(x))
+        x = self.layers[-1](x)
+        if self.out_size == "scalar":
+            return self.final_activation(x)
+        return _per_neuron(self.final_activation, x)
+
+    def _activation(self, i):
+        """The activation of hidden layer ``i`` (an int or a traced index): each array of
+        ``activation`` at row ``i``, one copy per neuron."""
+        if not _has_arrays(self.activation):
+            return self.activation
+        return tree_map(lambda a: a[i] if is_array(a) else a, self.activation)
+
+
+def _has_arrays(tree) -> bool:
+    return any(map(is_array, tree_leaves(tree)))
+
+
+def _per_neuron(activation, x):
+    """``activation`` on ``x`` (``(..., n)``): whole, when it holds no arrays; else copy ``j``
+    of its arrays (stacked on a leading axis of size ``n``) on neuron ``j``."""
+    if not _has_arrays(activation):
+        return activation(x)
+    return filter_vmap(lambda a, h: a(h), in_axes=(if_array(0), -1), out_axes=-1)(
+        activation, x)

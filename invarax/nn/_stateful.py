@@ -10,6 +10,7 @@ takes the state and returns the updated one.
 from __future__ import annotations
 
 import types
+import typing
 
 from ..core.pytree import (
     keystr,
@@ -33,7 +34,10 @@ class _Deleted(Module):
 _DELETED = _Deleted()
 
 
-class StateIndex(Module):
+_Value = typing.TypeVar("_Value")
+
+
+class StateIndex(Module, typing.Generic[_Value]):
     """The key of one piece of state, and its initial value, as ``equinox.nn.StateIndex``.
 
     Arguments:
@@ -103,7 +107,7 @@ class State:
     Example:
         >>> bn, state = nn.make_with_state(nn.BatchNorm)(2, "batch", mode="batch")
         >>> state
-        State(BatchNorm.batch_counter: i32[], BatchNorm.batch_state_index: (f32[2], f32[2]))
+        State(BatchNorm.batch_counter: weak_i32[], BatchNorm.batch_state_index: (f32[2], f32[2]))
     """
 
     __slots__ = ("_state",)

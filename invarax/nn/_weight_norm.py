@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import typing
+
 from .. import lax, random
 from .. import numpy as jnp
 from ..module import Module, field, tree_at
@@ -23,7 +25,10 @@ def _weight_of(layer, name, who):
     return weight
 
 
-class WeightNorm(Module):
+_Layer = typing.TypeVar("_Layer")
+
+
+class WeightNorm(Module, typing.Generic[_Layer]):
     """Weight normalisation, as ``equinox.nn.WeightNorm``: ``weight = g * v / |v|``.
 
     The wrapped layer's weight ``v`` is used through its direction; its norm over every
@@ -72,7 +77,7 @@ def _power_iteration(weight, u, v, eps):
     return u, v
 
 
-class SpectralNorm(StatefulLayer):
+class SpectralNorm(StatefulLayer, typing.Generic[_Layer]):
     """Spectral normalisation, as ``equinox.nn.SpectralNorm``: ``weight / sigma``.
 
     ``sigma``, the weight's largest singular value (the weight reshaped to

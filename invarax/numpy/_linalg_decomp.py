@@ -72,8 +72,9 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     """The Cholesky factor of each symmetric positive definite matrix.
 
     Arguments:
-        a: a (..., n, n) array.
-        upper: return ``U = L^T`` (``a = U^T U``) instead of ``L`` (``a = L L^T``).
+        a: a (..., n, n) array (complex: Hermitian, ``a = L L^H``).
+        upper: return ``U = L^T`` (``a = U^T U``; ``L^H`` if complex) instead of ``L``
+            (``a = L L^T``).
         symmetrize_input: factorise ``(a + a^T) / 2`` (JAX's default); else read the lower
             triangle only.
 
@@ -87,7 +88,9 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     """
     a = matrices(a, "cholesky", square=True)
     L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
-    return swapaxes(L, -1, -2) if upper else L
+    if not upper:
+        return L
+    return ufuncs.conj(swapaxes(L, -1, -2)) if L.dtype.kind == "c" else swapaxes(L, -1, -2)
 
 
 def qr(a, mode: str = "reduced"):

@@ -70,8 +70,16 @@ bitwise_xor = _binary("bitwise_xor", lax.bitwise_xor)
 
 def _logical(name, op):
     def f(*args):
-        arrays = promote_args(name, *args)
-        arrays = [a if a.dtype == dtypes.bool_ else lax.ne(a, _zero(a)) for a in arrays]
+        # JAX's weak types: one operand keeps its own (a weak bool stays weak); a non-bool
+        # operand is compared with a zero that is weak only when every operand is a scalar
+        # (JAX's rank promotion makes a scalar beside an array 1-d, so its test is strong).
+        if len(args) == 1:
+            arrays = [asarray_arg(args[0], name)]
+        else:
+            arrays = promote_args(name, *args)
+        scalars = all(a.ndim == 0 for a in arrays)
+        arrays = [a if a.dtype == dtypes.bool_ else lax.ne(a, _zero(a, a.weak_type and scalars))
+                  for a in arrays]
         return op(*arrays)
 
     f.__name__ = name
@@ -79,8 +87,8 @@ def _logical(name, op):
     return f
 
 
-def _zero(x):
-    return convert(asarray_arg(0, "zero"), x.dtype, x.weak_type)
+def _zero(x, weak=None):
+    return convert(asarray_arg(0, "zero"), x.dtype, x.weak_type if weak is None else weak)
 
 
 def _one(x):

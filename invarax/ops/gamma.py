@@ -413,3 +413,17 @@ def betainc(a, b, x):
         Array([0.6875], dtype=float32)
     """
     return betainc_p.bind(*(to_array(v, "betainc operand") for v in (a, b, x)))
+
+
+def random_gamma_grad(a, x):
+    """``d x / d a`` of a Gamma(``a``) sample ``x`` (implicit reparameterisation), as
+    ``jax.lax.random_gamma_grad``: ``-(dP/da) / (dP/dx)`` for ``P(a, x)`` the regularised
+    lower incomplete gamma function.
+
+    Example:
+        >>> random_gamma_grad(jnp.array([1.0, 2.5]), jnp.array([1.0, 0.3]))
+        Array([1.173563  , 0.30557293], dtype=float32)
+    """
+    a, x = to_array(a, "random_gamma_grad operand"), to_array(x, "random_gamma_grad operand")
+    log_density = lax.sub(lax.sub(lax.mul(lax.sub(a, _const(a, 1)), lax.log(x)), x), lgamma(a))
+    return lax.neg(lax.div(igamma_grad_a_p.bind(a, x), lax.exp(log_density)))

@@ -26,16 +26,24 @@ from ..kernels import linalg as klinalg
 from . import elementwise as el
 from . import shape as sh
 from .contractions import dot_general
+from .linalg_complex import cholesky_complex
 
 # ---------------------------------------------------------------------------------------
 # Shared checks and lax-level helpers of the rules.
 
 
-def _check_matrix(name: str, x: ShapedArray, square: bool = False) -> None:
-    if x.dtype not in (np.float32, np.float64):
+def _check_matrix(name: str, x: ShapedArray, square: bool = False, kinds: str = "f") -> None:
+    if x.dtype.kind == "c" and "c" not in kinds:
+        raise TypeError(
+            f"lax.linalg.{name} takes float32 or float64 matrices, got {x.dtype.name}: "
+            "invarax's factorisation kernels are real, and of the factorisations only "
+            "cholesky takes complex matrices"
+        )
+    if x.dtype not in (np.float32, np.float64, *((np.complex64, np.complex128)
+                                                  if "c" in kinds else ())):
         raise TypeError(
             f"lax.linalg.{name} takes float32 or float64 matrices, got {x.dtype.name} "
-            "(convert with .astype(jnp.float32); complex matrices are not supported yet)"
+            "(convert with .astype(jnp.float32))"
         )
     if x.ndim < 2 or (square and x.shape[-1] != x.shape[-2]):
         kind = "square matrices" if square else "matrices"
@@ -439,7 +447,9 @@ def cholesky(x, *, symmetrize_input: bool = True):
 
     Arguments:
         x: a float array of shape (..., n, n); only its lower triangle is read unless
-            ``symmetrize_input``, which factorises ``(x + x^T) / 2`` (JAX's default).
+            ``symmetrize_input``, which factorises ``(x + x^T) / 2`` (JAX's default). A
+            complex Hermitian ``x`` (``x = L L^H``, ``(x + x^H) / 2``) is factorised by a
+            composition of canonical ops, column by column (meant for small matrices).
         symmetrize_input: symmetrise first (so derivatives are symmetric too).
 
     Returns:
@@ -452,7 +462,9 @@ def cholesky(x, *, symmetrize_input: bool = True):
                [1., 1.]], dtype=float32)
     """
     x = _operand(x, "cholesky")
-    _check_matrix("cholesky", x.aval, square=True)
+    _check_matrix("cholesky", x.aval, square=True, kinds="fc")
+    if x.dtype.kind == "c":
+        return cholesky_complex(x, bool(symmetrize_input))
     return cholesky_p.bind(x, symmetrize_input=bool(symmetrize_input))
 
 

@@ -222,21 +222,26 @@ def _monoid(computation, init, dtype):
     from . import elementwise as ew
 
     try:
-        value = np.asarray(init).astype(dtype)
+        value = np.asarray(init)
     except (TypeError, ValueError):
         return None
-    if value.shape != ():
+    if value.shape != () or value.dtype.kind not in "biufc":
         return None
     names = {ew.add: "add", ew.max: "max", ew.min: "min"}
     name = names.get(computation)
     if name is None:
         public = {"add": "add", "maximum": "max", "minimum": "min", "max": "max", "min": "min"}
         name = public.get(getattr(computation, "__name__", ""))
+    # The identity in the operand's dtype or in init's own, compared without a cast (as
+    # JAX: -inf is max's identity for an int or bool operand too)
+    def is_identity(op):
+        return any(value == kernels.windows.identity(op, np.dtype(d)) for d in (dtype, value.dtype))
+
     if name == "add" and value == 0:
         return reduce_window_sum_p
-    if name == "max" and value == kernels.windows.identity("max", np.dtype(dtype)):
+    if name == "max" and is_identity("max"):
         return reduce_window_max_p
-    if name == "min" and value == kernels.windows.identity("min", np.dtype(dtype)):
+    if name == "min" and is_identity("min"):
         return reduce_window_min_p
     return None
 

@@ -1,6 +1,6 @@
 """Optimizers, optax-style: gradient transformations, their building blocks and schedules."""
 
-from . import losses, tree, tree_utils
+from . import losses, perturbations, transforms, tree, tree_utils
 from ._adaptive import (
     EmaState,
     ScaleByLionState,
@@ -177,6 +177,7 @@ from ._schedule import (
     warmup_exponential_decay_schedule,
 )
 from ._transform import (
+    MaskedNode,
     MaskedState,
     ScaleByAdamState,
     ScaleByScheduleState,
@@ -219,7 +220,7 @@ __all__ = [
     "ConditionallyMaskState", "ConditionallyTransformState", "EmaState", "EmptyState",
     "FactoredState", "GradientTransformation", "GradientTransformationExtraArgs",
     "InjectHyperparamsState", "InjectStatefulHyperparamsState", "LookaheadParams",
-    "LookaheadState", "MaskedState", "MonitorState", "MultiSteps", "MultiStepsState",
+    "LookaheadState", "MaskedNode", "MaskedState", "MonitorState", "MultiSteps", "MultiStepsState",
     "MultiTransformState", "NonNegativeParamsState", "OptState", "Params", "PartitionState",
     "ScalarOrSchedule", "ScaleByAdaDeltaState", "ScaleByAdamState", "ScaleByAdanState",
     "ScaleByAmsgradState", "ScaleByBacktrackingLinesearchState", "ScaleByBeliefState",
@@ -258,7 +259,8 @@ __all__ = [
     "sign_sgd", "skip_large_updates", "skip_not_finite", "sm3", "smooth_labels", "snapshot",
     "softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels", "squared_error",
     "stateless", "stateless_with_tree_map", "trace", "tree", "tree_utils",
-    "update_infinity_moment", "update_moment", "update_moment_per_elem_norm",
+    "perturbations", "transforms", "update_infinity_moment", "update_moment",
+    "update_moment_per_elem_norm",
     "value_and_grad_from_state", "warmup_constant_schedule", "warmup_cosine_decay_schedule",
     "warmup_exponential_decay_schedule", "with_extra_args_support", "yogi", "zero_nans",
 ]

@@ -32,7 +32,8 @@ def clip_by_global_norm(max_norm: float) -> GradientTransformation:
     """Scale all the updates by ``max_norm / global_norm`` when their global norm exceeds it.
 
     Arguments:
-        max_norm: the largest global norm the updates may have (positive).
+        max_norm: the largest global norm the updates may have (non-negative; ``0.0``
+            zeroes the updates, as optax's, NaN where they are all zero: ``0 / 0``).
 
     Returns:
         A stateless ``GradientTransformation``; below ``max_norm`` the updates pass unchanged.
@@ -42,7 +43,7 @@ def clip_by_global_norm(max_norm: float) -> GradientTransformation:
         >>> opt.update([jnp.array([3.0]), jnp.array([4.0])], opt.init(None))[0]
         [Array([0.6], dtype=float32), Array([0.8], dtype=float32)]
     """
-    check_nonnegative("clip_by_global_norm", "max_norm", max_norm, positive=True)
+    check_nonnegative("clip_by_global_norm", "max_norm", max_norm)
 
     def update_fn(updates, state, params=None):
         del params

@@ -125,7 +125,16 @@ def normalize_by_update_norm(scale_factor: float = 1.0,
     return GradientTransformation(init_empty_state, update_fn)
 
 
-def _unitwise_norm(x, axis=None):
+def unitwise_norm(x, axis=None):
+    """The L2 norm of each unit of ``x`` (a slice along ``axis``; by default the whole of a
+    vector, each column of a matrix, each filter of a convolution kernel), broadcast to
+    ``x``'s shape, as optax's.
+
+    Example:
+        >>> unitwise_norm(jnp.array([[3.0, 0.0], [4.0, 1.0]]))
+        Array([[5., 1.],
+               [5., 1.]], dtype=float32)
+    """
     x = jnp.asarray(x)
     if axis is not None:
         squared = jnp.sum(_abs_sq(x), axis=axis, keepdims=True)
@@ -141,6 +150,22 @@ def _unitwise_norm(x, axis=None):
     return jnp.broadcast_to(jnp.sqrt(squared), x.shape)
 
 
+def unitwise_clip(g_norm, max_norm, grad, div_eps=1e-6):
+    """``grad`` scaled to ``max_norm`` where its unit norm ``g_norm`` reaches it, as optax's
+    (the three of one shape; ``div_eps`` keeps the division finite).
+
+    Example:
+        >>> unitwise_clip(jnp.array([5.0, 1.0]), jnp.array([1.0, 2.0]), jnp.array([3.0, 1.0]))
+        Array([0.6, 1. ], dtype=float32)
+    """
+    shapes = {np.shape(g_norm), np.shape(max_norm), np.shape(grad)}
+    if len(shapes) > 1:
+        raise ValueError(f"unitwise_clip: g_norm, max_norm and grad must have one shape, got "
+                         f"{np.shape(g_norm)}, {np.shape(max_norm)} and {np.shape(grad)}")
+    clipped = grad * (max_norm / jnp.maximum(g_norm, div_eps))
+    return jnp.where(g_norm < max_norm, grad, clipped)
+
+
 AdaptiveGradClipState = EmptyState
 
 
@@ -154,15 +179,11 @@ def adaptive_grad_clip(clipping: float, eps: float = 1e-3,
         >>> opt.update(jnp.array([3.0, 4.0]), opt.init(jnp.ones(2)), jnp.array([6.0, 8.0]))[0]
         Array([0.6, 0.8], dtype=float32)
     """
-    def clip_one(g_norm, max_norm, grad):
-        clipped = grad * (max_norm / jnp.maximum(g_norm, 1e-6))
-        return jnp.where(g_norm < max_norm, grad, clipped)
-
     def update_fn(updates, state, params=None):
         require_params("adaptive_grad_clip", params)
-        g_norm, p_norm = tree_map(lambda x: _unitwise_norm(x, axis), (updates, params))
+        g_norm, p_norm = tree_map(lambda x: unitwise_norm(x, axis), (updates, params))
         max_norm = tree_map(lambda x: clipping * jnp.maximum(x, eps), p_norm)
-        return tree_map(clip_one, g_norm, max_norm, updates), state
+        return tree_map(unitwise_clip, g_norm, max_norm, updates), state
 
     return GradientTransformation(init_empty_state, update_fn)
 

@@ -255,12 +255,16 @@ class MaskedState(NamedTuple):
     inner_state: Any
 
 
+class MaskedNode(NamedTuple):
+    """What ``masked`` puts in place of a leaf it leaves out (an empty pytree), as optax."""
+
+
 def _mask_tree(mask, tree):
     return mask(tree) if callable(mask) else mask
 
 
 def _select(mask_tree, tree):
-    return tree_map(lambda m, x: x if m else None, mask_tree, tree)
+    return tree_map(lambda m, x: x if m else MaskedNode(), mask_tree, tree)
 
 
 def masked(inner: GradientTransformation, mask, *,

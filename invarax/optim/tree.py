@@ -1,6 +1,6 @@
 """optax's ``optax.tree``: the tree utilities under their short names (``add``, ``vdot``, ...)."""
 
-from . import _noise, _state_utils, _tree_math
+from . import _noise, _state_utils, _tree_get, _tree_math
 
 add = _tree_math.tree_add
 add_scale = _tree_math.tree_add_scale
@@ -33,11 +33,16 @@ zeros_like = _tree_math.tree_zeros_like
 map_params = _state_utils.tree_map_params
 random_like = _noise.tree_random_like
 split_key_like = _noise.tree_split_key_like
+get = _tree_get.tree_get
+get_all_with_path = _tree_get.tree_get_all_with_path
+set = _tree_get.tree_set  # noqa: A001  (optax's name)
+unwrap_random_key_data = _tree_get.tree_unwrap_random_key_data
 
 __all__ = [
     "add", "add_scale", "allclose", "batch_shape", "bias_correction", "cast", "cast_like", "clip",
-    "conj", "div", "dtype", "full_like", "map_params", "max", "min", "mul", "norm", "ones_like",
-    "random_like", "real", "scale", "size", "split_key_like", "sub", "sum",
-    "update_infinity_moment", "update_moment", "update_moment_per_elem_norm", "vdot", "where",
-    "zeros_like",
+    "conj", "div", "dtype", "full_like", "get", "get_all_with_path", "map_params", "max",
+    "min", "mul", "norm", "ones_like",
+    "random_like", "real", "scale", "set", "size", "split_key_like", "sub", "sum",
+    "unwrap_random_key_data", "update_infinity_moment", "update_moment",
+    "update_moment_per_elem_norm", "vdot", "where", "zeros_like",
 ]

@@ -2,6 +2,13 @@
 
 from ._noise import tree_random_like, tree_split_key_like
 from ._state_utils import tree_map_params
+from ._tree_get import (
+    NamedTupleKey,
+    tree_get,
+    tree_get_all_with_path,
+    tree_set,
+    tree_unwrap_random_key_data,
+)
 from ._tree_math import (
     tree_add,
     tree_add_scale,
@@ -40,6 +47,8 @@ tree_scalar_mul = tree_scale
 tree_add_scalar_mul = tree_add_scale
 
 __all__ = [
+    "NamedTupleKey", "tree_get", "tree_get_all_with_path", "tree_set",
+    "tree_unwrap_random_key_data",
     "tree_add", "tree_add_scalar_mul", "tree_add_scale", "tree_allclose", "tree_batch_shape",
     "tree_bias_correction", "tree_cast", "tree_cast_like", "tree_clip", "tree_conj", "tree_div",
     "tree_dtype", "tree_full_like", "tree_l1_norm", "tree_l2_norm", "tree_linf_norm",

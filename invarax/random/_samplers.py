@@ -52,6 +52,23 @@ def check_broadcast(name: str, what: str, param_shape, shape) -> None:
                          f"the shape argument {shape}")
 
 
+def broadcast_shape(name: str, shape, **params) -> tuple:
+    """JAX's shape of a sampler with parameters: ``None`` is the broadcast of the
+    parameters' shapes; a given shape must be one that each of them broadcasts to."""
+    shapes = {what: np.shape(x) for what, x in params.items()}
+    if shape is None:
+        try:
+            return tuple(np.broadcast_shapes(*shapes.values()))
+        except ValueError:
+            listed = ", ".join(f"{what} {s}" for what, s in shapes.items())
+            raise ValueError(f"random.{name}: the parameters' shapes do not broadcast: "
+                             f"{listed}") from None
+    shape = check_shape(name, shape)
+    for what, s in shapes.items():
+        check_broadcast(name, what, s, shape)
+    return shape
+
+
 def check_ordered(name: str, low, high, names=("minval", "maxval")):
     """A ValueError if concrete bounds have ``low > high`` somewhere (traced bounds pass)."""
     lo, hi = concrete_value(low), concrete_value(high)
@@ -106,13 +123,14 @@ def normal(key, shape=(), dtype=None):
     """Standard normal floats: ``sqrt(2) * erf_inv(u)``, ``u`` uniform in ``(-1, 1)``, as JAX.
 
     Bitwise ``jax.random.normal`` in float32 (XLA's ``log1p`` is reproduced); float64 within
-    3 ulp (see docs/random.md).
+    3 ulp (see docs/random.md). A complex dtype gives JAX's complex normal: real and
+    imaginary parts drawn from the two keys of ``split(key)``, each times ``1 / sqrt(2)``.
 
     Arguments:
         key: a ``uint32[2]`` key.
         shape: the result's shape.
-        dtype: float32 or float64 (default float32, float64 with x64 on), or complex64 /
-            complex128: real and imaginary parts independent, each of variance 1/2.
+        dtype: float32, float64, complex64 or complex128 (default float32, float64 with x64
+            on); complex: real and imaginary parts independent, each of variance 1/2.
 
     Returns:
         An array of ``shape`` and ``dtype``.
@@ -123,14 +141,16 @@ def normal(key, shape=(), dtype=None):
     """
     key = check_key("normal", key)
     shape = check_shape("normal", shape)
-    complex_dtype = dtype is not None and dtypes.canonicalize(dtype).kind == "c"
-    if complex_dtype:  # as JAX: (re + 1j im) / sqrt(2), re and im from the key's two halves
-        dtype = dtypes.canonicalize(dtype)
-        real = np.zeros((), dtype).real.dtype
-        key_re, key_im = split(key)
-        re, im = (jnp.asarray(normal(k, shape, real), dtype) for k in (key_re, key_im))
-        return (re + 1j * im) / _const(np.sqrt(2), dtype)
-    dtype = float_dtype("normal", dtype)
+    dtype = dtypes.canonicalize(dtypes.default_float() if dtype is None else dtype)
+    if dtype.kind not in "fc":
+        raise ValueError(f"random.normal: dtype must be a float or complex dtype, got "
+                         f"{dtype.name}")
+    if dtype.kind == "c":  # JAX's (re + 1j * im) / sqrt(2), which XLA makes a product
+        real = np.dtype(f"f{dtype.itemsize // 2}")
+        scale = _const(1 / np.sqrt(2), real)
+        re, im = (lax.convert_element_type(lax.mul(normal(k, shape, real), scale), dtype)
+                  for k in split(key))
+        return lax.add(re, lax.mul(im, _const(1j, dtype)))
     low = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
     u = _unit_uniform(key, shape, dtype, low, 1.0)
     return lax.mul(_const(np.sqrt(2), dtype), xla.erf_inv(u))

@@ -5,6 +5,7 @@ See docs/serialisation.md.
 
 from ._files import CorruptFileError, atomic_write
 from ._leaves import (
+    LeafMismatchError,
     default_deserialise_filter_spec,
     default_serialise_filter_spec,
     tree_deserialise_leaves,
@@ -13,7 +14,7 @@ from ._leaves import (
 from ._safetensors import load_safetensors, save_safetensors
 
 __all__ = [
-    "CorruptFileError", "atomic_write", "default_deserialise_filter_spec",
+    "CorruptFileError", "LeafMismatchError", "atomic_write", "default_deserialise_filter_spec",
     "default_serialise_filter_spec", "load_safetensors", "save_safetensors",
     "tree_deserialise_leaves", "tree_serialise_leaves",
 ]

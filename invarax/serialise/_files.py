@@ -27,8 +27,9 @@ NPY_MAGIC = b"\x93NUMPY"
 TRAILER_MAGIC = b"\x00INVARAX-SHA256\x00"  # after tree_serialise_leaves' last record
 
 
-class CorruptFileError(ValueError):
-    """A file is truncated, corrupted, or not in the format expected."""
+class CorruptFileError(ValueError, RuntimeError):
+    """A file is truncated, corrupted, or not in the format expected (a ``RuntimeError``
+    too, as Equinox raises when a leaf cannot be loaded)."""
 
 
 def is_path(path_or_file) -> bool:

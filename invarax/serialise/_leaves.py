@@ -17,6 +17,7 @@ import pathlib
 import numpy as np
 
 from ..core.array import Array, ArrayImpl
+from ..core.aval import ShapeDtypeStruct
 from ..core.pytree import tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..core.pytree_registry import keystr
 from ._files import (
@@ -66,9 +67,10 @@ def default_serialise_filter_spec(f, x) -> None:
 def default_deserialise_filter_spec(f, x):
     """Load the leaf that replaces ``x`` from the file ``f``, as ``equinox``'s.
 
-    Arrays and numbers are read from ``f`` (an invarax array for an invarax array, a
-    NumPy array for a NumPy array, a value of ``type(x)`` for a scalar); other leaves are
-    returned unchanged and read nothing. The shape and dtype read must be ``x``'s.
+    Arrays and numbers are read from ``f`` (an invarax array for an invarax array or a
+    ``ShapeDtypeStruct``, as ``filter_eval_shape`` gives them; a NumPy array for a NumPy
+    array; a value of ``type(x)`` for a scalar); other leaves are returned unchanged and
+    read nothing. The shape and dtype read must be ``x``'s.
 
     Arguments:
         f: a binary file object positioned at the leaf's record.
@@ -83,11 +85,11 @@ def default_deserialise_filter_spec(f, x):
         >>> default_deserialise_filter_spec(f, jnp.zeros(2))
         Array([1., 2.], dtype=float32)
     """
-    if isinstance(x, (Array, np.ndarray, np.generic, *_PYTHON_SCALARS)):
+    if isinstance(x, (Array, ShapeDtypeStruct, np.ndarray, np.generic, *_PYTHON_SCALARS)):
         value = read_npy(f, "its record")
         expect = np.asarray(x) if isinstance(x, (np.generic, *_PYTHON_SCALARS)) else x
         _check_like(value, expect.shape, np.dtype(expect.dtype))
-        if isinstance(x, Array):
+        if isinstance(x, (Array, ShapeDtypeStruct)):
             return ArrayImpl(value, weak_type=x.weak_type)
         if isinstance(x, np.ndarray):
             return value
@@ -95,15 +97,18 @@ def default_deserialise_filter_spec(f, x):
     return x
 
 
-class _LeafMismatch(ValueError):
-    pass
+class LeafMismatchError(ValueError, RuntimeError):
+    """A saved leaf's shape or dtype is not that of ``like``'s leaf (a ``RuntimeError``
+    too, as Equinox raises)."""
 
 
 def _check_like(value: np.ndarray, shape: tuple, dtype: np.dtype) -> None:
     if value.shape != tuple(shape):
-        raise _LeafMismatch(f"has shape {value.shape} on disk but {tuple(shape)} in `like`")
+        raise LeafMismatchError(f"has changed shape from {tuple(shape)} in `like` to "
+                                f"{value.shape} on disk")
     if value.dtype != dtype:
-        raise _LeafMismatch(f"has dtype {value.dtype} on disk but {dtype} in `like`")
+        raise LeafMismatchError(f"has changed dtype from {dtype} in `like` to {value.dtype} "
+                                "on disk")
 
 
 def _with_suffix(path) -> pathlib.Path:
@@ -215,12 +220,13 @@ def tree_deserialise_leaves(path_or_file, like, filter_spec=default_deserialise_
                 leaves.append(spec(f, leaf))
             except EOFError as e:
                 raise CorruptFileError(
-                    f"{name} ends before leaf {where} (leaf {i + 1} of the {len(triples)} "
-                    "in `like`): it was saved from a pytree with fewer leaves (a different "
-                    "structure), or it is truncated"
+                    f"Error at leaf with path {tuple(path)}: {name} ends before leaf {where} "
+                    f"(leaf {i + 1} of the {len(triples)} in `like`): it was saved from a "
+                    "pytree with fewer leaves (a different structure), or it is truncated"
                 ) from e
-            except _LeafMismatch as e:
-                raise ValueError(f"{name}: leaf {where} {e}") from None
+            except LeafMismatchError as e:
+                raise LeafMismatchError(f"Deserialised leaf at path {tuple(path)} ({where} "
+                                        f"of {name}) {e}") from None
             except Exception as e:
                 raise _at_leaf(e, f"{name}: leaf {where}") from e
         _check_trailer(raw, f, name, is_path(path_or_file))

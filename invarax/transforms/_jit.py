@@ -37,9 +37,11 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
         static_argnums, static_argnames: arguments that are Python values, hashed
             into the cache key instead of traced (the fix for Python control flow
             on an argument).
-        donate_argnums: positional arguments whose arrays the call may consume: they
-            are deleted after the call (using one again raises), and the program may
-            reuse their buffers. A NumPy argument is never written over (docs/compiler.md).
+        donate_argnums: positional arguments whose arrays the call may consume: as in
+            JAX, each that an output of its shape and dtype can take is deleted after the
+            call (using one again raises) and the program may reuse its buffer; the others
+            are kept, with JAX's warning "Some donated buffers were not usable". A NumPy
+            argument is never written over (docs/compiler.md).
 
     Returns:
         A callable with ``fun``'s signature; ``.lower(*args).as_text()`` prints the

@@ -50,7 +50,8 @@ def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_
             values (hashed, as jit's static arguments).
         devices: the devices to run on (default: this process's first ones).
         backend: ``"cpu"`` or None.
-        axis_size: unused (the size comes from the arguments), accepted as in JAX.
+        axis_size: the size of the mapped axis when no input is mapped (else it comes from
+            the arguments; JAX requires a mapped input, invarax goes beyond).
         donate_argnums: positional arguments whose arrays are deleted after the call.
         global_arg_shapes: unsupported (must be None), as in current JAX.
 
@@ -73,7 +74,7 @@ def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_
     if backend not in (None, "cpu"):
         raise ValueError(f"unknown backend {backend!r}: invarax has the 'cpu' backend only")
     return _Pmapped(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
-                    donate_argnums)
+                    donate_argnums, axis_size)
 
 
 def _as_tuple(argnums) -> tuple:
@@ -81,8 +82,10 @@ def _as_tuple(argnums) -> tuple:
 
 
 class _Pmapped:
-    def __init__(self, fun, axis_name, in_axes, out_axes, static_argnums, devices_, donate):
+    def __init__(self, fun, axis_name, in_axes, out_axes, static_argnums, devices_, donate,
+                 axis_size=None):
         self.fun = fun
+        self.axis_size = axis_size
         self.name = fun_name(fun)
         self.axis_name = axis_name
         self.in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
@@ -136,8 +139,11 @@ class _Pmapped:
 
     def _size(self, leaves, dims) -> int:
         sizes = {x.shape[d] for x, d in zip(leaves, dims, strict=True) if d is not None}
+        if not sizes and self.axis_size is not None:
+            return self.axis_size
         if not sizes:
-            raise ValueError(f"pmap of {self.name} has no mapped input (every in_axes is None)")
+            raise ValueError(f"pmap of {self.name} has no mapped input (every in_axes is None): "
+                             "pass axis_size=")
         if len(sizes) > 1:
             described = ", ".join(f"{x.shape} (axis {d})"
                                   for x, d in zip(leaves, dims, strict=True) if d is not None)

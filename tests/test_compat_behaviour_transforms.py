@@ -1,0 +1,101 @@
+"""Transformation behaviours that real JAX code found different (``has_aux``,
+``debug.breakpoint``), each checked against JAX (skipped without it)."""
+
+import io
+import pdb
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import invarax
+import invarax.numpy as jnp
+
+jax = pytest.importorskip("jax")
+
+
+def _aux_kinds(lib):
+    return {"numpy float64 scalar": lambda x: np.float64(1.5),
+            "numpy float64 array": lambda x: np.ones(2),
+            "float64 of x": lambda x: x.astype(lib.numpy.float64).sum(),
+            "Python float": lambda x: 1.5}
+
+
+@pytest.mark.parametrize("x64_on", [False, True])
+def test_has_aux_keeps_the_aux_dtype_as_jax(x64_on):
+    # a float64 aux came back as float32 in a notebook; every path agrees with JAX here
+    def describe(lib):
+        out = []
+        for make in _aux_kinds(lib).values():
+            def f(x, make=make):
+                return lib.numpy.sum(x * x), make(x)
+            x = lib.numpy.ones(2, lib.numpy.float32)
+            for aux in (lib.grad(f, has_aux=True)(x)[1],
+                        lib.jit(lib.grad(f, has_aux=True))(x)[1],
+                        lib.value_and_grad(f, has_aux=True)(x)[0][1]):
+                out.append((type(aux).__name__ != "float", np.asarray(aux).dtype,
+                            getattr(aux, "weak_type", None)))
+        return out
+
+    invarax.config.update("jax_enable_x64", x64_on)
+    with jax.enable_x64(x64_on), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # JAX warns that float64 is truncated without x64
+        assert describe(invarax) == describe(jax)
+
+
+def _program(lib):
+    """A function with a breakpoint inside a cond inside jit, and its caller's values."""
+    def branch(x):
+        y = x * 2
+        n = 3  # noqa: F841  (a non-array local, shown as it is)
+        lib.debug.breakpoint()
+        return y.sum()
+
+    return lib.jit(lambda x: lib.lax.cond(x.sum() > 0, branch, lambda x: x.sum(), x))
+
+
+@pytest.fixture
+def scripted_pdb(monkeypatch):
+    """pdb reading the commands given, writing into the returned buffer."""
+    out = io.StringIO()
+
+    def script(commands):
+        stdin = io.StringIO(commands)
+
+        class Scripted(pdb.Pdb):
+            def __init__(self, *args, **kwargs):
+                super().__init__(stdin=stdin, stdout=out)
+
+        monkeypatch.setattr(pdb, "Pdb", Scripted)
+        return out
+
+    return script
+
+
+def test_breakpoint_inside_jit_and_cond_enters_pdb_with_values(scripted_pdb, monkeypatch):
+    # it raised NotImplementedError; JAX enters its debugger with the concrete values
+    out = scripted_pdb("p y\np n\nc\n")
+    assert float(_program(invarax)(jnp.arange(3.0))) == 6.0
+    assert "Array([0., 2., 4.], dtype=float32)\n(Pdb) 3" in out.getvalue()
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("p y\nc\n"))  # JAX's own debugger
+    jax_out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", jax_out)
+    assert float(_program(jax)(jax.numpy.arange(3.0))) == 6.0
+    assert "Array([0., 2., 4.], dtype=float32)" in jax_out.getvalue()
+
+
+def test_breakpoint_under_vmap_and_grad(scripted_pdb):
+    out = scripted_pdb("p y\nc\n" * 3)
+
+    def f(x):
+        y = x * 2
+        invarax.debug.breakpoint()
+        return y.sum()
+
+    invarax.vmap(f)(jnp.arange(2.0))  # once per example
+    invarax.grad(f)(jnp.array([1.0, 5.0]))  # the primal values
+    shown = [line for line in out.getvalue().split("(Pdb) ") if line.startswith("Array")]
+    assert shown == ["Array(0., dtype=float32)\n", "Array(2., dtype=float32)\n",
+                     "Array([ 2., 10.], dtype=float32)\n"]
