@@ -239,6 +239,18 @@ DIMENSION_NUMBERS = [
 ]
 
 
+def _jax_conv_and_grads(jax, conv, x, w, seed):
+    """A cotangent ``ct`` of ``conv``'s output shape (``data(..., seed=seed)``), JAX's
+    ``conv(x, w)`` and the gradients of ``sum(conv(x, w) * ct)`` in x and w, compiled as one
+    program (eagerly JAX compiles each operation of the forward and backward pass apart)."""
+    ct = data(jax.eval_shape(conv, x, w).shape, seed=seed)
+
+    def run(x, w, ct):
+        return conv(x, w), jax.grad(lambda x, w: (conv(x, w) * ct).sum(), argnums=(0, 1))(x, w)
+
+    return ct, *jax.jit(run)(x, w, ct)
+
+
 @pytest.mark.parametrize("dn", DIMENSION_NUMBERS, ids=str)
 @pytest.mark.parametrize("groups", [1, 2])
 def test_matches_jax_for_dimension_numbers(dn, groups):
@@ -251,14 +263,13 @@ def test_matches_jax_for_dimension_numbers(dn, groups):
     args = ((2, 1), ((1, 0), (2, 1)))
     kw = dict(rhs_dilation=(1, 2), dimension_numbers=dn, feature_group_count=groups)
     got = lax.conv_general_dilated(x, w, *args, **kw)
-    want = jax.lax.conv_general_dilated(x, w, *args, precision="highest", **kw)
+    ct, want, want_grads = _jax_conv_and_grads(
+        jax, lambda x, w: jax.lax.conv_general_dilated(x, w, *args, precision="highest", **kw),
+        x, w, seed=13)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
-    ct = data(want.shape, seed=13)
     grads = invarax.grad(lambda x, w: jnp.sum(lax.conv_general_dilated(x, w, *args, **kw) * ct),
                          argnums=(0, 1))(x, w)
-    want_grads = jax.grad(lambda x, w: (jax.lax.conv_general_dilated(
-        x, w, *args, precision="highest", **kw) * ct).sum(), argnums=(0, 1))(x, w)
     for g, h in zip(grads, want_grads, strict=True):
         np.testing.assert_allclose(g, h, rtol=1e-5, atol=1e-5)
 
@@ -270,12 +281,12 @@ def test_matches_jax_with_gradients(form):
     _, _, strides, padding, lhs_dilation, rhs_dilation, fg, bg = form
     kw = dict(lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation, feature_group_count=fg,
               batch_group_count=bg)
-    want = jax.lax.conv_general_dilated(x, w, strides, padding, precision="highest", **kw)
+    ct, want, want_grads = _jax_conv_and_grads(
+        jax, lambda x, w: jax.lax.conv_general_dilated(x, w, strides, padding,
+                                                       precision="highest", **kw),
+        x, w, seed=16)
     np.testing.assert_allclose(_conv(x, w, form), want, rtol=1e-5, atol=1e-5)
-    ct = data(want.shape, seed=16)
     grads = invarax.grad(lambda x, w: jnp.sum(_conv(x, w, form) * ct), argnums=(0, 1))(x, w)
-    want_grads = jax.grad(lambda x, w: (jax.lax.conv_general_dilated(
-        x, w, strides, padding, precision="highest", **kw) * ct).sum(), argnums=(0, 1))(x, w)
     for g, h in zip(grads, want_grads, strict=True):
         np.testing.assert_allclose(g, h, rtol=1e-5, atol=1e-5)
 

@@ -78,7 +78,8 @@ def test_loss_matches_optax(name):
     jax = pytest.importorskip("jax")
     d = _data()
     ours = np.asarray(LOSSES[name](optim.losses, _as(jnp, d)))
-    theirs = np.asarray(LOSSES[name](optax.losses, _as(jax.numpy, d)))
+    # one compiled program (eagerly JAX compiles each operation on its own), d its argument
+    theirs = np.asarray(jax.jit(lambda d: LOSSES[name](optax.losses, d))(_as(jax.numpy, d)))
     assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
     np.testing.assert_allclose(ours, theirs, rtol=RTOL, atol=ATOL)
 
@@ -180,7 +181,8 @@ def test_tree_utility_matches_optax(name):
     jax = pytest.importorskip("jax")
     trees = _trees()
     ours = TREE_FUNCTIONS[name](optim.tree, *[jax_free(t, jnp) for t in trees])
-    theirs = TREE_FUNCTIONS[name](optax.tree, *[jax_free(t, jax.numpy) for t in trees])
+    theirs = jax.jit(lambda *trees: TREE_FUNCTIONS[name](optax.tree, *trees))(
+        *[jax_free(t, jax.numpy) for t in trees])  # one program, not one per operation
     ours_leaves, theirs_leaves = tree_leaves(ours), jax.tree_util.tree_leaves(theirs)
     assert len(ours_leaves) == len(theirs_leaves)
     for a, b in zip(ours_leaves, theirs_leaves, strict=True):
@@ -230,14 +232,15 @@ def test_ctc_loss_and_forward_probs_match_optax():
     jax = pytest.importorskip("jax")
     args = _ctc_data()
     ours = optim.losses.ctc_loss_with_forward_probs(*map(jnp.asarray, args), blank_id=0)
-    theirs = optax.losses.ctc_loss_with_forward_probs(*map(jax.numpy.asarray, args))
+    # compiled: eagerly JAX compiles each operation, and its scan afresh at each call
+    theirs = jax.jit(optax.losses.ctc_loss_with_forward_probs)(*map(jax.numpy.asarray, args))
     for a, b in zip(ours, theirs, strict=True):
         a, b = np.asarray(a), np.asarray(b)
         assert a.dtype == b.dtype and a.shape == b.shape
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(np.asarray(optim.ctc_loss(*map(jnp.asarray, args), blank_id=2)),
-                               np.asarray(optax.ctc_loss(*map(jax.numpy.asarray, args),
-                                                         blank_id=2)), rtol=1e-5)
+                               np.asarray(jax.jit(lambda *a: optax.ctc_loss(*a, blank_id=2))(
+                                   *map(jax.numpy.asarray, args))), rtol=1e-5)
 
 
 def test_ctc_loss_and_its_gradient_are_bitwise_under_jit():
