@@ -64,6 +64,10 @@ def calls(dtype=None):
         (random.categorical, (KEY, jnp.log(p)), {"shape": (6,)}),
         (random.categorical, (KEY, jnp.zeros((2, 3))), {"axis": 0}),
         (random.categorical, (KEY, jnp.log(p), -1, (2,)), {"replace": False}),
+        (random.gamma, (KEY, jnp.array([0.5, 3.0])), {"dtype": dtype}),
+        (random.binomial, (KEY, 20.0, p), {"dtype": dtype}),
+        (random.multinomial, (KEY, 10.0, p), {}),
+        (random.cauchy, (KEY, (3,)), {"dtype": dtype}),
     ]
 
 
@@ -139,6 +143,11 @@ PUBLIC_COMPILED = [random.PRNGKey, random.split, random.fold_in, random.bits, ra
                    random.normal, random.truncated_normal, random.exponential, random.gumbel,
                    random.logistic, random.laplace, random.bernoulli, random.randint,
                    random.permutation, random.choice, random.categorical]
+PUBLIC_COMPILED += [getattr(random, name) for name in (
+    "ball", "beta", "binomial", "cauchy", "chisquare", "dirichlet", "double_sided_maxwell",
+    "f", "gamma", "generalized_normal", "geometric", "loggamma", "lognormal", "maxwell",
+    "multinomial", "multivariate_normal", "orthogonal", "pareto", "poisson", "rademacher",
+    "rayleigh", "t", "triangular", "wald", "weibull_min")]
 
 
 def cache_sizes():
@@ -148,8 +157,8 @@ def cache_sizes():
 def test_every_public_function_is_compiled_or_a_view():
     for name in random.__all__:
         fun = getattr(random, name)
-        assert fun in PUBLIC_COMPILED or name in ("key", "key_data"), name
-    # key is PRNGKey; key_data computes nothing (it checks and returns the array).
+        assert fun in PUBLIC_COMPILED or name in ("key", "key_data", "clone"), name
+    # key is PRNGKey; key_data and clone compute nothing (they check and return the array).
     assert random.key_data(KEY) is KEY
 
 

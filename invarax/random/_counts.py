@@ -197,6 +197,7 @@ def binomial(key, n, p, shape=None, dtype=None):
     return lax.select(keep, samples, count.astype(dtype) - samples)
 
 
+@compiled(static=("shape", "dtype", "unroll"))
 def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     """Multinomial counts over ``p``'s last axis (``n`` trials), as JAX: a ``scan`` over
     the categories drawing each count as a binomial of what remains.
