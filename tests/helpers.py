@@ -48,3 +48,19 @@ def jax_output_and_grads(jax, f, args, seed, argnums=0):
         return f(*args), jax.grad(lambda *a: (f(*a) * ct).sum(), argnums=argnums)(*args)
 
     return (ct, *jax.jit(run)(args, ct))
+
+
+def jax_jit_call(jax, f, args, kwargs=None):
+    """JAX's ``f(*args, **kwargs)`` under ``jax.jit``, the NumPy arrays among ``args`` its
+    arguments (traced: nothing constant-folded), the rest fixed: one compiled program, where
+    eagerly JAX compiles each operation apart."""
+    kwargs = kwargs or {}
+    where = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+
+    def call(*arrays):
+        full = list(args)
+        for i, a in zip(where, arrays, strict=True):
+            full[i] = a
+        return f(*full, **kwargs)
+
+    return jax.jit(call)(*[args[i] for i in where])
