@@ -35,3 +35,32 @@ def data(shape, dtype=np.float32, seed=0):
     if np.dtype(dtype).kind == "i":
         return rng.integers(-50, 50, shape).astype(dtype)
     return rng.standard_normal(shape).astype(dtype)
+
+
+def jax_output_and_grads(jax, f, args, seed, argnums=0):
+    """``(ct, out, grads)``: a cotangent ``ct`` of the shape of JAX's ``f(*args)``
+    (``data(shape, seed=seed)``), then ``out = f(*args)`` and the gradients of
+    ``sum(f(*args) * ct)`` in ``argnums``, from one ``jax.jit`` with ``args`` and ``ct`` as
+    arguments (eagerly JAX compiles each operation of the forward and backward pass apart)."""
+    ct = data(jax.eval_shape(f, *args).shape, seed=seed)
+
+    def run(args, ct):
+        return f(*args), jax.grad(lambda *a: (f(*a) * ct).sum(), argnums=argnums)(*args)
+
+    return (ct, *jax.jit(run)(args, ct))
+
+
+def jax_jit_call(jax, f, args, kwargs=None):
+    """JAX's ``f(*args, **kwargs)`` under ``jax.jit``, the NumPy arrays among ``args`` its
+    arguments (traced: nothing constant-folded), the rest fixed: one compiled program, where
+    eagerly JAX compiles each operation apart."""
+    kwargs = kwargs or {}
+    where = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+
+    def call(*arrays):
+        full = list(args)
+        for i, a in zip(where, arrays, strict=True):
+            full[i] = a
+        return f(*full, **kwargs)
+
+    return jax.jit(call)(*[args[i] for i in where])

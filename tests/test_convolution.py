@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 from ad_check import check_grads
-from helpers import assert_bitwise, data, eager_and_jit
+from helpers import assert_bitwise, data, eager_and_jit, jax_output_and_grads
 
 import invarax
 import invarax.numpy as jnp
@@ -239,18 +239,6 @@ DIMENSION_NUMBERS = [
 ]
 
 
-def _jax_conv_and_grads(jax, conv, x, w, seed):
-    """A cotangent ``ct`` of ``conv``'s output shape (``data(..., seed=seed)``), JAX's
-    ``conv(x, w)`` and the gradients of ``sum(conv(x, w) * ct)`` in x and w, compiled as one
-    program (eagerly JAX compiles each operation of the forward and backward pass apart)."""
-    ct = data(jax.eval_shape(conv, x, w).shape, seed=seed)
-
-    def run(x, w, ct):
-        return conv(x, w), jax.grad(lambda x, w: (conv(x, w) * ct).sum(), argnums=(0, 1))(x, w)
-
-    return ct, *jax.jit(run)(x, w, ct)
-
-
 @pytest.mark.parametrize("dn", DIMENSION_NUMBERS, ids=str)
 @pytest.mark.parametrize("groups", [1, 2])
 def test_matches_jax_for_dimension_numbers(dn, groups):
@@ -263,9 +251,9 @@ def test_matches_jax_for_dimension_numbers(dn, groups):
     args = ((2, 1), ((1, 0), (2, 1)))
     kw = dict(rhs_dilation=(1, 2), dimension_numbers=dn, feature_group_count=groups)
     got = lax.conv_general_dilated(x, w, *args, **kw)
-    ct, want, want_grads = _jax_conv_and_grads(
+    ct, want, want_grads = jax_output_and_grads(
         jax, lambda x, w: jax.lax.conv_general_dilated(x, w, *args, precision="highest", **kw),
-        x, w, seed=13)
+        (x, w), seed=13, argnums=(0, 1))
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     grads = invarax.grad(lambda x, w: jnp.sum(lax.conv_general_dilated(x, w, *args, **kw) * ct),
@@ -281,10 +269,10 @@ def test_matches_jax_with_gradients(form):
     _, _, strides, padding, lhs_dilation, rhs_dilation, fg, bg = form
     kw = dict(lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation, feature_group_count=fg,
               batch_group_count=bg)
-    ct, want, want_grads = _jax_conv_and_grads(
+    ct, want, want_grads = jax_output_and_grads(
         jax, lambda x, w: jax.lax.conv_general_dilated(x, w, strides, padding,
                                                        precision="highest", **kw),
-        x, w, seed=16)
+        (x, w), seed=16, argnums=(0, 1))
     np.testing.assert_allclose(_conv(x, w, form), want, rtol=1e-5, atol=1e-5)
     grads = invarax.grad(lambda x, w: jnp.sum(_conv(x, w, form) * ct), argnums=(0, 1))(x, w)
     for g, h in zip(grads, want_grads, strict=True):

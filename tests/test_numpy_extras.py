@@ -4,6 +4,7 @@ derivatives of the differentiable ones pass ``check_grads``."""
 
 import numpy as np
 import pytest
+from helpers import jax_jit_call
 
 import invarax
 import invarax.numpy as jnp
@@ -148,35 +149,18 @@ def _leaves(x):
 
 
 # JAX's functions that need concrete values (an output shape or an index that depends on
-# them) or that return no array: called eagerly; the others are compiled as one program.
+# them) or that return no array: called eagerly; the others under jax.jit (jax_jit_call).
 JAX_EAGER = {"argwhere", "bincount", "choose", "compress", "delete", "extract", "flatnonzero",
              "intersect1d", "isdtype", "nonzero", "promote_types", "ravel_multi_index",
              "setdiff1d", "setxor1d", "trim_zeros", "union1d", "unique"}
-
-
-def _jax_call(jax, name, args, kwargs):
-    """JAX's ``name(*args, **kwargs)``, under ``jax.jit`` with the NumPy arrays among
-    ``args`` as its arguments (eagerly JAX compiles each operation on its own: twice the
-    time over these cases), or eagerly for JAX_EAGER."""
-    f = getattr(jax.numpy, name)
-    if name in JAX_EAGER:
-        return f(*args, **kwargs)
-    where = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
-
-    def call(*arrays):
-        full = list(args)
-        for i, a in zip(where, arrays, strict=True):
-            full[i] = a
-        return f(*full, **kwargs)
-
-    return jax.jit(call)(*[args[i] for i in where])
 
 
 @pytest.mark.parametrize("name, args, kwargs", CASES, ids=_ids())
 def test_matches_jax(name, args, kwargs):
     jax = pytest.importorskip("jax")
     ours = getattr(jnp, name)(*args, **kwargs)
-    theirs = _jax_call(jax, name, args, kwargs)
+    f = getattr(jax.numpy, name)
+    theirs = f(*args, **kwargs) if name in JAX_EAGER else jax_jit_call(jax, f, args, kwargs)
     ours, theirs = _leaves(ours), _leaves(theirs)
     assert len(ours) == len(theirs)
     for a, b in zip(ours, theirs, strict=True):

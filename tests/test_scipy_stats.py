@@ -4,6 +4,7 @@ vmap rows bitwise."""
 
 import numpy as np
 import pytest
+from helpers import jax_jit_call
 
 import invarax
 import invarax.numpy as jnp
@@ -47,9 +48,11 @@ CASES = [
 @pytest.mark.parametrize("dist, fn, args", CASES, ids=[f"{d}.{f}-{i}" for i, (d, f, _)
                                                        in enumerate(CASES)])
 def test_matches_jax(dist, fn, args):
-    jax_stats = pytest.importorskip("jax.scipy.stats")
+    jax = pytest.importorskip("jax")
+    import jax.scipy.stats as jax_stats
+
     ours = np.asarray(getattr(getattr(stats, dist), fn)(*args))
-    theirs = np.asarray(getattr(getattr(jax_stats, dist), fn)(*args))
+    theirs = np.asarray(jax_jit_call(jax, getattr(getattr(jax_stats, dist), fn), args))
     assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
     # float32: lgamma-based normalisers cancel to values near 0 (beta.logpdf), hence atol
     np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=5e-6, equal_nan=True)
@@ -69,10 +72,12 @@ SPECIAL = [
 
 @pytest.mark.parametrize("name, args", SPECIAL, ids=[n for n, _ in SPECIAL])
 def test_special_matches_jax(name, args):
-    jax_special = pytest.importorskip("jax.scipy.special")
+    jax = pytest.importorskip("jax")
+    import jax.scipy.special as jax_special
+
     args = tuple(np.asarray(a, np.float32) for a in args)
     ours = np.asarray(getattr(special, name)(*args))
-    theirs = np.asarray(getattr(jax_special, name)(*args))
+    theirs = np.asarray(jax.jit(getattr(jax_special, name))(*args))  # one program, not per op
     assert ours.dtype == theirs.dtype
     np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=2e-6, equal_nan=True)
 
@@ -141,8 +146,8 @@ def test_derivative_in_a_matches_jax(name, x64):
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
     try:
-        want = np.asarray(jax.vmap(jax.grad(getattr(jax.scipy.special, name)))(A_SHAPES,
-                                                                              X_POINTS))
+        want = np.asarray(jax.jit(jax.vmap(jax.grad(getattr(jax.scipy.special, name))))(
+            A_SHAPES, X_POINTS))  # one compiled program; eagerly, one per operation
     finally:
         jax.config.update("jax_enable_x64", False)
     got = np.asarray(invarax.vmap(invarax.grad(getattr(special, name)))(A_SHAPES, X_POINTS))
