@@ -225,7 +225,7 @@ def test_errors():
     with pytest.raises(ValueError, match="same input and output structure"):
         eqxi.while_loop(lambda c: c < 3, lambda c: jnp.ones(2), 0.0, kind="lax")
     with pytest.raises(ValueError, match="Only arrays can be treated as buffers"):
-        eqxi.while_loop(lambda c: c[0] < 3, lambda c: c, (0, None), kind="lax",
+        eqxi.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1]), (0, None), kind="lax",
                         buffers=lambda c: c[0] if False else [c[1]])
     with pytest.raises(ValueError, match="Got inconsistent lengths in scan"):
         eqxi.scan(lambda c, x: (c, x), 0.0, jnp.ones(3), length=4, kind="checkpointed")

@@ -138,7 +138,13 @@ def wrap_buffers(buffers, val, pred, tag):
         return val
 
     def nodes(v):
-        return tree_leaves(tree_map(_unwrap, buffers(v), is_leaf=_is_buffer))
+        # None counts as a named node here, so that naming one is the error below (tree_at
+        # would skip it, and the loop would run without the buffer)
+        named = tree_leaves(tree_map(_unwrap, buffers(v), is_leaf=_is_buffer),
+                            is_leaf=lambda x: x is None)
+        if any(x is None for x in named):
+            raise ValueError("Only arrays can be treated as buffers.")
+        return [x for x in named if x is not None]
 
     def wrap_one(leaf):
         if not is_array(leaf):
