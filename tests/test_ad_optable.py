@@ -563,6 +563,12 @@ NOT_IN_TABLE = {
     **dict.fromkeys(["debug_callback", "pure_callback"],
                     "callbacks into Python: tests/test_debug_callbacks.py"),
     "error_if": "the identity on its operand, with a check: tests/test_module_errors.py",
+    "sharding_constraint": "the identity on its operand: grad in tests/test_sharding_jit.py",
+    "io_callback": "a callback into Python: tests/test_compat_extend.py",
+    **dict.fromkeys(
+        ["noinline", "nonbatchable", "nondifferentiable_backward", "nontraceable",
+         "unvmap_all", "unvmap_any", "unvmap_max", "vprim"],
+        "equinox.internal's primitives: jvp and grads in tests/test_eqx_internal_primitives.py"),
 }
 
 
