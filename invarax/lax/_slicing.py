@@ -8,6 +8,7 @@ batchable and bitwise the same eagerly and under ``jit``.
 
 from __future__ import annotations
 
+import itertools
 import operator
 
 import numpy as np
@@ -221,6 +222,6 @@ def split(operand, sizes, axis=0):
     if any(s < 0 for s in sizes) or sum(sizes) != x.shape[axis]:
         raise ValueError(f"lax.split: sizes {sizes} must be non-negative and sum to the "
                          f"length {x.shape[axis]} of axis {axis} of the operand {x.shape}")
-    starts = np.cumsum([0, *sizes])
+    starts = [0, *itertools.accumulate(sizes)]
     return [sh.slice_in_dim(x, int(a), int(b), axis=axis)
             for a, b in zip(starts[:-1], starts[1:], strict=True)]
