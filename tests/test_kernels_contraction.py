@@ -75,10 +75,45 @@ def fma(x, y, z):
     return round_to(exact, dtype)
 
 
+def fma_float32(x, y, z):
+    """``fma`` of float32 arrays, elementwise and fast: the float64 product is exact (24 + 24
+    bits); the float64 sum, rounded to odd (TwoSum gives its error), then rounded to float32
+    is the correctly rounded ``x * y + z`` (Boldo and Melquiond: round to odd with 53 >= 24 +
+    2 bits, then to nearest). An exact zero gets IEEE's sign, as float64 gives it."""
+    p, z = np.asarray(x, np.float64) * np.asarray(y, np.float64), np.asarray(z, np.float64)
+    s = p + z
+    z_part = s - p
+    err = (p - (s - z_part)) + (z - z_part)
+    odd = (s.view(np.uint64) & 1) == 1
+    s = np.where((err == 0) | odd, s, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)))
+    return s.astype(np.float32)
+
+
+def fma_float64(x, y, z):
+    """``fma`` of float64 scalars, fast: ``x * y + z`` exactly as a ratio of Python integers
+    (powers of two below), whose true division CPython rounds correctly (to nearest even,
+    subnormals included). An exact zero gets IEEE's sign, as in ``fma``."""
+    (nx, dx), (ny, dy), (nz, dz) = (float(v).as_integer_ratio() for v in (x, y, z))
+    d = max(dx * dy, dz)
+    n = nx * ny * (d // (dx * dy)) + nz * (d // dz)
+    if n == 0:
+        return np.float64(np.float64(x) * y + z)
+    return np.float64(n / d)
+
+
 def reference_matmul(a, b, block=256):
-    """docs/numerics.md: FMA chains over blocks of 256 terms, block sums added in order."""
+    """docs/numerics.md: FMA chains over blocks of 256 terms, block sums added in order
+    (float32 or float64: the fast fmas, checked against ``fma`` below)."""
     dtype = a.dtype.type
     (m, k), n = a.shape, b.shape[1]
+    if dtype is np.float32:  # the same order, every (i, j) at once
+        total = np.zeros((m, n), np.float32)
+        for start in range(0, k, block):
+            s = np.zeros((m, n), np.float32)
+            for p in range(start, min(start + block, k)):
+                s = fma_float32(a[:, p : p + 1], b[p : p + 1, :], s)
+            total = s if start == 0 else total + s
+        return total
     out = np.zeros((m, n), a.dtype)
     for i in range(m):
         for j in range(n):
@@ -86,7 +121,7 @@ def reference_matmul(a, b, block=256):
             for start in range(0, k, block):
                 s = dtype(0)
                 for p in range(start, min(start + block, k)):
-                    s = fma(a[i, p], b[p, j], s)
+                    s = fma_float64(a[i, p], b[p, j], s)
                 total = s if total is None else dtype(total + s)
             out[i, j] = dtype(0) if total is None else total
     return out
@@ -102,6 +137,37 @@ def test_round_to_and_fma_are_exact():
     x = f32(1) + f32(2.0**-12)  # x*x = 1 + 2**-11 + 2**-24: fused keeps the last term
     assert fma(x, x, f32(-1)) == f32(2.0**-11 + 2.0**-24) != x * x - f32(1)
     assert np.signbit(fma(f32(1), f32(-0.0), f32(-0.0)))
+
+
+def test_fast_fmas_are_the_exact_one():
+    """The reference's fmas, fma_float32 and fma_float64, are ``fma`` (exact rationals), on
+    few-bit operands (ties and near-ties of the final rounding are common), cancellations,
+    signed zeros, subnormal and large values."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    x = (rng.integers(1, 2**12, n) * 2.0 ** rng.integers(-30, 10, n)).astype(np.float32)
+    y = (rng.integers(-(2**13), 2**13, n) * 2.0 ** rng.integers(-30, 10, n)).astype(np.float32)
+    z = (rng.integers(-(2**24), 2**24, n) * 2.0 ** rng.integers(-80, 0, n)).astype(np.float32)
+    z[::7] = -(x[::7].astype(np.float64) * y[::7]).astype(np.float32)  # exact or near cancel
+    special = np.float32([0.0, -0.0, 1e-45, -1e-45, 1e-38, 3e38, -3e38, 1.0])
+    x, y, z = (np.concatenate([v, np.repeat(special, 64), np.tile(special, 64)[::-1]])
+               for v in (x, y, z))
+    y[n: n + 512] = np.tile(special, 64)
+    with np.errstate(over="ignore"):  # 3e38 * 3e38: inf in both
+        want = np.array([fma(a, b, c) for a, b, c in zip(x, y, z, strict=True)], np.float32)
+        assert_bitwise(fma_float32(x, y, z), want)
+    n = 2000
+    x = rng.integers(1, 2**26, n) * 2.0 ** rng.integers(-560, 480, n)
+    y = rng.integers(-(2**27), 2**27, n) * 2.0 ** rng.integers(-560, 480, n)
+    x[::2] *= 1 + rng.random(n // 2)  # full 53-bit significands: inexact products
+    y[::2] *= 1 + rng.random(n // 2)
+    z = rng.integers(-(2**53), 2**53, n) * 2.0 ** rng.integers(-1100, 300, n)
+    z[::5] = -(x[::5] * y[::5])
+    z[1::9], z[2::9], x[3::11] = 0.0, -0.0, -0.0
+    x[4::13], y[4::13], z[4::13] = 2.0**-540, 2.0**-540, 2.0**-1074  # a subnormal result
+    want = np.array([fma(a, b, c) for a, b, c in zip(x, y, z, strict=True)], np.float64)
+    got = np.array([fma_float64(a, b, c) for a, b, c in zip(x, y, z, strict=True)], np.float64)
+    assert_bitwise(got, want)
 
 
 @pytest.mark.parametrize("k", [0, 1, 7, 255, 256, 257, 600])
