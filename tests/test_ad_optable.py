@@ -25,6 +25,7 @@ from test_rule_coverage import NO_JVP, ZERO_DERIVATIVE
 
 import invarax
 import invarax.lax as lax
+import invarax.module.internal  # noqa: F401  (defines Equinox's internal primitives)
 import invarax.numpy as jnp
 from invarax import nn
 from invarax.ad_checkpoint import checkpoint_name

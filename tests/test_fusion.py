@@ -398,8 +398,8 @@ def test_thread_count_from_the_kernels_setting(monkeypatch):
     eager = jnp.sin(jnp.asarray(x)) * 2.0
     call = fused_run(lambda x: jnp.sin(x) * 2.0, (x,))
     helpers = []
-    pool = fusion.worker_pool
-    monkeypatch.setattr(fusion, "worker_pool", lambda n: helpers.append(n) or pool(n))
+    pool = _support.worker_pool  # the pool behind kernels._support.in_parallel
+    monkeypatch.setattr(_support, "worker_pool", lambda n: helpers.append(n) or pool(n))
     for count in ("1", "2", "4"):
         monkeypatch.setenv("INVARAX_NUM_THREADS", count)
         assert_bitwise(call(CHUNKS[1], None)[0], eager)

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from test_vmap_primitives import CASES, DIFFERENTIABLE, NOT_IN_TABLE, loss_of, pool
 
 import invarax
+import invarax.module.internal  # noqa: F401  (defines Equinox's internal primitives)
 import invarax.numpy as jnp
 from invarax import grad, hessian, jacfwd, jacrev, jit, lax, make_jaxpr, random, vmap
 from invarax.core.eval import eval_jaxpr

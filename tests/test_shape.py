@@ -231,7 +231,7 @@ ERRORS = [
     (lambda: jnp.stack([jnp.ones(2), jnp.ones(3)]), ValueError, r"same shape.*\(2,\), \(3,\)"),
     (lambda: jnp.split(jnp.ones(3), 2), ValueError, "equal division.*size 3 into 2"),
     (lambda: jnp.split(jnp.ones(3), 0), ValueError, "larger than 0"),
-    (lambda: jnp.split(jnp.ones(3), 1.5), TypeError, "must be an int or integers"),
+    (lambda: jnp.split(jnp.ones(3), 1.5), TypeError, "must be an int or a 1-D sequence"),
     (lambda: jnp.tile(jnp.ones(3), (-1,)), ValueError, "non-negative"),
     (lambda: jnp.repeat(jnp.ones(3), np.array([1, 2])), ValueError, "one count per element"),
     (lambda: jnp.repeat(jnp.ones(3), -1), ValueError, "non-negative"),

@@ -25,6 +25,7 @@ import pytest
 from helpers import assert_bitwise
 
 import invarax
+import invarax.module.internal  # noqa: F401  (defines Equinox's internal primitives)
 import invarax.numpy as jnp
 from invarax import lax
 from invarax.ad_checkpoint import checkpoint_name
@@ -325,6 +326,7 @@ CASES = {
             a + 4 * jnp.eye(4), b, transpose_a=True), F(4, 4), F(2, 4)),
     "lu": unary("lu", lambda x: lax.linalg.lu(x)[0], F(4, 3)),
     "qr": unary("qr", lambda x: lax.linalg.qr(x, full_matrices=False), F(5, 3)),
+    "qr_raw": unary("qr_raw", lambda x: jnp.linalg.qr(x, mode="raw"), F(5, 3), diff=False),
     "eigh": unary("eigh", lax.linalg.eigh, F(4, 4)),
     "svd": unary("svd", lambda x: lax.linalg.svd(x, full_matrices=False), F(5, 3)),
     "eig": unary("eig", lambda x: lax.linalg.eig(x)[0], F(4, 4), diff=False),
@@ -359,6 +361,13 @@ NOT_IN_TABLE = {
         ["debug_callback", "pure_callback"],
         "callbacks into Python, batched by unrolling or by vmap_method: "
         "tests/test_debug_callbacks.py"),
+    "io_callback": "a callback into Python, batched by unrolling: tests/test_compat_extend.py",
+    **dict.fromkeys(
+        ["nonbatchable", "nondifferentiable_backward", "noinline", "nontraceable",
+         "unvmap_all", "unvmap_any", "unvmap_max", "vprim"],
+        "equinox.internal's primitives, whose vmap is their point (a guard that raises, "
+        "unvmap's reduction over the batch, a function's own rule): "
+        "tests/test_eqx_internal_primitives.py and tests/test_eqx_internal.py"),
 }
 
 # Primitives without a batching rule, with the reason.

@@ -63,6 +63,7 @@ that off, and a missing compiler leaves every group on the path above.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 
 import numpy as np
@@ -70,7 +71,7 @@ import numpy as np
 from ..core import buffers
 from ..core.ir import Jaxpr, Literal
 from ..core.lowering import lowering
-from ..kernels._support import num_threads, worker_pool
+from ..kernels._support import in_parallel, num_threads
 from . import fusion_native
 
 # Measured on a 2-core AMD EPYC (1 MiB L2 per core, 32 MiB L3), float32:
@@ -341,9 +342,13 @@ class _Runner:
         self._chunks = {}
         self.native = fusion_native.prepare(group)  # None: the Python path only
 
+    def _chunk_elements(self) -> int:
+        """Elements of a chunk: ``chunk``, else as many as fit in ``chunk_bytes``."""
+        return _SETTINGS["chunk"] or max(256, _SETTINGS["chunk_bytes"] // self.element_bytes)
+
     def chunks(self):
         """``(scratch_shape, [(index, rows), ...])`` for the current chunk size."""
-        chunk = _SETTINGS["chunk"] or max(256, _SETTINGS["chunk_bytes"] // self.element_bytes)
+        chunk = self._chunk_elements()
         if self.reduces:  # whole rows, and enough of them to pay for a reduction's call
             chunk = max(chunk, self.row, _SETTINGS["min_reduce_chunk"])
         plan = self._chunks.get(chunk)
@@ -371,14 +376,9 @@ class _Runner:
         # process takes fewer; which thread computes a chunk never changes its bits.
         size = max(1, len(chunks) // (8 * threads))
         queue = iter([chunks[i:i + size] for i in range(0, len(chunks), size)])
-        pool = worker_pool(threads - 1)
-        futures = [pool.submit(self._run_in_thread, queue, scratch_shape, arrays)
-                   for _ in range(threads - 1)]
-        try:
-            self._run(queue, scratch_shape, arrays)
-        finally:
-            for f in futures:
-                f.result()
+        in_parallel([functools.partial(self._run, queue, scratch_shape, arrays),
+                     *[functools.partial(self._run_in_thread, queue, scratch_shape, arrays)
+                       for _ in range(threads - 1)]])
         return outs
 
     def _threads(self, chunks: int) -> int:
@@ -390,7 +390,7 @@ class _Runner:
     def _run_native(self, p, _kept, repeat):
         """The compiled group on flat ranges of whole chunks: one call per run of chunks,
         taken from one queue by the threads (the C call releases the GIL)."""
-        chunk = _SETTINGS["chunk"] or max(256, _SETTINGS["chunk_bytes"] // self.element_bytes)
+        chunk = self._chunk_elements()
         block = self.native.block(repeat, chunk)
         chunk = -(-chunk // block) * block  # whole blocks (whole rows)
         count = -(-self.size // chunk)
@@ -403,16 +403,7 @@ class _Runner:
             for lo in queue:  # a range iterator: next() is atomic under the GIL
                 native(p, lo, min(lo + run, size), block)
 
-        if threads <= 1:
-            go()
-            return
-        pool = worker_pool(threads - 1)
-        futures = [pool.submit(go) for _ in range(threads - 1)]
-        try:
-            go()
-        finally:
-            for f in futures:
-                f.result()
+        in_parallel([go] * max(1, threads))
 
     def _run(self, queue, scratch_shape, arrays):
         count = math.prod(scratch_shape)

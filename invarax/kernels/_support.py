@@ -100,6 +100,21 @@ def worker_pool(workers: int) -> ThreadPoolExecutor:
         return _POOL["executor"]
 
 
+def in_parallel(tasks) -> None:
+    """Run the callables ``tasks`` at once: the first on this thread, the others on the
+    worker pool; return when all are done (an error of any is raised)."""
+    if len(tasks) == 1:
+        tasks[0]()
+        return
+    pool = worker_pool(len(tasks) - 1)
+    futures = [pool.submit(task) for task in tasks[1:]]
+    try:
+        tasks[0]()
+    finally:
+        for f in futures:
+            f.result()
+
+
 def _fresh_lock() -> None:
     """In a forked child: a new pool lock (a parent's thread may have held it at the fork)."""
     global _POOL_LOCK

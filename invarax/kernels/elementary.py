@@ -13,13 +13,14 @@ same bits. The algorithms are written down in ``docs/numerics.md`` ("Elementary 
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from ..core.config import config
 from . import _native
-from ._support import num_threads, worker_pool
+from ._support import in_parallel, num_threads
 
 #: The functions of the compiled kernel, in the kernel's numbering (native.h, ``ELEM_*``).
 NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "exp2", "sinh",
@@ -51,14 +52,8 @@ def _split(kernel, code: int, arrays: tuple) -> None:
         kernel(code, *arrays)
         return
     bounds = [size * i // threads for i in range(threads + 1)]
-    pool = worker_pool(threads - 1)
-    parts = [pool.submit(kernel, code, *(a[lo:hi] for a in arrays))
-             for lo, hi in zip(bounds[1:-1], bounds[2:], strict=True)]
-    try:
-        kernel(code, *(a[:bounds[1]] for a in arrays))
-    finally:
-        for part in parts:
-            part.result()
+    in_parallel([functools.partial(kernel, code, *(a[lo:hi] for a in arrays))
+                 for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)])
 
 
 def _same_start(a: np.ndarray, b: np.ndarray) -> bool:

@@ -16,9 +16,7 @@ import numpy as np
 
 from ..core.array import ArrayImpl, to_array
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.trace import Tracer
 from ..distributed.constraint import with_sharding_constraint
-from ..distributed.placement import device_put
 from ..transforms._make_jaxpr import make_jaxpr
 from ..transforms._pmap import pmap
 from ._filters import combine, if_array, is_array, is_array_like, partition
