@@ -22,6 +22,8 @@ import tempfile
 import threading
 import time
 
+from ..kernels._support import cache_root
+
 # -O3 and this CPU's vector instructions (elementwise IEEE operations: the same bits on any
 # width), no contraction into FMAs, no fast-math: -fno-trapping-math and -fno-math-errno
 # only let GCC evaluate both sides of a select (if-conversion, to vectorize) and call
@@ -47,9 +49,7 @@ def compiler() -> list:
 def cache_dir() -> str:
     """Where compiled loops are kept: ``$INVARAX_CACHE_DIR/loops``, else
     ``~/.cache/invarax/loops``."""
-    root = os.environ.get("INVARAX_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "invarax")
-    return os.path.join(root, "loops")
+    return os.path.join(cache_root(), "loops")
 
 
 def _version(cc: list):

@@ -149,6 +149,13 @@ def operand(x: np.ndarray, perm, dtype, shape) -> np.ndarray:
     return x.reshape(shape)
 
 
+def cache_root() -> str:
+    """Where invarax keeps what it compiles (native loops, GPU kernels):
+    ``$INVARAX_CACHE_DIR``, else ``~/.cache/invarax``."""
+    return os.environ.get("INVARAX_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "invarax")
+
+
 @functools.cache
 def c_entry(name: str) -> int:
     """The address of the compiled kernels' C function ``name``, for generated C code to call

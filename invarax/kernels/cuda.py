@@ -1,0 +1,107 @@
+"""The canonical reductions and contractions on an NVIDIA GPU (CuPy arrays in, out).
+
+The kernels are ``csrc/device/kernels.cu``, compiled by NVRTC (``nvrtc.py``) and loaded
+with CuPy's ``Module`` (never ``RawModule``, which would add ``-ftz=true``). Each output
+gets the operations of ``csrc/device/order.h``, the order the CPU kernels compute, so the
+results are the CPU's bits.
+
+This module needs CuPy and a GPU only when a function is called; importing it needs
+neither.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import nvrtc
+
+_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+_ROWS = 256  # threads per block of the row kernels
+_GT, _TILE = 16, 64  # the contraction's threads per side and outputs per side of a block
+
+
+@functools.cache
+def _cupy():
+    try:
+        import cupy
+    except ImportError as e:
+        raise RuntimeError("the GPU kernels need CuPy: pip install 'invarax[cuda13]' (or "
+                           "'invarax[cuda12]' for a CUDA 12 driver)") from e
+    return cupy
+
+
+@functools.cache
+def _module(device_id: int, arch: str):
+    cupy = _cupy()
+    with cupy.cuda.Device(device_id):
+        module = cupy.cuda.function.Module()
+        module.load(nvrtc.compile_ptx("kernels.cu", arch=arch).encode())
+    return module
+
+
+def _arch() -> str:
+    """The current device's virtual architecture (CuPy gives its capability as "90")."""
+    return f"compute_{_cupy().cuda.Device().compute_capability}"
+
+
+def _kernel(name: str, dtype):
+    if np.dtype(dtype) not in _SUFFIX:
+        raise TypeError(f"the GPU kernels compute float32 and float64, got {np.dtype(dtype)}")
+    device = _cupy().cuda.Device()
+    return _module(device.id, _arch()).get_function(f"{name}_{_SUFFIX[np.dtype(dtype)]}")
+
+
+def _elements(x, axis: int) -> int:
+    return x.strides[axis] // x.itemsize
+
+
+def reduce_rows(op: str, x):
+    """Reduce each row of the 2-d CuPy array ``x`` (any strides) by ``op``: ``"sum"``,
+    ``"prod"``, ``"max"``, ``"min"``, ``"argmax"`` or ``"argmin"``, in the canonical order.
+
+    Returns a CuPy array of ``x.shape[0]`` results (int64 indices for ``arg*``)."""
+    cupy = _cupy()
+    if x.ndim != 2:
+        raise ValueError(f"reduce_rows reduces the rows of a 2-d array, got shape {x.shape}")
+    m, k = x.shape
+    if op.startswith("arg") and k == 0:
+        raise ValueError(f"{op} of an empty row (shape {x.shape}): it needs k >= 1")
+    args = [x, None, np.int64(m), np.int64(k), np.int64(_elements(x, 0)),
+            np.int64(_elements(x, 1))]
+    if op in ("sum", "prod"):
+        name, out = f"reduce_{op}", cupy.empty(m, x.dtype)
+    elif op in ("max", "min"):
+        name, out = "reduce_extremum", cupy.empty(m, x.dtype)
+        args.append(np.int32(op == "max"))
+    elif op in ("argmax", "argmin"):
+        name, out = "reduce_argextremum", cupy.empty(m, np.int64)
+        args.append(np.int32(op == "argmax"))
+    else:
+        raise ValueError(f"unknown reduction {op!r}: sum, prod, max, min, argmax or argmin")
+    args[1] = out
+    if m:
+        _kernel(name, x.dtype)(((m + _ROWS - 1) // _ROWS,), (_ROWS,), tuple(args))
+    return out
+
+
+def matmul(a, b):
+    """The batched product ``(B, M, K) x (B, K, N) -> (B, M, N)`` of CuPy arrays of one float
+    dtype (any strides), each output the canonical contraction (blocks of 256 FMA chains,
+    block sums added in order)."""
+    cupy = _cupy()
+    if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise ValueError(f"matmul multiplies (B, M, K) by (B, K, N), got shapes {a.shape} "
+                         f"and {b.shape}")
+    if a.dtype != b.dtype:
+        raise TypeError(f"matmul needs operands of one dtype, got {a.dtype} and {b.dtype}")
+    batch, m, k = a.shape
+    n = b.shape[2]
+    c = cupy.empty((batch, m, n), a.dtype)
+    if c.size:
+        grid = ((n + _TILE - 1) // _TILE, (m + _TILE - 1) // _TILE, batch)
+        strides = [np.int64(_elements(x, i)) for x in (a, b) for i in range(3)]
+        _kernel("gemm", a.dtype)(grid, (_GT, _GT), (a, b, c, np.int64(m), np.int64(n),
+                                                    np.int64(k), *strides))
+    return c

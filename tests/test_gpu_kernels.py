@@ -1,0 +1,86 @@
+"""The GPU's canonical kernels give the CPU's bits (run where CuPy sees a GPU; skipped
+elsewhere: `python -m pytest -m gpu` on a GPU machine, or `python -m benchmarks.gpu`).
+
+Shapes cross every boundary of the documented orders (the pairwise sum's 8 and 128, the
+contraction's blocks of 256, the kernels' 64-output tiles) and operands are read through
+strided views, in float32 and float64.
+"""
+
+import numpy as np
+import pytest
+from helpers import assert_bitwise
+
+import invarax.numpy as jnp
+
+
+def _gpu():
+    try:
+        import cupy
+        return cupy if cupy.cuda.runtime.getDeviceCount() > 0 else None
+    except Exception:  # no CuPy, no driver, or no device
+        return None
+
+
+cp = _gpu()
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(cp is None, reason="no GPU (CuPy and a CUDA device)")]
+
+LENGTHS = [0, 1, 7, 8, 9, 127, 128, 129, 255, 256, 257, 513, 1000, 4097]
+DTYPES = [np.float32, np.float64]
+
+
+def spread(rng, shape, dtype):
+    return (rng.standard_normal(shape) * 10.0 ** rng.uniform(-4, 4, shape)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_row_reductions_are_the_cpus(dtype, x64):
+    from invarax.kernels import cuda
+
+    rng = np.random.default_rng(0)
+    for k in LENGTHS:
+        x = spread(rng, (5, k), dtype)
+        x[1, : k // 2] = -0.0
+        if k > 3:
+            x[2, 3] = np.nan
+        on_gpu = cp.asarray(x)
+        for sl in [(slice(None), slice(None)), (slice(None), slice(None, None, 2)),
+                   (slice(None, None, -1), slice(None))]:  # strided rows and columns
+            view = x[sl]
+            for op in ("sum", "prod", "max", "min", "argmax", "argmin"):
+                if op.startswith("arg") and view.shape[1] == 0:
+                    continue
+                got = cuda.reduce_rows(op, on_gpu[sl]).get()
+                want = np.asarray(getattr(jnp, op)(view, axis=1))
+                if op.startswith("arg"):
+                    np.testing.assert_array_equal(got, want)
+                else:
+                    nan = np.isnan(want)
+                    assert np.array_equal(np.isnan(got), nan)
+                    assert_bitwise(got[~nan], want[~nan])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1, 1, 1), (1, 3, 0, 2), (2, 67, 300, 45),
+                                   (1, 130, 513, 129), (3, 64, 256, 64), (1, 1, 4097, 1)])
+def test_contractions_are_the_cpus(shape, dtype, x64):
+    from invarax.kernels import cuda
+
+    batch, m, k, n = shape
+    rng = np.random.default_rng(1)
+    a, b = spread(rng, (batch, m, k), dtype), spread(rng, (batch, k, n), dtype)
+    want = np.asarray(jnp.matmul(a, b))
+    assert_bitwise(cuda.matmul(cp.asarray(a), cp.asarray(b)).get(), want)
+    # the same product from transposed storage: strided reads, the same bits
+    at = cp.asarray(np.ascontiguousarray(a.transpose(0, 2, 1))).transpose(0, 2, 1)
+    bt = cp.asarray(np.ascontiguousarray(b.transpose(0, 2, 1))).transpose(0, 2, 1)
+    assert_bitwise(cuda.matmul(at, bt).get(), want)
+
+
+def test_bad_operands_are_named():
+    from invarax.kernels import cuda
+
+    with pytest.raises(ValueError, match=r"\(B, M, K\) by \(B, K, N\).*\(1, 2, 3\)"):
+        cuda.matmul(cp.ones((1, 2, 3), np.float32), cp.ones((1, 2, 3), np.float32))
+    with pytest.raises(TypeError, match="float32 and float64, got int32"):
+        cuda.reduce_rows("sum", cp.ones((2, 3), np.int32))

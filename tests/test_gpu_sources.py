@@ -1,0 +1,194 @@
+"""The GPU kernels' sources, checked without a GPU.
+
+- ``csrc/device/order.h``, the per-output order the GPU kernels compute, compiled for the
+  host: bit for bit the CPU kernels' sums, products, extrema and contractions, over lengths
+  around every boundary of the documented orders (8, 128, the 256-term blocks).
+- Every device source compiles to PTX with NVRTC (skipped when NVRTC is not installed),
+  and the PTX holds no approximate or flushing instruction, no float add or multiply that
+  ptxas could contract, no tensor-core product, no atomic; FMAs only where the source
+  writes them.
+"""
+
+import ctypes
+import re
+
+import numpy as np
+import pytest
+from helpers import assert_bitwise
+
+import invarax.numpy as jnp
+from invarax.compiler.native_build import load
+from invarax.kernels import nvrtc
+
+OPS = {"sum": 0, "prod": 1, "max": 2, "min": 3, "argmax": 4, "argmin": 5, "dot": 6}
+
+# One C entry over order.h's functions, so the test calls them through ctypes.
+WRAPPER = r"""
+int order_run(int op, int f64, const void *a, int64_t n, int64_t s, const void *b,
+              int64_t sb, void *out) {
+#define RUN(T, SFX)                                                                     \
+    {                                                                                   \
+        const T *x = a, *y = b;                                                         \
+        switch (op) {                                                                   \
+        case 0: *(T *)out = ord_sum_##SFX(x, n, s); break;                              \
+        case 1: *(T *)out = ord_prod_##SFX(x, n, s); break;                             \
+        case 2: *(T *)out = x[ord_extremum_##SFX(x, n, s, 1) * s]; break;               \
+        case 3: *(T *)out = x[ord_extremum_##SFX(x, n, s, 0) * s]; break;               \
+        case 4: *(int64_t *)out = ord_extremum_##SFX(x, n, s, 1); break;                \
+        case 5: *(int64_t *)out = ord_extremum_##SFX(x, n, s, 0); break;                \
+        case 6: *(T *)out = ord_dot_##SFX(x, s, y, sb, n); break;                       \
+        default: return -1;                                                             \
+        }                                                                               \
+    }
+    if (f64) RUN(double, f64) else RUN(float, f32)
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def order_run():
+    fn = load((nvrtc.DEVICE / "order.h").read_text() + WRAPPER, "order_run")
+    if fn is None:
+        pytest.skip("no C compiler runs here")
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_int64,
+                   ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+    return fn
+
+
+def run(order_run, op, x, stride=1, y=None, y_stride=1):
+    """order.h's result of ``op`` on the elements ``x[::stride]`` (and ``y[::y_stride]``)."""
+    n = len(range(0, len(x), stride))
+    out = np.zeros((), np.int64 if op.startswith("arg") else x.dtype)  # jnp's with x64
+    y = x if y is None else y
+    assert order_run(OPS[op], x.dtype == np.float64, x.ctypes.data, n, stride, y.ctypes.data,
+                     y_stride, out.ctypes.data) == 0
+    return out
+
+
+def spread(rng, n, dtype):
+    """Values of wide range and both signs: their sum depends on the order."""
+    return (rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n)).astype(dtype)
+
+
+LENGTHS = [0, 1, 2, 7, 8, 9, 15, 16, 17, 127, 128, 129, 255, 256, 257, 300, 511, 512, 513,
+           1000, 4097]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sums_products_and_extrema_are_the_cpu_kernels(order_run, dtype, x64):
+    rng = np.random.default_rng(0)
+    for n in LENGTHS:
+        for stride in (1, 3):
+            x = spread(rng, n * stride, dtype)
+            row = x[::stride]
+            assert_bitwise(run(order_run, "sum", x, stride), np.asarray(jnp.sum(row)))
+            small = (1 + rng.uniform(-0.01, 0.01, n * stride)).astype(dtype)
+            assert_bitwise(run(order_run, "prod", small, stride),
+                           np.asarray(jnp.prod(small[::stride])))
+            if n == 0:
+                continue
+            for op in ("max", "min", "argmax", "argmin"):
+                want = np.asarray(getattr(jnp, op)(row))
+                assert_bitwise(run(order_run, op, x, stride), want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_signed_zeros_nans_and_infinities_as_the_cpu_kernels(order_run, dtype, x64):
+    rows = [[-0.0], [-0.0, -0.0], [-0.0, 0.0, -0.0], [0.0, -0.0], [1.0, np.nan, 2.0, np.nan],
+            [np.inf, -np.inf, 1.0], [-np.inf] * 3, [3.0, 3.0, -1.0, -1.0]]
+    for values in rows:
+        x = np.array(values, dtype)
+        for op in ("sum", "prod", "max", "min", "argmax", "argmin"):
+            want = np.asarray(getattr(jnp, op)(x))
+            got = run(order_run, op, x)
+            if np.isnan(want):
+                assert np.isnan(got), (values, op)
+            else:
+                assert_bitwise(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_contractions_are_the_cpu_kernels(order_run, dtype, x64):
+    rng = np.random.default_rng(1)
+    for k in LENGTHS:
+        a = spread(rng, (3, k), dtype)
+        b = spread(rng, (k, 2), dtype)
+        want = np.asarray(jnp.asarray(a) @ jnp.asarray(b))
+        for i in range(3):
+            for j in range(2):
+                col = np.ascontiguousarray(b[:, j])
+                got = run(order_run, "dot", np.ascontiguousarray(a[i]), 1, col)
+                assert_bitwise(got, want[i, j])
+                # the same output read with a stride (b's column in place)
+                got = run(order_run, "dot", np.ascontiguousarray(a[i]), 1, b.ravel()[j:], 2)
+                assert_bitwise(got, want[i, j])
+
+
+def test_the_order_decides_the_bits(order_run):
+    """The comparisons above can fail: a sequential sum and a single FMA chain give other
+    bits on the same data."""
+    rng = np.random.default_rng(2)
+    x = spread(rng, 1000, np.float32)
+    sequential = np.float32(0)
+    for v in x:
+        sequential = np.float32(sequential + v)
+    assert run(order_run, "sum", x) != sequential
+    chain = np.float32(0)
+    for v, w in zip(x.astype(np.float64), x[::-1].astype(np.float64), strict=True):
+        chain = np.float32(v * w + float(chain))  # exact product, sum in float64, rounded
+    assert run(order_run, "dot", x, 1, x[::-1].copy()) != chain
+
+
+# ---- NVRTC -----------------------------------------------------------------------------
+
+needs_nvrtc = pytest.mark.skipif(not nvrtc.available(),
+                                 reason="NVRTC absent (pip install 'invarax[cuda13]')")
+
+KERNELS = {f"{kind}_{t}" for t in ("f32", "f64")
+           for kind in ("reduce_sum", "reduce_prod", "reduce_extremum", "reduce_argextremum",
+                        "gemm")}
+
+
+def entries(ptx: str) -> dict:
+    """``name -> body`` of each kernel of ``ptx``."""
+    parts = re.split(r"^\.visible \.entry (\w+)", ptx, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("arch", ["compute_90", "compute_80"])
+@pytest.mark.parametrize("name", nvrtc.sources())
+def test_device_sources_compile_to_exact_ptx(name, arch, tmp_path, monkeypatch):
+    monkeypatch.setenv("INVARAX_CACHE_DIR", str(tmp_path))
+    ptx = nvrtc.compile_ptx(name, arch=arch)
+    assert f".target {arch.replace('compute', 'sm')}" in ptx
+    assert nvrtc.forbidden(ptx) == []
+    kernels = entries(ptx)
+    assert KERNELS <= set(kernels), KERNELS - set(kernels)
+    for kernel, body in kernels.items():
+        fmas = len(re.findall(r"\bfma\.rn\.f(32|64)\b", body))
+        # FMAs are the contraction's chains; nothing else in these kernels writes one
+        assert (fmas > 0) == kernel.startswith("gemm"), (kernel, fmas)
+    assert nvrtc.compile_ptx(name, arch=arch) == ptx  # from the cache
+    assert len(list((tmp_path / "ptx").glob("*.ptx"))) == 1
+
+
+@needs_nvrtc
+def test_forbidden_instructions_are_found():
+    ptx = "add.rn.f32 %f1, %f2, %f3;\nadd.f32 %f1, %f2, %f3;\nex2.approx.ftz.f32 %f4, %f5;\n" \
+          "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1}, {%r1}, {%r2}, {%f2};\n" \
+          "atom.global.add.f32 %f1, [%rd1], %f2;\n// add.f32 in a comment\n"
+    assert len(nvrtc.forbidden(ptx)) == 4
+
+
+@needs_nvrtc
+def test_a_source_that_does_not_compile_names_the_error(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="no device source 'missing.cu'"):
+        nvrtc.compile_ptx("missing.cu")
+    monkeypatch.setattr(nvrtc, "DEVICE", tmp_path)
+    (tmp_path / "broken.cu").write_text("extern \"C\" __global__ void k() { undefined_name; }")
+    monkeypatch.setenv("INVARAX_CACHE_DIR", str(tmp_path))
+    with pytest.raises(nvrtc.NvrtcError, match="(?s)broken.cu did not compile.*undefined_name"):
+        nvrtc.compile_ptx("broken.cu")
