@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from helpers import assert_bitwise
 
+import invarax
 import invarax.numpy as jnp
 
 
@@ -77,6 +78,27 @@ def test_contractions_are_the_cpus(shape, dtype, x64):
     assert_bitwise(cuda.matmul(at, bt).get(), want)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_elementary_functions_are_the_cpus(dtype, x64):
+    from invarax.kernels import cuda
+
+    if dtype == np.float32:  # every 1021st bit pattern: subnormals, infinities, NaNs
+        x = np.arange(0, 2**32, 1021, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    else:
+        rng = np.random.default_rng(3)
+        x = rng.standard_normal(400_000) * 2.0 ** rng.integers(-60, 60, 400_000)
+        x[:6] = [0.0, -0.0, np.inf, -np.inf, 1e300, 5e-324]
+    on_gpu = cp.asarray(x)
+    for name in cuda.ELEMENTARY:
+        got = cuda.elementary(name, on_gpu).get()
+        with np.errstate(all="ignore"):
+            want = np.asarray(getattr(jnp, name, None)(x) if name != "logistic" else
+                              invarax.lax.logistic(x))
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got), nan), name
+        assert_bitwise(got[~nan], want[~nan])
+
+
 def test_bad_operands_are_named():
     from invarax.kernels import cuda
 
@@ -84,3 +106,5 @@ def test_bad_operands_are_named():
         cuda.matmul(cp.ones((1, 2, 3), np.float32), cp.ones((1, 2, 3), np.float32))
     with pytest.raises(TypeError, match="float32 and float64, got int32"):
         cuda.reduce_rows("sum", cp.ones((2, 3), np.int32))
+    with pytest.raises(ValueError, match="not 'erf'"):
+        cuda.elementary("erf", cp.ones(3, np.float32))

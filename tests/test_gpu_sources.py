@@ -3,6 +3,8 @@
 - ``csrc/device/order.h``, the per-output order the GPU kernels compute, compiled for the
   host: bit for bit the CPU kernels' sums, products, extrema and contractions, over lengths
   around every boundary of the documented orders (8, 128, the 256-term blocks).
+- ``csrc/elementary_scalar.h``'s per-element functions, which the GPU's elementary kernels
+  call, compiled for the host: bit for bit the CPU's vectorised loops.
 - Every device source compiles to PTX with NVRTC (skipped when NVRTC is not installed),
   and the PTX holds no approximate or flushing instruction, no float add or multiply that
   ptxas could contract, no tensor-core product, no atomic; FMAs only where the source
@@ -17,8 +19,9 @@ import pytest
 from helpers import assert_bitwise
 
 import invarax.numpy as jnp
+from invarax import lax
 from invarax.compiler.native_build import load
-from invarax.kernels import nvrtc
+from invarax.kernels import cuda, nvrtc
 
 OPS = {"sum": 0, "prod": 1, "max": 2, "min": 3, "argmax": 4, "argmin": 5, "dot": 6}
 
@@ -141,14 +144,72 @@ def test_the_order_decides_the_bits(order_run):
     assert run(order_run, "dot", x, 1, x[::-1].copy()) != chain
 
 
+# ---- the elementary functions, element by element --------------------------------------
+
+ELEMENTARY = [("exp", jnp.exp), ("log", jnp.log), ("expm1", jnp.expm1), ("log1p", jnp.log1p),
+              ("tanh", jnp.tanh), ("logistic", lax.logistic), ("sin", jnp.sin), ("cos", jnp.cos),
+              ("exp2", jnp.exp2), ("sinh", jnp.sinh), ("cosh", jnp.cosh)]
+
+ELEMENT_WRAPPER = r"""
+#include "elementary_scalar.h"
+void element_run(int fn, int f64, const void *x, void *y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        if (f64) ((double *)y)[i] = elem_f64_scalar(fn, ((const double *)x)[i]);
+        else ((float *)y)[i] = elem_f32_value(fn, ((const float *)x)[i]);
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def element_run():
+    fn = load(ELEMENT_WRAPPER, "element_run", includes=(str(nvrtc.CSRC),))
+    if fn is None:
+        pytest.skip("no C compiler runs here")
+    fn.restype = None
+    fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+    return fn
+
+
+def inputs(dtype):
+    """float32: every 1021st bit pattern (4.2 million, subnormals, infinities and NaNs among
+    them); float64: a spread over magnitudes 2^-1074 to 2^1023, both signs, with the large
+    arguments of sin and cos and the specials."""
+    if dtype == np.float32:
+        return np.arange(0, 2**32, 1021, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(400_000) * 2.0 ** rng.integers(-60, 60, 400_000)
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, 1e300, -1e300, 1e22, 7e5, 710.0]
+    return np.concatenate([x, np.ldexp(rng.uniform(0.5, 1, 1000), rng.integers(-1074, 1024,
+                                                                               1000)),
+                           specials])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_elementary_functions_element_by_element_are_the_cpu_loops(element_run, dtype, x64):
+    x = inputs(dtype)
+    with np.errstate(all="ignore"):
+        assert [name for name, _ in ELEMENTARY] == list(cuda.ELEMENTARY)
+        for fn, (name, f) in enumerate(ELEMENTARY):  # the kernels' numbers (elementary_ids.h)
+            got = np.empty_like(x)
+            element_run(fn, dtype == np.float64, x.ctypes.data, got.ctypes.data, x.size)
+            want = np.asarray(f(x))
+            nan = np.isnan(want)
+            assert np.array_equal(np.isnan(got), nan), name
+            bad = np.flatnonzero(got[~nan].view(f"u{x.itemsize}") !=
+                                 want[~nan].view(f"u{x.itemsize}"))
+            assert bad.size == 0, (name, x[~nan][bad[:5]], got[~nan][bad[:5]], want[~nan][bad[:5]])
+
+
 # ---- NVRTC -----------------------------------------------------------------------------
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc.available(),
                                  reason="NVRTC absent (pip install 'invarax[cuda13]')")
 
-KERNELS = {f"{kind}_{t}" for t in ("f32", "f64")
-           for kind in ("reduce_sum", "reduce_prod", "reduce_extremum", "reduce_argextremum",
-                        "gemm")}
+KERNELS = {"kernels.cu": {f"{kind}_{t}" for t in ("f32", "f64")
+                          for kind in ("reduce_sum", "reduce_prod", "reduce_extremum",
+                                       "reduce_argextremum", "gemm")},
+           "elementary.cu": {"elementary_f32", "elementary_f64"}}
 
 
 def entries(ptx: str) -> dict:
@@ -166,11 +227,12 @@ def test_device_sources_compile_to_exact_ptx(name, arch, tmp_path, monkeypatch):
     assert f".target {arch.replace('compute', 'sm')}" in ptx
     assert nvrtc.forbidden(ptx) == []
     kernels = entries(ptx)
-    assert KERNELS <= set(kernels), KERNELS - set(kernels)
-    for kernel, body in kernels.items():
-        fmas = len(re.findall(r"\bfma\.rn\.f(32|64)\b", body))
-        # FMAs are the contraction's chains; nothing else in these kernels writes one
-        assert (fmas > 0) == kernel.startswith("gemm"), (kernel, fmas)
+    assert set(kernels) == KERNELS[name]
+    if name == "kernels.cu":
+        for kernel, body in kernels.items():
+            fmas = len(re.findall(r"\bfma\.rn\.f(32|64)\b", body))
+            # FMAs are the contraction's chains; no reduction writes one
+            assert (fmas > 0) == kernel.startswith("gemm"), (kernel, fmas)
     assert nvrtc.compile_ptx(name, arch=arch) == ptx  # from the cache
     assert len(list((tmp_path / "ptx").glob("*.ptx"))) == 1
 

@@ -21,6 +21,7 @@ import sysconfig
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 from ..kernels._support import cache_root
 
@@ -64,14 +65,22 @@ def _version(cc: list):
     return _VERSIONS[key]
 
 
-def cache_path(source: str):
-    """The cache entry of ``source`` with this compiler, or None if no compiler runs."""
+def _headers(includes) -> list:
+    """``-I`` options for the folders ``includes``, and the text of their headers (for the
+    cache key: a changed header builds the source again)."""
+    texts = [f"{p.name}\0{p.read_text()}" for d in includes for p in sorted(Path(d).glob("*.h"))]
+    return [*(f"-I{d}" for d in includes), *texts]
+
+
+def cache_path(source: str, includes=()):
+    """The cache entry of ``source`` (including headers from the folders ``includes``) with
+    this compiler, or None if no compiler runs."""
     cc = compiler()
     version = _version(cc)
     if version is None:
         return None
     key = hashlib.sha256("\0".join([source, " ".join(cc), version, *FLAGS, *NATIVE_ARCH,
-                                    _cpu()]).encode()).hexdigest()[:32]
+                                    _cpu(), *_headers(includes)]).encode()).hexdigest()[:32]
     return os.path.join(cache_dir(), f"{key}.so")
 
 
@@ -86,10 +95,11 @@ def _cpu() -> str:
         return f"{platform.machine()} {platform.processor()}"
 
 
-def load(source: str, symbol: str = "loop"):
+def load(source: str, symbol: str = "loop", includes=()):
     """The C function ``symbol`` of ``source``, compiled (or found in the cache) and loaded;
-    None if no compiler runs or the compilation fails (the reason is kept in ``_LOADED``)."""
-    path = cache_path(source)
+    None if no compiler runs or the compilation fails (the reason is kept in ``_LOADED``).
+    ``includes``: folders whose headers the source includes."""
+    path = cache_path(source, includes)
     if path is None:
         return None
     key = path
@@ -98,14 +108,14 @@ def load(source: str, symbol: str = "loop"):
             fn = _LOADED[key]
             return None if isinstance(fn, str) else fn
         try:
-            fn = _load_or_build(compiler(), path, source, symbol)
+            fn = _load_or_build(compiler(), path, source, symbol, includes)
         except (OSError, subprocess.SubprocessError) as e:
             fn = f"{type(e).__name__}: {e}"
         _LOADED[key] = fn
         return None if isinstance(fn, str) else fn
 
 
-def _load_or_build(cc, path, source, symbol):
+def _load_or_build(cc, path, source, symbol, includes):
     folder = os.path.dirname(path)
     if os.path.exists(path):
         try:
@@ -120,7 +130,8 @@ def _load_or_build(cc, path, source, symbol):
             f.write(source)
         out = os.path.join(tmp, "loop.so")
         for arch in (NATIVE_ARCH, ()):
-            done = subprocess.run([*cc, *FLAGS, *arch, "-o", out, src, "-lm"],
+            done = subprocess.run([*cc, *FLAGS, *arch, *(f"-I{d}" for d in includes), "-o",
+                                   out, src, "-lm"],
                                   capture_output=True, text=True, timeout=120)
             if done.returncode == 0:
                 break

@@ -1,8 +1,10 @@
-"""The canonical reductions and contractions on an NVIDIA GPU (CuPy arrays in, out).
+"""The canonical reductions, contractions and elementary functions on an NVIDIA GPU (CuPy
+arrays in, out).
 
-The kernels are ``csrc/device/kernels.cu``, compiled by NVRTC (``nvrtc.py``) and loaded
+The kernels are ``csrc/device/*.cu``, compiled by NVRTC (``nvrtc.py``) and loaded
 with CuPy's ``Module`` (never ``RawModule``, which would add ``-ftz=true``). Each output
-gets the operations of ``csrc/device/order.h``, the order the CPU kernels compute, so the
+gets the operations of ``csrc/device/order.h`` (the order the CPU kernels compute) or of
+``csrc/elementary_scalar.h`` (the functions the CPU's loops give each element), so the
 results are the CPU's bits.
 
 This module needs CuPy and a GPU only when a function is called; importing it needs
@@ -16,6 +18,7 @@ import functools
 import numpy as np
 
 from . import nvrtc
+from .elementary import NAMES
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _ROWS = 256  # threads per block of the row kernels
@@ -33,11 +36,11 @@ def _cupy():
 
 
 @functools.cache
-def _module(device_id: int, arch: str):
+def _module(source: str, device_id: int, arch: str):
     cupy = _cupy()
     with cupy.cuda.Device(device_id):
         module = cupy.cuda.function.Module()
-        module.load(nvrtc.compile_ptx("kernels.cu", arch=arch).encode())
+        module.load(nvrtc.compile_ptx(source, arch=arch).encode())
     return module
 
 
@@ -46,11 +49,11 @@ def _arch() -> str:
     return f"compute_{_cupy().cuda.Device().compute_capability}"
 
 
-def _kernel(name: str, dtype):
+def _kernel(name: str, dtype, source: str = "kernels.cu"):
     if np.dtype(dtype) not in _SUFFIX:
         raise TypeError(f"the GPU kernels compute float32 and float64, got {np.dtype(dtype)}")
-    device = _cupy().cuda.Device()
-    return _module(device.id, _arch()).get_function(f"{name}_{_SUFFIX[np.dtype(dtype)]}")
+    module = _module(source, _cupy().cuda.Device().id, _arch())
+    return module.get_function(f"{name}_{_SUFFIX[np.dtype(dtype)]}")
 
 
 def _elements(x, axis: int) -> int:
@@ -84,6 +87,26 @@ def reduce_rows(op: str, x):
     if m:
         _kernel(name, x.dtype)(((m + _ROWS - 1) // _ROWS,), (_ROWS,), tuple(args))
     return out
+
+
+#: The elementary functions the GPU computes (those of the CPU kernels' first numbers).
+ELEMENTARY = NAMES[:NAMES.index("cosh") + 1]
+
+
+def elementary(name: str, x):
+    """``name`` (``"exp"``, ``"tanh"``, ...: ``ELEMENTARY``) of each element of the CuPy
+    array ``x`` (float32: correctly rounded; float64: the CPU's algorithm), a new contiguous
+    array of ``x``'s shape."""
+    cupy = _cupy()
+    if name not in ELEMENTARY:
+        raise ValueError(f"the GPU computes the elementary functions {ELEMENTARY}, not {name!r}")
+    x = cupy.ascontiguousarray(x)
+    y = cupy.empty_like(x)
+    if x.size:
+        kernel = _kernel("elementary", x.dtype, "elementary.cu")
+        kernel(((x.size + _ROWS - 1) // _ROWS,), (_ROWS,),
+               (np.int32(NAMES.index(name)), x, y, np.int64(x.size)))
+    return y
 
 
 def matmul(a, b):

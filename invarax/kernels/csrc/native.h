@@ -106,15 +106,7 @@ void fma_f64(const double *a, const double *b, const double *c, double *out, ptr
 
 /* Elementary functions (elementary.c): y[i] = fn(x[i]) for contiguous x, y of n float
  * (dbl = 0, correctly rounded) or double (dbl = 1) elements. */
-enum {
-    ELEM_EXP = 0, ELEM_LOG, ELEM_EXPM1, ELEM_LOG1P, ELEM_TANH, ELEM_LOGISTIC, ELEM_SIN, ELEM_COS,
-    ELEM_EXP2, ELEM_SINH, ELEM_COSH,
-    /* elementary_more.c */
-    ELEM_LOG2, ELEM_LOG10, ELEM_ASINH, ELEM_ACOSH, ELEM_ATANH, ELEM_ATAN, ELEM_ASIN, ELEM_ACOS,
-    ELEM_TAN, ELEM_CBRT, ELEM_ERF, ELEM_ERFC, ELEM_ERF_INV,
-    /* elementary_gamma.c */
-    ELEM_LGAMMA, ELEM_DIGAMMA, ELEM_COUNT
-};
+#include "elementary_ids.h"
 void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 void elementary_gamma(int fn, int dbl, const void *x, void *y, ptrdiff_t n);

@@ -1,7 +1,5 @@
-/* stddef.h for NVRTC: the types the shared headers use (LP64). */
+/* stddef.h for NVRTC: size_t and ptrdiff_t are NVRTC's built-in types already. */
 #pragma once
-typedef long long ptrdiff_t;
-typedef unsigned long long size_t;
 #ifndef NULL
 #define NULL 0
 #endif
