@@ -1,0 +1,118 @@
+"""``python -m benchmarks.gpu``: the GPU checks and timings in one short run (for a machine
+with an NVIDIA GPU, CuPy and JAX; at most a few minutes on one H100).
+
+1. runs ``tests/test_gpu_kernels.py`` (the GPU's kernels against the CPU's, bit for bit);
+2. times, same run, median of ``--repeats`` calls after a warm-up (CUDA events):
+   - float32 gemm 4096^3: invarax's kernel against cuBLAS float32 through CuPy with TF32
+     off (``CUPY_TF32=0``), in TFLOP/s;
+   - ``exp``, ``log``, ``tanh`` of 10^8 float32: invarax's kernels against JAX's jitted
+     ``jnp.exp`` (and ``log``, ``tanh``) on the same GPU, in ms;
+3. prints one table (markdown), and the GPU's name.
+
+Without CuPy or a GPU it says so and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+
+os.environ.setdefault("CUPY_TF32", "0")  # cuBLAS float32 without TF32: the fair peer
+
+
+def _gpu():
+    try:
+        import cupy
+
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            return cupy
+    except Exception as e:  # no CuPy, no driver
+        print(f"no GPU: {type(e).__name__}: {e}")
+        return None
+    print("no GPU: CuPy sees no CUDA device")
+    return None
+
+
+def _median_ms(cp, fn, repeats: int) -> float:
+    fn()  # warm-up: compiles and loads the kernels
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(repeats):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return sorted(times)[len(times) // 2]
+
+
+def _jax_ms(name: str, x_host, repeats: int):
+    try:
+        import jax
+        import jax.numpy as jjnp
+    except ImportError:
+        return None
+    gpus = [d for d in jax.devices() if d.platform == "gpu"]
+    if not gpus:
+        return None
+    import time
+
+    f = jax.jit(getattr(jjnp, name))
+    x = jax.device_put(x_host, gpus[0])
+    f(x).block_until_ready()
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        f(x).block_until_ready()
+        times.append((time.perf_counter() - t) * 1e3)
+    return sorted(times)[len(times) // 2]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.gpu", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--no-tests", action="store_true", help="timings only")
+    args = parser.parse_args(argv)
+    cp = _gpu()
+    if cp is None:
+        return 2
+    import numpy as np
+
+    from invarax.kernels import cuda
+
+    rows = []
+    if not args.no_tests:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly",
+                               "-m", "gpu", "tests/test_gpu_kernels.py"], timeout=240)
+        rows.append(("GPU kernels vs CPU, bitwise (tests/test_gpu_kernels.py)",
+                     "passed" if done.returncode == 0 else f"FAILED ({done.returncode})", ""))
+    n = 4096
+    rng = np.random.default_rng(0)
+    a = cp.asarray(rng.standard_normal((1, n, n), np.float32))
+    b = cp.asarray(rng.standard_normal((1, n, n), np.float32))
+    flops = 2.0 * n**3
+    ours = _median_ms(cp, lambda: cuda.matmul(a, b), args.repeats)
+    peer = _median_ms(cp, lambda: cp.matmul(a[0], b[0]), args.repeats)
+    rows.append(("float32 gemm 4096^3, TFLOP/s (invarax / cuBLAS, TF32 off)",
+                 f"{flops / ours / 1e9:.1f} / {flops / peer / 1e9:.1f}", f"{peer / ours:.2f}x"))
+    x_host = rng.uniform(0.1, 4.0, 10**8).astype(np.float32)
+    x = cp.asarray(x_host)
+    for name in ("exp", "log", "tanh"):
+        ours = _median_ms(cp, lambda name=name: cuda.elementary(name, x), args.repeats)
+        peer = _jax_ms(name, x_host, args.repeats)
+        rows.append((f"{name} of 10^8 float32, ms (invarax / JAX)",
+                     f"{ours:.2f} / {'-' if peer is None else f'{peer:.2f}'}",
+                     "" if peer is None else f"{ours / peer:.2f}x JAX's time"))
+    print(f"GPU: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
+    print("| check | result | ratio |\n|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    return 0 if all("FAILED" not in r[1] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
