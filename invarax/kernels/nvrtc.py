@@ -81,12 +81,16 @@ def _headers() -> str:
     return "".join(f"{p.name}\0{p.read_text()}\0" for p in paths)
 
 
-def compile_ptx(name: str, *, arch: str = ARCH, defines: tuple = ()) -> str:
-    """The PTX of the device source ``name`` (``csrc/device/<name>``), compiled by NVRTC
-    with ``OPTIONS`` for ``arch`` (or found in the cache).
+def compile_ptx(name: str, *, source: str | None = None, arch: str = ARCH,
+                defines: tuple = ()) -> str:
+    """The PTX of the device source ``name`` (``csrc/device/<name>``), or of the generated
+    ``source`` named ``name``, compiled by NVRTC with ``OPTIONS`` for ``arch`` (or found in
+    the cache).
 
     Arguments:
-        name: a file of ``sources()``, e.g. ``"kernels.cu"``.
+        name: a file of ``sources()``, e.g. ``"kernels.cu"``, or the name of ``source``.
+        source: CUDA source text (a generated kernel), which may include the headers of
+            ``csrc/`` and ``csrc/device/``; default: the file ``name``.
         arch: the virtual architecture, e.g. ``"compute_90"`` (Hopper) or ``"compute_80"``.
         defines: extra ``-D`` macro definitions, as ``"NAME=VALUE"`` strings.
 
@@ -97,9 +101,10 @@ def compile_ptx(name: str, *, arch: str = ARCH, defines: tuple = ()) -> str:
         NvrtcError: NVRTC is not installed, or the source does not compile (with NVRTC's
             log).
     """
-    if name not in sources():
-        raise ValueError(f"no device source {name!r}; the sources are {sources()}")
-    source = (DEVICE / name).read_text()
+    if source is None:
+        if name not in sources():
+            raise ValueError(f"no device source {name!r}; the sources are {sources()}")
+        source = (DEVICE / name).read_text()
     options = [*OPTIONS, f"-arch={arch}", f"-I{DEVICE / 'stub'}", f"-I{DEVICE}", f"-I{CSRC}",
                *(f"-D{d}" for d in defines)]
     key = hashlib.sha256("\0".join([name, source, _headers(), *options,

@@ -8,4 +8,5 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+typedef long long intptr_t;
 typedef unsigned long long uintptr_t;
