@@ -254,3 +254,11 @@ def test_a_source_that_does_not_compile_names_the_error(tmp_path, monkeypatch):
     monkeypatch.setenv("INVARAX_CACHE_DIR", str(tmp_path))
     with pytest.raises(nvrtc.NvrtcError, match="(?s)broken.cu did not compile.*undefined_name"):
         nvrtc.compile_ptx("broken.cu")
+
+
+@needs_nvrtc
+def test_compiling_leaves_python_objects_alone(tmp_path, monkeypatch):
+    """NVRTC writes its (empty) log and the PTX into buffers: never into a shared object."""
+    monkeypatch.setenv("INVARAX_CACHE_DIR", str(tmp_path))
+    nvrtc.compile_ptx("tiny.cu", source='extern "C" __global__ void k(float *x) { x[0] = 1; }')
+    assert b" " * 3 == bytes([32, 32, 32]) and b" " == bytes([32])

@@ -128,16 +128,18 @@ def _compile(name: str, source: str, options: list) -> str:
     try:
         opts = [o.encode() for o in options]
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        # NVRTC writes into the buffers it is given: fresh bytearrays (``b" " * 1`` would be
+        # CPython's shared one-byte object, and NVRTC's NUL would overwrite every b" ").
         (size,) = _check(nvrtc.nvrtcGetProgramLogSize(prog))
-        log = b" " * size
+        log = bytearray(size)
         _check(nvrtc.nvrtcGetProgramLog(prog, log))
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             raise NvrtcError(f"{name} did not compile ({err}):\n"
-                             f"{log.decode(errors='replace').rstrip(chr(0))}")
+                             f"{bytes(log).decode(errors='replace').rstrip(chr(0))}")
         (size,) = _check(nvrtc.nvrtcGetPTXSize(prog))
-        ptx = b" " * size
+        ptx = bytearray(size)
         _check(nvrtc.nvrtcGetPTX(prog, ptx))
-        return ptx.rstrip(b"\0").decode()
+        return bytes(ptx).rstrip(b"\0").decode()
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
 
