@@ -51,7 +51,8 @@ def values_of(jaxpr, args) -> dict:
 
 def run_on_host(group, jaxpr, args):
     """The group's outputs computed by its generated source compiled for the host."""
-    fn = load(fusion_cuda.group_source(group), "group_host", includes=(str(nvrtc.CSRC),))
+    kernel = fusion_cuda.group_kernel(group)
+    fn = load(kernel.source, "group_host", includes=(str(nvrtc.CSRC), str(nvrtc.DEVICE)))
     assert fn is not None, "no C compiler runs here"
     fn.restype = None
     fn.argtypes = [ctypes.c_void_p, ctypes.c_longlong]
@@ -66,10 +67,13 @@ def run_on_host(group, jaxpr, args):
             assert x.dtype == np.dtype(v.aval.dtype)
             ins.append(np.broadcast_to(x, shape) if x.shape != () else x.reshape(1))
     outs = [np.empty(v.aval.shape, np.dtype(v.aval.dtype)) for v in group.outvars]
-    periods = fusion_cuda.periods(group, ins)
-    assert periods is not None
-    ptrs = [x.ctypes.data for x in ins] + [o.ctypes.data for o in outs] + periods
-    fn((ctypes.c_void_p * len(ptrs))(*ptrs), int(np.prod(shape)))
+    ins, periods = fusion_cuda.operands(group, ins)
+    size = int(np.prod(shape))
+    scratch = [np.empty(size, {"float": np.float32, "double": np.float64}[t])
+               for t in kernel.scratch]
+    ptrs = [x.ctypes.data for x in [*ins, *outs]] + periods + [t.ctypes.data for t in scratch]
+    fn((ctypes.c_void_p * len(ptrs))(*ptrs), size // group.row_length() if kernel.per_row
+       else size)
     return outs
 
 
@@ -77,7 +81,7 @@ def gpu_form(f, args) -> bool:
     """Whether ``f`` fused is one group with a CUDA form."""
     groups, _ = groups_of(f, args)
     try:
-        return len(groups) == 1 and bool(fusion_cuda.group_source(groups[0]))
+        return len(groups) == 1 and bool(fusion_cuda.group_kernel(groups[0]))
     except c_forms.Unsupported:
         return False
 
@@ -129,8 +133,31 @@ def test_elementary_functions_and_broadcast_operands():
         assert_bitwise(got, np.asarray(want))
 
 
+@pytest.mark.parametrize("row", [2, 7, 129, 1000])
+def test_row_reductions(row):
+    def f(x, y):  # groups ending in each reduction, and a softmax's steps
+        a = x * y - lax.exp(x)
+        m = lax.reduce_max(x, (1,))
+        e = lax.exp(x - lax.broadcast_in_dim(m, x.shape, (0,)))
+        return (lax.reduce_sum(a, (1,)), lax.reduce_max(x - y, (1,)),
+                lax.reduce_min(lax.sin(a), (1,)), lax.reduce_prod(y * 0.5, (1,)),
+                lax.reduce_sum(lax.tanh(y) * 2.0, (1,)),
+                e / lax.broadcast_in_dim(lax.reduce_sum(e, (1,)), x.shape, (0,)))
+
+    x, y = (values((9, row), np.float32, seed) for seed in (1, 2))
+    x[2, 1], y[3, 0] = np.nan, -0.0
+    groups, jaxpr = groups_of(f, (x, y))
+    assert {r.primitive.name for g in groups for r in g.reductions} == {
+        "reduce_sum", "reduce_max", "reduce_min", "reduce_prod"}
+    env = values_of(jaxpr, (x, y))
+    for group in groups:
+        outs = run_on_host(group, jaxpr, (x, y))
+        for v, out in zip(group.outvars, outs, strict=True):
+            assert_bitwise(out, env[id(v)])
+
+
 def test_unsupported_groups_are_named():
-    cases = [(lambda x: lax.reduce_sum(x * 2.0, (1,)), "row reductions"),
+    cases = [(lambda x: lax.argmax(x * 2.0, 1, np.int32), "argmax"),
              (lambda x: lax.erf(x) * 2.0, "on the GPU"),  # an elementary function not yet there
              (lambda x: lax.rem(x, 3.0) * 2.0, "rem")]  # no per-element form
     for f, match in cases:
@@ -138,7 +165,7 @@ def test_unsupported_groups_are_named():
         assert len(groups) == 1
         with pytest.raises(c_forms.Unsupported, match=match):
             for group in groups:
-                fusion_cuda.group_source(group)
+                fusion_cuda.group_kernel(group)
 
 
 @pytest.mark.skipif(not nvrtc.available(), reason="NVRTC absent (pip install 'invarax[cuda13]')")
@@ -148,6 +175,6 @@ def test_group_sources_compile_to_clean_ptx(dtype, tmp_path, monkeypatch):
     args = (values((N,), dtype, 1), values((N,), dtype, 2), values((N,), np.bool_, 3),
             np.asarray(values((1,), dtype, 4)[0]))
     (group,), _ = groups_of(gpu_table(dtype, args), args)
-    ptx = nvrtc.compile_ptx("group.cu", source=fusion_cuda.group_source(group))
+    ptx = nvrtc.compile_ptx("group.cu", source=fusion_cuda.group_kernel(group).source)
     assert ".visible .entry group(" in ptx
     assert nvrtc.forbidden(ptx) == []

@@ -5,37 +5,56 @@ per-element C forms (``c_forms.py``, from the lowering table), so a GPU group co
 element by the operations of the unfused ops, bit for bit (N3): a member with a C form is
 its expression; an elementary function (``exp`` to ``cosh``, float32 or float64) calls
 ``csrc/elementary_scalar.h``'s per-element function, which the CPU's loops also give every
-element. The kernel is
+element. A group that ends in row reductions (sums, products, maxima, minima: the CPU
+groups' float32 and float64 ones) runs one thread a row: it computes the row's elements, keeps each reduced value in a scratch
+buffer, and reduces the row by ``csrc/device/order.h``, the canonical order. The kernel is
 
     extern "C" __global__ void group(void *const *p, long long n)
 
 with ``p`` (in device memory) holding the group's invars (arrays: their elements; 0-d
-values: a pointer to the value; literals are written into the source), its outputs, and
-then each invar's period ``P`` (a broadcast operand repeats every ``P`` elements: element
-``i`` reads ``i % P``). The element function is plain C, so the host compiles the same
-source (``group_host`` loops over the elements) and the tests compare it with the unfused
-ops on the CPU. Groups with row reductions, and members without a per-element form, raise
-``c_forms.Unsupported`` (they are not GPU groups yet).
+values: a pointer to the value; literals are written into the source), its outputs, each
+invar's period ``P`` (a broadcast operand repeats every ``P`` elements: element ``i`` reads
+``i % P``), and the scratch buffers. The functions are plain C, so the host compiles the
+same source (``group_host`` runs the threads in turn) and the tests compare it with the
+unfused ops on the CPU. Members without a per-element form raise ``c_forms.Unsupported``
+(they are not GPU groups yet).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.ir import Literal
 from . import c_forms
-from .fusion_native import _entry, _period
+from .fusion_native import _entry, _period, _reductions
 
 #: The elementary functions a GPU group computes (the kernels' first numbers: exp to cosh).
 ELEMENTARY_CODES = range(11)
 
+#: A row reduction's C value over the row ``r`` of ``row`` elements (order.h), by the
+#: kernels' reduction numbers (native.h: sum, prod, max, min).
+_FOLDS = {0: "ord_sum_{t}(r, row, 1)", 1: "ord_prod_{t}(r, row, 1)",
+          2: "r[ord_extremum_{t}(r, row, 1, 1)]", 3: "r[ord_extremum_{t}(r, row, 1, 0)]"}
 
-def group_source(group) -> str:
-    """The CUDA (and host C) source of ``group``'s kernel (see the module docstring).
+
+@dataclass(frozen=True)
+class GroupKernel:
+    """A group's generated source, and how it is launched: ``n`` threads, one an element
+    (``per_row`` False: ``n`` is the group's size) or one a row (``n`` is the number of
+    rows); ``p`` ends with one scratch buffer of the group's size for each dtype of
+    ``scratch`` (a reduced member's values, read back by the row's reductions)."""
+
+    source: str
+    per_row: bool
+    scratch: tuple
+
+
+def group_kernel(group) -> GroupKernel:
+    """The CUDA (and host C) kernel of ``group`` (see the module docstring).
 
     Raises ``c_forms.Unsupported`` for a group this path does not compute."""
-    if group.reductions:
-        raise c_forms.Unsupported("row reductions")
     n_in, n_out = len(group.invars), len(group.outvars)
     lines, home = [], {}
     for j, v in enumerate(group.invars):
@@ -63,36 +82,69 @@ def group_source(group) -> str:
             raise c_forms.Unsupported(f"{eqn.primitive.name} on the GPU")
         lines.append(f"const {t} v{m} = {value};")
         home[id(out)] = f"v{m}"
-    for k, v in enumerate(group.outvars):
-        t = c_forms.ctype(v.aval)
-        lines.append(f"(({t} *)p[{n_in + k}])[i] = {home[id(v)]};")
-    return "\n".join([
-        '#include "elementary_scalar.h"', c_forms.PRELUDE,
-        "#ifdef __CUDACC__", "#define GROUP_ELEMENT static __device__ __forceinline__",
-        "#else", "#define GROUP_ELEMENT static inline", "#endif",
-        "GROUP_ELEMENT void group_element(void *const *p, long long i) {",
+    first = n_out - len(group.reductions)
+    for k, v in enumerate(group.outvars[:first]):
+        lines.append(f"(({c_forms.ctype(v.aval)} *)p[{n_in + k}])[i] = {home[id(v)]};")
+    scratch, folds = [], []  # a buffer per reduced value; the row's reductions of each
+    for key, reductions in _reductions(group).items():
+        where, t = n_in + n_out + n_in + len(scratch), _reduced_type(group, key)
+        lines.append(f"(({t} *)p[{where}])[i] = {home[key]};")
+        scratch.append(t)
+        for k, op in reductions:
+            if op not in _FOLDS:
+                raise c_forms.Unsupported(f"reduction {op} on the GPU")
+            fold = _FOLDS[op].format(t="f64" if t == "double" else "f32")
+            folds.append(f"{{ const {t} *r = ({t} *)p[{where}] + row0; "
+                         f"(({t} *)p[{n_in + k}])[rr] = {fold}; }}")
+    per_row = bool(group.reductions)
+    if per_row:
+        if group.row_length() < 2:
+            raise c_forms.Unsupported("rows of one element")
+        kernel_body = [f"const long long row = {group.row_length()}, row0 = rr * row;",
+                       "for (long long i = row0; i < row0 + row; i++) group_element(p, i);",
+                       *folds]
+    else:
+        kernel_body = ["group_element(p, rr);"]
+    source = "\n".join([
+        '#include "elementary_scalar.h"', '#include "order.h"', c_forms.PRELUDE,
+        "#ifdef __CUDACC__", "#define GROUP_FN static __device__ __forceinline__",
+        "#else", "#define GROUP_FN static inline", "#endif",
+        "GROUP_FN void group_element(void *const *p, long long i) {",
         *(f"    {x}" for x in lines), "}",
+        "GROUP_FN void group_thread(void *const *p, long long rr) {",
+        *(f"    {x}" for x in kernel_body), "}",
         "#ifdef __CUDACC__",
         'extern "C" __global__ void group(void *const *p, long long n) {',
-        "    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
-        "    if (i < n) group_element(p, i);", "}",
+        "    long long rr = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
+        "    if (rr < n) group_thread(p, rr);", "}",
         "#else",
         "void group_host(void *const *p, long long n) {",
-        "    for (long long i = 0; i < n; i++) group_element(p, i);", "}",
+        "    for (long long rr = 0; rr < n; rr++) group_thread(p, rr);", "}",
         "#endif", ""])
+    return GroupKernel(source, per_row, tuple(scratch))
 
 
-def periods(group, arrays) -> list:
-    """The period of each invar for ``p`` (``arrays``: the group's operand values, of the
-    group's shape or broadcast to it), or None where one is neither contiguous nor a
-    contiguous block of trailing axes repeated."""
-    out = []
+def _reduced_type(group, key) -> str:
+    """The C type of the group's value ``key`` (``id``) that a reduction reads."""
+    for r in group.reductions:
+        if id(r.invars[0]) == key:
+            return c_forms.ctype(r.invars[0].aval)
+    raise AssertionError("not a reduced value")
+
+
+def operands(group, arrays) -> tuple:
+    """``(arrays, periods)`` for ``p``: the group's operand values (``arrays``: NumPy arrays
+    of the group's shape or broadcast to it), each read in place
+    where it is contiguous or a contiguous block of trailing axes repeated (its period),
+    else a contiguous copy; 0-d values and literals have period 1."""
+    ready, out = [], []
     for v, x in zip(group.invars, arrays, strict=True):
-        if isinstance(v, Literal) or v.aval.shape == ():
-            out.append(1)
-            continue
-        period = _period(x, np.dtype(v.aval.dtype))
-        if period is None:
-            return None
+        period = 1
+        if not (isinstance(v, Literal) or v.aval.shape == ()):
+            period = _period(x, np.dtype(v.aval.dtype))
+            if period is None:
+                x = np.ascontiguousarray(x)
+                period = x.size
+        ready.append(x)
         out.append(period)
-    return out
+    return ready, out
