@@ -6,8 +6,9 @@ element by the operations of the unfused ops, bit for bit (N3): a member with a 
 its expression; an elementary function (``exp`` to ``cosh``, float32 or float64) calls
 ``csrc/elementary_scalar.h``'s per-element function, which the CPU's loops also give every
 element. A group that ends in row reductions (sums, products, maxima, minima: the CPU
-groups' float32 and float64 ones) runs one thread a row: it computes the row's elements, keeps each reduced value in a scratch
-buffer, and reduces the row by ``csrc/device/order.h``, the canonical order. The kernel is
+groups' float32 and float64 ones) runs one thread a row: it computes the row's elements,
+keeps each reduced value in a scratch buffer, and reduces the row by
+``csrc/device/order.h``, the canonical order. The kernel is
 
     extern "C" __global__ void group(void *const *p, long long n)
 
