@@ -108,3 +108,17 @@ def test_bad_operands_are_named():
         cuda.reduce_rows("sum", cp.ones((2, 3), np.int32))
     with pytest.raises(ValueError, match="not 'erf'"):
         cuda.elementary("erf", cp.ones(3, np.float32))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_convolutions_are_the_cpus(dtype, x64):
+    from test_gpu_sources import CONVS
+
+    from invarax.kernels import cuda
+    from invarax.kernels.convolution import conv
+
+    rng = np.random.default_rng(4)
+    for lhs_shape, rhs_shape, *params in CONVS:
+        x, w = spread(rng, lhs_shape, dtype), spread(rng, rhs_shape, dtype)
+        want = conv(x, w, *params, dtype)
+        assert_bitwise(cuda.conv(cp.asarray(x), cp.asarray(w), *params).get(), want)

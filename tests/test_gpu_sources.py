@@ -46,18 +46,59 @@ int order_run(int op, int f64, const void *a, int64_t n, int64_t s, const void *
     if (f64) RUN(double, f64) else RUN(float, f32)
     return 0;
 }
+void conv_run(int f64, const void *x, const void *w, void *y, const int64_t *d, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        if (f64) ((double *)y)[i] = ord_conv_f64(x, w, d, i);
+        else ((float *)y)[i] = ord_conv_f32(x, w, d, i);
+    }
+}
 """
 
 
 @pytest.fixture(scope="module")
 def order_run():
-    fn = load((nvrtc.DEVICE / "order.h").read_text() + WRAPPER, "order_run")
+    source = (nvrtc.DEVICE / "order.h").read_text() + WRAPPER
+    fn = load(source, "order_run")
     if fn is None:
         pytest.skip("no C compiler runs here")
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_int64,
                    ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+    fn.conv_run = load(source, "conv_run")
+    fn.conv_run.restype = None
+    fn.conv_run.argtypes = [ctypes.c_int, *[ctypes.c_void_p] * 4, ctypes.c_int64]
     return fn
+
+
+# (lhs shape, rhs shape, strides, padding, lhs dilation, rhs dilation, G, B): 1-3 spatial
+# axes, K across the 256-term blocks, negative padding, both dilations, both group counts.
+CONVS = [((2, 3, 9), (4, 3, 3), (1,), [(1, 1)], (1,), (1,), 1, 1),
+         ((1, 30, 7, 6), (5, 30, 3, 3), (1, 1), [(1, 1), (1, 1)], (1, 1), (1, 1), 1, 1),
+         ((2, 4, 8, 9), (6, 2, 3, 2), (2, 1), [(2, -1), (0, 3)], (1, 2), (2, 1), 2, 1),
+         ((4, 3, 6, 5), (6, 3, 2, 2), (1, 2), [(0, 0), (1, 0)], (2, 1), (1, 2), 1, 2),
+         ((1, 2, 4, 3, 5), (3, 2, 2, 3, 2), (1, 2, 1), [(1, 0), (0, 1), (1, 1)], (1, 1, 2),
+          (1, 1, 1), 1, 1),
+         ((1, 60, 5), (2, 60, 5), (1,), [(2, 2)], (1,), (1,), 1, 1)]  # K = 300
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_convolutions_are_the_cpu_kernel(order_run, dtype):
+    from invarax.kernels.convolution import conv
+
+    conv_run = order_run.conv_run
+    rng = np.random.default_rng(4)
+    for lhs_shape, rhs_shape, *params in CONVS:
+        x, w = spread(rng, lhs_shape, dtype), spread(rng, rhs_shape, dtype)
+        w.reshape(-1)[3] = np.inf  # an infinite weight: a padding zero times it is a NaN
+        want = conv(x, w, *params, dtype)
+        desc, shape = cuda.conv_desc(lhs_shape, rhs_shape, *params)
+        assert shape == want.shape
+        got = np.empty(shape, dtype)
+        conv_run(dtype == np.float64, x.ctypes.data, w.ctypes.data, got.ctypes.data,
+                 desc.ctypes.data, got.size)
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got), nan), lhs_shape
+        assert_bitwise(got[~nan], want[~nan])
 
 
 def run(order_run, op, x, stride=1, y=None, y_stride=1):
@@ -208,7 +249,7 @@ needs_nvrtc = pytest.mark.skipif(not nvrtc.available(),
 
 KERNELS = {"kernels.cu": {f"{kind}_{t}" for t in ("f32", "f64")
                           for kind in ("reduce_sum", "reduce_prod", "reduce_extremum",
-                                       "reduce_argextremum", "gemm")},
+                                       "reduce_argextremum", "gemm", "conv")},
            "elementary.cu": {"elementary_f32", "elementary_f64"}}
 
 
@@ -231,8 +272,8 @@ def test_device_sources_compile_to_exact_ptx(name, arch, tmp_path, monkeypatch):
     if name == "kernels.cu":
         for kernel, body in kernels.items():
             fmas = len(re.findall(r"\bfma\.rn\.f(32|64)\b", body))
-            # FMAs are the contraction's chains; no reduction writes one
-            assert (fmas > 0) == kernel.startswith("gemm"), (kernel, fmas)
+            # FMAs are the contractions' chains; no reduction writes one
+            assert (fmas > 0) == kernel.startswith(("gemm", "conv")), (kernel, fmas)
     assert nvrtc.compile_ptx(name, arch=arch) == ptx  # from the cache
     assert len(list((tmp_path / "ptx").glob("*.ptx"))) == 1
 

@@ -102,7 +102,7 @@ def load(source: str, symbol: str = "loop", includes=()):
     path = cache_path(source, includes)
     if path is None:
         return None
-    key = path
+    key = (path, symbol)  # one object may hold several functions
     with _LOCK:
         if key in _LOADED:
             fn = _LOADED[key]

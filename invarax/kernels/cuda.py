@@ -19,6 +19,7 @@ import numpy as np
 
 from . import nvrtc
 from .elementary import NAMES
+from .windows import out_shape
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _ROWS = 256  # threads per block of the row kernels
@@ -107,6 +108,56 @@ def elementary(name: str, x):
         kernel(((x.size + _ROWS - 1) // _ROWS,), (_ROWS,),
                (np.int32(NAMES.index(name)), x, y, np.int64(x.size)))
     return y
+
+
+#: The indices of a convolution's description (csrc/device/order.h, ORD_CONV_*).
+_CONV_FIELDS = ("N", "C", "O", "G", "B", *(f"{k}{a}" for k in ("S", "W", "Y", "STRIDE",
+                                                                  "LHS_DIL", "RHS_DIL", "PAD_LO")
+                                            for a in range(3)))
+
+
+def conv_desc(lhs_shape, rhs_shape, window_strides, padding, lhs_dilation, rhs_dilation,
+              feature_group_count: int, batch_group_count: int):
+    """``(desc, out_shape)``: the int64 description that ``order.h``'s ``ord_conv`` reads of
+    a convolution in canonical layout (the arguments of ``kernels.convolution.conv``), with
+    up to three spatial axes, and the output's shape ``(N / B, O, *out_spatial)``."""
+    spatial = len(lhs_shape) - 2
+    if spatial > 3:
+        raise ValueError(f"the GPU convolution has at most 3 spatial axes, got {spatial}")
+    n, c, *sizes = lhs_shape
+    o, _, *window = rhs_shape
+    padded = [max(0, (s - 1) * d + 1) + lo + hi
+              for s, d, (lo, hi) in zip(sizes, lhs_dilation, padding, strict=True)]
+    out = out_shape(padded, window, window_strides, rhs_dilation)
+    fill = (3 - spatial)  # trailing axes of size 1
+    values = dict(N=n, C=c, O=o, G=feature_group_count, B=batch_group_count)
+    for key, seq, one in (("S", sizes, 1), ("W", window, 1), ("Y", out, 1),
+                          ("STRIDE", window_strides, 1), ("LHS_DIL", lhs_dilation, 1),
+                          ("RHS_DIL", rhs_dilation, 1), ("PAD_LO", [lo for lo, _ in padding], 0)):
+        for a, v in enumerate([*seq, *[one] * fill]):
+            values[f"{key}{a}"] = v
+    desc = np.array([values[k] for k in _CONV_FIELDS], np.int64)
+    return desc, (n // batch_group_count, o, *out)
+
+
+def conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+         feature_group_count: int = 1, batch_group_count: int = 1):
+    """``lax.conv_general_dilated`` of CuPy arrays in canonical layout (``lhs`` ``(N, C,
+    *spatial)``, ``rhs`` ``(O, C / G, *window)``, one float dtype; the arguments of
+    ``kernels.convolution.conv``), each output the canonical contraction of its window's
+    terms: the CPU's bits."""
+    cupy = _cupy()
+    if lhs.dtype != rhs.dtype:
+        raise TypeError(f"conv needs operands of one dtype, got {lhs.dtype} and {rhs.dtype}")
+    desc, shape = conv_desc(lhs.shape, rhs.shape, window_strides, padding, lhs_dilation,
+                            rhs_dilation, feature_group_count, batch_group_count)
+    out = cupy.empty(shape, lhs.dtype)
+    if out.size:
+        kernel = _kernel("conv", lhs.dtype)
+        kernel(((out.size + _ROWS - 1) // _ROWS,), (_ROWS,),
+               (cupy.ascontiguousarray(lhs), cupy.ascontiguousarray(rhs), out,
+                cupy.asarray(desc), np.int64(out.size)))
+    return out
 
 
 def matmul(a, b):

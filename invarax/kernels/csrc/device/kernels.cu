@@ -104,3 +104,15 @@ ROW_KERNELS(double, f64)
 
 GEMM_KERNEL(float, f32, ORD_FMAF)
 GEMM_KERNEL(double, f64, ORD_FMA)
+
+/* ---- convolutions: one thread an output (order.h's ord_conv) --------------------------- */
+
+#define CONV_KERNEL(T, SFX)                                                                 \
+    extern "C" __global__ void conv_##SFX(const T *x, const T *w, T *y, const long long *d, \
+                                          long long n) {                                    \
+        long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;                     \
+        if (i < n) y[i] = ord_conv_##SFX(x, w, d, i);                                       \
+    }
+
+CONV_KERNEL(float, f32)
+CONV_KERNEL(double, f64)

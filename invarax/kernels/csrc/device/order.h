@@ -98,4 +98,63 @@
 ORD_DEFINE(float, f32, ORD_FMAF)
 ORD_DEFINE(double, f64, ORD_FMA)
 
+/* A convolution in canonical layout (docs/numerics.md, "Convolutions"): input x (N, C, S0,
+ * S1, S2) and kernel w (O, C/G, W0, W1, W2), both contiguous, three spatial axes (unused
+ * ones of size 1), described by int64 values at these indices: */
+enum {
+    ORD_CONV_N, ORD_CONV_C, ORD_CONV_O, ORD_CONV_G, ORD_CONV_B, /* G, B: group counts */
+    ORD_CONV_S = 5,          /* S0..S2: the input's spatial sizes */
+    ORD_CONV_W = 8,          /* the window's */
+    ORD_CONV_Y = 11,         /* the output's */
+    ORD_CONV_STRIDE = 14,    /* window strides */
+    ORD_CONV_LHS_DIL = 17,   /* lhs (input) dilation */
+    ORD_CONV_RHS_DIL = 20,   /* rhs (window) dilation */
+    ORD_CONV_PAD_LO = 23,    /* low padding (negative crops) */
+    ORD_CONV_LEN = 26
+};
+
+/* ORD_CONV_DEFINE(T, SFX, FMA) defines ord_conv_SFX(x, w, d, out): output element `out`
+ * (flat, of (N / B, O, Y0, Y1, Y2)) as the canonical contraction of its K = C/G W0 W1 W2
+ * terms (c, w0, w1, w2) row-major: x's padded, dilated element times w's, an FMA chain
+ * over each block of ORD_KB terms, the block sums added in order. A padding or dilation
+ * position is a real zero term. */
+#define ORD_CONV_DEFINE(T, SFX, FMA)                                                        \
+    ORD_FN T ord_conv_##SFX(const T *x, const T *w, const int64_t *d, int64_t out) {        \
+        const int64_t *S = d + ORD_CONV_S, *W = d + ORD_CONV_W, *Y = d + ORD_CONV_Y;        \
+        const int64_t cg = d[ORD_CONV_C] / d[ORD_CONV_G];                                   \
+        int64_t y[3];                                                                       \
+        for (int a = 2; a >= 0; a--) y[a] = out % Y[a], out /= Y[a];                        \
+        const int64_t o = out % d[ORD_CONV_O], n = out / d[ORD_CONV_O];                     \
+        const int64_t g = o / (d[ORD_CONV_O] / d[ORD_CONV_G]);                              \
+        const int64_t nb = d[ORD_CONV_N] / d[ORD_CONV_B];                                   \
+        const int64_t n_in = n + (o / (d[ORD_CONV_O] / d[ORD_CONV_B])) * nb;                \
+        T acc = 0, s = 0;                                                                   \
+        int64_t p = 0;                                                                      \
+        for (int64_t c = 0; c < cg; c++) {                                                  \
+            const T *xc = x + (n_in * d[ORD_CONV_C] + g * cg + c) * S[0] * S[1] * S[2];     \
+            const T *wc = w + (o * cg + c) * W[0] * W[1] * W[2];                            \
+            for (int64_t k = 0; k < W[0] * W[1] * W[2]; k++) {                              \
+                int64_t kk = k, off = 0, inside = 1, wi[3];                                 \
+                for (int a = 2; a >= 0; a--) wi[a] = kk % W[a], kk /= W[a];                 \
+                for (int a = 0; a < 3; a++) {                                               \
+                    int64_t q = y[a] * d[ORD_CONV_STRIDE + a] +                             \
+                                wi[a] * d[ORD_CONV_RHS_DIL + a] - d[ORD_CONV_PAD_LO + a];   \
+                    int64_t dil = d[ORD_CONV_LHS_DIL + a];                                  \
+                    if (q < 0 || q % dil != 0 || q / dil >= S[a]) inside = 0;               \
+                    else off = off * S[a] + q / dil;                                        \
+                }                                                                           \
+                s = FMA(inside ? xc[off] : (T)0, wc[k], s);                                 \
+                if (++p % ORD_KB == 0) {                                                    \
+                    acc = p == ORD_KB ? s : acc + s;                                        \
+                    s = 0;                                                                  \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+        if (p % ORD_KB != 0) acc = p < ORD_KB ? s : acc + s;                                \
+        return acc;                                                                         \
+    }
+
+ORD_CONV_DEFINE(float, f32, ORD_FMAF)
+ORD_CONV_DEFINE(double, f64, ORD_FMA)
+
 #endif
