@@ -7,6 +7,8 @@ with an NVIDIA GPU, CuPy and JAX; at most a few minutes on one H100).
      off (``CUPY_TF32=0``), in TFLOP/s;
    - ``exp``, ``log``, ``tanh`` of 10^8 float32: invarax's kernels against JAX's jitted
      ``jnp.exp`` (and ``log``, ``tanh``) on the same GPU, in ms;
+   - a 3x3 convolution, 64 channels, batch 32 of 32x32 float32 (the CPU benchmarks' conv):
+     invarax's kernel against JAX's ``lax.conv`` (cuDNN) on the same GPU, in ms;
 3. prints one table (markdown), and the GPU's name.
 
 Without CuPy or a GPU it says so and exits with status 2.
@@ -49,10 +51,10 @@ def _median_ms(cp, fn, repeats: int) -> float:
     return sorted(times)[len(times) // 2]
 
 
-def _jax_ms(name: str, x_host, repeats: int):
+def _jax_ms(f, args, repeats: int):
+    """The median time of JAX's jitted ``f(*args)`` on its first GPU, or None."""
     try:
         import jax
-        import jax.numpy as jjnp
     except ImportError:
         return None
     gpus = [d for d in jax.devices() if d.platform == "gpu"]
@@ -60,15 +62,28 @@ def _jax_ms(name: str, x_host, repeats: int):
         return None
     import time
 
-    f = jax.jit(getattr(jjnp, name))
-    x = jax.device_put(x_host, gpus[0])
-    f(x).block_until_ready()
+    f = jax.jit(f)
+    x = [jax.device_put(a, gpus[0]) for a in args]
+    f(*x).block_until_ready()
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
-        f(x).block_until_ready()
+        f(*x).block_until_ready()
         times.append((time.perf_counter() - t) * 1e3)
     return sorted(times)[len(times) // 2]
+
+
+def _jnp(name):
+    import jax.numpy as jjnp
+
+    return getattr(jjnp, name)
+
+
+def _jax_conv(x, w):
+    from jax import lax
+
+    return lax.conv_general_dilated(x, w, (1, 1), [(1, 1), (1, 1)],
+                                    precision=lax.Precision.HIGHEST)
 
 
 def main(argv=None) -> int:
@@ -103,10 +118,19 @@ def main(argv=None) -> int:
     x = cp.asarray(x_host)
     for name in ("exp", "log", "tanh"):
         ours = _median_ms(cp, lambda name=name: cuda.elementary(name, x), args.repeats)
-        peer = _jax_ms(name, x_host, args.repeats)
+        peer = _jax_ms(_jnp(name), (x_host,), args.repeats)
         rows.append((f"{name} of 10^8 float32, ms (invarax / JAX)",
                      f"{ours:.2f} / {'-' if peer is None else f'{peer:.2f}'}",
                      "" if peer is None else f"{ours / peer:.2f}x JAX's time"))
+    x_conv = rng.standard_normal((32, 64, 32, 32)).astype(np.float32)
+    w_conv = rng.standard_normal((64, 64, 3, 3)).astype(np.float32)
+    params = ((1, 1), [(1, 1), (1, 1)], (1, 1), (1, 1), 1, 1)
+    xc, wc = cp.asarray(x_conv), cp.asarray(w_conv)
+    ours = _median_ms(cp, lambda: cuda.conv(xc, wc, *params), args.repeats)
+    peer = _jax_ms(_jax_conv, (x_conv, w_conv), args.repeats)
+    rows.append(("conv 3x3, 64 channels, 32x64x32x32 float32, ms (invarax / JAX)",
+                 f"{ours:.2f} / {'-' if peer is None else f'{peer:.2f}'}",
+                 "" if peer is None else f"{ours / peer:.2f}x JAX's time"))
     print(f"GPU: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
     print("| check | result | ratio |\n|---|---|---|")
     for row in rows:
