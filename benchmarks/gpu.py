@@ -17,6 +17,7 @@ Without CuPy or a GPU it says so and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import subprocess
 import sys
@@ -74,9 +75,8 @@ def _jax_ms(f, args, repeats: int):
 
 
 def _jnp(name):
-    import jax.numpy as jjnp
-
-    return getattr(jjnp, name)
+    """JAX's ``jnp.<name>``, imported when called (``_jax_ms`` checks that JAX is there)."""
+    return lambda x: getattr(importlib.import_module("jax.numpy"), name)(x)
 
 
 def _jax_conv(x, w):
