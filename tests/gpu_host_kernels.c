@@ -38,6 +38,9 @@
     }                                                                                       \
     void conv_##SFX(const T *x, const T *w, T *y, const long long *d, long long n) {       \
         for (long long i = 0; i < n; i++) y[i] = ord_conv_##SFX(x, w, (const int64_t *)d, i); \
+    }                                                                                       \
+    void window_##SFX(const T *x, T *y, const long long *d, long long n, int op) {         \
+        for (long long i = 0; i < n; i++) y[i] = ord_window_##SFX(x, (const int64_t *)d, i, op); \
     }
 
 HOST_KERNELS(float, f32)

@@ -138,3 +138,29 @@ def test_convolutions_are_the_cpus(dtype, x64):
         x, w = spread(rng, lhs_shape, dtype), spread(rng, rhs_shape, dtype)
         want = conv(x, w, *params, dtype)
         assert_bitwise(cuda.conv(cp.asarray(x), cp.asarray(w), *params).get(), want)
+
+
+# (shape, window, strides, padding, base dilation, window dilation): pooling, dilations,
+# negative padding, windows of 3 to 400 elements (each branch of the pairwise sum).
+WINDOWS = [((2, 3, 7, 8), (1, 1, 3, 3), (1, 1, 2, 2), [(0, 0), (0, 0), (1, 1), (1, 1)],
+            (1, 1, 1, 1), (1, 1, 1, 1)),
+           ((2, 2, 5, 6), (1, 2, 2, 3), (1, 1, 1, 2), [(0, 0), (0, 1), (2, -1), (1, 0)],
+            (1, 1, 2, 1), (1, 1, 1, 2)),
+           ((1, 2, 20, 20), (1, 1, 20, 20), (1, 1, 1, 1), [(0, 0)] * 4, (1,) * 4, (1,) * 4),
+           ((30,), (9,), (2,), [(4, 4)], (1,), (1,))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_window_reductions_are_the_cpus(dtype):
+    from invarax.kernels.windows import window_reduce
+
+    rng = np.random.default_rng(5)
+    for shape, *params in WINDOWS:
+        x = spread(rng, shape, dtype)
+        x.reshape(-1)[[1, 7]] = [np.nan, -0.0]
+        for op in ("sum", "max", "min"):
+            want = window_reduce(op, x, *params)
+            got = cuda.window_reduce(op, cp.asarray(x), *params).get()
+            nan = np.isnan(want)
+            assert np.array_equal(np.isnan(got), nan), (shape, op)
+            assert_bitwise(got[~nan], want[~nan])

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import nvrtc
 from .elementary import NAMES
-from .windows import out_shape
+from .windows import out_shape, pad_index
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _ROWS = 256  # threads per block of the row kernels
@@ -126,9 +126,8 @@ def conv_desc(lhs_shape, rhs_shape, window_strides, padding, lhs_dilation, rhs_d
         raise ValueError(f"the GPU convolution has at most 3 spatial axes, got {spatial}")
     n, c, *sizes = lhs_shape
     o, _, *window = rhs_shape
-    padded = [max(0, (s - 1) * d + 1) + lo + hi
-              for s, d, (lo, hi) in zip(sizes, lhs_dilation, padding, strict=True)]
-    out = out_shape(padded, window, window_strides, rhs_dilation)
+    out = out_shape(pad_index(sizes, padding, lhs_dilation)[0], window, window_strides,
+                    rhs_dilation)
     fill = (3 - spatial)  # trailing axes of size 1
     values = dict(N=n, C=c, O=o, G=feature_group_count, B=batch_group_count)
     for key, seq, one in (("S", sizes, 1), ("W", window, 1), ("Y", out, 1),
@@ -157,6 +156,46 @@ def conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
         kernel(((out.size + _ROWS - 1) // _ROWS,), (_ROWS,),
                (cupy.ascontiguousarray(lhs), cupy.ascontiguousarray(rhs), out,
                 cupy.asarray(desc), np.int64(out.size)))
+    return out
+
+
+#: The indices of a window reduction's description (csrc/device/order.h, ORD_WIN_*).
+_WIN_DIMS = 6
+_WINDOW_OPS = {"sum": 0, "max": 1, "min": 2}
+
+
+def window_desc(shape, window, strides, padding, base_dilation, window_dilation):
+    """``(desc, out_shape)``: the int64 description that ``order.h``'s ``ord_window`` reads
+    of a window reduction of a contiguous operand of ``shape`` (the arguments of
+    ``kernels.windows.window_reduce``, up to six axes), and the output's shape."""
+    if len(shape) > _WIN_DIMS:
+        raise ValueError(f"the GPU window reductions take at most {_WIN_DIMS} axes, got "
+                         f"{len(shape)}")
+    out = out_shape(pad_index(shape, padding, base_dilation)[0], window, strides,
+                    window_dilation)
+    fields = [shape, window, out, strides, [lo for lo, _ in padding], base_dilation,
+              window_dilation]
+    desc = [len(shape)]
+    for values in fields:
+        desc += [*values, *[1] * (_WIN_DIMS - len(shape))]
+    return np.array(desc, np.int64), tuple(out)
+
+
+def window_reduce(op: str, x, window, strides, padding, base_dilation, window_dilation):
+    """``lax.reduce_window`` with ``lax.add`` (``op`` ``"sum"``), ``lax.max`` or ``lax.min``
+    of the float CuPy array ``x`` (the arguments of ``kernels.windows.window_reduce``), each
+    output its window reduced in the canonical order: the CPU's bits."""
+    cupy = _cupy()
+    if op not in _WINDOW_OPS:
+        raise ValueError(f"unknown window reduction {op!r}: sum, max or min")
+    desc, shape = window_desc(x.shape, window, strides, padding, base_dilation,
+                              window_dilation)
+    out = cupy.empty(shape, x.dtype)
+    if out.size:
+        kernel = _kernel("window", x.dtype)
+        kernel(((out.size + _ROWS - 1) // _ROWS,), (_ROWS,),
+               (cupy.ascontiguousarray(x), out, cupy.asarray(desc), np.int64(out.size),
+                np.int32(_WINDOW_OPS[op])))
     return out
 
 

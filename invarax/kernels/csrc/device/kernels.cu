@@ -116,3 +116,15 @@ GEMM_KERNEL(double, f64, ORD_FMA)
 
 CONV_KERNEL(float, f32)
 CONV_KERNEL(double, f64)
+
+/* ---- window reductions: one thread an output (order.h's ord_window) ------------------- */
+
+#define WINDOW_KERNEL(T, SFX)                                                               \
+    extern "C" __global__ void window_##SFX(const T *x, T *y, const long long *d, long long n, \
+                                            int op) {                                       \
+        long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;                     \
+        if (i < n) y[i] = ord_window_##SFX(x, (const int64_t *)d, i, op);                   \
+    }
+
+WINDOW_KERNEL(float, f32)
+WINDOW_KERNEL(double, f64)

@@ -30,6 +30,60 @@
 /* The pairwise sum's leaf: at most this many elements, eight accumulators. */
 #define ORD_PW_BLOCK 128
 
+/* ORD_PAIRWISE(NAME, T, PARAMS, ARGS, AT) defines NAME(PARAMS..., lo, n): NumPy's pairwise
+ * summation of the n values AT for i = lo, ..., lo + n - 1 (AT an expression in i and the
+ * names of PARAMS; ARGS passes PARAMS on to the recursion):
+ *   n < 8: r = +0; r = r + x[i] in order;
+ *   8 <= n <= ORD_PW_BLOCK: eight accumulators r_j = x[j]; r_j = r_j + x[i + j] for each
+ *     further whole group of eight; ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)); then
+ *     the last n % 8 in order;
+ *   n > ORD_PW_BLOCK: the first n2 = n / 2 rounded down to a multiple of 8, plus the rest. */
+#define ORD_UNPAREN(...) __VA_ARGS__
+#define ORD_PAIRWISE(NAME, T, PARAMS, ARGS, AT)                                             \
+    ORD_REC T NAME(ORD_UNPAREN PARAMS, int64_t lo, int64_t n) {                             \
+        if (n < 8) {                                                                        \
+            T r = 0;                                                                        \
+            for (int64_t i = lo; i < lo + n; i++) r += AT;                                  \
+            return r;                                                                       \
+        }                                                                                   \
+        if (n <= ORD_PW_BLOCK) {                                                            \
+            T r[8];                                                                         \
+            int64_t q, end = n - n % 8;                                                     \
+            for (int j = 0; j < 8; j++) {                                                   \
+                int64_t i = lo + j;                                                         \
+                r[j] = AT;                                                                  \
+            }                                                                               \
+            for (q = 8; q < end; q += 8)                                                    \
+                for (int j = 0; j < 8; j++) {                                               \
+                    int64_t i = lo + q + j;                                                 \
+                    r[j] += AT;                                                             \
+                }                                                                           \
+            T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));      \
+            for (int64_t i = lo + q; i < lo + n; i++) res += AT;                            \
+            return res;                                                                     \
+        }                                                                                   \
+        int64_t n2 = n / 2;                                                                 \
+        n2 -= n2 % 8;                                                                       \
+        return NAME(ORD_UNPAREN ARGS, lo, n2) + NAME(ORD_UNPAREN ARGS, lo + n2, n - n2);    \
+    }
+
+/* ORD_FIRST_EXTREMUM(NAME, T, PARAMS, AT) defines NAME(PARAMS..., n, is_max): the index i
+ * < n of the first maximum (minimum) of the values AT, or of the first NaN; n >= 1. */
+#define ORD_FIRST_EXTREMUM(NAME, T, PARAMS, AT)                                             \
+    ORD_FN int64_t NAME(ORD_UNPAREN PARAMS, int64_t n, int is_max) {                        \
+        int64_t best = 0;                                                                   \
+        T b;                                                                                \
+        {                                                                                   \
+            int64_t i = 0;                                                                  \
+            b = AT;                                                                         \
+        }                                                                                   \
+        for (int64_t i = 1; i < n; i++) {                                                   \
+            T v = AT;                                                                       \
+            if ((is_max ? v > b : v < b) || (v != v && b == b)) best = i, b = v;            \
+        }                                                                                   \
+        return best;                                                                        \
+    }
+
 /* ORD_DEFINE(T, SFX, FMA) defines, for element type T:
  *   ord_pairwise_SFX(a, n, s)  NumPy's pairwise summation of a[0], a[s], ..., a[(n-1)s];
  *   ord_sum_SFX(a, n, s)       the sum of a row: +0 + pairwise (so -0 becomes +0);
@@ -44,26 +98,11 @@
  *   ord_dot_block_SFX(a, sa, b, sb, k)
  *                              one block's FMA chain (k <= ORD_KB terms) from +0. */
 #define ORD_DEFINE(T, SFX, FMA)                                                             \
-    ORD_REC T ord_pairwise_##SFX(const T *a, int64_t n, int64_t s) {                        \
-        if (n < 8) {                                                                        \
-            T r = 0;                                                                        \
-            for (int64_t i = 0; i < n; i++) r += a[i * s];                                  \
-            return r;                                                                       \
-        }                                                                                   \
-        if (n <= ORD_PW_BLOCK) {                                                            \
-            T r[8];                                                                         \
-            int64_t i, end = n - n % 8;                                                     \
-            for (int j = 0; j < 8; j++) r[j] = a[j * s];                                    \
-            for (i = 8; i < end; i += 8)                                                    \
-                for (int j = 0; j < 8; j++) r[j] += a[(i + j) * s];                         \
-            T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));      \
-            for (; i < n; i++) res += a[i * s];                                             \
-            return res;                                                                     \
-        }                                                                                   \
-        int64_t n2 = n / 2;                                                                 \
-        n2 -= n2 % 8;                                                                       \
-        return ord_pairwise_##SFX(a, n2, s) + ord_pairwise_##SFX(a + n2 * s, n - n2, s);    \
+    ORD_PAIRWISE(ord_pw_strided_##SFX, T, (const T *a, int64_t s), (a, s), a[i * s])        \
+    ORD_FN T ord_pairwise_##SFX(const T *a, int64_t n, int64_t s) {                         \
+        return ord_pw_strided_##SFX(a, s, 0, n);                                            \
     }                                                                                       \
+    ORD_FIRST_EXTREMUM(ord_first_strided_##SFX, T, (const T *a, int64_t s), a[i * s])       \
     ORD_FN T ord_sum_##SFX(const T *a, int64_t n, int64_t s) {                              \
         return (T)0 + ord_pairwise_##SFX(a, n, s);                                          \
     }                                                                                       \
@@ -73,12 +112,7 @@
         return r;                                                                           \
     }                                                                                       \
     ORD_FN int64_t ord_extremum_##SFX(const T *a, int64_t n, int64_t s, int is_max) {       \
-        int64_t best = 0;                                                                   \
-        for (int64_t p = 1; p < n; p++) {                                                   \
-            T v = a[p * s], b = a[best * s];                                                \
-            if ((is_max ? v > b : v < b) || (v != v && b == b)) best = p;                   \
-        }                                                                                   \
-        return best;                                                                        \
+        return ord_first_strided_##SFX(a, s, n, is_max);                                    \
     }                                                                                       \
     ORD_FN T ord_dot_block_##SFX(const T *a, int64_t sa, const T *b, int64_t sb, int64_t k) { \
         T s = 0;                                                                            \
@@ -156,5 +190,70 @@ enum {
 
 ORD_CONV_DEFINE(float, f32, ORD_FMAF)
 ORD_CONV_DEFINE(double, f64, ORD_FMA)
+
+/* Window reductions (docs/numerics.md, "Window reductions") of a contiguous operand x of
+ * up to ORD_WIN_DIMS axes, described by int64 values at these indices (ORD_WIN_DIMS each
+ * but the count): */
+#define ORD_WIN_DIMS 6
+enum {
+    ORD_WIN_NDIM = 0,
+    ORD_WIN_S = 1,         /* x's shape */
+    ORD_WIN_W = 7,         /* the window's */
+    ORD_WIN_Y = 13,        /* the output's */
+    ORD_WIN_STRIDE = 19,   /* window strides */
+    ORD_WIN_PAD_LO = 25,   /* low padding (negative crops) */
+    ORD_WIN_BASE_DIL = 31, /* base (operand) dilation */
+    ORD_WIN_WIN_DIL = 37,  /* window dilation */
+    ORD_WIN_LEN = 43
+};
+
+/* ORD_WINDOW_DEFINE(T, SFX) defines
+ *   ord_win_at_SFX(x, d, org, k, ident): the element at window position k (row-major) of
+ *     the window at org (per axis: its first position, padded and dilated coordinates, less
+ *     the low padding), or ident where that is padding or dilation;
+ *   ord_window_SFX(x, d, out, op): output element `out` (flat) of the sum (op 0: +0 +
+ *     pairwise of the window's K values in window order), maximum (1) or minimum (2: the
+ *     first extremum in window order, or the first NaN) of its window, padded with the
+ *     identity (0, -inf, +inf); an empty window gives the identity. */
+#define ORD_WINDOW_DEFINE(T, SFX)                                                           \
+    ORD_FN T ord_win_at_##SFX(const T *x, const int64_t *d, const int64_t *org, int64_t k,  \
+                              T ident) {                                                    \
+        const int64_t nd = d[ORD_WIN_NDIM];                                                 \
+        int64_t q[ORD_WIN_DIMS], off = 0;                                                   \
+        for (int64_t a = nd - 1; a >= 0; a--) {                                             \
+            const int64_t w = d[ORD_WIN_W + a];                                             \
+            q[a] = org[a] + (k % w) * d[ORD_WIN_WIN_DIL + a];                               \
+            k /= w;                                                                         \
+        }                                                                                   \
+        for (int64_t a = 0; a < nd; a++) {                                                  \
+            const int64_t dil = d[ORD_WIN_BASE_DIL + a];                                    \
+            if (q[a] < 0 || q[a] % dil != 0 || q[a] / dil >= d[ORD_WIN_S + a]) return ident; \
+            off = off * d[ORD_WIN_S + a] + q[a] / dil;                                      \
+        }                                                                                   \
+        return x[off];                                                                      \
+    }                                                                                       \
+    ORD_PAIRWISE(ord_pw_window_##SFX, T, (const T *x, const int64_t *d, const int64_t *org), \
+                 (x, d, org), ord_win_at_##SFX(x, d, org, i, (T)0))                         \
+    ORD_FIRST_EXTREMUM(ord_first_window_##SFX, T,                                          \
+                       (const T *x, const int64_t *d, const int64_t *org, T ident),         \
+                       ord_win_at_##SFX(x, d, org, i, ident))                               \
+    ORD_FN T ord_window_##SFX(const T *x, const int64_t *d, int64_t out, int op) {          \
+        const int64_t nd = d[ORD_WIN_NDIM];                                                 \
+        int64_t org[ORD_WIN_DIMS], k = 1;                                                   \
+        for (int64_t a = nd - 1; a >= 0; a--) {                                             \
+            const int64_t y = d[ORD_WIN_Y + a];                                             \
+            org[a] = (out % y) * d[ORD_WIN_STRIDE + a] - d[ORD_WIN_PAD_LO + a];             \
+            out /= y;                                                                       \
+            k *= d[ORD_WIN_W + a];                                                          \
+        }                                                                                   \
+        if (op == 0) return (T)0 + ord_pw_window_##SFX(x, d, org, 0, k);                    \
+        const T ident = op == 1 ? -(T)INFINITY : (T)INFINITY;                               \
+        if (k == 0) return ident;                                                           \
+        return ord_win_at_##SFX(x, d, org, ord_first_window_##SFX(x, d, org, ident, k, op == 1), \
+                                ident);                                                     \
+    }
+
+ORD_WINDOW_DEFINE(float, f32)
+ORD_WINDOW_DEFINE(double, f64)
 
 #endif
