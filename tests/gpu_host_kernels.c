@@ -41,6 +41,10 @@
     }                                                                                       \
     void window_##SFX(const T *x, T *y, const long long *d, long long n, int op) {         \
         for (long long i = 0; i < n; i++) y[i] = ord_window_##SFX(x, (const int64_t *)d, i, op); \
+    }                                                                                       \
+    void scan_##SFX(const T *x, T *y, long long m, long long k, long long sm, long long sk,  \
+                    int op, int reverse) {                                                  \
+        for (long long i = 0; i < m; i++) ord_scan_##SFX(x + i * sm, sk, y + i * k, k, op, reverse); \
     }
 
 HOST_KERNELS(float, f32)

@@ -164,3 +164,21 @@ def test_window_reductions_are_the_cpus(dtype):
             nan = np.isnan(want)
             assert np.array_equal(np.isnan(got), nan), (shape, op)
             assert_bitwise(got[~nan], want[~nan])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cumulative_ops_are_the_cpus(dtype):
+    from invarax.kernels.reductions import cumulative
+
+    rng = np.random.default_rng(6)
+    x = spread(rng, (4, 37, 5), dtype)
+    x[1, 3, 2], x[2, 5, 0], x[0, 1, 1] = np.nan, -0.0, 0.0
+    on_gpu = cp.asarray(x)
+    for kind in ("sum", "prod", "max", "min"):
+        for axis in range(3):
+            for reverse in (False, True):
+                want = cumulative(kind, x, axis, reverse)
+                got = cuda.cumulative(kind, on_gpu, axis, reverse).get()
+                nan = np.isnan(want)
+                assert np.array_equal(np.isnan(got), nan), (kind, axis, reverse)
+                assert_bitwise(got[~nan], want[~nan])

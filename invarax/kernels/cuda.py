@@ -199,6 +199,28 @@ def window_reduce(op: str, x, window, strides, padding, base_dilation, window_di
     return out
 
 
+_SCANS = {"sum": 0, "prod": 1, "max": 2, "min": 3}
+
+
+def cumulative(kind: str, x, axis: int, reverse: bool):
+    """The inclusive scan of the float CuPy array ``x`` along ``axis`` (the arguments of
+    ``kernels.reductions.cumulative``: ``"sum"``, ``"prod"``, ``"max"`` or ``"min"``), each
+    ``y[i] = op(y[i-1], x[i])`` in order: the CPU's bits. A new contiguous array."""
+    cupy = _cupy()
+    if kind not in _SCANS:
+        raise ValueError(f"the GPU scans are {sorted(_SCANS)}, not {kind!r}")
+    moved = cupy.moveaxis(x, axis, -1)
+    k = moved.shape[-1] if moved.ndim else 1
+    rows = moved.reshape(-1, k)
+    out = cupy.empty(rows.shape, x.dtype)
+    if out.size:
+        kernel = _kernel("scan", x.dtype)
+        kernel(((rows.shape[0] + _ROWS - 1) // _ROWS,), (_ROWS,),
+               (rows, out, np.int64(rows.shape[0]), np.int64(k), np.int64(_elements(rows, 0)),
+                np.int64(_elements(rows, 1)), np.int32(_SCANS[kind]), np.int32(reverse)))
+    return cupy.ascontiguousarray(cupy.moveaxis(out.reshape(moved.shape), -1, axis))
+
+
 def matmul(a, b):
     """The batched product ``(B, M, K) x (B, K, N) -> (B, M, N)`` of CuPy arrays of one float
     dtype (any strides), each output the canonical contraction (blocks of 256 FMA chains,

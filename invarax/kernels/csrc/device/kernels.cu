@@ -128,3 +128,15 @@ CONV_KERNEL(double, f64)
 
 WINDOW_KERNEL(float, f32)
 WINDOW_KERNEL(double, f64)
+
+/* ---- cumulative ops: one thread a row of an (m, k) operand (order.h's ord_scan) -------- */
+
+#define SCAN_KERNEL(T, SFX)                                                                 \
+    extern "C" __global__ void scan_##SFX(const T *x, T *y, long long m, long long k,       \
+                                          long long sm, long long sk, int op, int reverse) { \
+        long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;                     \
+        if (i < m) ord_scan_##SFX(x + i * sm, sk, y + i * k, k, op, reverse);               \
+    }
+
+SCAN_KERNEL(float, f32)
+SCAN_KERNEL(double, f64)
