@@ -42,6 +42,11 @@
     void window_##SFX(const T *x, T *y, const long long *d, long long n, int op) {         \
         for (long long i = 0; i < n; i++) y[i] = ord_window_##SFX(x, (const int64_t *)d, i, op); \
     }                                                                                       \
+    void scatter_##SFX(T *t, const long long *rows, const T *u, long long m, long long r,    \
+                       int op) {                                                            \
+        for (long long c = 0; c < r; c++)                                                   \
+            ord_scatter_column_##SFX(t, (const int64_t *)rows, u, m, r, c, op);             \
+    }                                                                                       \
     void scan_##SFX(const T *x, T *y, long long m, long long k, long long sm, long long sk,  \
                     int op, int reverse) {                                                  \
         for (long long i = 0; i < m; i++) ord_scan_##SFX(x + i * sm, sk, y + i * k, k, op, reverse); \

@@ -182,3 +182,23 @@ def test_cumulative_ops_are_the_cpus(dtype):
                 nan = np.isnan(want)
                 assert np.array_equal(np.isnan(got), nan), (kind, axis, reverse)
                 assert_bitwise(got[~nan], want[~nan])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_scatter_is_the_cpus(dtype):
+    from invarax.kernels.scatter import scatter_rows
+
+    rng = np.random.default_rng(7)
+    target = spread(rng, (6, 3, 4), dtype)
+    rows = rng.integers(0, 6, 40)  # every row receives several updates
+    updates = spread(rng, (40, 3, 4), dtype)
+    updates[5, 1, 2], updates[9, 0, 0] = np.nan, -0.0
+    for combine in ("set", "add", "mul", "min", "max"):
+        want = target.copy()
+        scatter_rows(want, rows, updates, combine)
+        got = cp.asarray(target)
+        cuda.scatter_rows(got, cp.asarray(rows), cp.asarray(updates), combine)
+        got = got.get()
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got), nan), combine
+        assert_bitwise(got[~nan], want[~nan])

@@ -250,7 +250,7 @@ needs_nvrtc = pytest.mark.skipif(not nvrtc.available(),
 KERNELS = {"kernels.cu": {f"{kind}_{t}" for t in ("f32", "f64")
                           for kind in ("reduce_sum", "reduce_prod", "reduce_extremum",
                                        "reduce_argextremum", "gemm", "conv", "window",
-                                       "scan")},
+                                       "scan", "scatter")},
            "elementary.cu": {"elementary_f32", "elementary_f64"}}
 
 

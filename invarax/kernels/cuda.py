@@ -221,6 +221,33 @@ def cumulative(kind: str, x, axis: int, reverse: bool):
     return cupy.ascontiguousarray(cupy.moveaxis(out.reshape(moved.shape), -1, axis))
 
 
+_SCATTERS = {"set": 0, "add": 1, "mul": 2, "min": 3, "max": 4}
+
+
+def scatter_rows(target, rows, updates, combine: str) -> None:
+    """Combine ``updates[i]`` into ``target[rows[i]]`` in place, for i in increasing order
+    (the arguments of ``kernels.scatter.scatter_rows``: ``target`` a C-contiguous float CuPy
+    array ``(n, *rest)``, ``rows`` ints in ``[0, n)``, duplicates allowed, ``updates``
+    ``(m, *rest)``): the CPU's bits, one thread a column of the rows."""
+    cupy = _cupy()
+    if combine not in _SCATTERS:
+        raise ValueError(f"unknown combine {combine!r}: {', '.join(_SCATTERS)}")
+    if not target.flags.c_contiguous:
+        raise ValueError("scatter_rows writes a C-contiguous target in place; pass "
+                         "cupy.ascontiguousarray(target)")
+    m = rows.shape[0]
+    width = int(np.prod(target.shape[1:], dtype=np.int64))
+    if updates.shape != (m, *target.shape[1:]) or updates.dtype != target.dtype:
+        raise ValueError(f"updates must be {(m, *target.shape[1:])} of {target.dtype}, got "
+                         f"{updates.shape} of {updates.dtype}")
+    if m and width:
+        kernel = _kernel("scatter", target.dtype)
+        kernel(((width + _ROWS - 1) // _ROWS,), (_ROWS,),
+               (target, cupy.ascontiguousarray(rows.astype(np.int64)),
+                cupy.ascontiguousarray(updates), np.int64(m), np.int64(width),
+                np.int32(_SCATTERS[combine])))
+
+
 def matmul(a, b):
     """The batched product ``(B, M, K) x (B, K, N) -> (B, M, N)`` of CuPy arrays of one float
     dtype (any strides), each output the canonical contraction (blocks of 256 FMA chains,

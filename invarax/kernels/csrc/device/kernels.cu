@@ -140,3 +140,15 @@ WINDOW_KERNEL(double, f64)
 
 SCAN_KERNEL(float, f32)
 SCAN_KERNEL(double, f64)
+
+/* ---- scatter: one thread a column of the rows (order.h's ord_scatter_column) ----------- */
+
+#define SCATTER_KERNEL(T, SFX)                                                              \
+    extern "C" __global__ void scatter_##SFX(T *t, const long long *rows, const T *u,       \
+                                             long long m, long long r, int op) {            \
+        long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;                     \
+        if (c < r) ord_scatter_column_##SFX(t, (const int64_t *)rows, u, m, r, c, op);      \
+    }
+
+SCATTER_KERNEL(float, f32)
+SCATTER_KERNEL(double, f64)
