@@ -22,6 +22,7 @@ from ..core.pytree import (
 from ..core.trace import EVAL_TRACE, Primitive, current_trace
 from ..interpreters.ad import Zero, deflinear
 from ..interpreters.batching import batching_rules, not_mapped
+from . import across
 from .shardings import NamedSharding, as_sharding, placed
 
 sharding_constraint_p = Primitive("sharding_constraint")
@@ -71,11 +72,14 @@ def constrain(x, shardings, name: str):
         if sharding is None:
             out.append(leaf)
             continue
-        check_addressable(sharding, name)
         if isinstance(sharding, NamedSharding):
             sharding.check(leaf.shape, what)
-        out.append(placed(leaf, sharding) if current_trace() is EVAL_TRACE
-                   else sharding_constraint_p.bind(leaf, sharding=sharding))
+        if current_trace() is not EVAL_TRACE:
+            out.append(sharding_constraint_p.bind(leaf, sharding=sharding))
+            continue
+        if not across.spans_processes(leaf._sharding):  # a value of this process's
+            across.check_same(leaf._value, sharding, what)
+        out.append(placed(leaf, sharding))
     return tree_unflatten(tree, out)
 
 
@@ -90,14 +94,6 @@ def broadcast_shardings(prefix, tree, name: str) -> list:
                          f"the value's structure. {error}") from None
     return [leaf for leaf, sub in zip(leaves, subtrees, strict=True)
             for _ in range(tree_structure(sub).num_leaves)]
-
-
-def check_addressable(sharding, name: str):
-    if not sharding.is_fully_addressable:
-        raise NotImplementedError(
-            f"{name} onto {sharding}, whose devices include another process's: arrays that "
-            "span processes are not supported yet. Shard over this process's devices "
-            "(invarax.local_devices()), and combine processes with pmap's collectives")
 
 
 def with_sharding_constraint(x, shardings):

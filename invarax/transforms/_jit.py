@@ -17,7 +17,7 @@ from ..compiler import jit as _compiler
 from ..core.array import ArrayImpl, to_array
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..core.trace import Tracer
-from ..distributed import devices as _devices
+from ..distributed import across
 from ..distributed.constraint import broadcast_shardings, constrain
 from ..distributed.shardings import NamedSharding, as_sharding, placed
 
@@ -83,12 +83,6 @@ class _ShardedJitted:
         functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args, **kwargs):
-        if _devices.process_count() > 1:
-            raise NotImplementedError(
-                f"jit of {self._probe.static.name} with in_shardings/out_shardings in a run of "
-                f"{_devices.process_count()} processes: sharded jit spans this process's "
-                "devices only for now. Use pmap (whose collectives cross processes) for "
-                "multi-process data parallelism")
         inner, outs = self._inner()
         args, replaced = self._placed_args(args, kwargs, outs)
         out = inner(*args, **kwargs)
@@ -170,6 +164,8 @@ class _ShardedJitted:
             if have is not None and have == sharding:
                 leaves.append(value)
                 continue
+            if not across.spans_processes(have):  # a value of this process's
+                across.check_same(value._value, sharding, what)
             if isinstance(leaf, ArrayImpl):
                 replaced.append(leaf)
             leaves.append(placed(value, sharding))

@@ -21,7 +21,6 @@ import functools
 import math
 
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
-from ..distributed import devices as _devices
 from ..distributed.constraint import broadcast_shardings, constrain
 from ..distributed.mesh import Mesh, get_mesh
 from ..distributed.shardings import NamedSharding, PartitionSpec
@@ -89,11 +88,6 @@ class _ShardMapped:
         if kwargs:
             raise TypeError(f"shard_map of {self.name} takes positional arguments only, got "
                             f"keyword arguments {sorted(kwargs)}; pass them by position")
-        if _devices.process_count() > 1:
-            raise NotImplementedError(
-                f"shard_map of {self.name} in a run of {_devices.process_count()} processes: "
-                "shard_map spans this process's devices only for now; use pmap across "
-                "processes")
         mesh = self._mesh()
         manual = [n for n in mesh.axis_names if not self.axis_names or n in self.axis_names]
         pairs, in_tree = tree_flatten_with_path(args)
