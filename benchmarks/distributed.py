@@ -12,10 +12,12 @@ Three figures, each a median over repeated steps, measured in subprocesses
 4. the step under ``jit`` with ``NamedSharding``s over 2 local devices (the batch split,
    the parameters replicated) against JAX's with ``--xla_force_host_platform_device_count=2``;
 5. the same with the weights' contracted axis split over the 2 devices (model parallel);
-6. the batch-split step of figure 4 on 2 MPI processes x 1 device against JAX's 2 devices.
+6. the batch-split step of figure 4 on 2 MPI processes x 1 device against JAX's 2 devices;
+7. the step as ``shard_map`` (the batch split, gradients ``pmean``'d) on 2 MPI processes x
+   1 device (each process runs its own block) against JAX's ``jit`` of it on 2 devices.
 
 Writes the table to ``benchmarks/distributed.md`` (``--out`` another folder). Needs the
-``bench`` extra (JAX, mpi4py and MPICH). ``--only sharded`` measures figures 4-6 alone and
+``bench`` extra (JAX, mpi4py and MPICH). ``--only sharded`` measures figures 4-7 alone and
 prints them.
 """
 
@@ -129,6 +131,39 @@ def _sharded_step(jax_like: bool, layout: str = "batch", mpi: bool = False) -> f
     return _median_step(run, barrier=_mpi_barrier() if mpi else (lambda: None))
 
 
+def _shard_map_step(jax_like: bool) -> float:
+    """The step of figure 7: ``shard_map`` over 2 devices (the batch split, the gradients
+    ``pmean``'d); invarax's on 2 MPI processes x 1 device, JAX's (under ``jit``) on 2
+    local devices."""
+    if jax_like:
+        import jax
+        import jax.numpy as jnp
+    else:
+        import invarax as jax
+        import invarax.numpy as jnp
+
+        jax.config.update("jax_num_cpu_devices", 1)
+        jax.distributed.initialize()
+    from importlib import import_module
+
+    sharding = import_module(f"{jax.__name__}.sharding")
+    P = sharding.PartitionSpec
+    mesh = jax.make_mesh((2,), ("d",), axis_types=(sharding.AxisType.Auto,))
+    params, xs, ys = _data(1)
+    grad = jax.grad(lambda p, x, y: problems.loss(jnp, p, x, y))
+    step = jax.shard_map(
+        lambda p, x, y: problems.sgd_step(lambda *a: jax.lax.pmean(grad(*a), "d"), p, x, y),
+        mesh=mesh, in_specs=(P(), P("d"), P("d")), out_specs=P())
+    step = jax.jit(step) if jax_like else step  # invarax's runs eagerly, per process
+    state = {"p": [tuple(jnp.asarray(a) for a in layer) for layer in params]}
+    x, y = jnp.asarray(xs[0]), jnp.asarray(ys[0])
+
+    def run():
+        state["p"] = jax.block_until_ready(step(state["p"], x, y))
+
+    return _median_step(run, barrier=(lambda: None) if jax_like else _mpi_barrier())
+
+
 def _mpi_barrier():
     from mpi4py import MPI
 
@@ -194,6 +229,10 @@ def _role(role: str) -> dict:
                 "jax_model_sharded": _sharded_step(jax_like=True, layout="model")}
     if role == "mpi-sharded":
         return {"mpi_sharded": _sharded_step(jax_like=False, mpi=True)}
+    if role == "mpi-shard-map":
+        return {"mpi_shard_map": _shard_map_step(jax_like=False)}
+    if role == "jax-shard-map":
+        return {"jax_shard_map": _shard_map_step(jax_like=True)}
     if role == "mpi-step":
         return {"mpi_step": _invarax_step(1, mpi=True)}
     if role == "mpi-psum":
@@ -204,7 +243,7 @@ def _role(role: str) -> dict:
 
 def _spawn(role: str, processes: int = 1) -> dict:
     env = dict(os.environ)
-    if role in ("jax", "jax-sharded"):  # JAX's CPU device count (invarax reads it too)
+    if role in ("jax", "jax-sharded", "jax-shard-map"):  # JAX's CPU device count (invarax reads it too)
         env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
     command = [sys.executable, "-m", "benchmarks.distributed", "--role", role]
     if processes > 1:
@@ -234,9 +273,10 @@ def main(argv=None):
         return
     roles = [("one-device", 1), ("one-device-one-thread", 1), ("two-devices", 1), ("jax", 1),
              ("mpi-step", 2), ("mpi-psum", 2), ("sharded", 1), ("jax-sharded", 1),
-             ("mpi-sharded", 2)]
+             ("mpi-sharded", 2), ("mpi-shard-map", 2), ("jax-shard-map", 1)]
     if args.only:
-        roles = [("sharded", 1), ("jax-sharded", 1), ("mpi-sharded", 2)]
+        roles = [("sharded", 1), ("jax-sharded", 1), ("mpi-sharded", 2), ("mpi-shard-map", 2),
+                 ("jax-shard-map", 1)]
     runs = []
     for _ in range(args.repeats):
         r = {}
@@ -254,7 +294,7 @@ def _median(runs: list, key: str) -> float:
 
 
 def _sharded_rows(runs: list) -> list:
-    """Figures 4-6: invarax's sharded step against JAX's 2-device one."""
+    """Figures 4-7: invarax's sharded step against JAX's 2-device one."""
     rows = []
     for ours, theirs, what, target in [
             ("sharded", "jax_sharded", "the step under jit with NamedSharding (batch split) "
@@ -262,7 +302,9 @@ def _sharded_rows(runs: list) -> list:
             ("model_sharded", "jax_model_sharded", "the same with the weights' contracted "
              "axis split (model parallel) vs JAX's", "≤ 1.5"),
             ("mpi_sharded", "jax_sharded", "the batch-split step on 2 MPI processes x 1 device "
-             "vs JAX's on 2 local devices", "≤ 1.0")]:
+             "vs JAX's on 2 local devices", "≤ 1.0"),
+            ("mpi_shard_map", "jax_shard_map", "the step as shard_map (gradients pmean'd) on 2 "
+             "MPI processes x 1 device vs JAX's jit of it on 2 local devices", "≤ 1.0")]:
         ratios = [r[ours] / r[theirs] for r in runs]
         rows.append(f"| {what} | {_median(runs, ours) * 1e3:.1f} / "
                     f"{_median(runs, theirs) * 1e3:.1f} ms | "

@@ -120,8 +120,39 @@ bitwise &= np.array_equal(np.asarray(got[0]), np.asarray(ref[0])[:, 0].reshape(6
 bitwise &= np.array_equal(np.asarray(got[1]), np.asarray(ref[1][0]).reshape(64, 32))
 outputs += [np.asarray(v) for v in got]
 
+# shard_map over every device (one axis), called eagerly: each process runs its devices'
+# blocks, the collectives cross processes. A data-parallel step (gradients pmean'd) equals
+# the nested vmap; an output that varies along the axis is an error unless check_vma=False.
+row = invarax.make_mesh((invarax.device_count(),), ("batch",))
+
+
+def dp_step(params, x, y):
+    new, value = step(params, x, y)
+    return lax.pmean(new, "batch"), lax.pmean(value, "batch"), x * 2
+
+
+dp = invarax.shard_map(dp_step, mesh=row, in_specs=(P(), P("batch"), P("batch")),
+                       out_specs=(P(), P(), P("batch")))
+got = dp(PARAMS, build(X, NamedSharding(row, P("batch")), "local"), Y)
+ref = invarax.vmap(dp_step, in_axes=(None, 0, 0), axis_name="batch")(
+    PARAMS, X.reshape(4, 16, 32), Y.reshape(4, 16, 10))
+bitwise &= all(np.array_equal(np.asarray(got[0][n]), np.asarray(ref[0][n])[0]) for n in PARAMS)
+bitwise &= np.array_equal(np.asarray(got[1]), np.asarray(ref[1])[0])
+bitwise &= np.array_equal(np.asarray(got[2]), np.asarray(ref[2]).reshape(64, 32))
+placement &= got[2].sharding == NamedSharding(row, P("batch"))
+placement &= bool(dp._per_process) == (PROCESSES > 1)  # ran per process (pmap) across them
+outputs += [np.asarray(got[0][n]) for n in sorted(PARAMS)] + [np.asarray(got[1])]
+first = invarax.shard_map(lambda v: v * 1, mesh=row, in_specs=P("batch"), out_specs=P(),
+                          check_vma=False)(jnp.asarray(X))
+bitwise &= np.array_equal(np.asarray(first), X[:16])
+varying = invarax.shard_map(lambda v: v * 1, mesh=row, in_specs=P("batch"), out_specs=P())
+try:
+    varying(jnp.asarray(X))
+    errors = False
+except ValueError as error:
+    errors = "varies along 'batch'" in str(error)
+
 # Errors: this process's data of the wrong shape; a value that differs between processes.
-errors = True
 split = NamedSharding(mesh, P("data", "model"))
 try:
     invarax.make_array_from_process_local_data(split, np.ones((64, 32), np.float32),
