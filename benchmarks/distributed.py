@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -35,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import problems
+from . import problems, report
 
 SIZES = (784, 512, 512, 10)
 BATCH = 1024
@@ -243,7 +242,7 @@ def _role(role: str) -> dict:
 
 def _spawn(role: str, processes: int = 1) -> dict:
     env = dict(os.environ)
-    if role in ("jax", "jax-sharded", "jax-shard-map"):  # JAX's CPU device count (invarax reads it too)
+    if role.startswith("jax"):  # JAX's CPU device count (invarax reads it too)
         env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
     command = [sys.executable, "-m", "benchmarks.distributed", "--role", role]
     if processes > 1:
@@ -342,8 +341,8 @@ def _report(runs: list, out: Path):
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines = [
         "# Distributed benchmarks", "",
-        f"Command: `python -m benchmarks.distributed`. Machine: {platform.processor() or 'CPU'}, "
-        f"{os.cpu_count()} cores, load average {load:.1f} at the end; medians of {STEPS} "
+        f"Command: `python -m benchmarks.distributed`. Machine: {report.machine()}, "
+        f"load average {load:.1f} at the end; medians of {STEPS} "
         f"steps per run, {len(runs)} runs (the range is over runs).", "",
         "| workload | times | ratio | range | target |", "|---|---|---:|---|---|",
         *[f"| {a} | {b} | {c} | {d} | {e} |" for a, b, c, d, e in rows],

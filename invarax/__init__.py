@@ -137,7 +137,8 @@ __version__ = "0.1.0"
 __all__ = [
     # JAX
     "Array", "ConcretizationTypeError", "Device", "RetraceWarning", "ShapeDtypeStruct",
-    "NamedSharding", "P", "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
+    "NamedSharding", "P", "TracerArrayConversionError", "TracerBoolConversionError",
+    "TracerIntegerConversionError",
     "UnexpectedTracerError", "ad_checkpoint", "block_until_ready", "checkpoint",
     "checkpoint_policies", "clear_caches", "config", "custom_derivatives", "custom_jvp",
     "custom_vjp", "debug", "default_backend", "default_device", "device_count", "device_get",

@@ -20,6 +20,7 @@ from .distributed.shardings import (
 )
 
 __all__ = [
-    "AxisType", "Mesh", "auto_axes", "explicit_axes", "NamedSharding", "PartitionSpec", "PmapSharding", "Shard", "Sharding",
-    "SingleDeviceSharding", "get_abstract_mesh", "get_mesh", "reshard", "set_mesh", "use_mesh",
+    "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "PmapSharding", "Shard", "Sharding",
+    "SingleDeviceSharding", "auto_axes", "explicit_axes", "get_abstract_mesh", "get_mesh",
+    "reshard", "set_mesh", "use_mesh",
 ]

@@ -5,7 +5,9 @@ array from its pieces (``make_array_from_callback``, ``..._from_single_device_ar
 (``x.sharding``, ``x.addressable_shards``, ...).
 
 Local devices share the host's memory, so an array always holds its whole value: placing
-copies nothing, and a shard's data is a view of the array's block.
+copies nothing, and a shard's data is a view of the array's block. Across processes each
+process holds the global value too: building an array from pieces gathers the other
+processes' pieces (``across``).
 """
 
 from __future__ import annotations
@@ -233,8 +235,9 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
 
 
 def make_array_from_process_local_data(sharding, local_data, global_shape=None):
-    """The array placed with ``sharding`` from this process's data (JAX's name). In a run of
-    one process the local data is the whole array.
+    """The array placed with ``sharding`` from this process's data (JAX's name): the blocks
+    its devices hold, side by side along each dimension (the other processes' are gathered).
+    In a run of one process the local data is the whole array.
 
     Example:
         >>> from invarax.sharding import NamedSharding, PartitionSpec as P
