@@ -343,7 +343,10 @@ def _report(runs: list, out: Path):
         "# Distributed benchmarks", "",
         f"Command: `python -m benchmarks.distributed`. Machine: {report.machine()}, "
         f"load average {load:.1f} at the end; medians of {STEPS} "
-        f"steps per run, {len(runs)} runs (the range is over runs).", "",
+        f"steps per run, {len(runs)} runs (the range is over runs)."
+        + (" The machine was shared with other jobs (load above half its cores), so the "
+           "timings are noisier than on an idle machine." if load > 0.5 * os.cpu_count()
+           else ""), "",
         "| workload | times | ratio | range | target |", "|---|---|---:|---|---|",
         *[f"| {a} | {b} | {c} | {d} | {e} |" for a, b, c, d, e in rows],
         *_sharded_rows(runs),

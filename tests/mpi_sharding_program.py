@@ -32,6 +32,8 @@ PARAMS = {"w1": rng.standard_normal((32, 64)).astype(np.float32) / 6,
           "b2": rng.standard_normal(10).astype(np.float32)}
 X = rng.standard_normal((64, 32)).astype(np.float32)
 Y = rng.standard_normal((64, 10)).astype(np.float32)
+BIG_X = rng.standard_normal((1024, 32)).astype(np.float32)  # 256 rows per process of 4
+BIG_Y = rng.standard_normal((1024, 10)).astype(np.float32)
 
 
 def loss(params, x, y):
@@ -63,7 +65,9 @@ def build(value, sharding, how):
         value.shape, sharding, [jnp.asarray(value[blocks[d]]) for d in blocks])
 
 
-# (mesh shape, axis names, specs of the parameters, of x, of y; how the arguments are built)
+# (mesh shape, axis names, specs of the parameters, of x, of y). Across processes, the
+# batch-split ones run per process (each its own rows; with 1024 rows, each process's rows
+# are whole blocks of the canonical contraction, whose block sums are gathered and added).
 LAYOUTS = {
     "batch": ((4,), ("data",), dict(w1=P(), b1=P(), w2=P(), b2=P()), P("data"), P("data")),
     "contracted": ((4,), ("model",), dict(w1=P("model"), b1=P(), w2=P("model"), b2=P()),
@@ -72,15 +76,17 @@ LAYOUTS = {
                         w2=P("model", None), b2=P()), P("data", "model"), P("data")),
     "replicated": ((4,), ("data",), dict(w1=P(), b1=P(), w2=P(), b2=P()), P(), P()),
 }
-want_params, want_loss = step(PARAMS, X, Y)
+RUNS = [(layout, X, Y) for layout in LAYOUTS.values()] + [
+    (LAYOUTS[name], BIG_X, BIG_Y) for name in ("batch", "batch_and_model")]
 bitwise, placement, outputs = True, True, []
-for k, (sizes, names, specs, x_spec, y_spec) in enumerate(LAYOUTS.values()):
+for k, ((sizes, names, specs, x_spec, y_spec), X_, Y_) in enumerate(RUNS):
+    want_params, want_loss = step(PARAMS, X_, Y_)
     mesh = invarax.make_mesh(sizes, names)
     s = {name: NamedSharding(mesh, spec) for name, spec in specs.items()}
     sx, sy = NamedSharding(mesh, x_spec), NamedSharding(mesh, y_spec)
     how = ("local", "callback", "single")
     params = {name: build(PARAMS[name], s[name], how[k % 3]) for name in PARAMS}
-    x, y = build(X, sx, how[(k + 1) % 3]), build(Y, sy, how[(k + 2) % 3])
+    x, y = build(X_, sx, how[(k + 1) % 3]), build(Y_, sy, how[(k + 2) % 3])
     sharded = invarax.jit(step, in_shardings=(s, sx, sy), out_shardings=(s, sx._replicated()))
     got_params, got_loss = sharded(params, x, y)
     by_data = invarax.jit(step)(params, x, y)  # the placement comes with the arrays
