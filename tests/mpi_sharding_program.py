@@ -158,12 +158,26 @@ try:
 except ValueError as error:
     errors = "varies along 'batch'" in str(error)
 
-# Errors: this process's data of the wrong shape; a value that differs between processes.
+# Errors: a dimension the mesh does not divide, arguments on meshes of other devices (each
+# naming the argument, the mesh and the fix); this process's data of the wrong shape; a
+# value that differs between processes.
+rows = NamedSharding(row, P("batch"))
+for call, words in [
+        (lambda: invarax.jit(step, in_shardings=(None, rows, None))(PARAMS, X[:6], Y[:6]),
+         ["jit argument x", "(6, 32)", "Pad that dimension", "Mesh('batch': 4"]),
+        (lambda: invarax.jit(step, in_shardings=(None, rows, NamedSharding(
+            invarax.make_mesh((2,), ("batch",)), P("batch"))))(PARAMS, X, Y),
+         ["incompatible devices", "jit argument y", "Use one mesh"])]:
+    try:
+        call()
+        errors = False
+    except ValueError as error:
+        errors &= all(w in str(error) for w in words)
 split = NamedSharding(mesh, P("data", "model"))
 try:
     invarax.make_array_from_process_local_data(split, np.ones((64, 32), np.float32),
                                                (64, 32))
-    errors = PROCESSES == 1  # there, the local data is the whole array
+    errors &= PROCESSES == 1  # there, the local data is the whole array
 except ValueError as error:
     errors &= "this process's data has shape (64, 32)" in str(error)
 if PROCESSES > 1:

@@ -24,8 +24,9 @@ _DIGEST = 32  # bytes of a sha256 digest
 
 
 def spans_processes(sharding) -> bool:
-    """Whether ``sharding`` places pieces on another process's devices."""
-    return sharding is not None and not sharding.is_fully_addressable
+    """Whether ``sharding`` places pieces on the devices of several processes: the same
+    answer in every process, so every process takes part in the same collectives."""
+    return sharding is not None and len({d.process_index for d in sharding.device_set}) > 1
 
 
 def assemble(shape: tuple, dtype, sharding, blocks: dict) -> np.ndarray:
@@ -36,6 +37,11 @@ def assemble(shape: tuple, dtype, sharding, blocks: dict) -> np.ndarray:
     out = np.empty(shape, dtype)
     transport = _transport.current()
     if transport is None or not spans_processes(sharding):
+        if not blocks:
+            raise ValueError(
+                f"the devices of {sharding} are all another process's, so this process has "
+                "no block of the array: build it in that process, or place it on a mesh "
+                "that includes this process's devices")
         for device, block in blocks.items():
             out[indices[device]] = block
         return out
