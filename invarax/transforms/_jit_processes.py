@@ -16,8 +16,8 @@ mesh of every device, say), each process runs the program on its own rows of it 
   whole array, as every process.
 
 Outputs still split at the end are gathered, so each process holds every output's global
-value, as with the other sharded programs. Literal-free details: the program is the
-optimised jaxpr of the call (``make_jaxpr(optimize=True)``), cached per signature, and run
+value, as with the other sharded programs. The program is the optimised jaxpr of the call
+(``make_jaxpr(optimize=True)``, bitwise the traced program), cached per signature and run
 operation by operation.
 """
 
