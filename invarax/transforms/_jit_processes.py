@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.array import ArrayImpl
+from ..core.array import ArrayImpl, to_array
 from ..core.ir import Literal
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..distributed import _transport, across
@@ -64,6 +64,7 @@ class SplitProgram:
 
     def __call__(self, args: tuple, axes: list):
         leaves, in_tree = tree_flatten(args)
+        leaves = [to_array(x, "a jit argument") for x in leaves]
         key = (in_tree, tuple((x.shape, x.dtype, x.weak_type) for x in leaves))
         entry = self._cache.get(key)
         if entry is None:
