@@ -10,11 +10,15 @@ Three figures, each a median over repeated steps, measured in subprocesses
 3. ``psum`` of 10**6 float32 over 2 MPI processes against a raw mpi4py ``Allgather`` of
    the same data followed by NumPy's sum;
 4. the step under ``jit`` with ``NamedSharding``s over 2 local devices (the batch split,
-   the parameters replicated) against JAX's with ``--xla_force_host_platform_device_count=2``.
+   the parameters replicated) against JAX's with ``--xla_force_host_platform_device_count=2``;
+5. the same with the weights' contracted axis split over the 2 devices (model parallel);
+6. the batch-split step of figure 4 on 2 MPI processes x 1 device against JAX's 2 devices;
+7. the step as ``shard_map`` (the batch split, gradients ``pmean``'d) on 2 MPI processes x
+   1 device (each process runs its own block) against JAX's ``jit`` of it on 2 devices.
 
 Writes the table to ``benchmarks/distributed.md`` (``--out`` another folder). Needs the
-``bench`` extra (JAX, mpi4py and MPICH). ``--only sharded`` measures the fourth figure
-alone and prints it.
+``bench`` extra (JAX, mpi4py and MPICH). ``--only sharded`` measures figures 4-7 alone and
+prints them.
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -31,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import problems
+from . import problems, report
 
 SIZES = (784, 512, 512, 10)
 BATCH = 1024
@@ -83,8 +86,10 @@ def _invarax_step(devices: int, mpi: bool) -> float:
     return _median_step(run, barrier=barrier)
 
 
-def _sharded_step(jax_like: bool) -> float:
-    """The step of figure 4: ``jit`` with the batch split over a 2-device mesh."""
+def _sharded_step(jax_like: bool, layout: str = "batch", mpi: bool = False) -> float:
+    """The step of figures 4-6 under ``jit`` over a 2-device mesh: ``layout`` "batch" splits
+    the batch (the parameters replicated), "model" the weights' contracted axis (and the
+    input's features); ``mpi`` puts the devices in 2 processes (1 device each)."""
     if jax_like:
         import jax
         import jax.numpy as jnp
@@ -92,24 +97,70 @@ def _sharded_step(jax_like: bool) -> float:
         import invarax as jax
         import invarax.numpy as jnp
 
-        jax.config.update("jax_num_cpu_devices", 2)
+        jax.config.update("jax_num_cpu_devices", 1 if mpi else 2)
+        if mpi:
+            jax.distributed.initialize()
     from importlib import import_module
 
     sharding = import_module(f"{jax.__name__}.sharding")
-    mesh = jax.make_mesh((2,), ("batch",), axis_types=(sharding.AxisType.Auto,))
-    replicated = sharding.NamedSharding(mesh, sharding.PartitionSpec())
-    split = sharding.NamedSharding(mesh, sharding.PartitionSpec("batch"))
+    mesh = jax.make_mesh((2,), ("d",), axis_types=(sharding.AxisType.Auto,))
+
+    def named(*spec):
+        return sharding.NamedSharding(mesh, sharding.PartitionSpec(*spec))
+
     params, xs, ys = _data(1)
+    if layout == "batch":
+        s_params, s_x, s_y = named(), named("d"), named("d")
+    else:
+        s_params, s_x, s_y = [(named("d"), named()) for _ in params], named(None, "d"), named()
     grad = jax.grad(lambda p, x, y: problems.loss(jnp, p, x, y))
     step = jax.jit(lambda p, x, y: problems.sgd_step(grad, p, x, y),
-                   in_shardings=(replicated, split, split), out_shardings=replicated)
-    state = {"p": jax.device_put([tuple(layer) for layer in params], replicated)}
-    x, y = jax.device_put(xs[0], split), jax.device_put(ys[0], split)
+                   in_shardings=(s_params, s_x, s_y), out_shardings=s_params)
+    state = {"p": jax.device_put([tuple(layer) for layer in params], s_params)}
+    if mpi:  # each process gives its own rows
+        half = BATCH // 2 * jax.process_index()
+        x, y = (jax.make_array_from_process_local_data(s, v[0][half:half + BATCH // 2])
+                for s, v in ((s_x, xs), (s_y, ys)))
+    else:
+        x, y = jax.device_put(xs[0], s_x), jax.device_put(ys[0], s_y)
 
     def run():
         state["p"] = jax.block_until_ready(step(state["p"], x, y))
 
-    return _median_step(run)
+    return _median_step(run, barrier=_mpi_barrier() if mpi else (lambda: None))
+
+
+def _shard_map_step(jax_like: bool) -> float:
+    """The step of figure 7: ``shard_map`` over 2 devices (the batch split, the gradients
+    ``pmean``'d); invarax's on 2 MPI processes x 1 device, JAX's (under ``jit``) on 2
+    local devices."""
+    if jax_like:
+        import jax
+        import jax.numpy as jnp
+    else:
+        import invarax as jax
+        import invarax.numpy as jnp
+
+        jax.config.update("jax_num_cpu_devices", 1)
+        jax.distributed.initialize()
+    from importlib import import_module
+
+    sharding = import_module(f"{jax.__name__}.sharding")
+    P = sharding.PartitionSpec
+    mesh = jax.make_mesh((2,), ("d",), axis_types=(sharding.AxisType.Auto,))
+    params, xs, ys = _data(1)
+    grad = jax.grad(lambda p, x, y: problems.loss(jnp, p, x, y))
+    step = jax.shard_map(
+        lambda p, x, y: problems.sgd_step(lambda *a: jax.lax.pmean(grad(*a), "d"), p, x, y),
+        mesh=mesh, in_specs=(P(), P("d"), P("d")), out_specs=P())
+    step = jax.jit(step) if jax_like else step  # invarax's runs eagerly, per process
+    state = {"p": [tuple(jnp.asarray(a) for a in layer) for layer in params]}
+    x, y = jnp.asarray(xs[0]), jnp.asarray(ys[0])
+
+    def run():
+        state["p"] = jax.block_until_ready(step(state["p"], x, y))
+
+    return _median_step(run, barrier=(lambda: None) if jax_like else _mpi_barrier())
 
 
 def _mpi_barrier():
@@ -170,9 +221,17 @@ def _role(role: str) -> dict:
     if role == "jax":
         return {"jax_pmap": _jax_step()}
     if role == "sharded":
-        return {"sharded": _sharded_step(jax_like=False)}
+        return {"sharded": _sharded_step(jax_like=False),
+                "model_sharded": _sharded_step(jax_like=False, layout="model")}
     if role == "jax-sharded":
-        return {"jax_sharded": _sharded_step(jax_like=True)}
+        return {"jax_sharded": _sharded_step(jax_like=True),
+                "jax_model_sharded": _sharded_step(jax_like=True, layout="model")}
+    if role == "mpi-sharded":
+        return {"mpi_sharded": _sharded_step(jax_like=False, mpi=True)}
+    if role == "mpi-shard-map":
+        return {"mpi_shard_map": _shard_map_step(jax_like=False)}
+    if role == "jax-shard-map":
+        return {"jax_shard_map": _shard_map_step(jax_like=True)}
     if role == "mpi-step":
         return {"mpi_step": _invarax_step(1, mpi=True)}
     if role == "mpi-psum":
@@ -183,7 +242,7 @@ def _role(role: str) -> dict:
 
 def _spawn(role: str, processes: int = 1) -> dict:
     env = dict(os.environ)
-    if role in ("jax", "jax-sharded"):  # JAX's CPU device count (invarax reads it too)
+    if role.startswith("jax"):  # JAX's CPU device count (invarax reads it too)
         env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
     command = [sys.executable, "-m", "benchmarks.distributed", "--role", role]
     if processes > 1:
@@ -212,9 +271,11 @@ def main(argv=None):
         print(json.dumps(result))
         return
     roles = [("one-device", 1), ("one-device-one-thread", 1), ("two-devices", 1), ("jax", 1),
-             ("mpi-step", 2), ("mpi-psum", 2), ("sharded", 1), ("jax-sharded", 1)]
+             ("mpi-step", 2), ("mpi-psum", 2), ("sharded", 1), ("jax-sharded", 1),
+             ("mpi-sharded", 2), ("mpi-shard-map", 2), ("jax-shard-map", 1)]
     if args.only:
-        roles = [("sharded", 1), ("jax-sharded", 1)]
+        roles = [("sharded", 1), ("jax-sharded", 1), ("mpi-sharded", 2), ("mpi-shard-map", 2),
+                 ("jax-shard-map", 1)]
     runs = []
     for _ in range(args.repeats):
         r = {}
@@ -222,7 +283,7 @@ def main(argv=None):
             r.update(_spawn(role, processes))
         runs.append(r)
     if args.only:
-        print(_sharded_row(runs))
+        print("\n".join(_sharded_rows(runs)))
         return
     _report(runs, Path(args.out))
 
@@ -231,13 +292,24 @@ def _median(runs: list, key: str) -> float:
     return float(np.median([r[key] for r in runs]))
 
 
-def _sharded_row(runs: list) -> str:
-    ratios = [r["sharded"] / r["jax_sharded"] for r in runs]
-    return (f"| the step under jit with NamedSharding (batch split) over 2 local devices vs "
-            f"JAX's | {_median(runs, 'sharded') * 1e3:.1f} / "
-            f"{_median(runs, 'jax_sharded') * 1e3:.1f} ms | "
-            f"{_median(runs, 'sharded') / _median(runs, 'jax_sharded'):.2f} | "
-            f"{min(ratios):.2f}–{max(ratios):.2f} | ≤ 1.0 |")
+def _sharded_rows(runs: list) -> list:
+    """Figures 4-7: invarax's sharded step against JAX's 2-device one."""
+    rows = []
+    for ours, theirs, what, target in [
+            ("sharded", "jax_sharded", "the step under jit with NamedSharding (batch split) "
+             "over 2 local devices vs JAX's", "≤ 1.0"),
+            ("model_sharded", "jax_model_sharded", "the same with the weights' contracted "
+             "axis split (model parallel) vs JAX's", "≤ 1.5"),
+            ("mpi_sharded", "jax_sharded", "the batch-split step on 2 MPI processes x 1 device "
+             "vs JAX's on 2 local devices", "≤ 1.0"),
+            ("mpi_shard_map", "jax_shard_map", "the step as shard_map (gradients pmean'd) on 2 "
+             "MPI processes x 1 device vs JAX's jit of it on 2 local devices", "≤ 1.0")]:
+        ratios = [r[ours] / r[theirs] for r in runs]
+        rows.append(f"| {what} | {_median(runs, ours) * 1e3:.1f} / "
+                    f"{_median(runs, theirs) * 1e3:.1f} ms | "
+                    f"{_median(runs, ours) / _median(runs, theirs):.2f} | "
+                    f"{min(ratios):.2f}–{max(ratios):.2f} | {target} |")
+    return rows
 
 
 def _report(runs: list, out: Path):
@@ -269,12 +341,15 @@ def _report(runs: list, out: Path):
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines = [
         "# Distributed benchmarks", "",
-        f"Command: `python -m benchmarks.distributed`. Machine: {platform.processor() or 'CPU'}, "
-        f"{os.cpu_count()} cores, load average {load:.1f} at the end; medians of {STEPS} "
-        f"steps per run, {len(runs)} runs (the range is over runs).", "",
+        f"Command: `python -m benchmarks.distributed`. Machine: {report.machine()}, "
+        f"load average {load:.1f} at the end; medians of {STEPS} "
+        f"steps per run, {len(runs)} runs (the range is over runs)."
+        + (" The machine was shared with other jobs (load above half its cores), so the "
+           "timings are noisier than on an idle machine." if load > 0.5 * os.cpu_count()
+           else ""), "",
         "| workload | times | ratio | range | target |", "|---|---|---:|---|---|",
         *[f"| {a} | {b} | {c} | {d} | {e} |" for a, b, c, d, e in rows],
-        _sharded_row(runs),
+        *_sharded_rows(runs),
     ]
     text = "\n".join(lines) + "\n"
     out.mkdir(parents=True, exist_ok=True)

@@ -35,6 +35,8 @@ from .distributed.devices import (
     process_index,
 )
 from .distributed.mesh import make_mesh, set_mesh
+from .distributed.shardings import NamedSharding
+from .distributed.shardings import PartitionSpec as P
 from .distributed.placement import (
     device_put,
     device_put_replicated,
@@ -135,7 +137,8 @@ __version__ = "0.1.0"
 __all__ = [
     # JAX
     "Array", "ConcretizationTypeError", "Device", "RetraceWarning", "ShapeDtypeStruct",
-    "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
+    "NamedSharding", "P", "TracerArrayConversionError", "TracerBoolConversionError",
+    "TracerIntegerConversionError",
     "UnexpectedTracerError", "ad_checkpoint", "block_until_ready", "checkpoint",
     "checkpoint_policies", "clear_caches", "config", "custom_derivatives", "custom_jvp",
     "custom_vjp", "debug", "default_backend", "default_device", "device_count", "device_get",

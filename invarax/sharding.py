@@ -9,7 +9,7 @@ bit for bit (docs/distributed.md). This module only re-exports.
 """
 
 from .core.sharding import Sharding
-from .distributed.constraint import reshard
+from .distributed.constraint import auto_axes, explicit_axes, reshard
 from .distributed.mesh import AxisType, Mesh, get_abstract_mesh, get_mesh, set_mesh, use_mesh
 from .distributed.placement import Shard
 from .distributed.shardings import (
@@ -21,5 +21,6 @@ from .distributed.shardings import (
 
 __all__ = [
     "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "PmapSharding", "Shard", "Sharding",
-    "SingleDeviceSharding", "get_abstract_mesh", "get_mesh", "reshard", "set_mesh", "use_mesh",
+    "SingleDeviceSharding", "auto_axes", "explicit_axes", "get_abstract_mesh", "get_mesh",
+    "reshard", "set_mesh", "use_mesh",
 ]

@@ -82,6 +82,21 @@ def _shard_maps(jax):
             for name, (f, i, o) in programs.items()}
 
 
+def axes_programs(jax, sharding):
+    """``auto_axes`` and ``explicit_axes`` of JAX or invarax (``sharding``: its
+    ``jax.sharding``) on a (2, 4) mesh in context: name -> (values, output spec)."""
+    P = sharding.PartitionSpec
+    mesh = jax.make_mesh((2, 4), ("a", "b"))
+    x, y = jax.numpy.arange(8.0), jax.numpy.ones(8)
+    with jax.set_mesh(mesh):
+        added = sharding.auto_axes(lambda u, v: u + v)(x, y, out_sharding=P("a"))
+        fixed = sharding.auto_axes(lambda u: u * 3, out_sharding=P("b"))(x)
+        doubled = sharding.explicit_axes(lambda u: u * 2)(x, in_sharding=P("b"))
+    return {"added": [added.tolist(), repr(added.sharding.spec)],
+            "fixed": [fixed.tolist(), repr(fixed.sharding.spec)],
+            "doubled": [doubled.tolist(), None]}
+
+
 def ask(cases, timeout=300):
     """JAX's answers for ``cases`` and its shard_map outputs (computed in a subprocess)."""
     env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
@@ -95,5 +110,7 @@ if __name__ == "__main__":
     import jax
 
     cases = json.load(sys.stdin)
-    json.dump({"cases": [_answer(jax, c) for c in cases], "shard_map": _shard_maps(jax)},
-              sys.stdout)
+    import jax.sharding
+
+    json.dump({"cases": [_answer(jax, c) for c in cases], "shard_map": _shard_maps(jax),
+               "axes": axes_programs(jax, jax.sharding)}, sys.stdout)

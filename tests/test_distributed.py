@@ -1,5 +1,6 @@
 """Multi-process runs over MPI (mpiexec on this machine, bounded in time): the same bits for
-any split of the devices into processes (N7), equal to vmap; a process that dies or hangs
+any split of the devices into processes (N7), equal to vmap; sharded arrays, jit with
+shardings and shard_map across processes bitwise the unsharded program; a process that dies or hangs
 makes the run fail within a bounded time. Skipped without mpi4py and mpiexec."""
 
 import os
@@ -17,6 +18,7 @@ pytestmark = pytest.mark.skipif(MPIEXEC is None, reason="mpiexec is not installe
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAM = ROOT / "tests" / "mpi_program.py"
 EXAMPLE = ROOT / "examples" / "data_parallel.py"
+SHARDING = ROOT / "tests" / "mpi_sharding_program.py"
 
 
 def _run(processes, devices, *args, timeout=120, **env):
@@ -45,6 +47,19 @@ def test_data_parallel_training_ends_bitwise_equal_for_every_layout():
             for p, d in [(1, 4), (2, 2), (4, 1)]]
     digests = {_line(r, "digest") for r in runs}
     assert len(digests) == 1, digests
+
+
+def test_sharded_arrays_jit_and_shard_map_across_processes_are_bitwise_unsharded():
+    # An MLP train step with the batch split, the weights' contracted axis split, both, and
+    # nothing split, its arguments built from each process's part; a shard_map with psum
+    # and all_gather: bitwise the unsharded step and vmap, the same digest for 1x4, 2x2, 4x1.
+    runs = [_run(p, d, SHARDING) for p, d in [(1, 4), (2, 2), (4, 1)]]
+    rows = [line.split() for r in runs for line in r.stdout.splitlines()
+            if line.startswith("bitwise")]
+    assert len(rows) == 7, [r.stderr[-2000:] for r in runs]
+    assert {tuple(row[:6]) for row in rows} == {
+        ("bitwise", "True", "placement", "True", "errors", "True")}, rows
+    assert len({row[7] for row in rows}) == 1, rows  # one digest
 
 
 def test_a_dead_process_ends_the_run():

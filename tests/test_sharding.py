@@ -105,6 +105,15 @@ def test_shard_map_layouts_match_jax(jax_answers):
         assert got.tolist() == jax_answers["shard_map"][name], name
 
 
+def test_auto_and_explicit_axes_match_jax(jax_answers):
+    assert sharding_oracle.axes_programs(invarax, invarax.sharding) == jax_answers["axes"]
+    with pytest.raises(TypeError, match="needs out_sharding"):
+        invarax.sharding.auto_axes(lambda u: u)(jnp.ones(2))
+    from invarax.experimental.shard import auto_axes, explicit_axes, reshard
+    assert (auto_axes, explicit_axes, reshard) == (
+        invarax.sharding.auto_axes, invarax.sharding.explicit_axes, invarax.sharding.reshard)
+
+
 # ---------------------------------------------------------------------------------------
 # Meshes and specs
 
@@ -209,6 +218,37 @@ def test_make_array_functions():
         invarax.make_array_from_callback((8, 6), s, lambda index: full)
     with pytest.raises(ValueError, match="this process is the only one"):
         invarax.make_array_from_process_local_data(s, full, (16, 6))
+
+
+def test_a_process_s_local_data_is_its_devices_blocks():
+    # As process 1 of 2 (8 devices each; no transport, so nothing is gathered): the mesh
+    # (4, 4) puts rows 2-3 of the "a" axis on this process, so its data of a (16, 8) array
+    # split P("a", "b") is rows 8-15, every column, and each device's block is cut from it.
+    from invarax.distributed import across
+    from invarax.distributed.devices import _registry
+
+    _registry.widen(1, 2)
+    try:
+        mesh = invarax.make_mesh((4, 4), ("a", "b"))
+        s = NamedSharding(mesh, P("a", "b"))
+        full = np.arange(128.0, dtype=np.float32).reshape(16, 8)
+        assert not s.is_fully_addressable and mesh.is_multi_process
+        assert across.infer_global_shape((8, 8), s) == (16, 8)
+        blocks = across.local_blocks(full[8:], (16, 8), s, "x")
+        assert sorted(d.id for d in blocks) == list(range(8, 16))
+        for device, index in s.devices_indices_map((16, 8)).items():
+            if device.local:
+                assert np.array_equal(blocks[device], full[index])
+        with pytest.raises(ValueError, match=r"data has shape \(16, 8\).*must have shape "
+                                             r"\(8, 8\)"):
+            across.local_blocks(full, (16, 8), s, "x")
+        x = invarax.make_array_from_process_local_data(s, full[8:])
+        assert x.shape == (16, 8) and not x.is_fully_addressable
+        assert [sh.device.id for sh in x.addressable_shards] == list(range(8, 16))
+        assert all(np.array_equal(np.asarray(sh.data), full[sh.index])
+                   for sh in x.addressable_shards)
+    finally:
+        _registry.widen(0, 1)
 
 
 def test_pmap_and_single_device_shardings_describe_their_pieces():

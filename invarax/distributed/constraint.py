@@ -10,6 +10,8 @@ drops it (a no-op). It is linear (its tangent and cotangent are constrained alik
 
 from __future__ import annotations
 
+import functools
+
 from ..core.array import to_array
 from ..core.lowering import register_lowering
 from ..core.pytree import (
@@ -22,6 +24,7 @@ from ..core.pytree import (
 from ..core.trace import EVAL_TRACE, Primitive, current_trace
 from ..interpreters.ad import Zero, deflinear
 from ..interpreters.batching import batching_rules, not_mapped
+from . import across
 from .shardings import NamedSharding, as_sharding, placed
 
 sharding_constraint_p = Primitive("sharding_constraint")
@@ -71,11 +74,14 @@ def constrain(x, shardings, name: str):
         if sharding is None:
             out.append(leaf)
             continue
-        check_addressable(sharding, name)
         if isinstance(sharding, NamedSharding):
             sharding.check(leaf.shape, what)
-        out.append(placed(leaf, sharding) if current_trace() is EVAL_TRACE
-                   else sharding_constraint_p.bind(leaf, sharding=sharding))
+        if current_trace() is not EVAL_TRACE:
+            out.append(sharding_constraint_p.bind(leaf, sharding=sharding))
+            continue
+        if not across.spans_processes(leaf._sharding):  # a value of this process's
+            across.check_same(leaf._value, sharding, what)
+        out.append(placed(leaf, sharding))
     return tree_unflatten(tree, out)
 
 
@@ -90,14 +96,6 @@ def broadcast_shardings(prefix, tree, name: str) -> list:
                          f"the value's structure. {error}") from None
     return [leaf for leaf, sub in zip(leaves, subtrees, strict=True)
             for _ in range(tree_structure(sub).num_leaves)]
-
-
-def check_addressable(sharding, name: str):
-    if not sharding.is_fully_addressable:
-        raise NotImplementedError(
-            f"{name} onto {sharding}, whose devices include another process's: arrays that "
-            "span processes are not supported yet. Shard over this process's devices "
-            "(invarax.local_devices()), and combine processes with pmap's collectives")
 
 
 def with_sharding_constraint(x, shardings):
@@ -134,3 +132,58 @@ def reshard(xs, out_shardings):
         P(None, None)
     """
     return constrain(xs, out_shardings, "reshard")
+
+
+def auto_axes(f=None, /, *, axes=None, out_sharding=None):
+    """``f`` run with the mesh axes ``axes`` (default: all) in ``Auto`` mode, its outputs
+    placed with ``out_sharding`` (JAX's ``jax.sharding.auto_axes``; given here or as the
+    ``out_sharding=`` keyword of each call). invarax computes the same, unsharded, program
+    in every mode, so this only places the outputs.
+
+    Example:
+        >>> from invarax.sharding import auto_axes, PartitionSpec as P
+        >>> with invarax.set_mesh(invarax.make_mesh((2,), ("x",))):
+        ...     add = auto_axes(lambda a, b: a + b)
+        ...     add(jnp.ones(4), jnp.ones(4), out_sharding=P("x")).sharding.spec
+        P('x',)
+    """
+    del axes  # every mode computes the same program
+    if f is None:
+        return functools.partial(auto_axes, out_sharding=out_sharding)
+
+    @functools.wraps(f)
+    def run(*args, **kwargs):
+        target = kwargs.pop("out_sharding", out_sharding)
+        if target is None:
+            raise TypeError(f"auto_axes of {getattr(f, '__name__', f)} needs out_sharding: "
+                            "pass out_sharding=... to auto_axes or to the call")
+        return constrain(f(*args, **kwargs), target, "auto_axes's out_sharding")
+
+    return run
+
+
+def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
+    """``f`` run with the mesh axes ``axes`` (default: all) in ``Explicit`` mode, its
+    arguments placed with ``in_sharding`` first (JAX's ``jax.sharding.explicit_axes``;
+    given here or as the ``in_sharding=`` keyword of each call).
+
+    Example:
+        >>> from invarax.sharding import explicit_axes, PartitionSpec as P
+        >>> with invarax.set_mesh(invarax.make_mesh((2,), ("x",))):
+        ...     double = explicit_axes(lambda a: a * 2)
+        ...     double(jnp.ones(4), in_sharding=P("x")).tolist()
+        [2.0, 2.0, 2.0, 2.0]
+    """
+    del axes
+    if f is None:
+        return functools.partial(explicit_axes, in_sharding=in_sharding)
+
+    @functools.wraps(f)
+    def run(*args, **kwargs):
+        target = kwargs.pop("in_sharding", in_sharding)
+        if target is None:
+            raise TypeError(f"explicit_axes of {getattr(f, '__name__', f)} needs in_sharding: "
+                            "pass in_sharding=... to explicit_axes or to the call")
+        return f(*constrain(args, target, "explicit_axes's in_sharding"), **kwargs)
+
+    return run

@@ -5,7 +5,9 @@ array from its pieces (``make_array_from_callback``, ``..._from_single_device_ar
 (``x.sharding``, ``x.addressable_shards``, ...).
 
 Local devices share the host's memory, so an array always holds its whole value: placing
-copies nothing, and a shard's data is a view of the array's block.
+copies nothing, and a shard's data is a view of the array's block. Across processes each
+process holds the global value too: building an array from pieces gathers the other
+processes' pieces (``across``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from ..core import dtypes
 from ..core.array import ArrayImpl, to_array
 from ..core.pytree import tree_map
 from ..ops.shape import broadcast_in_dim, concatenate, expand_dims
-from .constraint import check_addressable, constrain
+from . import across
+from .constraint import constrain
 from .devices import _registry, default_device
 from .shardings import NamedSharding, PmapSharding, SingleDeviceSharding, as_sharding, placed
 
@@ -157,19 +160,22 @@ def _target(sharding, shape, name: str):
     sharding = as_sharding(sharding, f"{name}'s sharding")
     if sharding is None:
         raise TypeError(f"{name} needs a sharding, got None")
-    check_addressable(sharding, name)
     if isinstance(sharding, NamedSharding):
         sharding.check(shape, f"{name}'s array")
     return sharding
 
 
 def _assemble(shape, sharding, blocks: dict, name: str, dtype=None) -> ArrayImpl:
-    """The array of ``shape`` whose block on each device is ``blocks[device]``."""
+    """The array of ``shape`` whose block on each device is ``blocks[device]`` (given for
+    this process's devices; another process's blocks are gathered from it)."""
     indices = sharding.devices_indices_map(shape)
     want = sharding.shard_shape(shape)
     values = {d: to_array(v, f"{name}'s block for {d}") for d, v in blocks.items()}
-    first = next(iter(values.values()))
-    out = np.empty(shape, first.dtype if dtype is None else dtypes.canonicalize(dtype))
+    if not values and dtype is None:
+        raise ValueError(f"{name}: none of this process's devices holds a block of "
+                         f"{sharding}, so the array's dtype is unknown here: pass dtype")
+    first = next(iter(values.values()), None)
+    kind = dtypes.canonicalize(dtype) if dtype is not None else first.dtype
     for device, value in values.items():
         if value.shape != tuple(want) or value.dtype != first.dtype:
             raise ValueError(
@@ -177,8 +183,8 @@ def _assemble(shape, sharding, blocks: dict, name: str, dtype=None) -> ArrayImpl
                 f"{value.shape} and dtype {value.dtype}, but {sharding} gives every device a "
                 f"block of shape {tuple(want)} of the array of shape {tuple(shape)} (dtype "
                 f"{first.dtype}); return exactly that block")
-        out[indices[device]] = np.asarray(value)
-    return placed(ArrayImpl(out, first.weak_type), sharding)
+    out = across.assemble(shape, kind, sharding, {d: np.asarray(v) for d, v in values.items()})
+    return placed(ArrayImpl(out, first is not None and first.weak_type), sharding)
 
 
 def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> ArrayImpl:
@@ -229,8 +235,9 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
 
 
 def make_array_from_process_local_data(sharding, local_data, global_shape=None):
-    """The array placed with ``sharding`` from this process's data (JAX's name). In a run of
-    one process the local data is the whole array.
+    """The array placed with ``sharding`` from this process's data (JAX's name): the blocks
+    its devices hold, side by side along each dimension (the other processes' are gathered).
+    In a run of one process the local data is the whole array.
 
     Example:
         >>> from invarax.sharding import NamedSharding, PartitionSpec as P
@@ -238,12 +245,21 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
         >>> invarax.make_array_from_process_local_data(s, np.ones(4)).sharding.spec
         P('x',)
     """
-    local = to_array(local_data, "make_array_from_process_local_data's local_data")
+    name = "make_array_from_process_local_data"
+    local = to_array(local_data, f"{name}'s local_data")
+    if _registry.ensure().process_count == 1:
+        shape = local.shape if global_shape is None else tuple(global_shape)
+        sharding = _target(sharding, shape, name)
+        if shape != local.shape:
+            raise ValueError(
+                f"{name}: global_shape {shape} differs from the local data's shape "
+                f"{local.shape}, but this process is the only one, so its data is the whole "
+                "array: pass global_shape=None or the data's shape")
+        return placed(local, sharding)
+    resolved = as_sharding(sharding, f"{name}'s sharding")
+    if global_shape is None and resolved is not None:
+        global_shape = across.infer_global_shape(local.shape, resolved)
     shape = local.shape if global_shape is None else tuple(global_shape)
-    sharding = _target(sharding, shape, "make_array_from_process_local_data")
-    if shape != local.shape and _registry.ensure().process_count == 1:
-        raise ValueError(
-            f"make_array_from_process_local_data: global_shape {shape} differs from the local "
-            f"data's shape {local.shape}, but this process is the only one, so its data is "
-            "the whole array: pass global_shape=None or the data's shape")
-    return placed(local, sharding)
+    sharding = _target(sharding, shape, name)
+    blocks = across.local_blocks(np.asarray(local), shape, sharding, name)
+    return _assemble(shape, sharding, blocks, name, local.dtype)

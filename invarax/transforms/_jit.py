@@ -17,9 +17,11 @@ from ..compiler import jit as _compiler
 from ..core.array import ArrayImpl, to_array
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..core.trace import Tracer
+from ..distributed import across
 from ..distributed import devices as _devices
 from ..distributed.constraint import broadcast_shardings, constrain
 from ..distributed.shardings import NamedSharding, as_sharding, placed
+from . import _jit_processes as _processes
 
 
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
@@ -79,24 +81,54 @@ class _ShardedJitted:
         self._out = out_shardings
         self._options = (static_argnums, static_argnames, donate_argnums)
         self._by_out = {}  # resolved out_shardings -> Jitted
+        self._split = None  # the program split across processes, made on first use
         self._probe = _compiler.Jitted(fun, static_argnums, static_argnames, donate_argnums)
         functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args, **kwargs):
-        if _devices.process_count() > 1:
-            raise NotImplementedError(
-                f"jit of {self._probe.static.name} with in_shardings/out_shardings in a run of "
-                f"{_devices.process_count()} processes: sharded jit spans this process's "
-                "devices only for now. Use pmap (whose collectives cross processes) for "
-                "multi-process data parallelism")
         inner, outs = self._inner()
         args, replaced = self._placed_args(args, kwargs, outs)
+        axes = self._split_axes(args, kwargs)
+        if axes is not None:  # split across processes: each runs its own rows
+            return self._per_process(args, axes)
         out = inner(*args, **kwargs)
         n = len(args)
         for i in {i % n for i in self._probe.donate_argnums if -n <= i < n}:
             for leaf in replaced.get(i, ()):
                 leaf.delete()  # the caller's array, replaced by a placed one that was donated
         return out
+
+    def _split_axes(self, args, kwargs):
+        """The axis each argument leaf is split along across processes (None: whole), or
+        None where the program runs on the global arrays in every process: one process,
+        keyword, static or donated arguments, outputs without out_shardings, or no leaf
+        split (``_jit_processes``)."""
+        static, names, donate = self._options
+        if (_devices.process_count() == 1 or kwargs or static or names or donate
+                or self._out is None):
+            return None
+        out_leaves = tree_flatten(self._out, is_leaf=lambda v: v is None)[0]
+        leaves = tree_flatten(args)[0]
+        if any(s is None for s in out_leaves) or any(isinstance(x, Tracer) for x in leaves):
+            return None
+        axes = [_processes.split_axis(x._sharding, x.shape) if isinstance(x, ArrayImpl)
+                else None for x in leaves]
+        return axes if any(a is not None for a in axes) else None
+
+    def _per_process(self, args, axes):
+        if self._split is None:
+            self._split = _processes.SplitProgram(self.fun)
+        out = self._split(args, axes)
+        leaves, tree = tree_flatten(self._out, is_leaf=lambda v: v is None)
+        prefix = tree_unflatten(tree, [as_sharding(s, "jit's out_shardings") for s in leaves])
+        pairs, out_tree = tree_flatten_with_path(out)
+        placed_leaves = []
+        for (path, x), s in zip(pairs, broadcast_shardings(prefix, out, "jit's out_shardings"),
+                                strict=True):
+            if isinstance(s, NamedSharding):
+                s.check(x.shape, f"jit's output{keystr(path)}")
+            placed_leaves.append(placed(to_array(x), s))
+        return tree_unflatten(out_tree, placed_leaves)
 
     def _inner(self):
         """The ``Jitted`` for the mesh in context, and the resolved output shardings."""
@@ -170,6 +202,8 @@ class _ShardedJitted:
             if have is not None and have == sharding:
                 leaves.append(value)
                 continue
+            if not across.spans_processes(have):  # a value of this process's
+                across.check_same(value._value, sharding, what)
             if isinstance(leaf, ArrayImpl):
                 replaced.append(leaf)
             leaves.append(placed(value, sharding))

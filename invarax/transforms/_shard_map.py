@@ -21,12 +21,12 @@ import functools
 import math
 
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
-from ..distributed import devices as _devices
 from ..distributed.constraint import broadcast_shardings, constrain
 from ..distributed.mesh import Mesh, get_mesh
-from ..distributed.shardings import NamedSharding, PartitionSpec
+from ..distributed.shardings import NamedSharding, PartitionSpec, placed
 from ..interpreters import batching
 from ..ops import shape as sh
+from . import _shard_map_processes as _processes
 
 _INFER = object()
 
@@ -83,17 +83,13 @@ class _ShardMapped:
         self.axis_names = frozenset(axis_names)
         self.check_vma = check_vma
         self.name = getattr(f, "__name__", repr(f))
+        self._per_process = {}  # signature -> (pmap of the body, outputs' tree and specs)
         functools.update_wrapper(self, f, updated=())
 
     def __call__(self, *args, **kwargs):
         if kwargs:
             raise TypeError(f"shard_map of {self.name} takes positional arguments only, got "
                             f"keyword arguments {sorted(kwargs)}; pass them by position")
-        if _devices.process_count() > 1:
-            raise NotImplementedError(
-                f"shard_map of {self.name} in a run of {_devices.process_count()} processes: "
-                "shard_map spans this process's devices only for now; use pmap across "
-                "processes")
         mesh = self._mesh()
         manual = [n for n in mesh.axis_names if not self.axis_names or n in self.axis_names]
         pairs, in_tree = tree_flatten_with_path(args)
@@ -116,7 +112,11 @@ class _ShardMapped:
             return out_leaves
 
         levels = [(n, mesh.shape[n]) for n in manual]
-        outs = self._nest(body, blocks, dims, levels, out_info)
+        per_process = _processes.eligible(mesh, manual, blocks)
+        if per_process:
+            outs = _processes.run(self, mesh, body, in_tree, blocks, dims, levels, out_info)
+        else:
+            outs = self._nest(body, blocks, dims, levels, out_info)
         result = []
         for k, (x, spec) in enumerate(zip(outs, out_info["specs"], strict=True)):
             what = f"shard_map of {self.name}'s output {k}"
@@ -126,8 +126,9 @@ class _ShardMapped:
                 raise ValueError(f"{what} has rank {block_ndim} per device, but its out_specs "
                                  f"{spec} has {len(spec)} entries; give at most one per "
                                  "dimension")
-            result.append(constrain(_join(x, spec, mesh, manual), NamedSharding(mesh, spec),
-                                    "shard_map"))
+            out = _join(x, spec, mesh, manual)
+            result.append(placed(out, NamedSharding(mesh, spec)) if per_process else
+                          constrain(out, NamedSharding(mesh, spec), "shard_map"))
         return tree_unflatten(out_info["tree"], result)
 
     def _mesh(self) -> Mesh:
