@@ -98,7 +98,7 @@ from . import fusion_native
 #   1.00 ms, and 0.74 against 1.04 ms on two threads (scratch blocks pooled).
 _SETTINGS = {"chunk_bytes": 768 * 1024, "chunk": None, "min_size": 2**19,
              "min_work": 2**22, "min_per_thread": 2**19, "threads": None,
-             "min_reduce_chunk": 2**18}
+             "min_reduce_chunk": 2**18, "min_row_size": 2**16}
 
 
 @contextlib.contextmanager
@@ -129,14 +129,21 @@ class Group:
             outputs of ``reductions``.
         reusable: for each output, the full-size inputs whose buffer it may be written into.
         reductions: the row reductions that end the group: equations whose operand is a
-            member's value that nothing else reads (their outputs are the last outvars).
+            member's value that no member reads (their outputs are the last outvars).
+        kinds: for each member, ``"full"`` (an elementwise equation of ``shape``),
+            ``"reduce"`` (a row reduction of a full member's value whose result later
+            members read), ``"row"`` (an elementwise equation, or a reduction of unit axes,
+            of row values: ``shape[:first]`` with unit axes after) or ``"spread"`` (a
+            ``row_broadcast`` of a row value, to a row shape or to ``shape``).
+        first: the first axis that the ``"reduce"`` members reduce (None without them).
     """
 
     def __init__(self, shape):
         self.shape = shape
-        self.eqns, self.args = [], []
+        self.eqns, self.args, self.kinds = [], [], []
         self.invars, self.outvars, self.reusable = [], [], []
         self.reductions = []
+        self.first = None  # the first reduced axis of its "reduce" members
         self._runner = None
 
     def __repr__(self):
@@ -146,19 +153,23 @@ class Group:
     def row_length(self) -> int:
         """The elements of a row that every chunk keeps whole (1 without reductions)."""
         first = min((_first_reduced(r) for r in self.reductions), default=len(self.shape))
-        return math.prod(self.shape[first:])
+        return math.prod(self.shape[min(first, self.first or first):])
+
+    def _reads(self) -> list:
+        """Each member's input atoms, then each reduction's operand."""
+        return [*self.args, *([r.invars[0]] for r in self.reductions)]
 
     def external(self) -> list:
-        """The atoms that the members read from outside the group."""
+        """The atoms that the members and reductions read from outside the group."""
         inside = {id(v) for e in self.eqns for v in e.outvars}
-        return [a for args in self.args for a in args if id(a) not in inside]
+        return [a for args in self._reads() for a in args if id(a) not in inside]
 
     def finish(self, needed) -> None:
         """Set ``invars``, ``outvars`` and ``reusable``; ``needed(v)``: read outside."""
         inside = {id(v) for e in self.eqns for v in e.outvars}
         seen = set()
         last_read = {}
-        for m, args in enumerate(self.args):
+        for m, args in enumerate(self._reads()):  # (a reduced input is never reused)
             for a in args:
                 if id(a) not in inside:
                     if id(a) not in seen:
@@ -172,6 +183,7 @@ class Group:
                 self.reusable.append([
                     v for v in self.invars
                     if not isinstance(v, Literal) and v.aval.shape == self.shape
+                    and out.aval.shape == self.shape
                     and v.aval.dtype == out.aval.dtype and last_read[id(v)] <= m
                 ])
         for r in self.reductions:
@@ -223,12 +235,13 @@ def plan(jaxpr: Jaxpr) -> list:
     banned = set()
     while True:
         items, bcasts = _group(jaxpr, banned)
-        small = [g for g in items if isinstance(g, Group)
-                 and math.prod(g.shape) * len(g.eqns) < _SETTINGS["min_work"]]
+        small = [g for g in items if isinstance(g, Group) and (
+            "full" not in g.kinds or math.prod(g.shape) * len(g.eqns) < _SETTINGS["min_work"])]
         if not small:
             break
         banned.update(id(e) for g in small for e in g.eqns)
-    items = _absorb_reductions(items, jaxpr.outvars)
+    items = [x for item in _absorb_reductions(items, jaxpr.outvars) for x in (
+        [item, *_reductions_at_end(item)] if isinstance(item, Group) else [item])]
     # A value read outside the group that computes it is materialised.
     outside = {id(v) for v in jaxpr.outvars}
     for item in items:
@@ -272,48 +285,151 @@ def _absorb_reductions(items, outvars) -> list:
             continue
         (v,) = item.invars
         group = member_of.get(id(v))
-        if group is None or reads.get(id(v)) != 1:
+        if group is None or reads.get(id(v)) != 1 or v.aval.shape != group.shape:
             continue
         axes, ndim = tuple(item.params["axes"]), len(group.shape)
         if not axes or axes != tuple(range(axes[0], ndim)) or axes[0] == 0:
             continue
-        inputs = {id(a): a for a in group.external()
-                  if not isinstance(a, Literal) and a.aval.shape == group.shape}
-        row_bytes = math.prod(group.shape[axes[0]:]) * sum(
-            v.aval.dtype.itemsize for v in [*(e.outvars[0] for e in group.eqns),
-                                             *inputs.values()])
-        if row_bytes > _SETTINGS["chunk_bytes"]:
+        if not _row_fits(group, axes[0]):
             continue
         group.reductions.append(item)
         absorbed.add(id(item))
     return [item for item in items if id(item) not in absorbed]
 
 
+def _row_fits(group, first: int) -> bool:
+    """Whether a row from axis ``first`` on fits in ``chunk_bytes`` in every full-size
+    buffer the group may touch (its inputs, and a buffer per member: more than it uses)."""
+    inputs = {id(a): a for a in group.external()
+              if not isinstance(a, Literal) and a.aval.shape == group.shape}
+    row_bytes = math.prod(group.shape[first:]) * sum(
+        v.aval.dtype.itemsize for v in [*(e.outvars[0] for e in group.eqns), *inputs.values()])
+    return row_bytes <= _SETTINGS["chunk_bytes"]
+
+
+def _reductions_at_end(group) -> list:
+    """Trim ``group``'s row members that no other member reads: a ``"row"`` or ``"spread"``
+    one leaves the group (returned, in program order, to run right after it: a small or a
+    view), and a ``"reduce"`` one becomes one of the reductions that end the group
+    (computed at the same point of a chunk: right after its operand)."""
+    left, kept = [], []
+    read = {}
+    for m, args in enumerate(group.args):
+        for a in args:
+            read.setdefault(id(a), set()).add(m)
+    for m in range(len(group.eqns) - 1, -1, -1):
+        eqn, kind = group.eqns[m], group.kinds[m]
+        if kind == "full" or read.get(id(eqn.outvars[0]), set()) & set(kept):
+            kept.append(m)
+        elif kind == "reduce":
+            group.reductions.insert(0, eqn)
+        else:
+            left.insert(0, eqn)
+    kept.reverse()
+    for name in ("eqns", "args", "kinds"):
+        setattr(group, name, [getattr(group, name)[m] for m in kept])
+    if "reduce" not in group.kinds:
+        group.first = None
+    return left
+
+
+def _row_member(eqn, open_groups, owner, rows, min_size):
+    """``(kind, group, first)`` if ``eqn`` joins an open group (a new one for a reduction of
+    a large input) as a member that reads or makes row values (``Group.kinds``), else None."""
+    rule = lowering(eqn.primitive)
+    if len(eqn.outvars) != 1:
+        return None
+    out = tuple(eqn.outvars[0].aval.shape)
+
+    def row_group(v):  # the open group whose row value v is, or None
+        group = rows.get(id(v))
+        return group if group is not None and open_groups.get(group.shape) is group else None
+
+    if rule.row_reduction and row_group(eqn.invars[0]) is None:  # of a full-size value?
+        shape = eqn.invars[0].aval.shape
+        group = owner.get(id(eqn.invars[0]))
+        if group is None or open_groups.get(group.shape) is not group:
+            group = open_groups.get(shape)  # (an input of the group)
+            if group is None and len(shape) > 1 and math.prod(shape) >= max(min_size, 1):
+                group = Group(shape)  # opened here, kept if full members join it
+            if group is None:
+                return None
+        axes, ndim = tuple(eqn.params["axes"]), len(group.shape)
+        if (shape != group.shape or not axes or axes[0] == 0
+                or axes != tuple(range(axes[0], ndim)) or group.first not in (None, axes[0])
+                or not _row_fits(group, axes[0])):
+            return None
+        return "reduce", group, axes[0]
+    groups = {id(g): g for g in map(row_group, eqn.invars) if g is not None}
+    if len(groups) != 1:
+        return None
+    (group,) = groups.values()
+    first = group.first
+
+    def row_shape(shape):
+        return (len(shape) >= first and tuple(shape[:first]) == group.shape[:first]
+                and all(d == 1 for d in shape[first:]))
+
+    if rule.row_broadcast is not None and rule.row_broadcast(eqn, first):
+        return ("spread", group, first) if row_shape(out) or out == group.shape else None
+    if not row_shape(out) or not all(isinstance(v, Literal) or v.aval.shape == ()
+                                     or row_shape(v.aval.shape) for v in eqn.invars):
+        return None
+    if rule.fusible:
+        return "row", group, first
+    if rule.row_reduction and min(eqn.params["axes"], default=0) >= first:
+        return "row", group, first  # (of unit axes only: the row's one element)
+    return None
+
+
 def _group(jaxpr: Jaxpr, banned):
     """Group the equations (but those in ``banned``) greedily; return the items and the
     broadcasts of scalars that groups read as their operand."""
     min_size = _SETTINGS["min_size"]
+    min_row = min(min_size, _SETTINGS["min_row_size"])
     items, open_groups, owner, scalar_of, bcasts = [], {}, {}, {}, []
+    rows = {}  # id(row value) -> its group
 
     def close(group):
         items.append(group)
         del open_groups[group.shape]
 
+    def close_readers(eqn, keep=None):
+        for v in eqn.invars:
+            group = owner.get(id(v))
+            if group is not None and group is not keep and open_groups.get(
+                    group.shape) is group:
+                close(group)
+
     for eqn in jaxpr.eqns:
-        if id(eqn) not in banned and fusable(eqn, min_size):
-            shape = eqn.outvars[0].aval.shape
-            group = open_groups.get(shape)
+        joined = (None if id(eqn) in banned else
+                  _row_member(eqn, open_groups, owner, rows, min_row))
+        if joined is not None:
+            kind, group, group.first = joined
+            open_groups[group.shape] = group
+            close_readers(eqn, keep=group)
+            group.eqns.append(eqn)
+            group.kinds.append(kind)
+            group.args.append([scalar_of.get(id(v), v) for v in eqn.invars])
+            out = eqn.outvars[0]
+            owner[id(out)] = group
+            if out.aval.shape != group.shape:
+                rows[id(out)] = group
+            continue
+        shape = eqn.outvars[0].aval.shape if eqn.outvars else None
+        group = open_groups.get(shape)
+        if id(eqn) not in banned and (fusable(eqn, min_size) or fusable(eqn, min_row) and (
+                group is not None and group.first is not None)):  # (a smaller row group)
             if group is None:
                 group = open_groups[shape] = Group(shape)
+            close_readers(eqn, keep=group)  # (another group's row values)
             group.eqns.append(eqn)
+            group.kinds.append("full")
             group.args.append([scalar_of.get(id(v), v) for v in eqn.invars])
             owner[id(eqn.outvars[0])] = group
             continue
-        for v in eqn.invars:
-            group = owner.get(id(v))
-            if group is not None and open_groups.get(group.shape) is group:
-                close(group)
-        if _scalar_broadcast(eqn, min_size):
+        close_readers(eqn)
+        if _scalar_broadcast(eqn, min_row):
             scalar_of[id(eqn.outvars[0])] = eqn.invars[0]
             bcasts.append(eqn)
         items.append(eqn)
@@ -332,7 +448,7 @@ class _Runner:
         self.out_avals = [(v.aval.shape, v.aval.dtype) for v in group.outvars]
         self.n_in = len(group.invars)
         self.row = group.row_length()
-        self.reduces = bool(group.reductions)
+        self.reduces = bool(group.reductions) or group.first is not None
         self.work, self.scratch_dtypes, self.source = _work_source(group)
         # The bytes of one element in every full-size buffer a chunk touches.
         self.element_bytes = sum(d.itemsize for d in (
@@ -472,23 +588,38 @@ def _work_source(group: Group):
             loc[id(v)] = f"a{j}"
     materialised = {id(v): k for k, v in enumerate(group.outvars)}
     lines += [f"c{k} = o{k}[index]" for k in range(len(group.outvars))]
-    reduced = {}  # id(member value) -> [(output name, reduction)]
+    reduced = {}  # id(member or input value) -> [(output name, reduction)]
     for r in group.reductions:
         reduced.setdefault(id(r.invars[0]), []).append((f"c{materialised[id(r.outvars[0])]}", r))
+    for j, v in enumerate(group.invars):  # a reduction of an input: first
+        for i, (dst_r, r) in enumerate(reduced.get(id(v), ())):
+            namespace[f"ri{j}_{i}"] = _row_reducer(r, len(group.shape))
+            lines.append(f"{dst_r}[...] = ri{j}_{i}({loc[id(v)]})")
 
     last = {}
     for m, args in enumerate(group.args):
         for a in args:
             last[id(a)] = m
     scratch_dtypes, free = [], {}  # free: dtype -> names of unused scratch buffers
-    for m, (eqn, args) in enumerate(zip(group.eqns, group.args, strict=True)):
+    for m, (eqn, args, kind) in enumerate(zip(group.eqns, group.args, group.kinds,
+                                               strict=True)):
         ins = ", ".join(loc[id(a)] for a in args)
+        out, fn = eqn.outvars[0], f"f{m}"
+        if kind != "full":  # a small value of the chunk's rows, or a broadcast view
+            namespace[fn] = _row_function(eqn, kind, group)
+            loc[id(out)] = f"w{m}"
+            lines.append(f"w{m} = {fn}({ins})")
+            if id(out) in materialised:
+                lines.append(f"c{materialised[id(out)]}[...] = w{m}")
+            for j, (dst_r, r) in enumerate(reduced.get(id(out), ())):
+                namespace[f"r{m}_{j}"] = _row_reducer(r, len(group.shape))
+                lines.append(f"{dst_r}[...] = r{m}_{j}(w{m})")
+            continue
         for a in args:  # a value dead after this member lends its buffer to the result
             name = loc[id(a)]
             if last[id(a)] == m and name.startswith("t") and name not in free.get(
                     a.aval.dtype, ()):
                 free.setdefault(a.aval.dtype, []).append(name)
-        out = eqn.outvars[0]
         if id(out) in materialised:
             dst = f"c{materialised[id(out)]}"
         else:
@@ -501,7 +632,6 @@ def _work_source(group: Group):
             if id(out) not in last:  # never read: its buffer is free again at once
                 pool.append(dst)
         loc[id(out)] = dst
-        fn = f"f{m}"
         ufunc = ufunc_of(eqn)
         if ufunc is not None:
             namespace[fn] = ufunc
@@ -526,6 +656,29 @@ def _work_source(group: Group):
     source = "\n".join([*head, *(f"        {line}" for line in lines)])
     exec(compile(source, "<invarax.fusion>", "exec"), namespace)
     return namespace["work"], scratch_dtypes, source
+
+
+def _row_function(eqn, kind: str, group):
+    """The function computing a ``"reduce"``, ``"row"`` or ``"spread"`` member on the
+    chunk's slices of its operands (each holding the chunk's rows: the group's shape from
+    the chunk's axis on): the impl eager calls, or a view."""
+    rule = lowering(eqn.primitive)
+    if rule.row_reduction:
+        return _row_reducer(eqn, len(eqn.invars[0].aval.shape))
+    if kind == "row":
+        return _bind_params(rule.kernel(eqn.invars[0].aval.dtype), eqn.params)
+    # spread: a row value with unit axes after group.first, to the output's trailing axes
+    unit = len(eqn.invars[0].aval.shape) - group.first
+    tail = tuple(eqn.outvars[0].aval.shape[group.first:])
+    ones = (1,) * len(tail)
+    broadcast = any(d != 1 for d in tail)
+
+    def spread(x):
+        lead = x.shape[:x.ndim - unit]
+        y = x.reshape(lead + ones)
+        return np.broadcast_to(y, lead + tail) if broadcast else y
+
+    return spread
 
 
 def _row_reducer(eqn, ndim: int):
