@@ -72,7 +72,7 @@ from ..core import buffers
 from ..core.ir import Jaxpr, Literal
 from ..core.lowering import lowering
 from ..kernels._support import in_parallel, num_threads
-from . import fusion_native
+from . import fusion_native, fusion_rows
 
 # Measured on a 2-core AMD EPYC (1 MiB L2 per core, 32 MiB L3), float32:
 # chunk_bytes: a chunk's bytes in all the buffers it touches (inputs, scratch, outputs);
@@ -241,7 +241,7 @@ def plan(jaxpr: Jaxpr) -> list:
             break
         banned.update(id(e) for g in small for e in g.eqns)
     items = [x for item in _absorb_reductions(items, jaxpr.outvars) for x in (
-        [item, *_reductions_at_end(item)] if isinstance(item, Group) else [item])]
+        [item, *fusion_rows.trim(item)] if isinstance(item, Group) else [item])]
     # A value read outside the group that computes it is materialised.
     outside = {id(v) for v in jaxpr.outvars}
     for item in items:
@@ -290,96 +290,11 @@ def _absorb_reductions(items, outvars) -> list:
         axes, ndim = tuple(item.params["axes"]), len(group.shape)
         if not axes or axes != tuple(range(axes[0], ndim)) or axes[0] == 0:
             continue
-        if not _row_fits(group, axes[0]):
+        if not fusion_rows.row_fits(group, axes[0], _SETTINGS["chunk_bytes"]):
             continue
         group.reductions.append(item)
         absorbed.add(id(item))
     return [item for item in items if id(item) not in absorbed]
-
-
-def _row_fits(group, first: int) -> bool:
-    """Whether a row from axis ``first`` on fits in ``chunk_bytes`` in every full-size
-    buffer the group may touch (its inputs, and a buffer per member: more than it uses)."""
-    inputs = {id(a): a for a in group.external()
-              if not isinstance(a, Literal) and a.aval.shape == group.shape}
-    row_bytes = math.prod(group.shape[first:]) * sum(
-        v.aval.dtype.itemsize for v in [*(e.outvars[0] for e in group.eqns), *inputs.values()])
-    return row_bytes <= _SETTINGS["chunk_bytes"]
-
-
-def _reductions_at_end(group) -> list:
-    """Trim ``group``'s row members that no other member reads: a ``"row"`` or ``"spread"``
-    one leaves the group (returned, in program order, to run right after it: a small or a
-    view), and a ``"reduce"`` one becomes one of the reductions that end the group
-    (computed at the same point of a chunk: right after its operand)."""
-    left, kept = [], []
-    read = {}
-    for m, args in enumerate(group.args):
-        for a in args:
-            read.setdefault(id(a), set()).add(m)
-    for m in range(len(group.eqns) - 1, -1, -1):
-        eqn, kind = group.eqns[m], group.kinds[m]
-        if kind == "full" or read.get(id(eqn.outvars[0]), set()) & set(kept):
-            kept.append(m)
-        elif kind == "reduce":
-            group.reductions.insert(0, eqn)
-        else:
-            left.insert(0, eqn)
-    kept.reverse()
-    for name in ("eqns", "args", "kinds"):
-        setattr(group, name, [getattr(group, name)[m] for m in kept])
-    if "reduce" not in group.kinds:
-        group.first = None
-    return left
-
-
-def _row_member(eqn, open_groups, owner, rows, min_size):
-    """``(kind, group, first)`` if ``eqn`` joins an open group (a new one for a reduction of
-    a large input) as a member that reads or makes row values (``Group.kinds``), else None."""
-    rule = lowering(eqn.primitive)
-    if len(eqn.outvars) != 1:
-        return None
-    out = tuple(eqn.outvars[0].aval.shape)
-
-    def row_group(v):  # the open group whose row value v is, or None
-        group = rows.get(id(v))
-        return group if group is not None and open_groups.get(group.shape) is group else None
-
-    if rule.row_reduction and row_group(eqn.invars[0]) is None:  # of a full-size value?
-        shape = eqn.invars[0].aval.shape
-        group = owner.get(id(eqn.invars[0]))
-        if group is None or open_groups.get(group.shape) is not group:
-            group = open_groups.get(shape)  # (an input of the group)
-            if group is None and len(shape) > 1 and math.prod(shape) >= max(min_size, 1):
-                group = Group(shape)  # opened here, kept if full members join it
-            if group is None:
-                return None
-        axes, ndim = tuple(eqn.params["axes"]), len(group.shape)
-        if (shape != group.shape or not axes or axes[0] == 0
-                or axes != tuple(range(axes[0], ndim)) or group.first not in (None, axes[0])
-                or not _row_fits(group, axes[0])):
-            return None
-        return "reduce", group, axes[0]
-    groups = {id(g): g for g in map(row_group, eqn.invars) if g is not None}
-    if len(groups) != 1:
-        return None
-    (group,) = groups.values()
-    first = group.first
-
-    def row_shape(shape):
-        return (len(shape) >= first and tuple(shape[:first]) == group.shape[:first]
-                and all(d == 1 for d in shape[first:]))
-
-    if rule.row_broadcast is not None and rule.row_broadcast(eqn, first):
-        return ("spread", group, first) if row_shape(out) or out == group.shape else None
-    if not row_shape(out) or not all(isinstance(v, Literal) or v.aval.shape == ()
-                                     or row_shape(v.aval.shape) for v in eqn.invars):
-        return None
-    if rule.fusible:
-        return "row", group, first
-    if rule.row_reduction and min(eqn.params["axes"], default=0) >= first:
-        return "row", group, first  # (of unit axes only: the row's one element)
-    return None
 
 
 def _group(jaxpr: Jaxpr, banned):
@@ -403,7 +318,8 @@ def _group(jaxpr: Jaxpr, banned):
 
     for eqn in jaxpr.eqns:
         joined = (None if id(eqn) in banned else
-                  _row_member(eqn, open_groups, owner, rows, min_row))
+                  fusion_rows.member(eqn, open_groups, owner, rows, min_row,
+                                     _SETTINGS["chunk_bytes"], Group))
         if joined is not None:
             kind, group, group.first = joined
             open_groups[group.shape] = group
@@ -593,7 +509,7 @@ def _work_source(group: Group):
         reduced.setdefault(id(r.invars[0]), []).append((f"c{materialised[id(r.outvars[0])]}", r))
     for j, v in enumerate(group.invars):  # a reduction of an input: first
         for i, (dst_r, r) in enumerate(reduced.get(id(v), ())):
-            namespace[f"ri{j}_{i}"] = _row_reducer(r, len(group.shape))
+            namespace[f"ri{j}_{i}"] = fusion_rows.reducer(r, len(group.shape))
             lines.append(f"{dst_r}[...] = ri{j}_{i}({loc[id(v)]})")
 
     last = {}
@@ -606,13 +522,13 @@ def _work_source(group: Group):
         ins = ", ".join(loc[id(a)] for a in args)
         out, fn = eqn.outvars[0], f"f{m}"
         if kind != "full":  # a small value of the chunk's rows, or a broadcast view
-            namespace[fn] = _row_function(eqn, kind, group)
+            namespace[fn] = fusion_rows.function(eqn, kind, group)
             loc[id(out)] = f"w{m}"
             lines.append(f"w{m} = {fn}({ins})")
             if id(out) in materialised:
                 lines.append(f"c{materialised[id(out)]}[...] = w{m}")
             for j, (dst_r, r) in enumerate(reduced.get(id(out), ())):
-                namespace[f"r{m}_{j}"] = _row_reducer(r, len(group.shape))
+                namespace[f"r{m}_{j}"] = fusion_rows.reducer(r, len(group.shape))
                 lines.append(f"{dst_r}[...] = r{m}_{j}(w{m})")
             continue
         for a in args:  # a value dead after this member lends its buffer to the result
@@ -638,11 +554,11 @@ def _work_source(group: Group):
             lines.append(f"{fn}({ins}, out={dst})")
         else:
             kernel = lowering(eqn.primitive).kernel(eqn.invars[0].aval.dtype)
-            namespace[fn] = _bind_params(kernel, eqn.params)
+            namespace[fn] = fusion_rows.bind_params(kernel, eqn.params)
             lines.append(f"{dst}[...] = {fn}({ins})")
         # Reduce the chunk's rows now, before a later member reuses the buffer.
         for j, (dst_r, r) in enumerate(reduced.get(id(out), ())):
-            namespace[f"r{m}_{j}"] = _row_reducer(r, len(group.shape))
+            namespace[f"r{m}_{j}"] = fusion_rows.reducer(r, len(group.shape))
             lines.append(f"{dst_r}[...] = r{m}_{j}({dst})")
     scratch = [f"t{r}" for r in range(len(scratch_dtypes))]
     whole = [f"T{r}" for r in range(len(scratch_dtypes))]
@@ -656,52 +572,3 @@ def _work_source(group: Group):
     source = "\n".join([*head, *(f"        {line}" for line in lines)])
     exec(compile(source, "<invarax.fusion>", "exec"), namespace)
     return namespace["work"], scratch_dtypes, source
-
-
-def _row_function(eqn, kind: str, group):
-    """The function computing a ``"reduce"``, ``"row"`` or ``"spread"`` member on the
-    chunk's slices of its operands (each holding the chunk's rows: the group's shape from
-    the chunk's axis on): the impl eager calls, or a view."""
-    rule = lowering(eqn.primitive)
-    if rule.row_reduction:
-        return _row_reducer(eqn, len(eqn.invars[0].aval.shape))
-    if kind == "row":
-        return _bind_params(rule.kernel(eqn.invars[0].aval.dtype), eqn.params)
-    # spread: a row value with unit axes after group.first, to the output's trailing axes
-    unit = len(eqn.invars[0].aval.shape) - group.first
-    tail = tuple(eqn.outvars[0].aval.shape[group.first:])
-    ones = (1,) * len(tail)
-    broadcast = any(d != 1 for d in tail)
-
-    def spread(x):
-        lead = x.shape[:x.ndim - unit]
-        y = x.reshape(lead + ones)
-        return np.broadcast_to(y, lead + tail) if broadcast else y
-
-    return spread
-
-
-def _row_reducer(eqn, ndim: int):
-    """``eqn``'s impl on a chunk, which holds the trailing ``ndim - k`` axes of the group's
-    shape: the reduced axes are the chunk's last ones."""
-    impl, params = lowering(eqn.primitive).impl, dict(eqn.params)
-    count = ndim - _first_reduced(eqn)
-    by_rank = {}
-
-    def reduce(chunk):
-        axes = by_rank.get(chunk.ndim)
-        if axes is None:
-            axes = by_rank[chunk.ndim] = tuple(range(chunk.ndim - count, chunk.ndim))
-        return impl(chunk, **{**params, "axes": axes})
-
-    return reduce
-
-
-def _bind_params(impl, params):
-    if not params:
-        return impl
-
-    def bound(*args):
-        return impl(*args, **params)
-
-    return bound

@@ -144,8 +144,9 @@ def group_source(group):
         for k, op in reduced.get(id(v), ()):
             if home[id(v)][0] != "p":
                 raise c_forms.Unsupported("a reduction of a broadcast input")
-            body_first.append(f"status |= red({int(c_forms.ctype(v.aval) == 'double')}, {op}, "
-                              f"{home[id(v)][1]}, n / {row}, {row}, {row}, 1, (o{k} + b0 / {row}));")
+            dbl = int(c_forms.ctype(v.aval) == "double")
+            body_first.append(f"status |= red({dbl}, {op}, {home[id(v)][1]}, n / {row}, "
+                              f"{row}, {row}, 1, (o{k} + b0 / {row}));")
     read_in = {}  # id(value) -> the segments reading it
     for m, args in enumerate(group.args):
         for a in args:
