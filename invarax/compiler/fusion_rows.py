@@ -68,8 +68,9 @@ def member(eqn, open_groups, owner, rows, min_size: int, chunk_bytes: int, new_g
         return None
     if rule.fusible:
         return "row", group, first
-    if rule.row_reduction and min(eqn.params["axes"], default=0) >= first:
-        return "row", group, first  # (of unit axes only: the row's one element)
+    axes, ndim = tuple(eqn.params.get("axes", ())), len(eqn.invars[0].aval.shape)
+    if rule.row_reduction and axes and axes[0] >= first and axes == tuple(range(axes[0], ndim)):
+        return "row", group, first  # (of trailing unit axes only: the row's one element)
     return None
 
 
