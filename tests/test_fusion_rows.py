@@ -99,7 +99,7 @@ def test_softmax_at_every_level():
     check(softmax, (x,), isas=_native.isas())
 
 
-@pytest.mark.parametrize("shape", [(4, 2), (9, 13), (2, 3, 1000), (1, 1030)])
+@pytest.mark.parametrize("shape", [(4, 2), (9, 13), (1, 1030)])
 def test_softmax_shapes(shape):
     check(softmax, (data(shape, 1),))
 
