@@ -109,7 +109,7 @@ def test_keepdims_and_several_reductions_of_one_group():
     check_reduced(f, (x, y), fused=4)
 
 
-def test_a_value_read_elsewhere_is_materialised():
+def test_a_value_read_elsewhere_is_materialised_and_reduced():
     def f(x, y):
         s = jnp.sin(x) * y
         return jnp.sum(s, axis=-1), s
@@ -124,9 +124,11 @@ def test_a_value_read_elsewhere_is_materialised():
         return t[:, None] * s  # s is read after the sum, too
 
     x, y = finite((21, 13), 1), finite((21, 13), 2)
-    for g in (f, twice, later):
-        call = check_reduced(g, (x, y), fused=0)
-        assert any(v.aval.shape == x.shape for grp in call.run.groups for v in grp.outvars)
+    # twice: both reductions in the group, s never materialised; later: a row group
+    for g, fused, kept in ((f, 1, True), (twice, 2, False), (later, 0, True)):
+        call = check_reduced(g, (x, y), fused=fused)
+        assert kept == any(v.aval.shape == x.shape for grp in call.run.groups
+                           for v in grp.outvars)
 
 
 def test_other_reductions_keep_todays_path():

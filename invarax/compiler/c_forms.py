@@ -102,6 +102,9 @@ def expr(eqn, args, vector=False) -> str:
     elif form == "quiet" and kind == "f":  # a NaN quieted, as NumPy's
         return f"({args[0]} != {args[0]} ? {args[0]} + {args[0]} : " \
                f"{op}{'f' if t == 'float' else ''}({args[0]}))"
+    elif form == "rsqrt" and kind == "f":  # one over the square root, as NumPy's two ufuncs
+        f = "f" if t == "float" else ""
+        return f"({args[0]} != {args[0]} ? {args[0]} + {args[0]} : ({t})1 / sqrt{f}({args[0]}))"
     elif form == "is_finite" and kind == "f":
         return f"(uint8_t)(isfinite({args[0]}) != 0)"
     elif form == "select":

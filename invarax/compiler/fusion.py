@@ -54,6 +54,11 @@ buffer pool (``core/buffers.py``) and given back after the run: a large fresh bl
 have its pages faulted in at every call, which cost a reducing group with large chunks up
 to twice its time.
 
+A group may also reduce rows in the middle and read the results back, broadcast along the
+rows (softmax, layer norm and their gradients: ``Group.kinds``, ``fusion_rows.py``): its
+chunks hold whole rows, its row values are computed chunk by chunk from the chunk's rows
+alone, with eager's impls, and such a group is formed from ``min_row_size`` elements.
+
 A group whose members all have a native form runs instead as one generated C function
 (``fusion_native.py``) once it is compiled (in the background): the same chunks, taken by
 the threads in the same way, and the same bits; the flag ``invarax_native_fusion`` turns
@@ -72,7 +77,7 @@ from ..core import buffers
 from ..core.ir import Jaxpr, Literal
 from ..core.lowering import lowering
 from ..kernels._support import in_parallel, num_threads
-from . import fusion_native
+from . import fusion_native, fusion_rows
 
 # Measured on a 2-core AMD EPYC (1 MiB L2 per core, 32 MiB L3), float32:
 # chunk_bytes: a chunk's bytes in all the buffers it touches (inputs, scratch, outputs);
@@ -96,9 +101,14 @@ from . import fusion_native
 #   calls for 32 rows of 1000 each made jacfwd's group (1000 x 1000) slower than
 #   materialising it: 1.12 against 1.10 ms on one thread; with 2**18 (4 chunks) it takes
 #   1.00 ms, and 0.74 against 1.04 ms on two threads (scratch blocks pooled).
+# min_row_size: the smallest group that reduces rows and reads them back (row groups).
+#   One thread, CPU time (2-core Zen 4, loaded): layer norm's gradient, (8, 128, 256)
+#   float32: 0.59 ms native, 1.07 by the Python path, 1.04 unfused; at (8, 128, 64)
+#   0.37, 0.38 and 0.43 ms; softmax (8, 4, 128, 128): 0.80, 0.82 and 0.85 ms. Natively
+#   the group also runs on threads, where the unfused ufuncs run on one.
 _SETTINGS = {"chunk_bytes": 768 * 1024, "chunk": None, "min_size": 2**19,
              "min_work": 2**22, "min_per_thread": 2**19, "threads": None,
-             "min_reduce_chunk": 2**18}
+             "min_reduce_chunk": 2**18, "min_row_size": 2**16}
 
 
 @contextlib.contextmanager
@@ -129,14 +139,21 @@ class Group:
             outputs of ``reductions``.
         reusable: for each output, the full-size inputs whose buffer it may be written into.
         reductions: the row reductions that end the group: equations whose operand is a
-            member's value that nothing else reads (their outputs are the last outvars).
+            member's value that no member reads (their outputs are the last outvars).
+        kinds: for each member, ``"full"`` (an elementwise equation of ``shape``),
+            ``"reduce"`` (a row reduction of a full member's value whose result later
+            members read), ``"row"`` (an elementwise equation, or a reduction of unit axes,
+            of row values: ``shape[:first]`` with unit axes after) or ``"spread"`` (a
+            ``row_broadcast`` of a row value, to a row shape or to ``shape``).
+        first: the first axis that the ``"reduce"`` members reduce (None without them).
     """
 
     def __init__(self, shape):
         self.shape = shape
-        self.eqns, self.args = [], []
+        self.eqns, self.args, self.kinds = [], [], []
         self.invars, self.outvars, self.reusable = [], [], []
         self.reductions = []
+        self.first = None  # the first reduced axis of its "reduce" members
         self._runner = None
 
     def __repr__(self):
@@ -146,19 +163,23 @@ class Group:
     def row_length(self) -> int:
         """The elements of a row that every chunk keeps whole (1 without reductions)."""
         first = min((_first_reduced(r) for r in self.reductions), default=len(self.shape))
-        return math.prod(self.shape[first:])
+        return math.prod(self.shape[min(first, self.first or first):])
+
+    def _reads(self) -> list:
+        """Each member's input atoms, then each reduction's operand."""
+        return [*self.args, *([r.invars[0]] for r in self.reductions)]
 
     def external(self) -> list:
-        """The atoms that the members read from outside the group."""
+        """The atoms that the members and reductions read from outside the group."""
         inside = {id(v) for e in self.eqns for v in e.outvars}
-        return [a for args in self.args for a in args if id(a) not in inside]
+        return [a for args in self._reads() for a in args if id(a) not in inside]
 
     def finish(self, needed) -> None:
         """Set ``invars``, ``outvars`` and ``reusable``; ``needed(v)``: read outside."""
         inside = {id(v) for e in self.eqns for v in e.outvars}
         seen = set()
         last_read = {}
-        for m, args in enumerate(self.args):
+        for m, args in enumerate(self._reads()):  # (a reduced input is never reused)
             for a in args:
                 if id(a) not in inside:
                     if id(a) not in seen:
@@ -172,6 +193,7 @@ class Group:
                 self.reusable.append([
                     v for v in self.invars
                     if not isinstance(v, Literal) and v.aval.shape == self.shape
+                    and out.aval.shape == self.shape
                     and v.aval.dtype == out.aval.dtype and last_read[id(v)] <= m
                 ])
         for r in self.reductions:
@@ -223,12 +245,13 @@ def plan(jaxpr: Jaxpr) -> list:
     banned = set()
     while True:
         items, bcasts = _group(jaxpr, banned)
-        small = [g for g in items if isinstance(g, Group)
-                 and math.prod(g.shape) * len(g.eqns) < _SETTINGS["min_work"]]
+        small = [g for g in items if isinstance(g, Group) and (
+            "full" not in g.kinds or math.prod(g.shape) * len(g.eqns) < _SETTINGS["min_work"])]
         if not small:
             break
         banned.update(id(e) for g in small for e in g.eqns)
-    items = _absorb_reductions(items, jaxpr.outvars)
+    items = [x for item in _absorb_reductions(items, jaxpr.outvars) for x in (
+        [item, *fusion_rows.trim(item)] if isinstance(item, Group) else [item])]
     # A value read outside the group that computes it is materialised.
     outside = {id(v) for v in jaxpr.outvars}
     for item in items:
@@ -272,17 +295,12 @@ def _absorb_reductions(items, outvars) -> list:
             continue
         (v,) = item.invars
         group = member_of.get(id(v))
-        if group is None or reads.get(id(v)) != 1:
+        if group is None or reads.get(id(v)) != 1 or v.aval.shape != group.shape:
             continue
         axes, ndim = tuple(item.params["axes"]), len(group.shape)
         if not axes or axes != tuple(range(axes[0], ndim)) or axes[0] == 0:
             continue
-        inputs = {id(a): a for a in group.external()
-                  if not isinstance(a, Literal) and a.aval.shape == group.shape}
-        row_bytes = math.prod(group.shape[axes[0]:]) * sum(
-            v.aval.dtype.itemsize for v in [*(e.outvars[0] for e in group.eqns),
-                                             *inputs.values()])
-        if row_bytes > _SETTINGS["chunk_bytes"]:
+        if not fusion_rows.row_fits(group, axes[0], _SETTINGS["chunk_bytes"]):
             continue
         group.reductions.append(item)
         absorbed.add(id(item))
@@ -293,27 +311,51 @@ def _group(jaxpr: Jaxpr, banned):
     """Group the equations (but those in ``banned``) greedily; return the items and the
     broadcasts of scalars that groups read as their operand."""
     min_size = _SETTINGS["min_size"]
+    min_row = min(min_size, _SETTINGS["min_row_size"])
     items, open_groups, owner, scalar_of, bcasts = [], {}, {}, {}, []
+    rows = {}  # id(row value) -> its group
 
     def close(group):
         items.append(group)
         del open_groups[group.shape]
 
+    def close_readers(eqn, keep=None):
+        for v in eqn.invars:
+            group = owner.get(id(v))
+            if group is not None and group is not keep and open_groups.get(
+                    group.shape) is group:
+                close(group)
+
     for eqn in jaxpr.eqns:
-        if id(eqn) not in banned and fusable(eqn, min_size):
-            shape = eqn.outvars[0].aval.shape
-            group = open_groups.get(shape)
+        joined = (None if id(eqn) in banned else
+                  fusion_rows.member(eqn, open_groups, owner, rows, min_row,
+                                     _SETTINGS["chunk_bytes"], Group))
+        if joined is not None:
+            kind, group, group.first = joined
+            open_groups[group.shape] = group
+            close_readers(eqn, keep=group)
+            group.eqns.append(eqn)
+            group.kinds.append(kind)
+            group.args.append([scalar_of.get(id(v), v) for v in eqn.invars])
+            out = eqn.outvars[0]
+            owner[id(out)] = group
+            if out.aval.shape != group.shape:
+                rows[id(out)] = group
+            continue
+        shape = eqn.outvars[0].aval.shape if eqn.outvars else None
+        group = open_groups.get(shape)
+        if id(eqn) not in banned and (fusable(eqn, min_size) or fusable(eqn, min_row) and (
+                group is not None and group.first is not None)):  # (a smaller row group)
             if group is None:
                 group = open_groups[shape] = Group(shape)
+            close_readers(eqn, keep=group)  # (another group's row values)
             group.eqns.append(eqn)
+            group.kinds.append("full")
             group.args.append([scalar_of.get(id(v), v) for v in eqn.invars])
             owner[id(eqn.outvars[0])] = group
             continue
-        for v in eqn.invars:
-            group = owner.get(id(v))
-            if group is not None and open_groups.get(group.shape) is group:
-                close(group)
-        if _scalar_broadcast(eqn, min_size):
+        close_readers(eqn)
+        if _scalar_broadcast(eqn, min_row):
             scalar_of[id(eqn.outvars[0])] = eqn.invars[0]
             bcasts.append(eqn)
         items.append(eqn)
@@ -332,7 +374,7 @@ class _Runner:
         self.out_avals = [(v.aval.shape, v.aval.dtype) for v in group.outvars]
         self.n_in = len(group.invars)
         self.row = group.row_length()
-        self.reduces = bool(group.reductions)
+        self.reduces = bool(group.reductions) or group.first is not None
         self.work, self.scratch_dtypes, self.source = _work_source(group)
         # The bytes of one element in every full-size buffer a chunk touches.
         self.element_bytes = sum(d.itemsize for d in (
@@ -472,23 +514,38 @@ def _work_source(group: Group):
             loc[id(v)] = f"a{j}"
     materialised = {id(v): k for k, v in enumerate(group.outvars)}
     lines += [f"c{k} = o{k}[index]" for k in range(len(group.outvars))]
-    reduced = {}  # id(member value) -> [(output name, reduction)]
+    reduced = {}  # id(member or input value) -> [(output name, reduction)]
     for r in group.reductions:
         reduced.setdefault(id(r.invars[0]), []).append((f"c{materialised[id(r.outvars[0])]}", r))
+    for j, v in enumerate(group.invars):  # a reduction of an input: first
+        for i, (dst_r, r) in enumerate(reduced.get(id(v), ())):
+            namespace[f"ri{j}_{i}"] = fusion_rows.reducer(r, len(group.shape))
+            lines.append(f"{dst_r}[...] = ri{j}_{i}({loc[id(v)]})")
 
     last = {}
     for m, args in enumerate(group.args):
         for a in args:
             last[id(a)] = m
     scratch_dtypes, free = [], {}  # free: dtype -> names of unused scratch buffers
-    for m, (eqn, args) in enumerate(zip(group.eqns, group.args, strict=True)):
+    for m, (eqn, args, kind) in enumerate(zip(group.eqns, group.args, group.kinds,
+                                               strict=True)):
         ins = ", ".join(loc[id(a)] for a in args)
+        out, fn = eqn.outvars[0], f"f{m}"
+        if kind != "full":  # a small value of the chunk's rows, or a broadcast view
+            namespace[fn] = fusion_rows.function(eqn, kind, group)
+            loc[id(out)] = f"w{m}"
+            lines.append(f"w{m} = {fn}({ins})")
+            if id(out) in materialised:
+                lines.append(f"c{materialised[id(out)]}[...] = w{m}")
+            for j, (dst_r, r) in enumerate(reduced.get(id(out), ())):
+                namespace[f"r{m}_{j}"] = fusion_rows.reducer(r, len(group.shape))
+                lines.append(f"{dst_r}[...] = r{m}_{j}(w{m})")
+            continue
         for a in args:  # a value dead after this member lends its buffer to the result
             name = loc[id(a)]
             if last[id(a)] == m and name.startswith("t") and name not in free.get(
                     a.aval.dtype, ()):
                 free.setdefault(a.aval.dtype, []).append(name)
-        out = eqn.outvars[0]
         if id(out) in materialised:
             dst = f"c{materialised[id(out)]}"
         else:
@@ -501,18 +558,17 @@ def _work_source(group: Group):
             if id(out) not in last:  # never read: its buffer is free again at once
                 pool.append(dst)
         loc[id(out)] = dst
-        fn = f"f{m}"
         ufunc = ufunc_of(eqn)
         if ufunc is not None:
             namespace[fn] = ufunc
             lines.append(f"{fn}({ins}, out={dst})")
         else:
             kernel = lowering(eqn.primitive).kernel(eqn.invars[0].aval.dtype)
-            namespace[fn] = _bind_params(kernel, eqn.params)
+            namespace[fn] = fusion_rows.bind_params(kernel, eqn.params)
             lines.append(f"{dst}[...] = {fn}({ins})")
         # Reduce the chunk's rows now, before a later member reuses the buffer.
         for j, (dst_r, r) in enumerate(reduced.get(id(out), ())):
-            namespace[f"r{m}_{j}"] = _row_reducer(r, len(group.shape))
+            namespace[f"r{m}_{j}"] = fusion_rows.reducer(r, len(group.shape))
             lines.append(f"{dst_r}[...] = r{m}_{j}({dst})")
     scratch = [f"t{r}" for r in range(len(scratch_dtypes))]
     whole = [f"T{r}" for r in range(len(scratch_dtypes))]
@@ -526,29 +582,3 @@ def _work_source(group: Group):
     source = "\n".join([*head, *(f"        {line}" for line in lines)])
     exec(compile(source, "<invarax.fusion>", "exec"), namespace)
     return namespace["work"], scratch_dtypes, source
-
-
-def _row_reducer(eqn, ndim: int):
-    """``eqn``'s impl on a chunk, which holds the trailing ``ndim - k`` axes of the group's
-    shape: the reduced axes are the chunk's last ones."""
-    impl, params = lowering(eqn.primitive).impl, dict(eqn.params)
-    count = ndim - _first_reduced(eqn)
-    by_rank = {}
-
-    def reduce(chunk):
-        axes = by_rank.get(chunk.ndim)
-        if axes is None:
-            axes = by_rank[chunk.ndim] = tuple(range(chunk.ndim - count, chunk.ndim))
-        return impl(chunk, **{**params, "axes": axes})
-
-    return reduce
-
-
-def _bind_params(impl, params):
-    if not params:
-        return impl
-
-    def bound(*args):
-        return impl(*args, **params)
-
-    return bound

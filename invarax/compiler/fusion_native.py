@@ -36,6 +36,7 @@ from ..core.config import config
 from ..core.ir import Literal
 from ..core.lowering import lowering
 from ..kernels._support import c_entry
+from ..kernels.reductions import ONE_TERM_ADDS_ZERO
 from . import c_forms
 from .native_build import load
 
@@ -88,12 +89,19 @@ def group_source(group):
     """``(source, uses_elementary)``: the C source of ``work`` for ``group``; ``p`` points
     at the group's invars (arrays: their elements; 0-d values and literals: the value),
     its outputs and the ``_ENTRIES``' addresses. ``start`` and ``stop`` are whole rows of
-    ``group.row_length()`` elements. Raises ``c_forms.Unsupported``."""
+    ``group.row_length()`` elements. Raises ``c_forms.Unsupported``.
+
+    In a group with row values (``Group.kinds``), a row value lives in a buffer of one
+    element per row of the block (or in its output array, or its input's); a loop of full
+    members then runs row by row (``r``), reading the spread row values once per row, and
+    a loop of row members runs over the block's rows."""
     row = group.row_length()
     if group.reductions and row < 2:  # (the impl adds 0 or copies: not the C loop)
         raise c_forms.Unsupported("rows of one element")
-    reduced, pending = _reductions(group), []
-    home = {}  # id(atom) -> ("s", C name) | ("p", pointer expr at the block's start)
+    rowwise = group.first is not None
+    R = math.prod(group.shape[group.first:]) if rowwise else row  # noqa: N806
+    reduced, pending, body_first = _reductions(group), [], []
+    home = {}  # id(atom) -> ("s", C name) | ("p", full pointer) | ("r", row pointer)
     head, k = [], 0
     for j, v in enumerate(group.invars):
         t = c_forms.ctype(v.aval)
@@ -103,6 +111,11 @@ def group_source(group):
             else:
                 head.append(f"const {t} s{j} = *(const {t} *)p[{j}];")
                 home[id(v)] = ("s", f"s{j}")
+        elif v.aval.shape != group.shape:  # a row-shaped input, repeating every P rows
+            head += [f"const {t} *i{j} = (const {t} *)p[{j}];",
+                     f"const int64_t P{j} = (int64_t)(intptr_t)p[{len(group.invars)}"
+                     f" + {len(group.outvars)} + {len(_ENTRIES)} + {j}];"]
+            home[id(v)] = ("q", f"i{j}[(b0 / {R} + r) % P{j}]")
         else:  # (a broadcast operand repeats every P elements: P divides the block)
             head += [f"const {t} *i{j} = (const {t} *)p[{j}];",
                      f"const int64_t P{j} = (int64_t)(intptr_t)p[{len(group.invars)}"
@@ -119,41 +132,77 @@ def group_source(group):
              f"int (*const red)(int, int, const void *, ptrdiff_t, ptrdiff_t, ptrdiff_t, "
              f"ptrdiff_t, void *) = p[{k + 2}];", "int status = 0;"]
     entries = [_entry(e) for e in group.eqns]
-    # the segment of each member: a run of C forms, or one elementary call
+    # the segment of each member: a run of full C forms, or one call or row member
+    alone = [e is not None or kind != "full" for e, kind in zip(entries, group.kinds,
+                                                                strict=True)]
     segment, seg = [], 0
-    for m, entry in enumerate(entries):
-        if entry is not None or (m and entries[m - 1] is not None):
+    for m in range(len(group.eqns)):
+        if alone[m] or (m and alone[m - 1]):
             seg += m > 0
         segment.append(seg)
+    for v in group.invars:  # the reductions of inputs come first
+        for k, op in reduced.get(id(v), ()):
+            if home[id(v)][0] != "p":
+                raise c_forms.Unsupported("a reduction of a broadcast input")
+            dbl = int(c_forms.ctype(v.aval) == "double")
+            body_first.append(f"status |= red({dbl}, {op}, {home[id(v)][1]}, n / {row}, "
+                              f"{row}, {row}, 1, (o{k} + b0 / {row}));")
     read_in = {}  # id(value) -> the segments reading it
     for m, args in enumerate(group.args):
         for a in args:
             read_in.setdefault(id(a), set()).add(segment[m])
-    blocks, body = [], []
-    loop, loads, reads = [], {}, []  # a loop's statements; its loads come first
+    blocks, rows_buf, body = [], [], body_first
+    loop, loads, reads, outer = [], {}, [], []  # a loop's statements; its loads come first
 
     def flush():
         if loop:
-            body.extend(["for (int64_t j = 0; j < n; j++) {",
-                         *(f"    {x}" for x in (*reads, *loop)), "}"])
+            inner = [*(f"    {x}" for x in (*reads, *loop))]
+            if rowwise:
+                body.extend([f"for (int64_t r = 0; r < n / {R}; r++) {{",
+                             *(f"    {x}" for x in outer),
+                             f"    for (int64_t j = r * {R}; j < (r + 1) * {R}; j++) {{",
+                             *(f"    {x}" for x in inner), "    }", "}"])
+            else:
+                body.extend(["for (int64_t j = 0; j < n; j++) {", *inner, "}"])
         body.extend(pending)
         pending.clear()
         loop.clear()
         loads.clear()
         reads.clear()
+        outer.clear()
 
-    def elem_of(a):  # element j of atom a inside a loop
+    def elem_of(a):  # element j of atom a inside a loop (a row value's: row r's)
         kind, name = home[id(a)]
         if kind == "s" or kind == "l":
             return name
         if name not in loads:
             loads[name] = f"e{len(loads)}"
-            reads.append(f"const {c_forms.ctype(a.aval)} {loads[name]} = {name}[j];")
+            load = f"const {c_forms.ctype(a.aval)} {loads[name]} = {_element(kind, name)};"
+            (reads if kind == "p" else outer).append(load)
         return loads[name]
 
-    for m, (eqn, args, entry) in enumerate(zip(group.eqns, group.args, entries, strict=True)):
+    def row_dest(out):  # where a row value goes: its output array, or a row buffer
+        if id(out) in outputs:
+            return f"(o{outputs[id(out)]} + b0 / {R})"
+        rows_buf.append(c_forms.ctype(out.aval))
+        return f"u{len(rows_buf) - 1}"
+
+    for m, (eqn, args, entry, kind) in enumerate(zip(group.eqns, group.args, entries,
+                                                     group.kinds, strict=True)):
         out = eqn.outvars[0]
         t = c_forms.ctype(out.aval)
+        dbl = int(t == "double")
+        if kind != "full":
+            flush()
+            if id(out) in reduced:
+                raise c_forms.Unsupported("a reduction of a row value")
+            body.extend(_row_member(eqn, kind, args, entry, home, row_dest, R, dbl))
+            if kind == "spread" and id(out) in outputs:  # written out: a loop of its own
+                if out.aval.shape != group.shape:
+                    raise c_forms.Unsupported("a row value's view read outside the group")
+                loop.append(f"(o{outputs[id(out)]} + b0)[j] = {elem_of(out)};")
+                flush()
+            continue
         later = read_in.get(id(out), set()) - {segment[m]}
         if id(out) in outputs:
             dest = f"(o{outputs[id(out)]} + b0)"
@@ -162,13 +211,12 @@ def group_source(group):
             blocks.append(t)
         else:
             dest = None
-        reduce_calls = [f"status |= red({int(t == 'double')}, {op}, {dest}, n / {row}, {row}, "
+        reduce_calls = [f"status |= red({dbl}, {op}, {dest}, n / {row}, {row}, "
                        f"{row}, 1, (o{k} + b0 / {row}));" for k, op in reduced.get(id(out), ())]
         if entry is not None:
             flush()
             if any(home[id(a)][0] != "p" for a in args):
-                raise c_forms.Unsupported(f"{eqn.primitive.name} of a 0-d operand")
-            dbl = int(t == "double")
+                raise c_forms.Unsupported(f"{eqn.primitive.name} of a 0-d or row operand")
             fn, code = entry
             call = "elem" if fn == "elementary" else "elem2"
             body.append(f"{call}({code}, {dbl}, "
@@ -188,17 +236,67 @@ def group_source(group):
             home[id(out)] = ("p", dest)  # (this loop reads v{m}: its name is in loads)
             loads[dest] = f"v{m}"
     flush()
+    allocs = [*(("t", i, t, "blk") for i, t in enumerate(blocks)),
+              *(("u", i, t, f"(blk / {R} + 1)") for i, t in enumerate(rows_buf))]
     lines = [c_forms.PRELUDE, "#include <stddef.h>", "#include <stdlib.h>",
              "int work(void **p, int64_t start, int64_t stop, int64_t blk) {",
              *(f"    {h}" for h in head),
-             *(f"    {t} *t{i} = malloc(blk * sizeof({t}));" for i, t in enumerate(blocks)),
-             *([f"    if ({' || '.join(f'!t{i}' for i in range(len(blocks)))}) status = 1;"]
-               if blocks else []),
+             *(f"    {t} *{c}{i} = malloc({size} * sizeof({t}));" for c, i, t, size in allocs),
+             *([f"    if ({' || '.join(f'!{c}{i}' for c, i, _, _ in allocs)}) status = 1;"]
+               if allocs else []),
              "    for (int64_t b0 = start; b0 < stop && !status; b0 += blk) {",
              "        const int64_t n = stop - b0 < blk ? stop - b0 : blk;",
              *(f"        {x}" for x in body), "    }",
-             *(f"    free(t{i});" for i in range(len(blocks))), "    return status;", "}"]
+             *(f"    free({c}{i});" for c, i, _, _ in allocs), "    return status;", "}"]
     return "\n".join(lines) + "\n", any(e is not None for e in entries)
+
+
+def _element(kind: str, name: str) -> str:
+    """Element ``j`` of a full value's pointer, or row ``r`` of a row value's."""
+    return {"p": f"{name}[j]", "r": f"{name}[r]", "q": name}[kind]
+
+
+def _row_member(eqn, kind, args, entry, home, row_dest, R, dbl):  # noqa: N803
+    """The C statements of a ``"reduce"``, ``"spread"`` or ``"row"`` member (``Group.kinds``)
+    of a block: ``n / R`` rows. Sets the home of its value."""
+    out = eqn.outvars[0]
+    if kind == "spread":  # the operand's row pointer, read once per row of a full loop
+        home[id(out)] = home[id(args[0])]
+        return []
+    red = getattr(lowering(eqn.primitive).impl, "entry", None)
+    if kind == "reduce":
+        if (red is None or np.dtype(out.aval.dtype) not in (np.float32, np.float64) or R < 2
+                or home[id(args[0])][0] != "p"):
+            raise c_forms.Unsupported(f"{eqn.primitive.name} of {out.aval.str_short()}")
+        src = home[id(args[0])][1]
+        dest = row_dest(out)
+        home[id(out)] = ("r", dest)
+        return [f"status |= red({dbl}, {red[1]}, {src}, n / {R}, {R}, {R}, 1, {dest});"]
+    if any(home[id(a)][0] == "p" for a in args):
+        raise c_forms.Unsupported(f"{eqn.primitive.name} of a full value")
+    t = c_forms.ctype(out.aval)
+    dest = row_dest(out)
+    home[id(out)] = ("r", dest)
+    if entry is not None:
+        fn, code = entry
+        call = "elem" if fn == "elementary" else "elem2"
+        if any(home[id(a)][0] != "r" for a in args):
+            raise c_forms.Unsupported(f"{eqn.primitive.name} of a 0-d or repeated operand")
+        return [f"{call}({code}, {dbl}, {', '.join(home[id(a)][1] for a in args)}, {dest}, "
+                f"n / {R});"]
+
+    def elem(a):
+        kind, name = home[id(a)]
+        return _element(kind, name) if kind in "rq" else name
+
+    if lowering(eqn.primitive).row_reduction:  # of unit axes: the term (plus zero for a sum)
+        if red is None or np.dtype(out.aval.dtype) not in (np.float32, np.float64):
+            raise c_forms.Unsupported(f"{eqn.primitive.name} of {out.aval.str_short()}")
+        x = elem(args[0])
+        value = f"NAN_FIRST({x}, ({t})0, +)" if red[1] in ONE_TERM_ADDS_ZERO else x
+    else:
+        value = c_forms.expr(eqn, [elem(a) for a in args], vector=True)
+    return [f"for (int64_t r = 0; r < n / {R}; r++) {dest}[r] = {value};"]
 
 
 class Native:
@@ -211,6 +309,8 @@ class Native:
         self.calls = 0  # C calls made (tests)
         self.dtypes = [np.dtype(v.aval.dtype) for v in group.invars]
         self.arrays = [not isinstance(v, Literal) and v.aval.shape != () for v in group.invars]
+        self.rowish = [a and v.aval.shape != group.shape
+                       for a, v in zip(self.arrays, group.invars, strict=True)]
         self.literals = {j: np.asarray(v.val._value, self.dtypes[j]).reshape(1)
                          for j, v in enumerate(group.invars) if isinstance(v, Literal)}
         self.row = group.row_length()
@@ -245,7 +345,7 @@ class Native:
         """``(p, kept, repeat)``: the ``p`` array of a call, the arrays it points into (kept
         alive) and the periods of its broadcast operands (for ``block``); None where an
         operand has another layout or leaves too short a block (the Python path runs)."""
-        kept, ptrs, periods, repeat = [], [], [], set()
+        kept, ptrs, periods, repeat, single = [], [], [], set(), []
         for j, (x, dtype, array) in enumerate(zip(ins, self.dtypes, self.arrays, strict=True)):
             period = 1
             if j in self.literals:
@@ -254,7 +354,9 @@ class Native:
                 period = _period(x, dtype)
                 if period is None:
                     return None  # (a copy costs more than the native path saves)
-                if period < x.size:
+                if period == 1 and x.size > 1 and not self.rowish[j]:
+                    single.append(j)  # one value: read from a block of copies (below)
+                elif period < x.size and not self.rowish[j]:  # (rows: read by their index)
                     repeat.add(period)
             else:
                 x = np.asarray(x, dtype).reshape(1)
@@ -268,6 +370,9 @@ class Native:
         block = self.block(repeat)
         if block is None or block < MIN_BLOCK:
             return None
+        for j in single:  # (b0 % block + j < 2 * block for every block b0 of the call)
+            kept.append(np.full(2 * block, ins[j][(0,) * ins[j].ndim]))
+            ptrs[j], periods[j] = kept[-1].ctypes.data, block
         ptrs += [*self.tail, *periods]  # (an invar's period is p[... + j])
         return (ctypes.c_void_p * len(ptrs))(*ptrs), kept, repeat
 

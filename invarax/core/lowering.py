@@ -19,6 +19,9 @@ A rule (``Lowering``) holds, for one platform:
   own, so a fusion group may reduce it chunk by chunk) and ``c_fold`` (a full reduction in
   a native loop: ``(identity, compound assignment)``, as ``("0", "|=")``);
 - ``scalar_broadcast``: with a 0-d operand, every element of the output is that operand;
+  ``row_broadcast(eqn, p)``: whether the output keeps the operand's first ``p`` axes and only
+  adds, removes or broadcasts unit axes after them (every element of an output row is its
+  operand row's one element), so a fusion group may read a row value through it;
 - rewrites: ``noop(ndim, params)``, whether an equation whose output has its operand's
   aval is the identity; ``permutation(params)``, the axes order of a pure transposition;
   ``absorb_transpose(eqn, permutation)``, ``(primitive, invars, params)`` computing the
@@ -36,7 +39,7 @@ of ``+ - * /``: IEEE in the operands' precision, the first NaN operand kept; int
 around, no integer ``/``), ``("compare", op)``, ``("extremum", op)`` (``>``: max, ``<``: min;
 a NaN operand wins), ``("bitwise", op)``, ``("not",)``, ``("neg",)``, ``("abs",)``,
 ``("quiet", name)`` (the C math function ``name`` of a float, a NaN quieted),
-``("is_finite",)``, ``("select",)``, ``("convert",)``, ``("integer_pow",)`` (by its ``y``
+``("rsqrt",)`` (one over the square root), ``("is_finite",)``, ``("select",)``, ``("convert",)``, ``("integer_pow",)`` (by its ``y``
 parameter) and ``("identity",)``.
 
 Effects are not per platform: they live in ``core/effects.py``.
@@ -69,6 +72,7 @@ class Lowering:
     row_reduction: bool = False
     c_fold: tuple | None = None
     scalar_broadcast: bool = False
+    row_broadcast: Callable | None = None
     # rewrites
     noop: Callable | None = None
     permutation: Callable | None = None

@@ -41,6 +41,8 @@ _HALF = np.dtype(np.float16)
 
 # The op codes of _native.reduce.
 _SUM, _PROD, _MAX, _MIN, _ARGMAX, _ARGMIN = range(6)
+#: The ops whose result over one term is the term plus zero (the others copy the term).
+ONE_TERM_ADDS_ZERO = (_SUM,)
 
 
 def _rows(x: np.ndarray, axes, dtype) -> tuple[np.ndarray, tuple]:
@@ -110,7 +112,8 @@ def _reducer(ufunc, op: str, code):
             wide = np.dtype(np.float32) if dtype == _HALF else dtype
             rows, out_shape = _rows(x, axes, wide)
             if rows.shape[1] == 1:  # one term: the order's result without the row loop
-                out = rows[:, 0] + wide.type(0) if op == "sum" else rows[:, 0].copy()
+                out = (rows[:, 0] + wide.type(0) if code in ONE_TERM_ADDS_ZERO
+                       else rows[:, 0].copy())
             else:
                 out = _native_rows(code, rows, wide)
             return out.astype(dtype, copy=False).reshape(out_shape)

@@ -87,9 +87,18 @@ def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions):
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
+def _unit_tail(x_shape, out_shape, p) -> bool:
+    """Whether both shapes have ``p`` equal leading axes and ``x_shape`` only unit ones after."""
+    return (len(x_shape) >= p and tuple(x_shape[:p]) == tuple(out_shape[:p])
+            and all(d == 1 for d in x_shape[p:]))
+
+
 broadcast_in_dim_p = defshape(
     "broadcast_in_dim", _broadcast_in_dim_impl, _broadcast_in_dim_abstract_eval,
     scalar_broadcast=True,
+    row_broadcast=lambda eqn, p: _unit_tail(
+        eqn.invars[0].aval.shape, eqn.params["shape"], p)
+    and tuple(eqn.params["broadcast_dimensions"][:p]) == tuple(range(p)),
     noop=lambda ndim, p: tuple(p["broadcast_dimensions"]) == tuple(range(ndim)),
 )
 
@@ -131,6 +140,8 @@ def _reshape_abstract_eval(x, new_sizes, dimensions):
 reshape_p = defshape(
     "reshape", lambda x, new_sizes, dimensions: x.reshape(new_sizes), _reshape_abstract_eval,
     noop=lambda ndim, p: p["dimensions"] is None,
+    row_broadcast=lambda eqn, p: eqn.params["dimensions"] is None and _unit_tail(
+        eqn.invars[0].aval.shape, eqn.params["new_sizes"], p),
 )
 
 

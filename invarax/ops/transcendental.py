@@ -65,7 +65,7 @@ def _rsqrt_impl(x):
 
 
 rsqrt_p = _defunary("rsqrt", lambda t, y, x: mul(t, mul(_const(y, -0.5), div(y, x))),
-                    _rsqrt_impl)
+                    _rsqrt_impl, c=("rsqrt",))
 cbrt_p = _defunary("cbrt", lambda t, y, x: mul(t, mul(_const(y, 1 / 3), integer_pow(y, -2))),
                    kinds="f")
 
