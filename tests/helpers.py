@@ -13,6 +13,15 @@ def assert_bitwise(a, b):
     assert a.tobytes() == b.tobytes(), f"bits differ:\n{a}\n{b}"
 
 
+def assert_bitwise_any_nan(a, b):
+    """``assert_bitwise``, but a NaN's sign and payload are free (outside the numerics
+    contract): NaNs where ``b`` has them, and every other element's bits equal."""
+    a, b = np.asarray(a), np.asarray(b)
+    nan = np.isnan(b)
+    assert np.array_equal(np.isnan(a), nan), f"NaNs differ:\n{a}\n{b}"
+    assert_bitwise(a[~nan], b[~nan])
+
+
 def eager_and_jit(f, *args):
     """``f(*args)`` eagerly, after asserting that ``jit(f)`` gives its bits, dtype and weak type.
 

@@ -17,8 +17,9 @@ values: a pointer to the value; literals are written into the source), its outpu
 invar's period ``P`` (a broadcast operand repeats every ``P`` elements: element ``i`` reads
 ``i % P``), and the scratch buffers. The functions are plain C, so the host compiles the
 same source (``group_host`` runs the threads in turn) and the tests compare it with the
-unfused ops on the CPU. Members without a per-element form raise ``c_forms.Unsupported``
-(they are not GPU groups yet).
+unfused ops on the CPU. Members without a per-element form, and row groups (whose
+reductions are read back inside the group: softmax, layer norm), raise
+``c_forms.Unsupported`` (they are not GPU groups yet).
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ def group_kernel(group) -> GroupKernel:
     """The CUDA (and host C) kernel of ``group`` (see the module docstring).
 
     Raises ``c_forms.Unsupported`` for a group this path does not compute."""
+    if any(kind != "full" for kind in group.kinds):
+        raise c_forms.Unsupported("row members (reductions read back inside the group)")
     n_in, n_out = len(group.invars), len(group.outvars)
     lines, home = [], {}
     for j, v in enumerate(group.invars):

@@ -39,8 +39,8 @@ of ``+ - * /``: IEEE in the operands' precision, the first NaN operand kept; int
 around, no integer ``/``), ``("compare", op)``, ``("extremum", op)`` (``>``: max, ``<``: min;
 a NaN operand wins), ``("bitwise", op)``, ``("not",)``, ``("neg",)``, ``("abs",)``,
 ``("quiet", name)`` (the C math function ``name`` of a float, a NaN quieted),
-``("rsqrt",)`` (one over the square root), ``("is_finite",)``, ``("select",)``, ``("convert",)``, ``("integer_pow",)`` (by its ``y``
-parameter) and ``("identity",)``.
+``("rsqrt",)`` (one over the square root), ``("is_finite",)``, ``("select",)``,
+``("convert",)``, ``("integer_pow",)`` (by its ``y`` parameter) and ``("identity",)``.
 
 Effects are not per platform: they live in ``core/effects.py``.
 
