@@ -12,7 +12,7 @@ import pytest
 import invarax
 
 # Run by tests/test_distributed.py under mpiexec: importing it would start a run.
-collect_ignore = ["mpi_program.py"]
+collect_ignore = ["mpi_program.py", "mpi_sharding_program.py"]
 if importlib.util.find_spec("mpmath") is None:  # the elementary tests skip without it
     collect_ignore.append("mp_reference.py")
 

@@ -1,4 +1,4 @@
-"""A program for tests/test_sharding_mpi.py, started by mpiexec with DEVICES local devices:
+"""A program for tests/test_distributed.py, started by mpiexec with DEVICES local devices:
 sharded arrays, jit with in/out_shardings and shard_map over every device of the run.
 
 An MLP train step with the batch split, the weights' contracted axis split, both on a 2x2

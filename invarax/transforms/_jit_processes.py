@@ -27,21 +27,16 @@ import numpy as np
 
 from ..core.array import ArrayImpl, to_array
 from ..core.ir import Literal
+from ..core.lowering import lowering
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..distributed import _transport, across
 from ..distributed import devices as _devices
 from ..distributed.shardings import NamedSharding
 from ..ops.contractions import dot_general_p
+from ..ops.shape import broadcast_in_dim_p
 from ._make_jaxpr import make_jaxpr
 
 KB = 256  # the canonical contraction's block of terms
-ELEMENTWISE = frozenset(
-    "abs add and convert_element_type cos div eq exp exp2 expm1 ge gt integer_pow le log "
-    "log1p logistic lt max min mul ne neg not or pow rsqrt select_n sign sin sqrt square "
-    "stop_gradient sub tan tanh".split())
-REDUCTIONS = frozenset(("reduce_sum", "reduce_max", "reduce_min"))
-
-
 def split_axis(sharding, shape) -> int | None:
     """The axis of an argument placed with ``sharding`` that this program splits across
     processes: the first one its spec splits over a mesh that spans processes, if the
@@ -138,16 +133,17 @@ class _Run:
     # -- the rules ----------------------------------------------------------------------------
 
     def split(self, eqn, values):
-        name = eqn.primitive.name
-        out = eqn.outvars[0].aval.shape if not eqn.primitive.multiple_results else None
-        rule = None
-        if name in ELEMENTWISE:
-            rule = self._elementwise(eqn, values, out)
-        elif name == "broadcast_in_dim":
+        # What an equation is comes from the lowering table (elementwise: ``fusible``; a
+        # reduction of its ``axes``, each row on its own: ``row_reduction``).
+        prim, rule = eqn.primitive, None
+        kind = lowering(prim)
+        if kind.fusible and not prim.multiple_results:
+            rule = self._elementwise(eqn, values, eqn.outvars[0].aval.shape)
+        elif prim is broadcast_in_dim_p:
             rule = self._broadcast(eqn, values)
-        elif name in REDUCTIONS:
+        elif kind.row_reduction:
             rule = self._reduce(eqn, values)
-        elif name == "dot_general":
+        elif prim is dot_general_p:
             rule = self._contract(eqn, values)
         if rule is not None:
             return rule
