@@ -105,3 +105,24 @@ def test_dropout_deterministic_and_generic_layers_as_equinox(jx, ex):
     assert ex.nn.WeightNorm[ex.nn.Linear](linear).__orig_class__ == ex.nn.WeightNorm[
         ex.nn.Linear]
     assert ex.nn.StateIndex[int] is not None
+
+
+@pytest.mark.parametrize("layer", ["Linear", "Conv2d", "GRUCell"])
+def test_complex_layers_initialise_as_equinox(layer):
+    # Equinox draws a complex parameter's real and imaginary parts from split keys
+    args = {"Linear": (3, 2), "Conv2d": (2, 3, 2), "GRUCell": (3, 2)}[layer]
+    theirs = getattr(eqx.nn, layer)(*args, key=jax.random.PRNGKey(5), dtype=jax.numpy.complex64)
+    ours = getattr(invarax.nn, layer)(*args, key=invarax.random.PRNGKey(5), dtype=jnp.complex64)
+    for mine, want in zip(invarax.tree.leaves(ours), jax.tree.leaves(theirs), strict=True):
+        assert mine.dtype == jnp.complex64
+        assert_bitwise(mine, want)
+
+
+def test_prelu_promotes_under_strict_flags_as_equinox():
+    # Equinox's PReLU promotes with the standard rules whatever the flags say
+    x = np.array([[-1, -2, -3], [-1, 2, 3]], np.int32)
+    with invarax.numpy_dtype_promotion("strict"), invarax.numpy_rank_promotion("raise"):
+        ours = invarax.nn.PReLU(jnp.array([0.2, 0.1, 0.1]))(jnp.asarray(x))
+    with jax.numpy_dtype_promotion("strict"), jax.numpy_rank_promotion("raise"):
+        theirs = eqx.nn.PReLU(jax.numpy.array([0.2, 0.1, 0.1]))(jax.numpy.asarray(x))
+    assert_bitwise(ours, theirs)

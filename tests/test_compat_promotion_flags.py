@@ -71,3 +71,15 @@ def test_flags_refuse_other_values():
         invarax.config.update("jax_numpy_rank_promotion", "yes")
     with pytest.raises(ValueError, match="takes one of"):
         invarax.config.update("jax_numpy_dtype_promotion", "loose")
+
+
+def test_context_managers_as_jax():
+    with invarax.numpy_dtype_promotion("strict"), invarax.numpy_rank_promotion("raise"):
+        assert invarax.config.jax_numpy_dtype_promotion == "strict"
+        assert invarax.config.jax_numpy_rank_promotion == "raise"
+        with invarax.numpy_dtype_promotion("standard"):
+            assert (jnp.ones(2) + jnp.ones(2, jnp.int32)).dtype == jnp.float32
+        with pytest.raises(TypePromotionError):
+            jnp.ones(2) + jnp.ones(2, jnp.int32)
+    assert invarax.config.jax_numpy_dtype_promotion == "standard"
+    assert invarax.config.jax_numpy_rank_promotion == "allow"

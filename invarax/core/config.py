@@ -157,3 +157,25 @@ def _environment_bool(variable: str, text: str) -> bool:
 
 
 config = Config()
+
+
+def numpy_dtype_promotion(mode: str):
+    """``with numpy_dtype_promotion("strict"):`` sets ``jax_numpy_dtype_promotion`` inside the
+    block, as JAX's context manager.
+
+    Example:
+        >>> import invarax, invarax.numpy as jnp
+        >>> with invarax.numpy_dtype_promotion("strict"):
+        ...     try:
+        ...         jnp.ones(2) + jnp.ones(2, jnp.int32)
+        ...     except invarax.dtypes.TypePromotionError:
+        ...         print("cast one operand explicitly")
+        cast one operand explicitly
+    """
+    return config.flag("jax_numpy_dtype_promotion", mode)
+
+
+def numpy_rank_promotion(mode: str):
+    """``with numpy_rank_promotion("raise"):`` sets ``jax_numpy_rank_promotion`` inside the
+    block, as JAX's context manager."""
+    return config.flag("jax_numpy_rank_promotion", mode)

@@ -33,7 +33,14 @@ def float_dtype(dtype):
 
 
 def uniform_init(key, shape, dtype, lim):
-    """Equinox's initialisation: uniform in ``[-lim, lim)`` from ``random.uniform``."""
+    """Equinox's initialisation: uniform in ``[-lim, lim)`` from ``random.uniform``; a complex
+    dtype draws its real and imaginary parts from the two halves of ``random.split(key)``."""
+    if np.issubdtype(dtype, np.complexfloating):
+        part = np.finfo(dtype).dtype
+        rkey, ikey = random.split(key, 2)
+        real = random.uniform(rkey, shape, part, minval=-lim, maxval=lim).astype(dtype)
+        imag = random.uniform(ikey, shape, part, minval=-lim, maxval=lim).astype(dtype)
+        return real + 1j * imag
     return random.uniform(key, shape, dtype, minval=-lim, maxval=lim)
 
 
