@@ -49,6 +49,8 @@ MODULES = {
     "equinox": ("invarax.module", True),
     "equinox.nn": ("invarax.nn", False),
     "equinox.debug": ("invarax.debug", False),
+    # Equinox's attention functions live in a private module that its users (and tests) name
+    "equinox.nn._attention": ("invarax.nn._attention", False),
     "optax": ("invarax.optim", True),
 }
 

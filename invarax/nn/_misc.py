@@ -6,8 +6,10 @@ import warnings
 
 import numpy as np
 
+from .. import numpy as jnp
 from .. import random
 from ..core import dtypes
+from ..core.config import numpy_dtype_promotion
 from ..core.array import Array
 
 
@@ -30,6 +32,14 @@ def check_key(layer: str, key):
 def float_dtype(dtype):
     """The parameters' dtype: ``dtype``, or float32 (float64 with x64 on) when None."""
     return dtypes.default_float() if dtype is None else np.dtype(dtype)
+
+
+def compute_dtype(x):
+    """The dtype a normalisation or softmax computes ``x`` in: ``x``'s promoted with float32
+    by the standard rules whatever the promotion flag says, as Equinox (float16 -> float32,
+    float64 stays)."""
+    with numpy_dtype_promotion("standard"):
+        return jnp.result_type(x.dtype, jnp.float32)
 
 
 def uniform_init(key, shape, dtype, lim):
