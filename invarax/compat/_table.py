@@ -45,6 +45,7 @@ MODULES = {
     # jax.lib for its __version__ (jaxlib's, read by version checks).
     "jax._src": ("invarax.compat._private", False),
     "jax._src.dtypes": ("invarax.dtypes", False),
+    "jax._src.ad_util": ("invarax.compat._ad_util", False),  # lineax: stop_gradient_p
     "jax.lib": ("invarax.compat._private", False),
     "equinox": ("invarax.module", True),
     "equinox.nn": ("invarax.nn", False),
