@@ -286,3 +286,16 @@ def test_filter_pmap_traces_and_named_axes_as_equinox(jx, ex):
     assert out.tolist() == [[3.0, 3.0, 3.0, 3.0]]
     with pytest.raises(ValueError):
         pmap(f, in_axes=lambda leaf: 0)(jx.numpy.array(3.0), jx.numpy.array([3.0]))
+
+
+def test_pformat_functions_as_equinox():
+    # Equinox's test_function: a functools.wraps wrapper prints as a wrapped function
+    def f():
+        pass
+
+    @functools.wraps(f)
+    def g():
+        pass
+
+    for value in (f, g, functools.partial(f), functools.partial(f, 1, k=2.0)):
+        assert invarax.tree_pformat(value) == eqx.tree_pformat(value)
