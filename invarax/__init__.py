@@ -12,7 +12,7 @@ from .dtypes import float0
 from .compiler.jit import RetraceWarning
 from .core.array import Array
 from .core.aval import ShapeDtypeStruct
-from .core.config import config
+from .core.config import config, numpy_dtype_promotion, numpy_rank_promotion
 from .core.errors import (
     ConcretizationTypeError,
     TracerArrayConversionError,
@@ -149,7 +149,7 @@ __all__ = [
     "lax", "linear_transpose", "linearize", "local_device_count", "local_devices",
     "log_compiles", "make_array_from_callback", "make_array_from_process_local_data",
     "make_array_from_single_device_arrays", "make_jaxpr", "make_mesh", "named_call",
-    "named_scope", "numpy", "pmap", "process_count", "process_index", "pure_callback",
+    "named_scope", "numpy", "numpy_dtype_promotion", "numpy_rank_promotion", "pmap", "process_count", "process_index", "pure_callback",
     "random", "remat", "scipy", "set_mesh", "shard_map", "sharding", "tree",
     "tree_flatten", "tree_leaves", "tree_map", "tree_structure", "tree_unflatten", "tree_util",
     "typeof", "typing", "value_and_grad", "verify", "vjp", "vmap",

@@ -21,14 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from .core import dtypes as _core
+from .core.dtypes import TypePromotionError
 from .numpy._dtypes import issubdtype, result_type_and_weak
 
 #: The dtype of the tangent of an integer or bool value (JAX's ``float0``).
 float0 = np.dtype([("float0", np.void, 0)])
 
-
-class TypePromotionError(ValueError):
-    """Two dtypes have no promotion under the strict promotion rules."""
 
 
 class extended(np.generic):  # noqa: N801 (JAX's name)

@@ -264,3 +264,38 @@ def test_filter_pmap_devices_axis_size_and_aot_as_equinox(jx, ex):
     lowered = pmap(lambda x, y: 2 * x + y, donate="none").lower(jx.numpy.array([3]), 4)
     assert isinstance(lowered.as_text(), str)
     assert lowered.compile()(jx.numpy.array([3]), 4).tolist() == [10]
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_filter_pmap_traces_and_named_axes_as_equinox(jx, ex):
+    # Equinox traces each new call twice (output shapes, then pmap), once across wrappers
+    # of an equal function; in_axes may name parameters; a scalar cannot be mapped
+    pmap = functools.partial(ex.filter_pmap, devices=jx.devices("cpu")[:1])
+    traces = []
+
+    def f(x, y):
+        traces.append(1)
+        return x + y
+
+    pmap(f, in_axes=None, axis_size=1)(jx.numpy.array(1), 2)
+    pmap(f, in_axes=None, axis_size=1)(jx.numpy.array(3), 2)
+    assert len(traces) == 2
+    pmap(f, in_axes=None, axis_size=1)(jx.numpy.array(1), 3)
+    assert len(traces) == 4
+    out = pmap(f, in_axes=dict(y=1))(jx.numpy.ones((1, 4)), jx.numpy.full((1, 1), 2.0))
+    assert out.tolist() == [[3.0, 3.0, 3.0, 3.0]]
+    with pytest.raises(ValueError):
+        pmap(f, in_axes=lambda leaf: 0)(jx.numpy.array(3.0), jx.numpy.array([3.0]))
+
+
+def test_pformat_functions_as_equinox():
+    # Equinox's test_function: a functools.wraps wrapper prints as a wrapped function
+    def f():
+        pass
+
+    @functools.wraps(f)
+    def g():
+        pass
+
+    for value in (f, g, functools.partial(f), functools.partial(f, 1, k=2.0)):
+        assert invarax.tree_pformat(value) == eqx.tree_pformat(value)

@@ -105,3 +105,43 @@ def test_dropout_deterministic_and_generic_layers_as_equinox(jx, ex):
     assert ex.nn.WeightNorm[ex.nn.Linear](linear).__orig_class__ == ex.nn.WeightNorm[
         ex.nn.Linear]
     assert ex.nn.StateIndex[int] is not None
+
+
+@pytest.mark.parametrize("layer", ["Linear", "Conv2d", "GRUCell"])
+def test_complex_layers_initialise_as_equinox(layer):
+    # Equinox draws a complex parameter's real and imaginary parts from split keys
+    args = {"Linear": (3, 2), "Conv2d": (2, 3, 2), "GRUCell": (3, 2)}[layer]
+    theirs = getattr(eqx.nn, layer)(*args, key=jax.random.PRNGKey(5), dtype=jax.numpy.complex64)
+    ours = getattr(invarax.nn, layer)(*args, key=invarax.random.PRNGKey(5), dtype=jnp.complex64)
+    for mine, want in zip(invarax.tree.leaves(ours), jax.tree.leaves(theirs), strict=True):
+        assert mine.dtype == jnp.complex64
+        assert_bitwise(mine, want)
+
+
+def test_prelu_promotes_under_strict_flags_as_equinox():
+    # Equinox's PReLU promotes with the standard rules whatever the flags say
+    x = np.array([[-1, -2, -3], [-1, 2, 3]], np.int32)
+    with invarax.numpy_dtype_promotion("strict"), invarax.numpy_rank_promotion("raise"):
+        ours = invarax.nn.PReLU(jnp.array([0.2, 0.1, 0.1]))(jnp.asarray(x))
+    with jax.numpy_dtype_promotion("strict"), jax.numpy_rank_promotion("raise"):
+        theirs = eqx.nn.PReLU(jax.numpy.array([0.2, 0.1, 0.1]))(jax.numpy.asarray(x))
+    assert_bitwise(ours, theirs)
+
+
+def test_normalisation_and_attention_compute_in_float32_under_strict_as_equinox():
+    # Equinox computes in result_type(x, float32) with the standard rules whatever the flag
+    q = np.array([[1.0]], np.float16)
+    k = np.array([[9.0], [1.0]], np.float16)
+    x = np.linspace(-1, 1, 8).astype(np.float16)
+    with invarax.numpy_dtype_promotion("strict"):
+        ours = (invarax.nn._attention.dot_product_attention_weights(jnp.asarray(q),
+                                                                    jnp.asarray(k)),
+                invarax.nn.LayerNorm(8, dtype=jnp.float16)(jnp.asarray(x)))
+    with jax.numpy_dtype_promotion("strict"):
+        theirs = (eqx.nn._attention.dot_product_attention_weights(jax.numpy.asarray(q),
+                                                                  jax.numpy.asarray(k)),
+                  eqx.nn.LayerNorm(8, dtype=jax.numpy.float16)(jax.numpy.asarray(x)))
+    for got, want in zip(ours, theirs, strict=True):
+        assert got.dtype == jnp.float16
+        np.testing.assert_allclose(np.asarray(got, np.float32), np.asarray(want, np.float32),
+                                   rtol=2e-3)

@@ -99,3 +99,16 @@ def test_make_perturbed_fun_as_optax(noise):
     _close(ours(invarax.random.key(0), x), theirs(jax.random.key(0), x))
     _close(invarax.grad(ours, argnums=1)(invarax.random.key(0), x),
            jax.grad(theirs, argnums=1)(jax.random.key(0), x))
+
+
+def test_apply_updates_broadcasts_a_scalar_update_as_equinox_and_optax():
+    eqx = pytest.importorskip("equinox")
+    marker = object()
+    ours = optim.apply_updates([marker, jnp.array([5]), jnp.array([2.0])], [None, -1, 1])
+    want_eqx = eqx.apply_updates([marker, jax.numpy.array([5]), jax.numpy.array([2.0])],
+                                 [None, -1, 1])
+    want_optax = optax.apply_updates([jax.numpy.array([5]), jax.numpy.array([2.0])], [-1, 1])
+    assert ours[0] is marker
+    for got, a, b in zip(ours[1:], want_eqx[1:], want_optax, strict=True):
+        assert_bitwise(got, a)
+        assert_bitwise(got, b)

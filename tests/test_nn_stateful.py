@@ -249,7 +249,9 @@ def test_shared_ties_weights_and_sums_their_gradients():
     plain = invarax.grad(lambda w: tie(w, b)(tie(w, a)(x)).sum())(a.weight)
     np.testing.assert_allclose(np.asarray(grads.pytree[0].weight), np.asarray(plain),
                                rtol=1e-6)
-    with pytest.raises(ValueError, match="same pytree structure, shapes and dtypes"):
+    # Equinox's words begin the message (its tests match them)
+    with pytest.raises(ValueError, match="Every node being shared together must have the "
+                                         "same pytree structure"):
         nn.Shared((a, b), lambda p: p[1].weight, lambda p: p[0].bias)
 
 

@@ -45,10 +45,13 @@ MODULES = {
     # jax.lib for its __version__ (jaxlib's, read by version checks).
     "jax._src": ("invarax.compat._private", False),
     "jax._src.dtypes": ("invarax.dtypes", False),
+    "jax._src.ad_util": ("invarax.compat._ad_util", False),  # lineax: stop_gradient_p
     "jax.lib": ("invarax.compat._private", False),
     "equinox": ("invarax.module", True),
     "equinox.nn": ("invarax.nn", False),
     "equinox.debug": ("invarax.debug", False),
+    # Equinox's attention functions live in a private module that its users (and tests) name
+    "equinox.nn._attention": ("invarax.nn._attention", False),
     "optax": ("invarax.optim", True),
 }
 

@@ -45,14 +45,19 @@ class Config:
         "jax_num_cpu_devices": 1,
         # the platform to run on: invarax has one, "cpu"
         "jax_platform_name": "cpu",
-        # JAX's dtype promotion: "standard" (weak types, the promotion lattice) is the one
-        # invarax implements; libraries read it (diffrax)
+        # JAX's dtype promotion: "standard" (weak types, the promotion lattice) or "strict"
+        # (only a weak type promotes; two different dtypes are a TypePromotionError)
         "jax_numpy_dtype_promotion": "standard",
+        # jnp's elementwise functions on operands of different ranks (a 0-d one aside):
+        # "allow" broadcasts, "warn" broadcasts with a warning, "raise" is a ValueError
+        "jax_numpy_rank_promotion": "allow",
     }
 
     #: The values a string flag takes, with what to do instead of the others.
-    _choices = {"jax_numpy_dtype_promotion": (
-        ("standard",), "invarax implements JAX's standard dtype promotion only")}
+    _choices = {
+        "jax_numpy_dtype_promotion": (("standard", "strict"), "JAX's two promotion modes"),
+        "jax_numpy_rank_promotion": (("allow", "warn", "raise"), "JAX's three modes"),
+    }
 
     #: Flags whose default an environment variable overrides when invarax is imported.
     _environment = {"invarax_exact_elementary": "INVARAX_EXACT_ELEMENTARY"}
@@ -152,3 +157,25 @@ def _environment_bool(variable: str, text: str) -> bool:
 
 
 config = Config()
+
+
+def numpy_dtype_promotion(mode: str):
+    """``with numpy_dtype_promotion("strict"):`` sets ``jax_numpy_dtype_promotion`` inside the
+    block, as JAX's context manager.
+
+    Example:
+        >>> import invarax, invarax.numpy as jnp
+        >>> with invarax.numpy_dtype_promotion("strict"):
+        ...     try:
+        ...         jnp.ones(2) + jnp.ones(2, jnp.int32)
+        ...     except invarax.dtypes.TypePromotionError:
+        ...         print("cast one operand explicitly")
+        cast one operand explicitly
+    """
+    return config.flag("jax_numpy_dtype_promotion", mode)
+
+
+def numpy_rank_promotion(mode: str):
+    """``with numpy_rank_promotion("raise"):`` sets ``jax_numpy_rank_promotion`` inside the
+    block, as JAX's context manager."""
+    return config.flag("jax_numpy_rank_promotion", mode)

@@ -33,10 +33,24 @@ _UP = {
 }
 
 
-def _ancestors(node):
+# ``jax_numpy_dtype_promotion="strict"``: a weak type promotes to any type of its kind (or
+# the weak type above it); no two distinct strong types promote.
+_UP_STRICT = {
+    **{dtype: [] for dtype in SUPPORTED},
+    _I: [_F, *(d for d in SUPPORTED if d.kind in "iu")],
+    _F: [_C, *(d for d in SUPPORTED if d.kind == "f")],
+    _C: [d for d in SUPPORTED if d.kind == "c"],
+}
+
+
+class TypePromotionError(ValueError):
+    """Two dtypes have no promotion under the strict promotion rules."""
+
+
+def _ancestors(node, lattice=_UP):
     seen, todo = {node}, [node]
     while todo:
-        for up in _UP[todo.pop()]:
+        for up in lattice[todo.pop()]:
             if up not in seen:
                 seen.add(up)
                 todo.append(up)
@@ -44,16 +58,23 @@ def _ancestors(node):
 
 
 _ABOVE = {node: _ancestors(node) for node in _UP}
+_ABOVE_STRICT = {node: _ancestors(node, _UP_STRICT) for node in _UP_STRICT}
 
 
-def _join(a, b):
-    common = _ABOVE[a] & _ABOVE[b]
+def _join(a, b, above=_ABOVE):
+    common = above[a] & above[b]
     # The least upper bound is the common ancestor that is below every other one.
-    (lub,) = [n for n in common if all(m in _ABOVE[n] for m in common)]
-    return lub
+    lub = [n for n in common if all(m in above[n] for m in common)]
+    if not lub:
+        raise TypePromotionError(
+            f"Input dtypes {(str(a), str(b))} have no available implicit dtype promotion path "
+            "when jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the "
+            "desired output type, or set jax_numpy_dtype_promotion=standard.")
+    return lub[0]
 
 
 _x64 = False
+_strict = False  # jax_numpy_dtype_promotion == "strict"
 
 
 def x64_enabled() -> bool:
@@ -62,9 +83,11 @@ def x64_enabled() -> bool:
 
 
 def _on_config(name, value):
-    global _x64
+    global _x64, _strict
     if name == "jax_enable_x64":
         _x64 = value
+    elif name == "jax_numpy_dtype_promotion":
+        _strict = value == "strict"
 
 
 config.on_update(_on_config)
@@ -125,24 +148,31 @@ def _resolve(node):
     return canonicalize(node), False
 
 
-def promote_types(*pairs):
+def promote_types(*pairs, strict=None):
     """Join ``(dtype, weak_type)`` pairs on JAX's lattice; return ``(dtype, weak_type)``.
+
+    ``strict`` (default: the ``jax_numpy_dtype_promotion`` flag is ``"strict"``) joins on
+    the strict lattice, where distinct strong dtypes are a ``TypePromotionError``; internal
+    questions ("does this dtype hold that one?") pass ``strict=False``.
 
     Example:
         >>> promote_types((float32, False), (float32, True))   # f32 array + Python float
         (dtype('float32'), False)
     """
-    key = (pairs, _x64)
+    strict = _strict if strict is None else strict
+    key = (pairs, _x64, strict)
     result = _PROMOTED.get(key)
     if result is None:
+        above = _ABOVE_STRICT if strict else _ABOVE
         node = _node(*pairs[0])
         for pair in pairs[1:]:
-            node = _join(node, _node(*pair))
+            node = _join(node, _node(*pair), above)
         result = _PROMOTED[key] = _resolve(node)
     return result
 
 
-_PROMOTED = {}  # (pairs, x64) -> promote_types' result: the lattice walk is slow, the keys few
+# (pairs, x64, strict) -> promote_types' result: the lattice walk is slow, the keys few
+_PROMOTED = {}
 
 
 def is_float(dtype) -> bool:

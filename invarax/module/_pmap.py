@@ -17,17 +17,32 @@ import numpy as np
 from ..core.array import ArrayImpl, to_array
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..distributed.constraint import with_sharding_constraint
+from ..ops._util import canonicalize_axis
 from ..transforms._make_jaxpr import make_jaxpr
 from ..transforms._pmap import pmap
+from ..transforms._shapes import eval_shape
+from ..transforms._vmap import vmap
 from ._filters import combine, if_array, is_array, is_array_like, partition
 from ._static import Static
-from ._vmap import _map_axes
+from ._vmap import _map_axes, _named_in_axes
 
 
 def _run(dynamic, static: Static):
     fun, args, kwargs = combine(dynamic, static.value)
     out_dynamic, out_static = partition(fun(*args, **kwargs), is_array)
     return out_dynamic, Static(out_static)
+
+
+# The calls (function, static arguments, shapes) whose output shapes have been traced, as
+# Equinox's cache of them: the most recent _SHAPED_MAX, oldest first.
+_SHAPED = {}
+_SHAPED_MAX = 512
+
+
+def _remember(signature) -> None:
+    _SHAPED[signature] = None
+    if len(_SHAPED) > _SHAPED_MAX:
+        del _SHAPED[next(iter(_SHAPED))]
 
 
 def filter_pmap(fun=None, *, in_axes=if_array(0), out_axes=if_array(0), axis_name=None,  # noqa: B008
@@ -69,17 +84,28 @@ def filter_pmap(fun=None, *, in_axes=if_array(0), out_axes=if_array(0), axis_nam
 
     @functools.wraps(fun)
     def pmapped(*args, **kwargs):
-        spec = (in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
-                {k: if_array(0) for k in kwargs})
+        if isinstance(in_axes, dict):
+            spec = _named_in_axes(fun, in_axes, args, kwargs)
+        else:
+            spec = (in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
+                    {k: if_array(0) for k in kwargs})
         axes = _map_axes(spec, (args, kwargs), "in_axes")
         fun_leaves, fun_tree = tree_flatten(fun)
         arg_leaves, arg_tree = tree_flatten((args, kwargs))
-        size = next((np.shape(x)[a] for x, a in zip(arg_leaves, axes, strict=True)
+        size = next((np.shape(x)[canonicalize_axis(a, np.ndim(x), "filter_pmap in_axes")]
+                     for x, a in zip(arg_leaves, axes, strict=True)
                      if a is not None and is_array(x)), axis_size)
         axes_tree = (tree_unflatten(fun_tree, [None] * len(fun_leaves)),
                      *tree_unflatten(arg_tree, axes))
         dynamic, static = partition((fun, args, kwargs), is_array)
         key = tuple(axes)
+        signature = (key, Static(static), axis_name, size, repr(pmapkwargs), tuple(
+            (np.shape(x), np.result_type(x)) for x in tree_flatten(dynamic)[0]))
+        if signature not in _SHAPED:
+            # As Equinox: the output's shapes first (one trace, under vmap), then pmap's trace
+            eval_shape(vmap(_run, in_axes=(axes_tree, None), axis_name=axis_name,
+                            axis_size=size), dynamic, Static(static))
+            _remember(signature)
         run = cache.get(key)
         if run is None:
             run = cache[key] = pmap(_run, axis_name=axis_name, in_axes=(axes_tree, None),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import functools
+import types
 
 import numpy as np
 
@@ -62,6 +64,12 @@ def _fmt(x, indent: int, style: _Style = _DEFAULT) -> str:
     if isinstance(x, dict):
         parts = [f"{k!r}: {_fmt(v, inner, style)}" for k, v in x.items()]
         return _join("{", parts, "}", indent, style)
+    if isinstance(x, functools.partial):
+        parts = [_fmt(v, inner, style) for v in (x.func, *x.args)]
+        parts += [f"{k}={_fmt(v, inner, style)}" for k, v in x.keywords.items()]
+        return _join("partial(", parts, ")", indent, style)
+    if isinstance(x, types.FunctionType) and hasattr(x, "__wrapped__"):
+        return f"<wrapped function {x.__qualname__}>"  # functools.wraps: as Equinox
     if callable(x) and hasattr(x, "__qualname__"):
         return f"<function {x.__qualname__}>"
     return repr(x)

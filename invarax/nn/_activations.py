@@ -7,6 +7,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
+from ..core.config import numpy_dtype_promotion, numpy_rank_promotion
 from ..module import Module
 from ..numpy._promote import promote_args
 from ..ops.special import erfc
@@ -254,7 +255,10 @@ class PReLU(Module):
         self.negative_slope = jnp.asarray(init_alpha)
 
     def __call__(self, x, *, key=None):
-        """``where(x >= 0, x, negative_slope * x)`` (``key`` is ignored, for ``Sequential``)."""
+        """``where(x >= 0, x, negative_slope * x)`` (``key`` is ignored, for ``Sequential``),
+        with JAX's standard promotion whatever the flags say (as Equinox: an int input gives
+        a float output, a slope per channel broadcasts)."""
         del key
         x = jnp.asarray(x)
-        return jnp.where(x >= 0, x, self.negative_slope * x)
+        with numpy_dtype_promotion("standard"), numpy_rank_promotion("allow"):
+            return jnp.where(x >= 0, x, self.negative_slope * x)

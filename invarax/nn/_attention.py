@@ -11,7 +11,7 @@ from ..transforms._vmap import vmap
 from ._activations import softmax
 from ._dropout import Dropout
 from ._linear import Linear
-from ._misc import check_key, deterministic_alias, float_dtype
+from ._misc import check_key, compute_dtype, deterministic_alias, float_dtype
 
 
 class MultiheadAttention(Module):
@@ -187,8 +187,7 @@ def _masked_softmax(logits, mask):
     """Softmax over the last axis (in float32 at least); masked-out logits get the lowest value."""
     if mask is not None:
         logits = jnp.where(mask, logits, jnp.finfo(logits.dtype).min)
-    dtype = jnp.result_type(logits.dtype, jnp.float32)
-    return softmax(logits.astype(dtype)).astype(logits.dtype)
+    return softmax(logits.astype(compute_dtype(logits))).astype(logits.dtype)
 
 
 def dot_product_attention_weights(query, key, mask=None):

@@ -6,8 +6,10 @@ import warnings
 
 import numpy as np
 
+from .. import numpy as jnp
 from .. import random
 from ..core import dtypes
+from ..core.config import numpy_dtype_promotion
 from ..core.array import Array
 
 
@@ -32,8 +34,23 @@ def float_dtype(dtype):
     return dtypes.default_float() if dtype is None else np.dtype(dtype)
 
 
+def compute_dtype(x):
+    """The dtype a normalisation or softmax computes ``x`` in: ``x``'s promoted with float32
+    by the standard rules whatever the promotion flag says, as Equinox (float16 -> float32,
+    float64 stays)."""
+    with numpy_dtype_promotion("standard"):
+        return jnp.result_type(x.dtype, jnp.float32)
+
+
 def uniform_init(key, shape, dtype, lim):
-    """Equinox's initialisation: uniform in ``[-lim, lim)`` from ``random.uniform``."""
+    """Equinox's initialisation: uniform in ``[-lim, lim)`` from ``random.uniform``; a complex
+    dtype draws its real and imaginary parts from the two halves of ``random.split(key)``."""
+    if np.issubdtype(dtype, np.complexfloating):
+        part = np.finfo(dtype).dtype
+        rkey, ikey = random.split(key, 2)
+        real = random.uniform(rkey, shape, part, minval=-lim, maxval=lim).astype(dtype)
+        imag = random.uniform(ikey, shape, part, minval=-lim, maxval=lim).astype(dtype)
+        return real + 1j * imag
     return random.uniform(key, shape, dtype, minval=-lim, maxval=lim)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import lax
 from .. import numpy as jnp
 from ..module import Module, field
-from ._misc import float_dtype
+from ._misc import compute_dtype, float_dtype
 from ._stateful import NO_STATE
 
 
@@ -20,10 +20,6 @@ def _check_shape(layer, expected, x):
             f"{tuple(x.shape)}. For a batch of inputs, map the layer over it: "
             f"invarax.vmap({layer.lower()})(x)."
         )
-
-
-def _compute_dtype(x):
-    return jnp.result_type(x.dtype, jnp.float32)
 
 
 class _Normalisation(Module):
@@ -66,7 +62,7 @@ class _Normalisation(Module):
         del key
         x = jnp.asarray(x)
         _check_shape(type(self).__name__, self.shape, x)
-        dtype = _compute_dtype(x)
+        dtype = compute_dtype(x)
         out_dtype, x = x.dtype, x.astype(dtype)
         out = self._normalise(x)
         if self.weight is not None:
@@ -197,7 +193,7 @@ class GroupNorm(Module):
                 f"(channels, ...) whose channels the {self.groups} groups divide, got "
                 f"{tuple(x.shape)}; for a batch use invarax.vmap(layer)")
         out_dtype = x.dtype
-        x = x.astype(_compute_dtype(x))
+        x = x.astype(compute_dtype(x))
         y = x.reshape(self.groups, -1)
         mean = jnp.mean(y, axis=1, keepdims=True)
         variance = jnp.maximum(0.0, jnp.var(y, axis=1, keepdims=True))

@@ -52,8 +52,9 @@ class Shared(Module):
         source, dest = _describe(get(pytree)), _describe(where(pytree))
         if source != dest:
             raise ValueError(
-                "Shared: the nodes of `get` and `where` must have the same pytree "
-                f"structure, shapes and dtypes; got {source} and {dest}")
+                "Shared: Every node being shared together must have the same pytree "
+                "structure, shape+dtype of arrays, etc., as each other (Equinox's words); the "
+                f"nodes of `get` and `where` differ: got {source} and {dest}")
         self.pytree = tree_at(where, pytree, replace_fn=lambda _: SharedNode())
         self.where = where
         self.get = get

@@ -44,7 +44,8 @@ def result_type_and_weak(*args):
 
     Python's ``int``, ``float`` and ``complex`` types are weak, as their values are.
     """
-    args = [_PYTHON_TYPES.get(a, a) if isinstance(a, type) else a for a in args]
+    args = [_PYTHON_TYPES.get(a, a) if isinstance(a, type)
+            else _np.dtype(a) if isinstance(a, str) else a for a in args]
     return result_dtype(*(a if isinstance(a, ShapeDtypeStruct)
                           else zeros((), a) if isinstance(a, (_np.dtype, _ScalarMeta, type))
                           else asarray(a) for a in args))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..core import dtypes
+from ..core.config import config
 from ..core.array import Array, ArrayImpl, to_array
 from ..ops import elementwise as ew
 from ..ops import shape as sh
@@ -66,6 +69,23 @@ def broadcast_shapes(*shapes) -> tuple:
         ) from None
 
 
+def check_rank_promotion(name: str, shapes) -> None:
+    """The ``jax_numpy_rank_promotion`` flag on operands of ``shapes`` (0-d ones aside)."""
+    mode = config.jax_numpy_rank_promotion
+    if mode == "allow" or len({len(s) for s in shapes if s}) < 2:
+        return
+    listed = " ".join(str(tuple(s)) for s in shapes)
+    if mode == "warn":
+        warnings.warn(f"Following NumPy automatic rank promotion for {name} on shapes {listed}. "
+                      "Set the jax_numpy_rank_promotion config option to 'allow' to disable "
+                      "this warning.", stacklevel=3)
+        return
+    raise ValueError(
+        f"Operands could not be broadcast together for {name} on shapes {listed} and with the "
+        "config option jax_numpy_rank_promotion='raise'; add the missing leading axes "
+        "explicitly (x[None] or jnp.expand_dims) or set it to 'allow'.")
+
+
 def broadcast_to_shape(x: Array, shape: tuple) -> Array:
     """Broadcast ``x`` to ``shape`` (NumPy rules; 0-d scalars stay 0-d for lax ops)."""
     if x.shape == shape:
@@ -78,6 +98,7 @@ def promote_args(name: str, *args, to_inexact: bool = False):
     """Convert, promote and broadcast the operands of an elementwise ``jnp.<name>``."""
     arrays = promote_dtypes(*(asarray_arg(a, name) for a in args), to_inexact=to_inexact)
     if len({a.shape for a in arrays}) > 1:
+        check_rank_promotion(name, [a.shape for a in arrays])
         shape = broadcast_shapes(*(a.shape for a in arrays))
         arrays = [a if a.ndim == 0 else broadcast_to_shape(a, shape) for a in arrays]
     return arrays

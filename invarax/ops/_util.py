@@ -78,6 +78,6 @@ def lax_operands(name: str, args):
         (dtype,) = strong
         for i, a in enumerate(arrays):
             if a.weak_type and a.dtype != dtype and isinstance(a, ArrayImpl):
-                if dtypes.promote_types((dtype, False), (a.dtype, True))[0] == dtype:
+                if dtypes.promote_types((dtype, False), (a.dtype, True), strict=False)[0] == dtype:
                     arrays[i] = weak_to(a, dtype)
     return arrays

@@ -52,7 +52,7 @@ def _out_dtype(lhs: ShapedArray, preferred_element_type):
     if preferred_element_type is None:
         return lhs.dtype
     preferred = dtypes.canonicalize(preferred_element_type)
-    if dtypes.promote_types((lhs.dtype, False), (preferred, False))[0] != preferred:
+    if dtypes.promote_types((lhs.dtype, False), (preferred, False), strict=False)[0] != preferred:
         raise TypeError(
             f"dot_general: preferred_element_type {preferred.name} cannot hold the result of "
             f"{lhs.dtype.name} operands; pass a dtype that {lhs.dtype.name} promotes to "

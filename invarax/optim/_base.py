@@ -199,14 +199,15 @@ def _is_none(x) -> bool:
 
 
 def map_with_params(who: str, f, updates, params, keep_params: bool = False,
-                    integers: bool = False):
+                    integers: bool = False, broadcast: bool = False):
     """``f(update, param)`` at each update that is not None; elsewhere None (or the param).
 
     ``params`` may hold anything (a Module's functions, say) where the updates are None, as
     the updates of a filtered model do; elsewhere each param must be a float array of its
     update's shape (with ``integers``, an integer array is accepted too). With
     ``keep_params`` the result holds the param where the update is None, and has the params'
-    structure.
+    structure. With ``broadcast`` an update need only broadcast with its param (a Python
+    scalar update, say), as ``p + u`` does.
     """
     with_paths, treedef = tree_flatten_with_path(updates, is_leaf=_is_none)
     try:
@@ -220,7 +221,7 @@ def map_with_params(who: str, f, updates, params, keep_params: bool = False,
         if u is not None:
             where = keystr(path)
             check_param(who, where, p, integers)
-            if np.shape(p) != np.shape(u):
+            if np.shape(p) != np.shape(u) and not (broadcast and _broadcasts(p, u)):
                 raise ValueError(
                     f"{who}: the update at {where or 'the root'} has shape {np.shape(u)}, "
                     f"its parameter {np.shape(p)}")
@@ -228,6 +229,14 @@ def map_with_params(who: str, f, updates, params, keep_params: bool = False,
         else:
             out.append(p if keep_params else None)
     return treedef.unflatten(out)
+
+
+def _broadcasts(p, u) -> bool:
+    try:
+        np.broadcast_shapes(np.shape(p), np.shape(u))
+    except ValueError:
+        return False
+    return True
 
 
 def require_params(who: str, params) -> None:

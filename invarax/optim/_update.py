@@ -18,7 +18,8 @@ def apply_updates(params, updates):
 
     Arguments:
         params: a pytree of parameters (a Module, say).
-        updates: a pytree with the structure of ``params``, None where nothing changes.
+        updates: a pytree with the structure of ``params``, None where nothing changes;
+            each update broadcasts with its parameter (a Python scalar adds to every element).
 
     Returns:
         A pytree with the structure of ``params``; each updated leaf keeps its parameter's
@@ -31,7 +32,7 @@ def apply_updates(params, updates):
     """
     return map_with_params("apply_updates",
                            lambda u, p: jnp.asarray(p + u).astype(jnp.asarray(p).dtype),
-                           updates, params, keep_params=True, integers=True)
+                           updates, params, keep_params=True, integers=True, broadcast=True)
 
 
 def incremental_update(new_tensors, old_tensors, step_size):

@@ -6,8 +6,10 @@ import sys
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import jax._src.ad_util
 import jax.scipy.stats.norm
 import optax
+from equinox.nn import _attention
 
 import invarax
 
@@ -24,6 +26,11 @@ report["served"] = {
     "equinox.apply_updates": eqx.apply_updates is invarax.apply_updates,
     "optax.adam": optax.adam is invarax.optim.adam,
     "sys.modules": sys.modules["jax.numpy"] is jnp,
+    # private modules that libraries import: lineax's stop_gradient_p, Equinox's attention
+    "jax._src.ad_util": jax._src.ad_util.stop_gradient_p is invarax.lax.stop_gradient_p,
+    "equinox.nn._attention": _attention.dot_product_attention_weights
+    is invarax.nn._attention.dot_product_attention_weights,
+    "jax.numpy_dtype_promotion": jax.numpy_dtype_promotion is invarax.numpy_dtype_promotion,
 }
 errors = {}
 try:

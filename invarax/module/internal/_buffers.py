@@ -138,13 +138,9 @@ def wrap_buffers(buffers, val, pred, tag):
         return val
 
     def nodes(v):
-        # None counts as a named node here, so that naming one is the error below (tree_at
-        # would skip it, and the loop would run without the buffer)
-        named = tree_leaves(tree_map(_unwrap, buffers(v), is_leaf=_is_buffer),
-                            is_leaf=lambda x: x is None)
-        if any(x is None for x in named):
-            raise ValueError("Only arrays can be treated as buffers.")
-        return [x for x in named if x is not None]
+        # a None among the named nodes is no node, as in Equinox (diffrax names its dense
+        # output's buffers, None when there is no dense output)
+        return tree_leaves(tree_map(_unwrap, buffers(v), is_leaf=_is_buffer))
 
     def wrap_one(leaf):
         if not is_array(leaf):
