@@ -9,8 +9,8 @@ import numpy as np
 from .. import numpy as jnp
 from .. import random
 from ..core import dtypes
-from ..core.config import numpy_dtype_promotion
 from ..core.array import Array
+from ..core.config import numpy_dtype_promotion
 
 
 def check_key(layer: str, key):

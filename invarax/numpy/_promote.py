@@ -7,8 +7,8 @@ import warnings
 import numpy as np
 
 from ..core import dtypes
-from ..core.config import config
 from ..core.array import Array, ArrayImpl, to_array
+from ..core.config import config
 from ..ops import elementwise as ew
 from ..ops import shape as sh
 from ..ops._util import weak_to

@@ -5,8 +5,8 @@ import sys
 
 import equinox as eqx
 import jax
-import jax.numpy as jnp
 import jax._src.ad_util
+import jax.numpy as jnp
 import jax.scipy.stats.norm
 import optax
 from equinox.nn import _attention
