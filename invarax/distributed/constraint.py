@@ -153,10 +153,7 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
 
     @functools.wraps(f)
     def run(*args, **kwargs):
-        target = kwargs.pop("out_sharding", out_sharding)
-        if target is None:
-            raise TypeError(f"auto_axes of {getattr(f, '__name__', f)} needs out_sharding: "
-                            "pass out_sharding=... to auto_axes or to the call")
+        target = _sharding_keyword(kwargs, "out_sharding", out_sharding, "auto_axes", f)
         return constrain(f(*args, **kwargs), target, "auto_axes's out_sharding")
 
     return run
@@ -180,10 +177,17 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
 
     @functools.wraps(f)
     def run(*args, **kwargs):
-        target = kwargs.pop("in_sharding", in_sharding)
-        if target is None:
-            raise TypeError(f"explicit_axes of {getattr(f, '__name__', f)} needs in_sharding: "
-                            "pass in_sharding=... to explicit_axes or to the call")
+        target = _sharding_keyword(kwargs, "in_sharding", in_sharding, "explicit_axes", f)
         return f(*constrain(args, target, "explicit_axes's in_sharding"), **kwargs)
 
     return run
+
+
+def _sharding_keyword(kwargs: dict, key: str, default, wrapper: str, f):
+    """The sharding given as the call's keyword ``key`` (taken out of ``kwargs``), else
+    ``default``; an error naming the fix if neither is given."""
+    target = kwargs.pop(key, default)
+    if target is None:
+        raise TypeError(f"{wrapper} of {getattr(f, '__name__', f)} needs {key}: pass "
+                        f"{key}=... to {wrapper} or to the call")
+    return target
