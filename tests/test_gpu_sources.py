@@ -265,6 +265,8 @@ def test_device_sources_compile_to_exact_ptx(name, arch, tmp_path, monkeypatch):
     kernels = entries(ptx)
     assert set(kernels) == KERNELS[name]
     if name == "kernels.cu":
+        # no calls (order.h inlines into each kernel, nothing recursive): a static stack
+        assert not re.search(r"\bcall(\.uni)?\b", ptx)
         for kernel, body in kernels.items():
             fmas = len(re.findall(r"\bfma\.rn\.f(32|64)\b", body))
             # FMAs are the contractions' chains; no reduction writes one

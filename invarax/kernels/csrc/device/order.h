@@ -15,12 +15,10 @@
 
 #ifdef __CUDACC__
 #define ORD_FN static __device__ __forceinline__
-#define ORD_REC static __device__ /* recursive: not inlined */
 #define ORD_FMAF(x, y, z) __fmaf_rn(x, y, z)
 #define ORD_FMA(x, y, z) __fma_rn(x, y, z)
 #else
 #define ORD_FN static inline
-#define ORD_REC static
 #define ORD_FMAF(x, y, z) fmaf(x, y, z)
 #define ORD_FMA(x, y, z) fma(x, y, z)
 #endif
@@ -29,6 +27,8 @@
 #define ORD_KB 256
 /* The pairwise sum's leaf: at most this many elements, eight accumulators. */
 #define ORD_PW_BLOCK 128
+/* The pairwise tree's depth bound: each level at least halves n (n < 2^63). */
+#define ORD_PW_DEPTH 64
 
 /* ORD_PAIRWISE(NAME, T, PARAMS, ARGS, AT) defines NAME(PARAMS..., lo, n): NumPy's pairwise
  * summation of the n values AT for i = lo, ..., lo + n - 1 (AT an expression in i and the
@@ -40,31 +40,55 @@
  *   n > ORD_PW_BLOCK: the first n2 = n / 2 rounded down to a multiple of 8, plus the rest. */
 #define ORD_UNPAREN(...) __VA_ARGS__
 #define ORD_PAIRWISE(NAME, T, PARAMS, ARGS, AT)                                             \
-    ORD_REC T NAME(ORD_UNPAREN PARAMS, int64_t lo, int64_t n) {                             \
+    ORD_FN T NAME##_leaf(ORD_UNPAREN PARAMS, int64_t lo, int64_t n) {                       \
         if (n < 8) {                                                                        \
             T r = 0;                                                                        \
             for (int64_t i = lo; i < lo + n; i++) r += AT;                                  \
             return r;                                                                       \
         }                                                                                   \
-        if (n <= ORD_PW_BLOCK) {                                                            \
-            T r[8];                                                                         \
-            int64_t q, end = n - n % 8;                                                     \
-            for (int j = 0; j < 8; j++) {                                                   \
-                int64_t i = lo + j;                                                         \
-                r[j] = AT;                                                                  \
-            }                                                                               \
-            for (q = 8; q < end; q += 8)                                                    \
-                for (int j = 0; j < 8; j++) {                                               \
-                    int64_t i = lo + q + j;                                                 \
-                    r[j] += AT;                                                             \
-                }                                                                           \
-            T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));      \
-            for (int64_t i = lo + q; i < lo + n; i++) res += AT;                            \
-            return res;                                                                     \
+        T r[8];                                                                             \
+        int64_t q, end = n - n % 8;                                                         \
+        for (int j = 0; j < 8; j++) {                                                       \
+            int64_t i = lo + j;                                                             \
+            r[j] = AT;                                                                      \
         }                                                                                   \
-        int64_t n2 = n / 2;                                                                 \
-        n2 -= n2 % 8;                                                                       \
-        return NAME(ORD_UNPAREN ARGS, lo, n2) + NAME(ORD_UNPAREN ARGS, lo + n2, n - n2);    \
+        for (q = 8; q < end; q += 8)                                                        \
+            for (int j = 0; j < 8; j++) {                                                   \
+                int64_t i = lo + q + j;                                                     \
+                r[j] += AT;                                                                 \
+            }                                                                               \
+        T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));          \
+        for (int64_t i = lo + q; i < lo + n; i++) res += AT;                                \
+        return res;                                                                         \
+    }                                                                                       \
+    /* The tree walked with an explicit stack (no recursion: a GPU thread's stack is small \
+     * and its size must be known): each node sums its left half, then its right half,   \
+     * then adds them, exactly as the recursive definition. */                            \
+    ORD_FN T NAME(ORD_UNPAREN PARAMS, int64_t lo, int64_t n) {                              \
+        int64_t at[ORD_PW_DEPTH], len[ORD_PW_DEPTH];                                        \
+        T left[ORD_PW_DEPTH];                                                               \
+        int side[ORD_PW_DEPTH], top = 0; /* side: 0 going left, 1 going right */            \
+        T value;                                                                            \
+        for (;;) {                                                                          \
+            while (n > ORD_PW_BLOCK) { /* descend to the leftmost leaf */                   \
+                int64_t n2 = n / 2;                                                         \
+                n2 -= n2 % 8;                                                               \
+                at[top] = lo, len[top] = n, side[top] = 0, top++;                           \
+                n = n2;                                                                     \
+            }                                                                               \
+            value = NAME##_leaf(ORD_UNPAREN ARGS, lo, n);                                   \
+            /* climb while the finished subtree is a right half */                          \
+            while (top > 0 && side[top - 1] == 1) {                                         \
+                top--;                                                                      \
+                value = left[top] + value;                                                  \
+            }                                                                               \
+            if (top == 0) return value;                                                     \
+            /* a left half is done: keep it, go to the right half */                        \
+            int64_t n2 = len[top - 1] / 2;                                                  \
+            n2 -= n2 % 8;                                                                   \
+            left[top - 1] = value, side[top - 1] = 1;                                       \
+            lo = at[top - 1] + n2, n = len[top - 1] - n2;                                   \
+        }                                                                                   \
     }
 
 /* ORD_FIRST_EXTREMUM(NAME, T, PARAMS, AT) defines NAME(PARAMS..., n, is_max): the index i
