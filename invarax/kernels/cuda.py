@@ -1,5 +1,5 @@
-"""The canonical reductions, contractions and elementary functions on an NVIDIA GPU (CuPy
-arrays in, out).
+"""The canonical kernels on an NVIDIA GPU, CuPy arrays in and out: row reductions, batched
+contractions, convolutions, window reductions, scans, scatter and the elementary functions.
 
 The kernels are ``csrc/device/*.cu``, compiled by NVRTC (``nvrtc.py``) and loaded
 with CuPy's ``Module`` (never ``RawModule``, which would add ``-ftz=true``). Each output
