@@ -100,6 +100,7 @@ def test_contractions_and_reductions_are_float32_rounded_once():
         (a @ jnp.asarray(b), jnp.asarray(a32) @ b32, jax_numpy.asarray(a) @ b),
         (jnp.sum(a, axis=1), jnp.sum(a32, axis=1), jax_numpy.sum(a, axis=1)),
         (jnp.asarray(a).max(axis=0), jnp.asarray(a32).max(axis=0), jax_numpy.max(a, axis=0)),
+        (jnp.mean(a, axis=1), jnp.mean(a32, axis=1), jax_numpy.mean(a, axis=1)),
     ]:
         assert got.dtype == jnp.bfloat16 == want.dtype
         assert np.array_equal(_bits(got), _bits(np.asarray(own).astype(ml_dtypes.bfloat16)))
