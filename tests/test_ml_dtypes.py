@@ -3,6 +3,8 @@ lattice, converted with one round to nearest even, computed in float32 (int32) a
 once; JAX and ml_dtypes are the oracles."""
 
 import itertools
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -186,3 +188,40 @@ def test_dtype_queries_are_jax():
 def test_samplers_refuse_them_with_the_fix():
     with pytest.raises(ValueError, match=r"draw float32 and convert"):
         ivx.random.normal(ivx.random.PRNGKey(0), (2,), jnp.bfloat16)
+
+
+def test_models_of_bfloat16_train_as_equinox_and_optax():
+    eqx = pytest.importorskip("equinox")
+    optax = pytest.importorskip("optax")
+    jax = pytest.importorskip("jax")
+    x = np.ones(3, ml_dtypes.bfloat16)
+    assert ivx.is_inexact_array(jnp.asarray(x)) == eqx.is_inexact_array(jax.numpy.asarray(x))
+    lin = ivx.nn.Linear(3, 2, key=ivx.random.PRNGKey(0))
+    model = ivx.tree_util.tree_map(lambda a: a.astype(jnp.bfloat16), lin)
+    grads = ivx.filter_grad(lambda m, x: jnp.sum(m(x)))(model, x)
+    assert grads.weight.dtype == jnp.bfloat16
+    # the gradient of sum(W x + b) is x for each row of W: bitwise JAX's
+    assert np.array_equal(_bits(grads.weight), _bits(np.ones((2, 3), ml_dtypes.bfloat16)))
+    opt, opt_jax = ivx.optim.adam(1e-2), optax.adam(1e-2)
+    updates, _ = opt.update(grads, opt.init(model), model)
+    params = (jax.numpy.asarray(model.weight), jax.numpy.asarray(model.bias))
+    want, _ = opt_jax.update((jax.numpy.asarray(grads.weight), jax.numpy.asarray(grads.bias)),
+                             opt_jax.init(params), params)
+    assert updates.weight.dtype == want[0].dtype == jnp.bfloat16
+    np.testing.assert_allclose(np.asarray(updates.weight, np.float32),
+                               np.asarray(want[0], np.float32), rtol=2**-7)
+
+
+def test_the_core_does_not_import_ml_dtypes_and_works_without_it():
+    code = """if True:
+        import sys
+        import invarax, invarax.numpy as jnp, invarax.nn, invarax.optim
+        assert "ml_dtypes" not in sys.modules
+        sys.modules["ml_dtypes"] = None  # as if it were not installed
+        assert not hasattr(jnp, "bfloat16") and float((jnp.ones(3) + 1).sum()) == 6.0
+        try:
+            jnp.float8_e4m3fn
+        except AttributeError as e:
+            assert "pip install ml_dtypes" in str(e)
+        """
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
