@@ -77,10 +77,12 @@ def test_bfloat16_arithmetic_is_jax_bitwise_and_transcendentals_within_one_ulp()
     jax_numpy = pytest.importorskip("jax.numpy")
     rng = np.random.default_rng(1)
     a, b = (rng.standard_normal(500).astype(ml_dtypes.bfloat16) for _ in range(2))
-    for op in ("add", "subtract", "multiply", "divide", "maximum"):
+    for op in ("add", "subtract", "multiply", "divide", "maximum", "nextafter"):
         got = getattr(jnp, op)(a, b)
         assert got.dtype == jnp.bfloat16
         assert np.array_equal(_bits(got), _bits(getattr(jax_numpy, op)(a, b))), op
+    for op in ("spacing", "nan_to_num"):  # bfloat16's own ulp and limits
+        assert np.array_equal(_bits(getattr(jnp, op)(a)), _bits(getattr(jax_numpy, op)(a))), op
     ulp = np.float32(2.0**-7)  # bfloat16 has 8 significant bits
     for op in ("exp", "sin", "tanh", "log1p", "sqrt"):
         x = np.abs(a) if op in ("sqrt", "log1p") else a
@@ -161,7 +163,8 @@ def test_narrow_types_compute_as_jax(name):
     values = np.linspace(float(info.min), float(info.max), 23)
     with np.errstate(invalid="ignore", over="ignore"):
         a, b = values.astype(dtype), values[::-1].astype(dtype)
-    for op in ("add", "subtract", "multiply", "maximum"):
+    ops = ("add", "subtract", "multiply", "maximum")
+    for op in ops + ("nextafter",) if core_dtypes.kind(dtype) == "f" else ops:
         got, want = getattr(jnp, op)(a, b), getattr(jax_numpy, op)(a, b)
         assert got.dtype == want.dtype == dtype
         assert np.array_equal(_bits(got), _bits(want)), op

@@ -7,7 +7,8 @@ int32 for the integers), its impl runs there, and each result whose dtype is one
 types is converted back once (round to nearest even, as ``ml_dtypes`` and JAX). float16
 follows the same rule inside the kernels that need it; NumPy's float16 ufuncs round once
 too. Eager evaluation and ``jit`` both run a primitive of such values here, so they agree
-bitwise. Primitives that reinterpret bits (``bitcast_convert_type``) and those that run
+bitwise. Primitives that reinterpret bits (``bitcast_convert_type``) or step by one ulp
+of the type (``nextafter``, ``ml_dtypes``' own loop) and those that run
 jaxprs (control flow, calls: their inner primitives come back here) see the values as
 they are.
 """
@@ -18,8 +19,9 @@ import numpy as np
 
 from . import dtypes
 
-# Primitives that take the values of these types as they are.
-_AS_IS = frozenset({"bitcast_convert_type"})
+# Primitives that take the values of these types as they are: reinterpreting their bits,
+# or stepping by their own ulp (NumPy's nextafter loop of ml_dtypes' types).
+_AS_IS = frozenset({"bitcast_convert_type", "nextafter"})
 
 
 def involves(avals) -> bool:
