@@ -26,7 +26,11 @@ _AS_IS = frozenset({"bitcast_convert_type", "nextafter"})
 
 def involves(avals) -> bool:
     """Whether one of ``avals`` has one of ``ml_dtypes``' types (False until one is used)."""
-    return bool(dtypes._ML_SET) and any(a.dtype in dtypes._ML_SET for a in avals)
+    types = dtypes._ML_SET
+    for a in avals:  # a loop, not any(...): this runs at every eager operation
+        if a.dtype in types:
+            return True
+    return False
 
 
 def _runs_jaxprs(params) -> bool:

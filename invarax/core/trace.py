@@ -116,7 +116,7 @@ class EvalTrace(Trace):
         out_avals = primitive.abstract_eval(*avals, **params)
         with np.errstate(all="ignore"):
             if _ML_SET and (narrow.involves(avals) or narrow.involves(
-                    out_avals if primitive.multiple_results else (out_avals,))):
+                    out_avals if primitive.multiple_results else (out_avals,))):  # bf16, ...
                 outs = narrow.run(primitive, values, out_avals, params)
             else:
                 outs = primitive.impl(*values, **params)
