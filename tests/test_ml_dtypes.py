@@ -228,3 +228,24 @@ def test_the_core_does_not_import_ml_dtypes_and_works_without_it():
             assert "pip install ml_dtypes" in str(e)
         """
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_strict_promotion_is_jax_for_every_pair():
+    jax = pytest.importorskip("jax")
+    names = NEW + ("int8", "uint8", "float16", "float32", "int32", "bool_", "complex64")
+
+    def promoted(module, a, b):
+        try:
+            return str(module.promote_types(getattr(module, a), getattr(module, b)))
+        except ValueError:  # TypePromotionError
+            return "error"
+
+    before = (jax.config.jax_numpy_dtype_promotion, ivx.config.jax_numpy_dtype_promotion)
+    jax.config.update("jax_numpy_dtype_promotion", "strict")
+    ivx.config.update("jax_numpy_dtype_promotion", "strict")
+    try:
+        for a, b in itertools.product(names, repeat=2):
+            assert promoted(jnp, a, b) == promoted(jax.numpy, a, b), (a, b)
+    finally:
+        jax.config.update("jax_numpy_dtype_promotion", before[0])
+        ivx.config.update("jax_numpy_dtype_promotion", before[1])
