@@ -2,8 +2,8 @@
 
 ``canonicalize_dtype`` (64-bit types narrow unless ``jax_enable_x64``), ``result_type``
 (JAX's promotion, weak types included), ``issubdtype``, ``finfo``/``iinfo``, ``float0``
-(the dtype of the gradient of an integer input), ``bfloat16`` (``ml_dtypes``' type: it
-names the dtype; invarax computes in bool, integer, float16/32/64 and complex types), and
+(the dtype of the gradient of an integer input), ``bfloat16`` (``ml_dtypes``' type, which
+invarax computes in float32, rounding once per operation), and
 ``extended``/``prng_key``, the abstract classes of JAX's typed keys (invarax's keys are
 ``uint32`` arrays, so no array's dtype is one of them).
 
@@ -22,7 +22,7 @@ import numpy as np
 
 from .core import dtypes as _core
 from .core.dtypes import TypePromotionError
-from .numpy._dtypes import issubdtype, result_type_and_weak
+from .numpy._dtypes import finfo, iinfo, issubdtype, result_type_and_weak
 
 #: The dtype of the tangent of an integer or bool value (JAX's ``float0``).
 float0 = np.dtype([("float0", np.void, 0)])
@@ -45,10 +45,7 @@ def canonicalize_dtype(dtype, allow_extended_dtype: bool = False) -> np.dtype:
     Raises:
         TypeError: for a dtype that is not a number or bool (strings, objects).
     """
-    dt = np.dtype(dtype)
-    if dt.kind == "V" and dt.names is None and dt.type.__module__.startswith("ml_dtypes"):
-        return dt
-    return _core.canonicalize(dt)
+    return _core.canonicalize(dtype)
 
 
 def result_type(*args, return_weak_type_flag: bool = False):
@@ -64,42 +61,27 @@ def result_type(*args, return_weak_type_flag: bool = False):
 def scalar_type_of(x) -> type:
     """The Python scalar type of ``x``'s dtype: ``bool``, ``int``, ``float`` or ``complex``."""
     dtype = getattr(x, "dtype", None)
-    kind = np.dtype(np.asarray(x).dtype if dtype is None else dtype).kind
+    kind = _core.kind(np.asarray(x).dtype if dtype is None else dtype)
     types = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
-    if kind == "V":  # ml_dtypes' floats
-        return float
     if kind not in types:
         raise TypeError(f"scalar_type_of: {x!r} has no numeric dtype")
     return types[kind]
 
 
 def itemsize_bits(dtype) -> int:
-    """The number of bits of one element of ``dtype`` (a bool takes 8)."""
-    return 8 * np.dtype(dtype).itemsize
-
-
-def finfo(dtype):
-    """Machine limits of a float dtype (``ml_dtypes.finfo`` where installed: it knows bfloat16)."""
-    try:
-        import ml_dtypes
-    except ImportError:
-        return np.finfo(dtype)
-    return ml_dtypes.finfo(dtype)
-
-
-def iinfo(dtype):
-    """Machine limits of an integer dtype (``numpy.iinfo``)."""
-    return np.iinfo(dtype)
+    """The number of bits of one element of ``dtype`` (a bool takes 8, an int4 4)."""
+    dt = np.dtype(dtype)
+    if _core.is_ml_dtype(dt):
+        return (finfo if _core.kind(dt) == "f" else iinfo)(dt).bits
+    return 8 * dt.itemsize
 
 
 def __getattr__(name):
     if name == "bfloat16":
         try:
-            import ml_dtypes
-        except ImportError:
-            raise AttributeError("invarax.dtypes.bfloat16 is ml_dtypes.bfloat16: install "
-                                 "ml_dtypes (pip install ml_dtypes)") from None
-        return ml_dtypes.bfloat16
+            return _core.ml_dtypes().bfloat16
+        except ImportError as e:
+            raise AttributeError(str(e)) from None
     raise AttributeError(f"module 'invarax.dtypes' has no attribute {name!r}")
 
 

@@ -275,3 +275,27 @@ def test_safetensors_against_the_package(tmp_path):
                                                       arrays.items()})
     theirs = stn.load_file(str(tmp_path / "ours.safetensors"))
     assert {k: _bits(v) for k, v in theirs.items()} == {k: _bits(v) for k, v in arrays.items()}
+
+
+def test_bfloat16_and_float8_files_are_jax_and_safetensors_bytes(tmp_path):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    safetensors = pytest.importorskip("safetensors")
+    jax_numpy = pytest.importorskip("jax.numpy")
+    arrays = {"a": np.asarray([1.5, 2, -0.3], ml_dtypes.bfloat16),
+              "b": np.asarray([1.5, -3], ml_dtypes.float8_e4m3fn),
+              "c": np.asarray([1.5, 2], ml_dtypes.float8_e5m2)}
+    theirs = safetensors.serialize({k: safetensors.TensorSpec(
+        dtype=v.dtype.name, shape=list(v.shape), data_ptr=v.ctypes.data, data_len=v.nbytes)
+        for k, v in arrays.items()})
+    f = io.BytesIO()
+    save_safetensors(f, {k: jnp.asarray(v) for k, v in arrays.items()})
+    assert f.getvalue() == theirs
+    back = load_safetensors(io.BytesIO(theirs))
+    for k, v in arrays.items():
+        assert back[k].dtype == v.dtype and np.asarray(back[k]).tobytes() == v.tobytes()
+    # .npy: bfloat16 is written as NumPy writes it and read back as JAX's jnp.load does
+    jnp.save(tmp_path / "x.npy", jnp.asarray(arrays["a"]))
+    assert jax_numpy.load(tmp_path / "x.npy").dtype == jax_numpy.bfloat16
+    jax_numpy.save(tmp_path / "y.npy", jax_numpy.asarray(arrays["a"]))
+    y = jnp.load(tmp_path / "y.npy")
+    assert y.dtype == jnp.bfloat16 and np.asarray(y).tobytes() == arrays["a"].tobytes()

@@ -30,9 +30,12 @@ import math
 
 import numpy as np
 
-from ..core import buffers
+from ..core import buffers, narrow
+from ..core.array import ArrayImpl
+from ..core.eval import eval_jaxpr
 from ..core.ir import Jaxpr, Literal
 from ..core.lowering import lowering
+from ..core.trace import EVAL_TRACE, set_current_trace
 from .dots import contractions, stacked_products
 from .fusion import Group, plan, ufunc_of
 from .native import native_scan, native_while
@@ -57,6 +60,8 @@ def compile_jaxpr(jaxpr: Jaxpr, donated=None):
         >>> run(np.float32(0.5))
         [np.float32(0.47942555)]
     """
+    if _holds_narrow(jaxpr):
+        return _run_eagerly(jaxpr)
     donated = tuple(donated) if donated is not None else (False,) * len(jaxpr.invars)
     if len(donated) != len(jaxpr.invars):
         raise ValueError(f"donated has {len(donated)} entries for {len(jaxpr.invars)} inputs")
@@ -65,6 +70,62 @@ def compile_jaxpr(jaxpr: Jaxpr, donated=None):
     lines += [f"        {line}" for line in (*p.pre, *p.body)]
     lines.append(f"        return [{', '.join(p.outs)}]")
     return p.make("\n".join(lines))
+
+
+def _holds_narrow(jaxpr: Jaxpr) -> bool:
+    return narrow.involves([v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]) or any(
+        narrow.involves([v.aval for v in eqn.outvars]) for eqn in jaxpr.eqns)
+
+
+def _eagerly(jaxpr: Jaxpr, *args) -> list:
+    """``jaxpr`` (constvars first) on NumPy ``args``, each equation run as eager evaluation
+    runs it: a program of ``ml_dtypes``' types (bfloat16, float8, int4, ...) takes this path,
+    unfused, one rounding per operation (``core/narrow.py``), so its bits are eager's."""
+    with set_current_trace(EVAL_TRACE):
+        outs = eval_jaxpr(jaxpr, [], *(ArrayImpl(np.asarray(a), False) for a in args))
+    return [o._value for o in outs]
+
+
+def _program_of(run):
+    run.source, run.groups, run.reused, run.native = "", [], [], False
+    return run
+
+
+def _run_eagerly(jaxpr: Jaxpr):
+    return _program_of(functools.partial(_eagerly, jaxpr))
+
+
+def _loop_eagerly(jaxpr: Jaxpr, num_consts: int, num_carry: int):
+    """``compile_loop``'s loop of a body of ``ml_dtypes``' types, through ``_eagerly``."""
+    n_const = len(jaxpr.constvars) + num_consts
+    n_xs = len(jaxpr.invars) - num_consts - num_carry
+
+    def run(*args):
+        consts, carry = args[:n_const], list(args[n_const:n_const + num_carry])
+        rest = args[n_const + num_carry:-1]
+        xs, ys, order = rest[:n_xs], rest[n_xs:], args[-1]
+        for i in order:
+            outs = _eagerly(jaxpr, *consts, *carry, *(x[i] for x in xs))
+            carry = outs[:num_carry]
+            for y, out in zip(ys, outs[num_carry:], strict=True):
+                y[i] = out
+        return carry
+
+    return _program_of(run)
+
+
+def _while_eagerly(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int):
+    """``compile_while``'s loop of ``ml_dtypes``' types, through ``_eagerly``."""
+    nc = len(cond.constvars) + cond_nconsts
+    nb = len(body.constvars) + body_nconsts
+
+    def run(*args):
+        cond_consts, body_consts, carry = args[:nc], args[nc:nc + nb], list(args[nc + nb:])
+        while _eagerly(cond, *cond_consts, *carry)[0]:
+            carry = _eagerly(body, *body_consts, *carry)
+        return carry
+
+    return _program_of(run)
 
 
 def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int, native: bool = False):
@@ -90,6 +151,8 @@ def compile_loop(jaxpr: Jaxpr, num_consts: int, num_carry: int, native: bool = F
         >>> ys
         array([0., 0., 2.], dtype=float32)
     """
+    if _holds_narrow(jaxpr):
+        return _loop_eagerly(jaxpr, num_consts, num_carry)
     n_in = len(jaxpr.invars)
     kept = [*jaxpr.constvars, *jaxpr.invars[:num_consts]]
     scanned = {id(v): f"x{k}" for k, v in enumerate(jaxpr.invars[num_consts + num_carry:])}
@@ -157,6 +220,8 @@ def compile_while(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int
         >>> compile_while(c, b, 0, 0)(np.int32(1))
         [np.int32(16)]
     """
+    if _holds_narrow(cond) or _holds_narrow(body):
+        return _while_eagerly(cond, body, cond_nconsts, body_nconsts)
     nc = len(cond.constvars) + cond_nconsts
     nb = len(body.constvars) + body_nconsts
     c = _Program(cond, (False,) * len(cond.invars), kept=[*cond.constvars, *cond.invars],

@@ -45,6 +45,7 @@ import functools
 
 import numpy as np
 
+from ..core import narrow
 from ..core.array import ArrayImpl
 from ..core.aval import ShapedArray
 from ..core.effects import EFFECTFUL, NO_FOLD, effectful, has_effect  # noqa: F401 (for _errors)
@@ -334,6 +335,8 @@ def _fold(prim, invars, outvars, params, values):
     """The outputs of the equation evaluated now, or None if it is not to be folded."""
     if effectful(prim, params) or prim in NO_FOLD or any(v.aval.size > FOLD_MAX_SIZE
                                                           for v in outvars):
+        return None
+    if narrow.involves([v.aval for v in (*invars, *outvars)]):  # ml_dtypes' types: eager's path
         return None
     args = []
     for v in invars:

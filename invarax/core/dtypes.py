@@ -3,6 +3,11 @@
 Python scalars are *weakly typed*: they take the dtype of the array they meet
 (``float32_array + 2.0`` stays float32). Promotion follows JAX's lattice, where
 ``i*``, ``f*`` and ``c*`` stand for weakly typed int, float and complex.
+
+``ml_dtypes``' types (``bfloat16``, the float8/float6/float4 types, ``int4``/``int2``/
+``int1`` and their unsigned twins) join the lattice the first time one is met: ``ml_dtypes``
+is imported then, never by the core itself (it is an optional dependency; JAX brings it).
+NumPy gives most of their dtypes kind ``"V"``: ``kind`` tells them as floats or integers.
 """
 
 from __future__ import annotations
@@ -19,6 +24,11 @@ complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 SUPPORTED = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
              float16, float32, float64, complex64, complex128)
+#: ``ml_dtypes``' floats and integers JAX's ``jax.numpy`` names, in JAX's order.
+ML_FLOATS = ("float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3",
+             "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
+             "float8_e5m2", "float8_e5m2fnuz", "bfloat16")
+ML_INTS = ("int1", "int2", "int4", "uint1", "uint2", "uint4")
 _NARROW = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 
 # The promotion lattice: each node lists the nodes directly above it.
@@ -59,12 +69,88 @@ def _ancestors(node, lattice=_UP):
 
 _ABOVE = {node: _ancestors(node) for node in _UP}
 _ABOVE_STRICT = {node: _ancestors(node, _UP_STRICT) for node in _UP_STRICT}
+_ML = {}  # name -> dtype of ml_dtypes' types, once registered
+_ML_SET = set()  # their dtypes
+
+
+def is_ml_dtype(dtype) -> bool:
+    """Whether ``dtype`` is one of ``ml_dtypes``' types (bfloat16, float8, int4, ...)."""
+    dt = np.dtype(dtype)
+    return dt.names is None and dt.type.__module__.startswith("ml_dtypes")
+
+
+def ml_dtypes():
+    """The ``ml_dtypes`` module, imported and its types joined to the lattice on first use.
+
+    Raises:
+        ImportError: naming the package to install, where ``ml_dtypes`` is absent.
+    """
+    try:
+        import ml_dtypes as module
+    except ImportError:
+        raise ImportError("bfloat16, the float8 types and int4 are ml_dtypes' types: install "
+                          "ml_dtypes (pip install ml_dtypes, or invarax[ml_dtypes])") from None
+    if not _ML:
+        _register(module)
+    return module
+
+
+def _register(module):
+    # As JAX's lattice: bfloat16 joins float16 at float32; the 8-, 6- and 4-bit floats and
+    # the 1-, 2- and 4-bit integers promote to nothing but themselves (and take weak types).
+    global SUPPORTED
+    for name in ML_FLOATS + ML_INTS:
+        _ML[name] = np.dtype(getattr(module, name))
+    new = tuple(_ML.values())
+    SUPPORTED = SUPPORTED + new
+    _ML_SET.update(new)
+    _UP.update({dt: [] for dt in new})
+    _UP[_ML["bfloat16"]] = [float32]
+    _UP[_F] = [*_UP[_F], *(_ML[n] for n in ML_FLOATS)]
+    _UP[_I] = [*_UP[_I], *(_ML[n] for n in ML_INTS)]
+    _UP_STRICT.update({dt: [] for dt in new})
+    _UP_STRICT[_F] = [*_UP_STRICT[_F], *(_ML[n] for n in ML_FLOATS)]
+    _UP_STRICT[_I] = [*_UP_STRICT[_I], *(_ML[n] for n in ML_INTS)]
+    _ABOVE.update({node: _ancestors(node) for node in _UP})
+    _ABOVE_STRICT.update({node: _ancestors(node, _UP_STRICT) for node in _UP_STRICT})
+    _SHORT.update({dt: _short(name) for name, dt in _ML.items()})
+    _PROMOTED.clear()
+
+
+def _short(name):
+    # JAX's jaxpr spelling: bf16, f8_e4m3fn, f4_e2m1fn, i4, u2
+    if name == "bfloat16":
+        return "bf16"
+    if name.startswith("float"):
+        bits, _, rest = name[len("float"):].partition("_")
+        return f"f{bits}_{rest}"
+    return name.replace("uint", "u").replace("int", "i")
+
+
+def kind(dtype) -> str:
+    """NumPy's kind letter of ``dtype``, with ``ml_dtypes``' floats ``"f"`` and integers
+    ``"i"``/``"u"`` (NumPy says ``"V"`` for most of them).
+
+    Example:
+        >>> kind(np.float32), kind(np.int8)
+        ('f', 'i')
+    """
+    dt = np.dtype(dtype)
+    if dt not in _ML_SET and (dt.kind != "V" or not is_ml_dtype(dt)):
+        return dt.kind
+    name = dt.name
+    return "u" if name.startswith("uint") else "i" if name.startswith("int") else "f"
 
 
 def _join(a, b, above=_ABOVE):
     common = above[a] & above[b]
     # The least upper bound is the common ancestor that is below every other one.
     lub = [n for n in common if all(m in above[n] for m in common)]
+    if not lub and above is _ABOVE:  # ml_dtypes' narrow types promote to no other type
+        raise TypePromotionError(
+            f"Input dtypes {(str(a), str(b))} have no available implicit dtype promotion "
+            "path: 8-, 6- and 4-bit floats and 1-, 2- and 4-bit integers promote to no "
+            "other type, as in JAX. Convert explicitly first, e.g. x.astype('float32').")
     if not lub:
         raise TypePromotionError(
             f"Input dtypes {(str(a), str(b))} have no available implicit dtype promotion path "
@@ -99,6 +185,8 @@ def canonicalize(dtype) -> np.dtype:
     Raises a TypeError for dtypes invarax does not support (strings, objects, ...).
     """
     dt = np.dtype(dtype)
+    if dt not in SUPPORTED and is_ml_dtype(dt):
+        ml_dtypes()
     if dt not in SUPPORTED:
         raise TypeError(
             f"dtype {dt} is not supported by invarax; use a bool, integer, float or complex dtype"
@@ -132,10 +220,11 @@ def scalar_dtype(x) -> np.dtype:
 
 
 def _node(dtype, weak):
+    if dtype not in _UP and is_ml_dtype(dtype):
+        ml_dtypes()
     if not weak:
         return dtype
-    kind = dtype.kind
-    return {"b": bool_, "i": _I, "u": _I, "f": _F, "c": _C}[kind]
+    return {"b": bool_, "i": _I, "u": _I, "f": _F, "c": _C}[kind(dtype)]
 
 
 def _resolve(node):
@@ -176,15 +265,30 @@ _PROMOTED = {}
 
 
 def is_float(dtype) -> bool:
-    return np.dtype(dtype).kind == "f"
+    return kind(dtype) == "f"
 
 
 def is_inexact(dtype) -> bool:
-    return np.dtype(dtype).kind in "fc"
+    return kind(dtype) in "fc"
 
 
 def is_integer(dtype) -> bool:
-    return np.dtype(dtype).kind in "iu"
+    return kind(dtype) in "iu"
+
+
+def compute_dtype(dtype) -> np.dtype:
+    """The dtype ``dtype``'s values are computed in: float32 for the floats narrower than it
+    (float16, bfloat16, float8, ...: their conversions to float32 are exact, and results
+    are rounded back once), int32 for ``ml_dtypes``' 1-, 2- and 4-bit integers, else itself.
+
+    Example:
+        >>> compute_dtype(np.float16), compute_dtype(np.int8)
+        (dtype('float32'), dtype('int8'))
+    """
+    dt = np.dtype(dtype)
+    if dt == float16 or (dt in _ML_SET and kind(dt) == "f"):
+        return float32
+    return int32 if dt in _ML_SET else dt
 
 
 def short_name(dtype) -> str:

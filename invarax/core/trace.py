@@ -15,8 +15,10 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from . import narrow
 from .array import Array, ArrayImpl
 from .aval import ShapedArray
+from .dtypes import _ML_SET  # ml_dtypes' dtypes met so far (filled in place)
 from .errors import (
     ConcretizationTypeError,
     TracerArrayConversionError,
@@ -113,7 +115,11 @@ class EvalTrace(Trace):
             values.append(x._value)
         out_avals = primitive.abstract_eval(*avals, **params)
         with np.errstate(all="ignore"):
-            outs = primitive.impl(*values, **params)
+            if _ML_SET and (narrow.involves(avals) or narrow.involves(
+                    out_avals if primitive.multiple_results else (out_avals,))):  # bf16, ...
+                outs = narrow.run(primitive, values, out_avals, params)
+            else:
+                outs = primitive.impl(*values, **params)
         if primitive.multiple_results:
             return [_wrap(o, a, primitive) for o, a in zip(outs, out_avals, strict=True)]
         return _wrap(outs, out_avals, primitive)

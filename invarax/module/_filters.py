@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.array import Array
 from ..core.pytree import tree_map
 
@@ -33,13 +34,14 @@ def is_inexact_array(element) -> bool:
         element: any Python value.
 
     Returns:
-        True for float and complex arrays; False for integer and bool arrays and non-arrays.
+        True for float (``bfloat16`` and the float8 types included) and complex arrays;
+        False for integer and bool arrays and non-arrays.
 
     Example:
         >>> is_inexact_array(jnp.ones(3)), is_inexact_array(jnp.arange(3))
         (True, False)
     """
-    return is_array(element) and np.issubdtype(element.dtype, np.inexact)
+    return is_array(element) and dtypes.is_inexact(element.dtype)  # bfloat16 included
 
 
 def is_array_like(element) -> bool:

@@ -34,6 +34,8 @@ from ._contractions import (
 from ._convolve import convolve, correlate
 from . import linalg
 from . import fft  # noqa: E402
+from ..core import dtypes as _dtypes_core
+from ._scalar_types import ml_scalar_type as _ml_scalar_type
 from ._scalar_types import (
     _ScalarMeta, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32,
     int64, uint8, uint16, uint32, uint64,
@@ -106,3 +108,12 @@ from ._ufunc import frompyfunc, install_methods as _ufunc_methods, ufunc  # noqa
 # the namespace is complete.
 _install(_sys.modules[__name__])
 _ufunc_methods(_sys.modules[__name__])
+
+
+def __getattr__(name):
+    # ml_dtypes' types (jnp.bfloat16, jnp.float8_e4m3fn, jnp.int4, ...), imported on first use
+    return _ml_scalar_type(name)
+
+
+def __dir__():
+    return sorted([*globals(), *_dtypes_core.ML_FLOATS, *_dtypes_core.ML_INTS])

@@ -20,6 +20,7 @@ from . import _reductions as red
 from . import _ufuncs as uf
 from ._creation import asarray, zeros
 from ._differences import diff
+from ._dtypes import finfo
 from ._indexing import take
 from ._joining import concatenate, stack
 from ._promote import convert, promote_dtypes
@@ -121,7 +122,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     xp0, xp1 = take(xp, uf.subtract(i, 1)), take(xp, i)
     fp0, fp1 = take(fp, uf.subtract(i, 1)), take(fp, i)
     dx = uf.subtract(xp1, xp0)
-    tiny = uf.less_equal(uf.abs(dx), np.spacing(np.finfo(xp.dtype).eps))
+    tiny = uf.less_equal(uf.abs(dx), np.spacing(finfo(xp.dtype).eps))
     f = uf.where(tiny, fp0, uf.add(fp0, uf.multiply(
         uf.divide(uf.subtract(x, xp0), uf.where(tiny, 1, dx)), uf.subtract(fp1, fp0))))
     f = uf.where(uf.less(x, xp[0]), fp[0] if left is None else left, f)

@@ -49,7 +49,8 @@ def array(object, dtype=None, copy: bool = True, ndmin: int = 0) -> Array:  # no
         out = stack([array(o) for o in object]) if object else array(np.asarray(object))
     else:
         value = np.asarray(object)
-        if value.dtype.kind in "OSUVM":
+        if value.dtype.kind in "OSUM" or (value.dtype.kind == "V"
+                                           and not dtypes.is_ml_dtype(value.dtype)):
             raise TypeError(
                 f"cannot create an invarax array from {type(object).__name__} with NumPy dtype "
                 f"{value.dtype}; give numbers (bool, int, float or complex) or arrays"

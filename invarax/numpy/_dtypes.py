@@ -2,6 +2,7 @@
 
 import numpy as _np
 
+from ..core import dtypes as _core
 from ..core.aval import ShapeDtypeStruct
 from ._creation import asarray, zeros
 from ._promote import result_dtype
@@ -19,7 +20,31 @@ from ._scalar_types import (
 bool = bool_  # noqa: A001
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 dtype = _np.dtype
-finfo, iinfo = _np.finfo, _np.iinfo
+
+
+def finfo(dtype):
+    """Machine limits of a float dtype: ``numpy.finfo``, or ``ml_dtypes.finfo`` for
+    ``ml_dtypes``' floats (bfloat16, float8, ...), as JAX's.
+
+    Example:
+        >>> float(jnp.finfo(jnp.bfloat16).eps)
+        0.0078125
+    """
+    dt = _np.dtype(dtype)
+    return _core.ml_dtypes().finfo(dt) if _core.is_ml_dtype(dt) else _np.finfo(dt)
+
+
+def iinfo(dtype):
+    """Machine limits of an integer dtype: ``numpy.iinfo``, or ``ml_dtypes.iinfo`` for
+    ``ml_dtypes``' integers (int4, uint2, ...).
+
+    Example:
+        >>> int(jnp.iinfo(jnp.int4).max)
+        7
+    """
+    dt = _np.dtype(dtype)
+    return _core.ml_dtypes().iinfo(dt) if _core.is_ml_dtype(dt) else _np.iinfo(dt)
+
 integer, floating, inexact, number = _np.integer, _np.floating, _np.inexact, _np.number
 signedinteger, unsignedinteger, complexfloating = (
     _np.signedinteger, _np.unsignedinteger, _np.complexfloating,
@@ -55,15 +80,31 @@ _PYTHON_TYPES = {bool: False, int: 0, float: 0.0, complex: 0j}
 
 
 def issubdtype(arg1, arg2) -> bool:
-    """``numpy.issubdtype``; ``ml_dtypes``' floats (bfloat16, float8) are floating, as in JAX."""
-    if _is_ml_float(arg1) and not _is_ml_float(arg2):
-        return arg2 in (_np.floating, _np.inexact, _np.number, _np.generic)
-    return _np.issubdtype(arg1, arg2)
+    """``numpy.issubdtype``, with ``ml_dtypes``' floats (bfloat16, float8, ...) floating and
+    its integers (int4, uint2, ...) signed or unsigned integers, as in JAX.
+
+    Example:
+        >>> jnp.issubdtype(jnp.bfloat16, jnp.floating), jnp.issubdtype(jnp.int4, jnp.integer)
+        (True, True)
+    """
+    ml1, ml2 = _ml_dtype(arg1), _ml_dtype(arg2)
+    if ml1 is None or ml2 is not None:
+        return _np.issubdtype(arg1 if ml1 is None else ml1, arg2 if ml2 is None else ml2)
+    parents = {"f": (_np.floating, _np.inexact), "i": (_np.signedinteger, _np.integer),
+               "u": (_np.unsignedinteger, _np.integer)}[_core.kind(ml1)]
+    return arg2 in (*parents, _np.number, _np.generic)
 
 
-def _is_ml_float(arg) -> bool:
-    kind = arg if isinstance(arg, type) else getattr(arg, "type", None)
-    return isinstance(kind, type) and kind.__module__.startswith("ml_dtypes")
+def _ml_dtype(arg):
+    """``arg``'s dtype if it names one of ``ml_dtypes``' types, else None."""
+    if isinstance(arg, type) and issubclass(arg, _np.generic) and arg.__module__ in (
+            "numpy", "builtins"):
+        return None  # numpy's abstract classes (floating, integer, ...) and scalar types
+    try:
+        dt = _np.dtype(arg)
+    except TypeError:
+        return None
+    return dt if _core.is_ml_dtype(dt) else None
 
 
 float_ = double = float64

@@ -16,6 +16,7 @@ from ._contractions import matmul as _matmul
 from ._contractions import tensordot as _tensordot
 from ._contractions import trace as _trace
 from ._creation import asarray, eye
+from ._dtypes import finfo
 from ._joining import stack
 from ._linalg_decomp import inexact, inv, matrices, solve, svd
 from ._linalg_norms import norm
@@ -44,7 +45,7 @@ def _mT(x):  # noqa: N802
 
 
 def _eps(dtype) -> float:
-    return float(np.finfo(dtype).eps)
+    return float(finfo(dtype).eps)
 
 
 # ---------------------------------------------------------------------------------------

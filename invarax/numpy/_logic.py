@@ -15,6 +15,7 @@ from . import _math
 from . import _reductions as red
 from . import _ufuncs as uf
 from ._creation import array, asarray
+from ._dtypes import finfo
 from ._promote import asarray_arg, convert, promote_args
 from ._shape import expand_dims, ravel
 
@@ -305,7 +306,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         re = nan_to_num(uf.real(x), nan=nan, posinf=posinf, neginf=neginf)
         im = nan_to_num(uf.imag(x), nan=nan, posinf=posinf, neginf=neginf)
         return lax.convert_element_type(re, x.dtype) + lax.convert_element_type(im, x.dtype) * 1j
-    info = np.finfo(x.dtype)
+    info = finfo(x.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
     out = uf.where(uf.isnan(x), convert(asarray_arg(nan, "nan_to_num"), x.dtype), x)

@@ -7,6 +7,7 @@ import numpy as np
 from ..core.array import Array
 from . import _ufuncs as uf
 from ._creation import asarray, eye, zeros
+from ._dtypes import finfo
 from ._joining import concatenate
 from ._promote import promote_dtypes
 from .linalg import eigvals, inv, lstsq
@@ -81,7 +82,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         raise ValueError(f"jnp.polyfit: y must be 1-d or 2-d with len(x) = {x.shape[0]} rows, "
                          f"got shape {y.shape}")
     if rcond is None:
-        rcond = x.shape[0] * float(np.finfo(x.dtype).eps)
+        rcond = x.shape[0] * float(finfo(x.dtype).eps)
     order = deg + 1
     lhs = x[:, None] ** asarray(np.arange(deg, -1, -1))  # the Vandermonde matrix
     rhs = y

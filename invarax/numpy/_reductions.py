@@ -70,7 +70,8 @@ def _promote_integers(dtype) -> np.dtype:
 
 
 def _upcast_f16(dtype) -> np.dtype:
-    return dtypes.float32 if dtype == dtypes.float16 else dtype
+    """float32 for the floats narrower than it (float16, bfloat16, float8, ...), as JAX."""
+    return dtypes.compute_dtype(dtype) if dtypes.is_float(dtype) else dtype
 
 
 def _constant(value, dtype) -> ArrayImpl:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import dtypes
 from ._creation import asarray
 
 
@@ -66,3 +67,24 @@ int8, int16, int32, int64 = map(_scalar_type, (np.int8, np.int16, np.int32, np.i
 uint8, uint16, uint32, uint64 = map(_scalar_type, (np.uint8, np.uint16, np.uint32, np.uint64))
 float16, float32, float64 = map(_scalar_type, (np.float16, np.float32, np.float64))
 complex64, complex128 = map(_scalar_type, (np.complex64, np.complex128))
+
+
+_ML_TYPES = {}  # name -> the scalar type of one of ml_dtypes' types, made on first use
+
+
+def ml_scalar_type(name: str) -> _ScalarMeta:
+    """``jnp.bfloat16``, ``jnp.float8_e4m3fn``, ``jnp.int4``, ...: ``ml_dtypes``' types as
+    scalar types, made (and ``ml_dtypes`` imported) the first time one is asked for.
+
+    Raises:
+        AttributeError: ``name`` is not one of them, or ``ml_dtypes`` is not installed.
+    """
+    if name not in dtypes.ML_FLOATS + dtypes.ML_INTS:
+        raise AttributeError(f"module 'invarax.numpy' has no attribute {name!r}")
+    if name not in _ML_TYPES:
+        try:
+            module = dtypes.ml_dtypes()
+        except ImportError as e:  # an AttributeError: hasattr(jnp, "bfloat16") is False
+            raise AttributeError(f"jnp.{name}: {e}") from None
+        _ML_TYPES[name] = _scalar_type(getattr(module, name))
+    return _ML_TYPES[name]

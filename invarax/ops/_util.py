@@ -20,7 +20,7 @@ ANY = "biufc"
 
 def check_kinds(name: str, aval: ShapedArray, kinds: str) -> None:
     """Raise a TypeError if ``aval``'s dtype kind is not one of ``kinds``."""
-    if aval.dtype.kind not in kinds:
+    if dtypes.kind(aval.dtype) not in kinds:
         accepted = ", ".join(KIND_NAMES[k] for k in kinds)
         raise TypeError(
             f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are {accepted}; "

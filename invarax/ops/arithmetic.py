@@ -323,12 +323,13 @@ def _convert_impl(x, new_dtype, weak_type):
     new_dtype = np.dtype(new_dtype)
     if x.dtype.kind == "c" and new_dtype.kind in "iuf":
         x = x.real  # complex -> real keeps the real part, as XLA
-    if x.dtype.kind != "f" or new_dtype.kind not in "iu":
+    kind = dtypes.kind(new_dtype)
+    if x.dtype.kind != "f" or kind not in "iu":
         return x.astype(new_dtype)
-    info = np.iinfo(new_dtype)
+    info = (dtypes.ml_dtypes().iinfo if dtypes.is_ml_dtype(new_dtype) else np.iinfo)(new_dtype)
     t = np.trunc(x)
-    high = t >= 2.0 ** (info.bits - (new_dtype.kind == "i"))  # powers of two are exact
-    low = t < (-(2.0 ** (info.bits - 1)) if new_dtype.kind == "i" else 0.0)
+    high = t >= 2.0 ** (info.bits - (kind == "i"))  # powers of two are exact
+    low = t < (-(2.0 ** (info.bits - 1)) if kind == "i" else 0.0)
     out = np.where(high | low | np.isnan(t), 0, t).astype(new_dtype)
     out[high] = info.max
     out[low] = info.min

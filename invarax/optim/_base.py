@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import numpy as jnp
+from ..core import dtypes
 from ..core.array import Array
 from ..core.pytree import (
     keystr,
@@ -114,11 +115,11 @@ def _describe(leaf) -> str:
 def check_param(who: str, where: str, leaf, integers: bool = False) -> None:
     """Raise a TypeError unless ``leaf`` (the parameter at ``where``) is a float array or float
     (or, with ``integers``, an integer array or int too)."""
-    kinds = (np.floating, np.integer) if integers else (np.floating,)
+    kinds = "fiu" if integers else "f"  # bfloat16 and the float8 types are floats
     if isinstance(leaf, float) or (integers and isinstance(leaf, int)
                                    and not isinstance(leaf, bool)) or (
             isinstance(leaf, (Array, np.ndarray, np.generic))
-            and any(np.issubdtype(leaf.dtype, kind) for kind in kinds)):
+            and dtypes.kind(leaf.dtype) in kinds):
         return
     raise TypeError(
         f"{who}: the parameter at {where or 'the root'} is {_describe(leaf)}; optimizers "

@@ -28,9 +28,18 @@ def _const(value, dtype):
 def float_dtype(name: str, dtype):
     """``dtype`` canonicalised (default float32, float64 with x64), or a ValueError."""
     dtype = dtypes.canonicalize(dtypes.default_float() if dtype is None else dtype)
+    check_not_ml(name, dtype)
     if dtype.kind != "f":
         raise ValueError(f"random.{name}: dtype must be a float dtype, got {dtype.name}")
     return dtype
+
+
+def check_not_ml(name: str, dtype) -> None:
+    """A ValueError for ``ml_dtypes``' types, which the samplers do not draw."""
+    if dtypes.is_ml_dtype(dtype):
+        raise ValueError(f"random.{name}: {np.dtype(dtype).name} samples are not drawn (not "
+                         f"JAX's bits yet); draw float32 and convert, e.g. random.{name}(key, "
+                         f"shape).astype(jnp.{np.dtype(dtype).name})")
 
 
 def param(name: str, what: str, x, dtype, shape):
@@ -142,6 +151,7 @@ def normal(key, shape=(), dtype=None):
     key = check_key("normal", key)
     shape = check_shape("normal", shape)
     dtype = dtypes.canonicalize(dtypes.default_float() if dtype is None else dtype)
+    check_not_ml("normal", dtype)
     if dtype.kind not in "fc":
         raise ValueError(f"random.normal: dtype must be a float or complex dtype, got "
                          f"{dtype.name}")

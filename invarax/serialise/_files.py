@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from ..core.dtypes import SUPPORTED
+from ..core import dtypes
 
 NPY_MAGIC = b"\x93NUMPY"
 TRAILER_MAGIC = b"\x00INVARAX-SHA256\x00"  # after tree_serialise_leaves' last record
@@ -191,7 +191,11 @@ def read_npy_header(f, what: str):
             f"{what} holds Python objects (dtype {dtype}, a pickle); invarax never unpickles "
             "(loading a pickle can run arbitrary code)"
         )
-    if dtype.newbyteorder("=") not in SUPPORTED:
+    if dtype.kind == "V" and dtype.names is None and dtype.itemsize == 2:
+        # NumPy writes ml_dtypes' bfloat16 as an opaque 2-byte void; JAX reads it back as
+        # bfloat16 (the other narrow types stay opaque, as there)
+        dtype = np.dtype(dtypes.ml_dtypes().bfloat16)
+    if dtype.newbyteorder("=") not in dtypes.SUPPORTED:
         raise CorruptFileError(f"{what} has dtype {dtype}, which is not a number type that "
                                "invarax reads (bool, integer, float or complex)")
     return dtype, shape, fortran

@@ -29,6 +29,25 @@ _CODES = {
     "C64": np.complex64, "C128": np.complex128,
 }
 _NAMES = {np.dtype(v): k for k, v in _CODES.items()}
+# ml_dtypes' types safetensors names (resolved when met: ml_dtypes is optional)
+_ML_CODES = {"BF16": "bfloat16", "F8_E4M3": "float8_e4m3fn", "F8_E5M2": "float8_e5m2"}
+
+
+def _dtype_of(code):
+    """The dtype of a safetensors dtype code, or None for a code invarax does not read."""
+    if code in _CODES:
+        return np.dtype(_CODES[code])
+    if code in _ML_CODES:
+        return np.dtype(getattr(dtypes.ml_dtypes(), _ML_CODES[code]))
+    return None
+
+
+def _code_of(dtype):
+    """The safetensors dtype code of ``dtype``, or None if safetensors has none."""
+    if dtype in _NAMES:
+        return _NAMES[dtype]
+    return next((code for code, name in _ML_CODES.items() if dtype.name == name
+                 and dtypes.is_ml_dtype(dtype)), None)
 _MAX_HEADER = 100_000_000  # the reference implementation's limit
 
 
@@ -72,13 +91,14 @@ def save_safetensors(path_or_file, tree, metadata: dict | None = None) -> None:
                 "holds arrays only (filter the pytree first, e.g. with invarax.filter)"
             )
         value = np.asarray(leaf)
-        if value.dtype not in _NAMES:
+        code = _code_of(value.dtype)
+        if code is None:
             raise TypeError(f"save_safetensors: leaf {name!r} has dtype {value.dtype}, "
                             "which safetensors cannot hold")
         if name in header:
             raise ValueError(f"save_safetensors: two leaves are named {name!r}")
         data = value.astype(value.dtype.newbyteorder("<"), copy=False).tobytes(order="C")
-        header[name] = {"dtype": _NAMES[value.dtype], "shape": list(value.shape),
+        header[name] = {"dtype": code, "shape": list(value.shape),
                         "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)
         offset += len(data)
@@ -124,11 +144,12 @@ def _tensor_entries(header: dict, name: str):
     for key, info in header.items():
         if key == "__metadata__":
             continue
-        if isinstance(info, dict) and info.get("dtype") not in _CODES:
+        if isinstance(info, dict) and info.get("dtype") not in (*_CODES, *_ML_CODES):
             raise TypeError(f"{name}: tensor {key!r} has dtype {info.get('dtype')}, which "
-                            f"invarax does not support (it reads {sorted(_CODES)})")
+                            f"invarax does not support (it reads "
+                            f"{sorted([*_CODES, *_ML_CODES])})")
         try:
-            dtype = np.dtype(_CODES[info["dtype"]])
+            dtype = _dtype_of(info["dtype"])
             shape = tuple(info["shape"])
             begin, end = info["data_offsets"]
         except (KeyError, TypeError, ValueError) as e:

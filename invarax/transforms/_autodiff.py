@@ -435,7 +435,7 @@ def _check_fwd_inputs(tree, holomorphic):
                 f"jacfwd with holomorphic=True requires inputs with complex dtype, but got "
                 f"{dtype.name}."
             )
-        if not holomorphic and dtype.kind != "f":
+        if not holomorphic and dtypes.kind(dtype) != "f":
             raise TypeError(
                 f"jacfwd requires real-valued inputs (a float dtype), but got {dtype.name}. "
                 "For holomorphic differentiation pass holomorphic=True; for integer inputs "
