@@ -341,3 +341,50 @@ def test_one_term_rows_are_the_documented_order(op, dtype):
         code = {"sum": kr._SUM, "prod": kr._PROD, "max": kr._MAX, "min": kr._MIN}[op]
         compiled = kr._native_rows(code, np.ascontiguousarray(values[:, None]), dtype)
         assert compiled.tobytes() == kernel(values[:, None], (1,), dtype).tobytes()
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_threads_split_the_rows_without_changing_a_bit(axis, monkeypatch):
+    """Large reductions split their rows (outputs) between threads: every count, at every
+    layout (a leading-axis reduction reads its rows side by side), gives the same bits."""
+    from invarax.kernels import reductions as module
+
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal((301, 257)) * 10.0 ** rng.uniform(-4, 4, (301, 257))).astype(
+        np.float32)
+    x[5, 7] = np.nan
+    ops = {"sum": kernels.reduce_sum, "max": kernels.reduce_max, "min": kernels.reduce_min,
+           "prod": kernels.reduce_prod}
+    monkeypatch.setenv("INVARAX_NUM_THREADS", "1")
+    one = {name: f(x, (axis,), np.dtype(np.float32)) for name, f in ops.items()}
+    argmax = kernels.argmax(x, axis, np.int64)
+    monkeypatch.setattr(module, "PER_THREAD", 1000)
+    for threads in ("2", "3", "7"):
+        monkeypatch.setenv("INVARAX_NUM_THREADS", threads)
+        for name, f in ops.items():
+            assert_bitwise(f(x, (axis,), np.dtype(np.float32)), one[name])
+        assert_bitwise(kernels.argmax(x, axis, np.int64), argmax)
+
+
+def test_threaded_reductions_inside_threaded_fusion_groups(monkeypatch):
+    """A row group's chunks run on threads and reduce their rows by the kernel that splits
+    rows between threads (the inner split runs on the chunk's thread): eager's bits."""
+    import invarax
+    from invarax.compiler import fusion
+    from invarax.kernels import reductions as module
+
+    monkeypatch.setattr(module, "PER_THREAD", 64)
+    monkeypatch.setenv("INVARAX_NUM_THREADS", "2")
+    x = np.random.default_rng(10).standard_normal((256, 512)).astype(np.float32)
+
+    def softmax(x):
+        e = jnp.exp(x - jnp.max(x, axis=1, keepdims=True))
+        return e / jnp.sum(e, axis=1, keepdims=True)
+
+    invarax.config.update("invarax_native_fusion", False)  # the Python path's chunks
+    try:
+        with fusion._settings(min_size=0, min_work=0, min_row_size=0, threads=2,
+                              min_per_thread=1, chunk=2 * 512):
+            assert_bitwise(invarax.jit(softmax)(x), softmax(jnp.asarray(x)))
+    finally:
+        invarax.config.update("invarax_native_fusion", True)

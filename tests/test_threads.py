@@ -85,3 +85,23 @@ def test_random_eager_cache_from_threads(fast_switching):
     results, errors = _concurrently(lambda t: np.asarray(invarax.random.uniform(key, (17, 3))))
     assert not errors
     assert all(r.tobytes() == expected.tobytes() for r in results)
+
+
+def test_parallel_tasks_may_run_parallel_tasks():
+    """A kernel that splits its work between threads may be called from a task of another
+    split (a fusion group's chunk reducing its rows): the inner split then runs on the
+    task's own thread, instead of waiting on a pool whose workers are all waiting."""
+    from invarax.kernels._support import in_parallel, worker_pool
+
+    worker_pool(1)  # at least one worker: the outer split occupies it
+    done = []
+
+    def inner(tag):
+        in_parallel([lambda: done.append((tag, 0)), lambda: done.append((tag, 1))])
+
+    runner = threading.Thread(target=in_parallel, args=([lambda: inner("a"),
+                                                          lambda: inner("b")],), daemon=True)
+    runner.start()
+    runner.join(timeout=20)
+    assert not runner.is_alive(), "nested in_parallel deadlocked"
+    assert sorted(done) == [("a", 0), ("a", 1), ("b", 0), ("b", 1)]

@@ -88,9 +88,8 @@ _POOL_LOCK = threading.Lock()
 def worker_pool(workers: int) -> ThreadPoolExecutor:
     """A thread pool with at least ``workers`` threads, kept for later calls (fusion's
     chunks, the elementary functions' ranges); a forked child, which has none of its
-    parent's threads, makes its own. Its own workers never submit to it (a fusion chunk
-    is far below the size at which an elementary function splits), so it cannot wait on
-    itself."""
+    parent's threads, makes its own. Its workers never wait on it: a split called from
+    a task of another (``in_parallel``) runs on the task's thread."""
     with _POOL_LOCK:
         if _POOL["workers"] < workers or _POOL["pid"] != os.getpid():
             if _POOL["executor"] is not None and _POOL["pid"] == os.getpid():
@@ -102,17 +101,29 @@ def worker_pool(workers: int) -> ThreadPoolExecutor:
 
 def in_parallel(tasks) -> None:
     """Run the callables ``tasks`` at once: the first on this thread, the others on the
-    worker pool; return when all are done (an error of any is raised)."""
-    if len(tasks) == 1:
-        tasks[0]()
+    worker pool; return when all are done (an error of any is raised). Called from inside
+    one of these tasks (a kernel called by a fusion group's chunk), it runs them in turn on
+    this thread: a task waiting on the pool it occupies would wait forever."""
+    if len(tasks) == 1 or getattr(_local, "in_parallel", False):
+        for task in tasks:
+            task()
         return
     pool = worker_pool(len(tasks) - 1)
-    futures = [pool.submit(task) for task in tasks[1:]]
+    futures = [pool.submit(_as_parallel_task, task) for task in tasks[1:]]
     try:
-        tasks[0]()
+        _as_parallel_task(tasks[0])
     finally:
         for f in futures:
             f.result()
+
+
+def _as_parallel_task(task) -> None:
+    previous = getattr(_local, "in_parallel", False)
+    _local.in_parallel = True
+    try:
+        task()
+    finally:
+        _local.in_parallel = previous
 
 
 def _fresh_lock() -> None:

@@ -29,12 +29,17 @@ above; a complex product is sequential. Integer and bool reductions are exact
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from . import _native
-from ._support import operand
+from ._support import in_parallel, num_threads, operand
+
+#: Elements per thread below which a reduction runs on the calling thread alone (starting
+#: a thread costs about 0.1 ms; a core sums 2^17 float32 in about 0.05 ms).
+PER_THREAD = 1 << 17
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _HALF = np.dtype(np.float16)
@@ -70,9 +75,18 @@ def _rows(x: np.ndarray, axes, dtype) -> tuple[np.ndarray, tuple]:
 
 
 def _native_rows(op: int, rows: np.ndarray, out_dtype) -> np.ndarray:
-    """``_native.reduce`` of the float32/float64 ``rows`` into a new ``(M,)`` array."""
-    out = np.empty(rows.shape[0], out_dtype)
-    _native.reduce(op, rows, out)
+    """``_native.reduce`` of the float32/float64 ``rows`` into a new ``(M,)`` array; large
+    reductions of several rows split the rows between threads (each row is reduced whole
+    by one thread in the canonical order, so the count changes no bit: N5)."""
+    m = rows.shape[0]
+    out = np.empty(m, out_dtype)
+    threads = min(num_threads(), m, rows.size // PER_THREAD)
+    if threads <= 1:
+        _native.reduce(op, rows, out)
+        return out
+    bounds = [m * i // threads for i in range(threads + 1)]
+    in_parallel([functools.partial(_native.reduce, op, rows[lo:hi], out[lo:hi])
+                 for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)])
     return out
 
 
