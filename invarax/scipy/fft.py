@@ -47,13 +47,24 @@ def _ortho_scale(out, axis):
     return out / jnp.sqrt(_along(jnp.asarray(factor * n, out.dtype), axis, out.ndim))
 
 
-def dct(x, type=2, n=None, axis=-1, norm=None):
-    """The type-2 DCT of ``x`` along ``axis`` (zero-padded or cut to ``n``), as JAX's."""
-    _check("dct", type, norm)
+def _real_transform(name, transform, x, type, n, axis, norm):
+    """``transform(x, axis, norm)`` of real ``x`` (as float) after the checks and the
+    padding to ``n``; a complex ``x`` is transformed part by part."""
+    _check(name, type, norm)
     x, axis = _prepare(x, n, axis)
     if jnp.iscomplexobj(x):
-        return dct(x.real, axis=axis, norm=norm) + 1j * dct(x.imag, axis=axis, norm=norm)
-    x = x.astype(jnp.result_type(x, 0.0))
+        real, imag = (_real_transform(name, transform, part, type, None, axis, norm)
+                      for part in (x.real, x.imag))
+        return real + 1j * imag
+    return transform(x.astype(jnp.result_type(x, 0.0)), axis, norm)
+
+
+def dct(x, type=2, n=None, axis=-1, norm=None):
+    """The type-2 DCT of ``x`` along ``axis`` (zero-padded or cut to ``n``), as JAX's."""
+    return _real_transform("dct", _dct, x, type, n, axis, norm)
+
+
+def _dct(x, axis, norm):
     size = x.shape[axis]
     evens = jnp.take(x, np.arange(0, size, 2), axis=axis)
     odds = jnp.flip(jnp.take(x, np.arange(1, size, 2), axis=axis), axis)
@@ -65,13 +76,12 @@ def dct(x, type=2, n=None, axis=-1, norm=None):
 
 def idct(x, type=2, n=None, axis=-1, norm=None):
     """The inverse of ``dct`` along ``axis``, as JAX's."""
-    _check("idct", type, norm)
-    x, axis = _prepare(x, n, axis)
-    if jnp.iscomplexobj(x):
-        return idct(x.real, axis=axis, norm=norm) + 1j * idct(x.imag, axis=axis, norm=norm)
-    x = x.astype(jnp.result_type(x, 0.0))
+    return _real_transform("idct", _idct, x, type, n, axis, norm)
+
+
+def _idct(x, axis, norm):
     size = x.shape[axis]
-    if norm in (None, "backward"):
+    if norm in (None, "backward"):  # the backward scale is the ortho one applied twice
         x = _ortho_scale(x, axis)
     x = _ortho_scale(x, axis)
     k = _along(jnp.arange(size, dtype=x.dtype), axis, x.ndim)
