@@ -27,7 +27,9 @@ def _check(name, type, norm):
 def _prepare(x, n, axis):
     x = jnp.asarray(x)
     axis = axis % x.ndim
-    if n is not None:
+    if n is not None and n < x.shape[axis]:  # cut, as JAX
+        x = jnp.take(x, np.arange(n), axis=axis)
+    elif n is not None:
         x = jnp.pad(x, [(0, n - x.shape[axis] if a == axis else 0) for a in range(x.ndim)])
     return x, axis
 
