@@ -22,7 +22,7 @@ from .elementary import NAMES
 from .windows import out_shape, pad_index
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
-_ROWS = 256  # threads per block of the row kernels
+_ROWS = 256  # threads per block of the one-dimensional launches
 _GT, _TILE = 16, 64  # the contraction's threads per side and outputs per side of a block
 
 
@@ -57,6 +57,12 @@ def _kernel(name: str, dtype, source: str = "kernels.cu"):
     return module.get_function(f"{name}_{_SUFFIX[np.dtype(dtype)]}")
 
 
+def _launch(kernel, threads: int, args: tuple) -> None:
+    """Launch ``kernel`` with at least ``threads`` threads in blocks of ``_ROWS`` (each
+    thread checks its index against the count it is given)."""
+    kernel(((threads + _ROWS - 1) // _ROWS,), (_ROWS,), args)
+
+
 def _elements(x, axis: int) -> int:
     return x.strides[axis] // x.itemsize
 
@@ -86,7 +92,7 @@ def reduce_rows(op: str, x):
         raise ValueError(f"unknown reduction {op!r}: sum, prod, max, min, argmax or argmin")
     args[1] = out
     if m:
-        _kernel(name, x.dtype)(((m + _ROWS - 1) // _ROWS,), (_ROWS,), tuple(args))
+        _launch(_kernel(name, x.dtype), m, tuple(args))
     return out
 
 
@@ -105,8 +111,8 @@ def elementary(name: str, x):
     y = cupy.empty_like(x)
     if x.size:
         kernel = _kernel("elementary", x.dtype, "elementary.cu")
-        kernel(((x.size + _ROWS - 1) // _ROWS,), (_ROWS,),
-               (np.int32(NAMES.index(name)), x, y, np.int64(x.size)))
+        _launch(kernel, x.size,
+                (np.int32(NAMES.index(name)), x, y, np.int64(x.size)))
     return y
 
 
@@ -153,9 +159,9 @@ def conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
     out = cupy.empty(shape, lhs.dtype)
     if out.size:
         kernel = _kernel("conv", lhs.dtype)
-        kernel(((out.size + _ROWS - 1) // _ROWS,), (_ROWS,),
-               (cupy.ascontiguousarray(lhs), cupy.ascontiguousarray(rhs), out,
-                cupy.asarray(desc), np.int64(out.size)))
+        _launch(kernel, out.size,
+                (cupy.ascontiguousarray(lhs), cupy.ascontiguousarray(rhs), out,
+                 cupy.asarray(desc), np.int64(out.size)))
     return out
 
 
@@ -193,9 +199,9 @@ def window_reduce(op: str, x, window, strides, padding, base_dilation, window_di
     out = cupy.empty(shape, x.dtype)
     if out.size:
         kernel = _kernel("window", x.dtype)
-        kernel(((out.size + _ROWS - 1) // _ROWS,), (_ROWS,),
-               (cupy.ascontiguousarray(x), out, cupy.asarray(desc), np.int64(out.size),
-                np.int32(_WINDOW_OPS[op])))
+        _launch(kernel, out.size,
+                (cupy.ascontiguousarray(x), out, cupy.asarray(desc), np.int64(out.size),
+                 np.int32(_WINDOW_OPS[op])))
     return out
 
 
@@ -215,9 +221,9 @@ def cumulative(kind: str, x, axis: int, reverse: bool):
     out = cupy.empty(rows.shape, x.dtype)
     if out.size:
         kernel = _kernel("scan", x.dtype)
-        kernel(((rows.shape[0] + _ROWS - 1) // _ROWS,), (_ROWS,),
-               (rows, out, np.int64(rows.shape[0]), np.int64(k), np.int64(_elements(rows, 0)),
-                np.int64(_elements(rows, 1)), np.int32(_SCANS[kind]), np.int32(reverse)))
+        _launch(kernel, rows.shape[0],
+                (rows, out, np.int64(rows.shape[0]), np.int64(k), np.int64(_elements(rows, 0)),
+                 np.int64(_elements(rows, 1)), np.int32(_SCANS[kind]), np.int32(reverse)))
     return cupy.ascontiguousarray(cupy.moveaxis(out.reshape(moved.shape), -1, axis))
 
 
@@ -242,10 +248,10 @@ def scatter_rows(target, rows, updates, combine: str) -> None:
                          f"{updates.shape} of {updates.dtype}")
     if m and width:
         kernel = _kernel("scatter", target.dtype)
-        kernel(((width + _ROWS - 1) // _ROWS,), (_ROWS,),
-               (target, cupy.ascontiguousarray(rows.astype(np.int64)),
-                cupy.ascontiguousarray(updates), np.int64(m), np.int64(width),
-                np.int32(_SCATTERS[combine])))
+        _launch(kernel, width,
+                (target, cupy.ascontiguousarray(rows.astype(np.int64)),
+                 cupy.ascontiguousarray(updates), np.int64(m), np.int64(width),
+                 np.int32(_SCATTERS[combine])))
 
 
 def matmul(a, b):
