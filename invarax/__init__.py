@@ -22,6 +22,8 @@ from .core.errors import (
 )
 from .core.eval import eval_jaxpr
 from .core.pytree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
+from . import backends as _backends  # noqa: F401  (registers the CUDA backend's rules)
+from .backends import cuda as _cuda  # noqa: F401
 from .distributed.devices import Device  # noqa: E402
 from .distributed.devices import (
     block_until_ready,

@@ -9,6 +9,7 @@ still compiled by NVRTC (``Module.load`` receives it); only its execution is rep
 from __future__ import annotations
 
 import ctypes
+import sys
 import types
 from pathlib import Path
 
@@ -18,34 +19,93 @@ from invarax.compiler.native_build import load
 from invarax.kernels import nvrtc
 
 
-class ndarray(np.ndarray):  # noqa: N801  (CuPy's name)
-    """A "device" array: a NumPy array with CuPy's ``get``."""
+class ndarray:  # noqa: N801  (CuPy's name)
+    """A "device" array: host memory behind CuPy's interface. As CuPy's, it refuses to
+    become a NumPy array implicitly (``np.asarray`` raises; ``.get()`` copies), and NumPy's
+    ufuncs refuse it (CuPy would run its own kernels, not the canonical ones), so a value
+    that leaks from the GPU path into host code fails here as it would on a GPU."""
+
+    __array_ufunc__ = None
+
+    def __init__(self, a: np.ndarray):
+        self._a = a
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use "
+                        "`.get()` to construct a NumPy array explicitly.")
+
+    shape = property(lambda self: self._a.shape)
+    dtype = property(lambda self: self._a.dtype)
+    strides = property(lambda self: self._a.strides)
+    itemsize = property(lambda self: self._a.itemsize)
+    ndim = property(lambda self: self._a.ndim)
+    size = property(lambda self: self._a.size)
+    nbytes = property(lambda self: self._a.nbytes)
+    flags = property(lambda self: self._a.flags)
+    data = property(lambda self: types.SimpleNamespace(ptr=self._a.ctypes.data))
+    T = property(lambda self: ndarray(self._a.T))
 
     def get(self) -> np.ndarray:
-        return np.array(self, copy=True).view(np.ndarray)
+        return self._a.copy()
+
+    def reshape(self, *shape):
+        return ndarray(self._a.reshape(*shape))
+
+    def transpose(self, *axes):
+        return ndarray(self._a.transpose(*axes))
+
+    def astype(self, dtype, copy=True):
+        return ndarray(self._a.astype(dtype, copy=copy))
+
+    def copy(self):
+        return ndarray(self._a.copy())
+
+    def __getitem__(self, index):
+        return ndarray(self._a[_host(index)])
+
+    def __setitem__(self, index, value):
+        self._a[_host(index)] = _host(value)
+
+    def __len__(self):
+        return len(self._a)
+
+    def __repr__(self):
+        return f"fake_cupy.ndarray({self._a!r})"
+
+
+def _host(x):
+    """The host arrays behind ``x`` (an index, a value; nested in tuples)."""
+    if isinstance(x, ndarray):
+        return x._a
+    if isinstance(x, tuple):
+        return tuple(map(_host, x))
+    return x
+
+
+def _wrapped(fn):
+    """A CuPy function made from NumPy's ``fn``: device arrays in, device arrays out."""
+    def apply(*args, **kwargs):
+        args = [[_host(a) for a in x] if isinstance(x, list | tuple) and x and isinstance(
+            x[0], ndarray) else _host(x) for x in args]
+        return ndarray(fn(*args, **{k: _host(v) for k, v in kwargs.items()}))
+    return apply
 
 
 def asarray(x, dtype=None):
-    return np.array(x, dtype=dtype, copy=True).view(ndarray)
+    if isinstance(x, ndarray):
+        return x if dtype is None or x.dtype == dtype else x.astype(dtype)
+    return ndarray(np.array(x, dtype=dtype, copy=True))
 
 
-def empty(shape, dtype):
-    return np.empty(shape, dtype).view(ndarray)
-
-
-def empty_like(x):
-    return np.empty_like(x).view(ndarray)
-
-
-def ascontiguousarray(x):
-    return np.ascontiguousarray(x).view(ndarray)
-
-
-def ones(shape, dtype):
-    return np.ones(shape, dtype).view(ndarray)
-
-
-moveaxis = np.moveaxis  # (views keep the ndarray class)
+empty = _wrapped(np.empty)
+ones = _wrapped(np.ones)
+empty_like = _wrapped(np.empty_like)
+ascontiguousarray = _wrapped(np.ascontiguousarray)
+moveaxis = _wrapped(np.moveaxis)
+broadcast_to = _wrapped(np.broadcast_to)
+concatenate = _wrapped(np.concatenate)
+stack = _wrapped(np.stack)
+take = _wrapped(np.take)
 
 
 _SOURCE = Path(__file__).with_name("gpu_host_kernels.c")
@@ -59,8 +119,8 @@ def _library(symbol: str):
 
 
 def _c(arg):
-    if isinstance(arg, np.ndarray):
-        return ctypes.c_void_p(arg.ctypes.data)
+    if isinstance(arg, ndarray):
+        return ctypes.c_void_p(arg._a.ctypes.data)
     if isinstance(arg, np.int64):
         return ctypes.c_longlong(int(arg))
     if isinstance(arg, np.int32):
@@ -69,15 +129,15 @@ def _c(arg):
 
 
 class _Function:
-    def __init__(self, name: str):
+    def __init__(self, name: str, fn=None):
         self.name = name
-        self.fn = _library(name)
+        self.fn = _library(name) if fn is None else fn
         self.fn.restype = None
         self.launches = []  # (grid, block) of each launch (tests)
 
     # The argument that counts the threads a 1-d launch needs (rows, outputs or elements).
     _COUNT = {"reduce": 2, "conv": 4, "elementary": 3, "window": 3, "scan": 2,
-              "scatter": 4}
+              "scatter": 4, "group": 1}
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None):
         assert all(isinstance(g, int) and g > 0 for g in (*grid, *block)), (grid, block)
@@ -105,7 +165,45 @@ class Module:
 
     def get_function(self, name: str) -> _Function:
         assert f".visible .entry {name}(".encode() in self.ptx, f"no kernel {name} in the PTX"
-        return _Function(name)
+        source = _GENERATED.get(self.ptx)
+        if source is None:
+            return _Function(name)
+        fn = load(source, "group_host", includes=(str(nvrtc.CSRC), str(nvrtc.DEVICE)))
+        assert fn is not None, "fake_cupy needs a C compiler"
+        return _Function(name, fn)
+
+
+#: The generated sources compiled to PTX in this process, by PTX (what ``install``
+#: records), so that a module loaded from one runs the same source compiled for the host.
+_GENERATED = {}
+
+
+def _recording(compile_ptx):
+    def compile_and_record(name, *, source=None, **options):
+        ptx = compile_ptx(name, source=source, **options)
+        if source is not None:
+            _GENERATED[ptx.encode()] = source
+        return ptx
+    return compile_and_record
+
+
+def install(monkeypatch, gpu: bool = True) -> None:
+    """Make invarax take this module for CuPy for one test (``monkeypatch`` undoes it).
+
+    ``gpu``: invarax finds its one GPU again (the device probe runs anew), so that eager
+    operations and ``jit`` run through the GPU rules and these kernels; False: only
+    ``invarax.kernels.cuda`` uses it, and every operation stays on the CPU.
+    """
+    from invarax.core import backends
+    from invarax.distributed import devices
+    from invarax.kernels import cuda as invarax_cuda
+
+    monkeypatch.setattr(invarax_cuda, "_cupy", lambda: sys.modules[__name__])
+    monkeypatch.setattr(nvrtc, "compile_ptx", _recording(nvrtc.compile_ptx))
+    monkeypatch.setattr(devices._registry, "gpus", None if gpu else [])
+    monkeypatch.setattr(backends, "_probed", not gpu)
+    monkeypatch.setattr(backends, "RUNNER", None)
+    invarax_cuda._module.cache_clear()
 
 
 class Device:
@@ -125,5 +223,7 @@ class Device:
         pass
 
 
-cuda = types.SimpleNamespace(Device=Device, function=types.SimpleNamespace(Module=Module),
-                             runtime=types.SimpleNamespace(getDeviceCount=lambda: 1))
+cuda = types.SimpleNamespace(
+    Device=Device, function=types.SimpleNamespace(Module=Module),
+    runtime=types.SimpleNamespace(getDeviceCount=lambda: 1,
+                                  getDeviceProperties=lambda i: {"name": b"fake GPU"}))

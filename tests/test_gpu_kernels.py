@@ -41,9 +41,10 @@ pytestmark = [pytest.mark.gpu,
 @pytest.fixture(autouse=True)
 def _device(monkeypatch):
     if not ON_GPU:
-        monkeypatch.setattr(cuda, "_cupy", lambda: cp)
+        cp.install(monkeypatch, gpu=False)
     cuda._module.cache_clear()
-    yield
+    with invarax.default_device(invarax.devices("cpu")[0]):  # the references: the CPU's
+        yield
     cuda._module.cache_clear()
 
 

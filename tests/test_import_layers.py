@@ -23,6 +23,8 @@ LAYERS = [
     ("control_flow",),
     ("distributed",),
     ("transforms",),
+    # Accelerator backends: their rules cover the primitives, calls and loops below.
+    ("backends",),
     # The API namespaces (JAX's names): built on the transformations and primitives.
     ("serialise", "lax", "tree_util", "tree", "typing", "custom_derivatives",
      "checkpoint_policies", "ad_checkpoint", "sharding", "errors", "extend", "experimental"),

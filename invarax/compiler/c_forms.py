@@ -90,6 +90,22 @@ def expr(eqn, args, vector=False) -> str:
         return f"({a} {op} {b} ? {a} : {b})"
     elif form == "bitwise" and kind in "iub":
         return f"({t})({args[0]} {op} {args[1]})"
+    elif form == "shift" and kind in "iu":  # XLA's: an amount of the width or more gives 0
+        u = f"uint{8 * np.dtype(out.dtype).itemsize}_t"
+        bits = 8 * np.dtype(out.dtype).itemsize
+        return (f"(({u}){args[1]} < {bits} ? ({t})({u})(({u}){args[0]} {op} ({u}){args[1]}) "
+                f": ({t})0)")
+    elif form == "fma" and kind == "f":  # one rounding: C99's fma, correctly rounded
+        return f"{'fmaf' if t == 'float' else 'fma'}({args[0]}, {args[1]}, {args[2]})"
+    elif form == "sign" and kind in "fiu":  # NumPy's: +-1, +0 at both zeros, NaN kept
+        a = args[0]
+        if kind == "f":
+            return f"({a} > 0 ? ({t})1 : {a} < 0 ? ({t})-1 : {a} == 0 ? ({t})0 : {a})"
+        return f"({t})({a} > 0)" if kind == "u" else f"({t})(({a} > 0) - ({a} < 0))"
+    elif form == "rem" and kind in "iu":  # an integer remainder by 0 or -1 is 0
+        a, b = args
+        zero = f"{b} == 0" if kind == "u" else f"{b} == 0 || {b} == -1"
+        return f"({zero} ? ({t})0 : ({t})({a} % {b}))"
     elif form == "not" and kind in "iub":
         return f"(uint8_t)!{args[0]}" if kind == "b" else f"({t})~{args[0]}"
     elif form == "neg" and kind in "fiu":

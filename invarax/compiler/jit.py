@@ -31,6 +31,7 @@ import weakref
 
 import numpy as np
 
+from ..core import backends
 from ..core.api_util import StaticArgs, flatten_args
 from ..core.array import ArrayImpl
 from ..core.config import config
@@ -63,7 +64,8 @@ class RetraceWarning(UserWarning):
 
 
 # Config flags that do not change what tracing records; every other flag is in the key.
-_NOT_TRACED = frozenset({"jax_explain_cache_misses", "jax_log_compiles", "jax_platform_name"})
+_NOT_TRACED = frozenset({"jax_explain_cache_misses", "jax_log_compiles", "jax_platform_name",
+                         "jax_platforms", "jax_default_device"})
 
 
 def _flags() -> tuple:
@@ -328,14 +330,15 @@ class Jitted:
         functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args, **kwargs):
-        if self._fast_ok and not kwargs and current_trace() is EVAL_TRACE:
+        on_host = backends.runner() is None  # (else the runner places the call)
+        if self._fast_ok and not kwargs and current_trace() is EVAL_TRACE and on_host:
             entry = self._fast.get(_fast_key(args))
             if entry is not None:
                 return entry.call(args)
         borrowed = []  # leaves viewing a caller's NumPy array without a copy
         entry, leaves = self._entry(args, kwargs, borrowed)
         eager = current_trace() is EVAL_TRACE and not entry.tracer_consts
-        direct = eager and all(type(x) is ArrayImpl for x in leaves)
+        direct = eager and on_host and all(type(x) is ArrayImpl for x in leaves)
         if borrowed and not (direct and entry.borrows):
             # The values may outlive the call (an outer trace's constants or residuals, a
             # callback's argument): they own their memory, as a copy does.

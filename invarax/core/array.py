@@ -76,7 +76,7 @@ class ArrayImpl(Array):
         Array([0., 1., 2.], dtype=float32)
     """
 
-    __slots__ = ("_value", "_weak_type", "_aval", "_sharding")
+    __slots__ = ("_value", "_weak_type", "_aval", "_sharding", "_buffer", "_buffer_device")
 
     def __init__(self, value: np.ndarray, weak_type: bool = False):
         value = np.asarray(value)
@@ -86,6 +86,17 @@ class ArrayImpl(Array):
         self._weak_type = weak_type
         self._aval = None
         self._sharding = None  # where it lives, once placed (a ``core.sharding.Sharding``)
+        self._buffer = None  # its value in an accelerator's memory, if it has been there
+
+    @classmethod
+    def on_device(cls, buffer, device, aval: ShapedArray) -> ArrayImpl:
+        """An array whose value is ``buffer`` in the memory of the accelerator ``device``
+        (an object with ``to_host(buffer)``); the host copy (``_value``) is made when
+        first read."""
+        out = cls.__new__(cls)
+        out._weak_type, out._aval, out._sharding = aval.weak_type, aval, None
+        out._buffer, out._buffer_device = buffer, device
+        return out
 
     @property
     def aval(self) -> ShapedArray:
@@ -94,21 +105,22 @@ class ArrayImpl(Array):
             aval = self._aval = ShapedArray(self._value.shape, self._value.dtype, self._weak_type)
         return aval
 
+    # (through the aval: the value of an array on an accelerator is not read to know them)
     @property
     def shape(self) -> tuple:
-        return self._value.shape
+        return self.aval.shape
 
     @property
     def dtype(self) -> np.dtype:
-        return self._value.dtype
+        return self.aval.dtype
 
     @property
     def ndim(self) -> int:
-        return self._value.ndim
+        return len(self.aval.shape)
 
     @property
     def size(self) -> int:
-        return self._value.size
+        return self.aval.size
 
     @property
     def weak_type(self) -> bool:
@@ -154,35 +166,53 @@ class ArrayImpl(Array):
         return self._value.tolist()
 
     def block_until_ready(self):
-        """Wait until the value is computed (it always is on the CPU backend) and return it."""
+        """Wait until the value is computed (on the CPU it always is) and return it."""
+        if self._on_accelerator():
+            self._buffer_device.synchronize()
         return self
+
+    def _on_accelerator(self) -> bool:
+        """Whether the array was computed on an accelerator and has no host copy yet."""
+        return self._buffer is not None and not _has_slot(self, "_value")
 
     def copy(self):
         """A copy of the array (arrays are immutable, so this is rarely needed)."""
+        if self._on_accelerator():
+            out = ArrayImpl.on_device(self._buffer.copy(), self._buffer_device, self.aval)
+            out._sharding = self._sharding
+            return out
         return ArrayImpl(self._value.copy(), self._weak_type)
 
     def unsafe_buffer_pointer(self) -> int:
         """The address of the array's memory, as JAX's (to check that a donated buffer was
         reused, say); a deleted array raises."""
+        if self._on_accelerator():
+            return self._buffer.data.ptr
         return self._value.__array_interface__["data"][0]
 
     def delete(self):
         """Release the buffer; any later use raises (what donating the array to jit does)."""
         if not self.is_deleted():
             self._aval = self.aval  # kept for the error message
-            del self._value
+            if _has_slot(self, "_value"):
+                del self._value
+            self._buffer = _DELETED
 
     def is_deleted(self) -> bool:
         """Whether ``delete()`` ran (e.g. the array was donated through ``donate_argnums``)."""
-        try:
-            ArrayImpl._value.__get__(self)  # the slot itself, without __getattr__
-        except AttributeError:
-            return True
-        return False
+        return self._buffer is _DELETED or (self._buffer is None
+                                            and not _has_slot(self, "_value"))
 
     def __getattr__(self, name):
-        # Only reached for an unset slot: ``_value`` after ``delete()``.
+        # Only reached for an unset slot: ``_value`` of an array computed on an accelerator
+        # (copied to the host on first read), or after ``delete()``.
         if name == "_value":
+            buffer = self._buffer
+            if buffer is not None and buffer is not _DELETED:
+                value = self._buffer_device.to_host(buffer)
+                value.flags.writeable = False
+                self._value = value
+                return value
             raise RuntimeError(
                 f"Array has been deleted with shape={self._aval.str_short()}: it was donated to "
                 "a jitted function (jit(..., donate_argnums=...)) or deleted, and its buffer may "
@@ -206,6 +236,18 @@ class ArrayImpl(Array):
 
     def __reduce__(self):
         return (ArrayImpl, (np.array(self._value), self._weak_type))
+
+
+_DELETED = object()  # the buffer of a deleted array
+
+
+def _has_slot(x: ArrayImpl, name: str) -> bool:
+    """Whether the slot ``name`` of ``x`` is set (read without ``__getattr__``)."""
+    try:
+        getattr(ArrayImpl, name).__get__(x)
+    except AttributeError:
+        return False
+    return True
 
 
 _PY_SCALARS = (bool, int, float, complex)

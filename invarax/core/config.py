@@ -43,8 +43,14 @@ class Config:
         "invarax_native_fusion": True,
         # local CPU devices of this process (read once, when devices are first used)
         "jax_num_cpu_devices": 1,
-        # the platform to run on: invarax has one, "cpu"
-        "jax_platform_name": "cpu",
+        # the default platform ("cpu" or "gpu"; "": a GPU where one is used, else the CPU)
+        "jax_platform_name": "",
+        # the platforms to use, as JAX_PLATFORMS ("cpu", "cuda,cpu"; "": every one present);
+        # read on the first operation
+        "jax_platforms": "",
+        # the device arrays live on unless placed elsewhere (None: the default backend's
+        # first device)
+        "jax_default_device": None,
         # JAX's dtype promotion: "standard" (weak types, the promotion lattice) or "strict"
         # (only a weak type promotes; two different dtypes are a TypePromotionError)
         "jax_numpy_dtype_promotion": "standard",
@@ -132,12 +138,10 @@ class Config:
 
 
 def _coerce(name: str, value, default):
-    if isinstance(default, str):
+    if default is None or isinstance(default, str):
         return value
     if isinstance(default, bool):
         return bool(value)
-    if isinstance(default, str):
-        return str(value)
     try:
         count = operator.index(value)
     except TypeError:

@@ -32,6 +32,9 @@ A rule (``Lowering``) holds, for one platform:
   each piece copied into zeros, then ``+ 0``;
 - ``placement(params)``: the sharding that an output computed by the equation is placed
   with when it is an output of ``jit`` (``with_sharding_constraint``), or None.
+- ``on_arrays``: the impl takes and returns concrete ``Array``s rather than buffers, and
+  evaluates them again operation by operation (a call or a loop on an accelerator, whose
+  body's operations each run where their operands live).
 
 The per-element C forms (``c``), read by the native loop generator
 (``compiler/native.py``) and meant for a CUDA generator too: ``("arith", op)`` (``op`` one
@@ -39,7 +42,10 @@ of ``+ - * /``: IEEE in the operands' precision, the first NaN operand kept; int
 around, no integer ``/``), ``("compare", op)``, ``("extremum", op)`` (``>``: max, ``<``: min;
 a NaN operand wins), ``("bitwise", op)``, ``("not",)``, ``("neg",)``, ``("abs",)``,
 ``("quiet", name)`` (the C math function ``name`` of a float, a NaN quieted),
-``("rsqrt",)`` (one over the square root), ``("is_finite",)``, ``("select",)``,
+``("rsqrt",)`` (one over the square root), ``("shift", op)`` (``<<`` or ``>>``, logical,
+on the unsigned bits; an amount of the bit width or more gives 0), ``("fma",)`` (``a * b + c``
+rounded once), ``("sign",)`` (NumPy's), ``("rem",)`` (of integers, C's ``%``; by 0
+or -1 it is 0), ``("is_finite",)``, ``("select",)``,
 ``("convert",)``, ``("integer_pow",)`` (by its ``y`` parameter) and ``("identity",)``.
 
 Effects are not per platform: they live in ``core/effects.py``.
@@ -82,6 +88,8 @@ class Lowering:
     sums_pieces: bool = False
     # where a jit output computed by the equation lives
     placement: Callable | None = None
+    # the impl takes concrete Arrays (a backend's call and loop rules)
+    on_arrays: bool = False
 
     def kernel(self, dtype):
         """The function a fused chunk of operands of ``dtype`` calls (``impl``, unless the

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import narrow
+from . import backends, narrow
 from .array import Array, ArrayImpl
 from .aval import ShapedArray
 from .dtypes import _ML_SET  # ml_dtypes' dtypes met so far (filled in place)
@@ -107,25 +107,36 @@ class EvalTrace(Trace):
         super().__init__(None)
 
     def process_primitive(self, primitive, args, params):
-        avals, values = [], []
+        avals = []
         for x in args:
             if isinstance(x, Tracer):
                 raise leaked_tracer_error(x)
             avals.append(x.aval)
-            values.append(x._value)
         out_avals = primitive.abstract_eval(*avals, **params)
-        with np.errstate(all="ignore"):
-            if _ML_SET and (narrow.involves(avals) or narrow.involves(
-                    out_avals if primitive.multiple_results else (out_avals,))):  # bf16, ...
-                outs = narrow.run(primitive, values, out_avals, params)
-            else:
-                outs = primitive.impl(*values, **params)
-        if primitive.multiple_results:
-            return [_wrap(o, a, primitive) for o, a in zip(outs, out_avals, strict=True)]
-        return _wrap(outs, out_avals, primitive)
+        if backends.RUNNER is not None or not backends._probed:
+            runner = backends.runner()
+            if runner is not None:
+                outs = runner.run(primitive, args, params, out_avals)
+                if outs is not None:
+                    return outs
+        return run_on_host(primitive, args, avals, params, out_avals)
 
     def describe(self) -> str:
         return "eager evaluation"
+
+
+def run_on_host(primitive, args, avals, params, out_avals):
+    """The outputs of ``primitive``'s impl on the host values of the concrete ``args``."""
+    values = [x._value for x in args]
+    with np.errstate(all="ignore"):
+        if _ML_SET and (narrow.involves(avals) or narrow.involves(
+                out_avals if primitive.multiple_results else (out_avals,))):  # bf16, ...
+            outs = narrow.run(primitive, values, out_avals, params)
+        else:
+            outs = primitive.impl(*values, **params)
+    if primitive.multiple_results:
+        return [_wrap(o, a, primitive) for o, a in zip(outs, out_avals, strict=True)]
+    return _wrap(outs, out_avals, primitive)
 
 
 def _wrap(value, aval: ShapedArray, primitive) -> ArrayImpl:

@@ -79,8 +79,8 @@ def constrain(x, shardings, name: str):
         if current_trace() is not EVAL_TRACE:
             out.append(sharding_constraint_p.bind(leaf, sharding=sharding))
             continue
-        if not across.spans_processes(leaf._sharding):  # a value of this process's
-            across.check_same(leaf._value, sharding, what)
+        if across.spans_processes(sharding) and not across.spans_processes(leaf._sharding):
+            across.check_same(leaf._value, sharding, what)  # a value of this process's
         out.append(placed(leaf, sharding))
     return tree_unflatten(tree, out)
 

@@ -13,7 +13,7 @@ import math
 
 from ..core.array import ArrayImpl
 from ..core.sharding import Sharding
-from .devices import CpuDevice, _registry
+from .devices import CudaDevice, Device, _registry
 from .mesh import Mesh, get_mesh
 
 
@@ -332,8 +332,8 @@ def as_sharding(obj, what: str):
     ``NamedSharding`` over the mesh in context; None stays None."""
     if obj is None or isinstance(obj, Sharding):
         return obj
-    if isinstance(obj, CpuDevice):
-        if obj not in _registry.ensure().all:
+    if isinstance(obj, Device):
+        if obj not in (*_registry.ensure().all, *(_registry.gpus or ())):
             raise TypeError(f"{what} must be one of invarax.devices(), got {obj!r}")
         return SingleDeviceSharding(obj)
     if isinstance(obj, PartitionSpec):
@@ -349,8 +349,25 @@ def as_sharding(obj, what: str):
 
 
 def placed(value, sharding) -> ArrayImpl:
-    """``value`` (a concrete array) as a new array sharing its buffer and recording
-    ``sharding`` (host memory is shared by the local devices: nothing is copied)."""
-    out = ArrayImpl(value._value, value.weak_type)
+    """``value`` (a concrete array) as a new array recording ``sharding``: on CPU devices it
+    shares the value's buffer (host memory is shared by the local devices: nothing is
+    copied); on a GPU it is in that GPU's memory (copied there unless it already is)."""
+    device = getattr(sharding, "_device", None)
+    if isinstance(device, CudaDevice):
+        out = ArrayImpl.on_device(on_device(value, device), device, value.aval)
+    else:
+        out = ArrayImpl(value._value, value.weak_type)
     out._sharding = sharding
     return out
+
+
+def on_device(x: ArrayImpl, device):
+    """The value of ``x`` in the memory of the GPU ``device``: its buffer there, else a copy
+    of its value, which ``x`` keeps (an array is immutable, so the copy stays its value)."""
+    buffer = x._buffer
+    if buffer is not None and x._buffer_device is device and not x.is_deleted():
+        return buffer
+    buffer = device.to_device(x._value)
+    if x._buffer is None:
+        x._buffer, x._buffer_device = buffer, device
+    return buffer

@@ -37,11 +37,13 @@ def _cupy():
 
 
 @functools.cache
-def _module(source: str, device_id: int, arch: str):
+def _module(source: str, device_id: int, arch: str, text: str | None = None):
+    """The loaded module of the device source ``source`` (or of the generated ``text``
+    named ``source``) on device ``device_id``."""
     cupy = _cupy()
     with cupy.cuda.Device(device_id):
         module = cupy.cuda.function.Module()
-        module.load(nvrtc.compile_ptx(source, arch=arch).encode())
+        module.load(nvrtc.compile_ptx(source, source=text, arch=arch).encode())
     return module
 
 
@@ -273,3 +275,15 @@ def matmul(a, b):
         _kernel("gemm", a.dtype)(grid, (_GT, _GT), (a, b, c, np.int64(m), np.int64(n),
                                                     np.int64(k), *strides))
     return c
+
+
+def group(source: str, ins: list, outs: list, periods: list, n: int, scratch: list = ()):
+    """Launch the generated fusion-group kernel ``source`` (``fusion_cuda.group_kernel``)
+    with ``n`` threads: ``ins`` its invars' CuPy arrays (contiguous, or 0-d), ``outs`` its
+    outputs', ``periods`` each invar's period and ``scratch`` its scratch buffers."""
+    cupy = _cupy()
+    pointers = [*(x.data.ptr for x in (*ins, *outs)), *periods,
+                *(x.data.ptr for x in scratch)]
+    p = cupy.asarray(np.array(pointers, np.uint64))
+    module = _module("group.cu", _cupy().cuda.Device().id, _arch(), source)
+    _launch(module.get_function("group"), n, (p, np.int64(n)))

@@ -63,7 +63,7 @@ def _sign_impl(x):
     return np.sign(x)
 
 
-sign_p = _vectorized("sign", _sign_impl, NUMBER)
+sign_p = _vectorized("sign", _sign_impl, NUMBER, c=("sign",))
 floor_p = _vectorized("floor", np.floor, "f", c=("quiet", "floor"))
 ceil_p = _vectorized("ceil", np.ceil, "f", c=("quiet", "ceil"))
 for _prim in (sign_p, floor_p, ceil_p):
@@ -135,7 +135,7 @@ def _rem_jvp_y(t, out, x, y):
     return neg(mul(t, quotient))
 
 
-rem_p = _vectorized("rem", np.fmod, NUMBER)
+rem_p = _vectorized("rem", np.fmod, NUMBER, c=("rem",))
 defjvp(rem_p, lambda t, out, x, y: _broadcast_like(t, out), _rem_jvp_y)
 
 

@@ -44,12 +44,12 @@ def _check_start_indices(name: str, operand: ShapedArray, starts) -> None:
             raise TypeError(f"{name} start indices must be integer scalars, got {s.str_short()}")
 
 
-def _clamped_starts(starts, shape, sizes) -> list:
+def clamped_starts(starts, shape, sizes) -> list:
     """Start indices moved into ``[0, dim - size]``, so that the slice fits (as XLA)."""
     return [min(max(int(s), 0), d - z) for s, d, z in zip(starts, shape, sizes, strict=True)]
 
 
-def _window(starts, sizes) -> tuple:
+def window(starts, sizes) -> tuple:
     return tuple(slice(s, s + z) for s, z in zip(starts, sizes, strict=True))
 
 
@@ -90,7 +90,7 @@ def _window_order(ndim: int, axes) -> list:
 
 # dynamic_slice: operand[start:start + size] per axis, starts clamped so the slice fits.
 def _dynamic_slice_impl(operand, *starts, slice_sizes):
-    return operand[_window(_clamped_starts(starts, operand.shape, slice_sizes), slice_sizes)]
+    return operand[window(clamped_starts(starts, operand.shape, slice_sizes), slice_sizes)]
 
 
 def _dynamic_slice_abstract_eval(operand, *starts, slice_sizes):
@@ -144,7 +144,7 @@ batching_rules[dynamic_slice_p] = _dynamic_slice_batch
 # dynamic_update_slice: operand with update written at the (clamped) start indices.
 def _dynamic_update_slice_impl(operand, update, *starts):
     out = operand.copy()
-    out[_window(_clamped_starts(starts, operand.shape, update.shape), update.shape)] = update
+    out[window(clamped_starts(starts, operand.shape, update.shape), update.shape)] = update
     return out
 
 

@@ -48,7 +48,7 @@ def _fma_impl(a, b, c):
         return np.where(np.isfinite(out), out, a * b + c).astype(a.dtype)
 
 
-fma_p = defvectorized("fma", _fma_impl, "f")
+fma_p = defvectorized("fma", _fma_impl, "f", c=("fma",))
 defjvp(fma_p, lambda t, out, a, b, c: _broadcast_like(lax.mul(t, b), out),
        lambda t, out, a, b, c: _broadcast_like(lax.mul(a, t), out),
        lambda t, out, a, b, c: _broadcast_like(t, out))

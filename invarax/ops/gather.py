@@ -132,7 +132,7 @@ def _axes_to_front(x: np.ndarray, axes) -> np.ndarray:
     return moved.reshape((math.prod(moved.shape[:k]), *moved.shape[k:]))
 
 
-def _rows(indices: np.ndarray, dims):
+def gather_rows(indices: np.ndarray, dims):
     """Each index vector's row in the merged axes (indices clamped), and whether it was in
     bounds."""
     rows = np.zeros(indices.shape[:-1], np.int64)
@@ -144,7 +144,7 @@ def _rows(indices: np.ndarray, dims):
     return rows, valid
 
 
-def _default_fill(dtype: np.dtype):
+def default_fill(dtype: np.dtype):
     """JAX's fill for out-of-bounds gathers: NaN, the lowest signed, highest unsigned, True."""
     if dtype.kind in "fc":
         return np.nan
@@ -154,11 +154,11 @@ def _default_fill(dtype: np.dtype):
 
 
 def _gather_impl(operand, indices, *, axes, mode, fill_value):
-    rows, valid = _rows(indices, [operand.shape[a] for a in axes])
+    rows, valid = gather_rows(indices, [operand.shape[a] for a in axes])
     out = _axes_to_front(operand, axes)[rows]
     if mode is not GatherScatterMode.FILL_OR_DROP:
         return out
-    fill = np.asarray(_default_fill(operand.dtype) if fill_value is None else fill_value)
+    fill = np.asarray(default_fill(operand.dtype) if fill_value is None else fill_value)
     keep = valid.reshape(valid.shape + (1,) * (out.ndim - valid.ndim))
     return np.where(keep, out, fill.astype(operand.dtype))
 
@@ -269,7 +269,7 @@ def defscatter(name: str, combine: str, kinds: str) -> Primitive:
         dims = [operand.shape[a] for a in axes]
         front = np.array(_axes_to_front(operand, axes))
         if front.shape[0]:
-            rows, valid = _rows(indices, dims)
+            rows, valid = gather_rows(indices, dims)
             rows, updates = rows.reshape(-1), updates.reshape((rows.size, *front.shape[1:]))
             if mode is not GatherScatterMode.CLIP:
                 keep = valid.reshape(-1)

@@ -83,8 +83,10 @@ def _shift_impl(shift):
     return impl
 
 
-shift_left_p = defvectorized("shift_left", _shift_impl(np.left_shift), "iu")
-shift_right_logical_p = defvectorized("shift_right_logical", _shift_impl(np.right_shift), "iu")
+shift_left_p = defvectorized("shift_left", _shift_impl(np.left_shift), "iu",
+                             c=("shift", "<<"))
+shift_right_logical_p = defvectorized("shift_right_logical", _shift_impl(np.right_shift), "iu",
+                                      c=("shift", ">>"))
 for _prim in (shift_left_p, shift_right_logical_p):
     defjvp_zero(_prim)
     _vectorized_batch_rule(_prim)

@@ -281,19 +281,26 @@ batching_rules[concatenate_p] = _concatenate_batch
 
 
 # pad: padding_config holds (low, high, interior) per dimension; low/high may be negative.
-def _pad_impl(x, padval, padding_config):
-    # Element i of x lands at lo + i * (interior + 1) along each axis; the ones that land
-    # outside the result (negative padding crops) are dropped. A copy: no value changes.
-    shape, dst, src = [], [], []
-    for s, (lo, hi, interior) in zip(x.shape, padding_config, strict=True):
+def pad_slices(shape, padding_config) -> tuple:
+    """``(out_shape, dst, src)`` of padding an array of ``shape``: element i lands at
+    ``lo + i * (interior + 1)`` along each axis, and the ones that land outside the result
+    (negative padding crops) are dropped, so ``out[dst] = x[src]`` (when every ``src``
+    slice is non-empty) writes the operand into the padded array."""
+    out_shape, dst, src = [], [], []
+    for s, (lo, hi, interior) in zip(shape, padding_config, strict=True):
         step = interior + 1
         size = lo + hi + s + max(s - 1, 0) * interior
         first = -(lo // step) if lo < 0 else 0  # the first i with lo + i * step >= 0
         stop = max(first, min(s, (size - 1 - lo) // step + 1))
-        shape.append(size)
+        out_shape.append(size)
         src.append(builtins.slice(first, stop))
         start = lo + first * step
         dst.append(builtins.slice(start, start + (stop - first - 1) * step + 1, step))
+    return out_shape, dst, src
+
+
+def _pad_impl(x, padval, padding_config):
+    shape, dst, src = pad_slices(x.shape, padding_config)  # a copy: no value changes
     out = np.full(shape, padval, x.dtype)
     if all(sl.stop > sl.start for sl in src):
         out[tuple(dst)] = x[tuple(src)]

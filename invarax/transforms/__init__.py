@@ -2,6 +2,7 @@
 custom derivatives, callbacks, and staging without running (``make_jaxpr``,
 ``eval_shape``). Each lives in its own module; this package only re-exports them."""
 
+from ..distributed.devices import default_backend
 from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
 from ._caches import clear_caches
 from ._callbacks import pure_callback
@@ -12,7 +13,7 @@ from ._jit import jit
 from ._make_jaxpr import make_jaxpr
 from ._names import log_compiles, named_call, named_scope
 from ._pmap import pmap
-from ._shapes import default_backend, eval_shape, typeof
+from ._shapes import eval_shape, typeof
 from ._shard_map import shard_map
 from ._transpose import linear_transpose
 from ._vmap import vmap

@@ -77,14 +77,4 @@ def typeof(x) -> ShapedArray:
     return to_array(x, "typeof's argument").aval
 
 
-def default_backend() -> str:
-    """The platform computations run on: ``"cpu"`` (invarax's only backend so far).
-
-    Example:
-        >>> default_backend()
-        'cpu'
-    """
-    return "cpu"
-
-
-__all__ = ["ShapeDtypeStruct", "default_backend", "eval_shape", "typeof"]
+__all__ = ["ShapeDtypeStruct", "eval_shape", "typeof"]
