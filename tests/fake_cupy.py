@@ -46,6 +46,7 @@ def ones(shape, dtype):
 
 
 moveaxis = np.moveaxis  # (views keep the ndarray class)
+take_along_axis = np.take_along_axis
 
 
 _SOURCE = Path(__file__).with_name("gpu_host_kernels.c")
@@ -77,7 +78,7 @@ class _Function:
 
     # The argument that counts the threads a 1-d launch needs (rows, outputs or elements).
     _COUNT = {"reduce": 2, "conv": 4, "elementary": 3, "window": 3, "scan": 2,
-              "scatter": 4}
+              "scatter": 4, "argsort": 3, "cumlogsumexp": 2}
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None):
         assert all(isinstance(g, int) and g > 0 for g in (*grid, *block)), (grid, block)
@@ -88,7 +89,8 @@ class _Function:
         else:
             count = int(args[self._COUNT[self.name.split("_")[0]]])
             assert grid[0] * block[0] >= count and block[0] <= 1024, (grid, block, count)
-        extra = (np.int64(grid[2]),) if self.name.startswith("gemm") else ()  # gridDim.z
+        extra = ((np.int64(grid[2]),) if self.name.startswith("gemm")  # gridDim.z
+                 else (np.int64(block[0]),) if self.name.startswith("argsort") else ())
         self.fn(*map(_c, (*args, *extra)))
 
 
