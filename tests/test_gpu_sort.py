@@ -7,8 +7,8 @@
 - ``sort.cu``'s PTX: a sort computes no float value, its threads meet at barriers.
 - ``invarax.kernels.cuda_sort`` launched on the GPU where CuPy sees one, else through
   ``fake_cupy`` (the host twins): the CPU's ``lax.sort``, ``jnp.sort``, ``jnp.argsort``,
-  ``lax.cumlogsumexp`` and JAX's ``lax.top_k``, bit for bit, with NaNs, signed zeros, ties,
-  rows of 0 to 5000 keys and strided operands.
+  ``lax.cumlogsumexp`` and ``lax.top_k`` (and JAX's), bit for bit, with NaNs, signed zeros,
+  ties, rows of 0 to 5000 keys and strided operands.
 """
 
 import numpy as np
@@ -51,20 +51,8 @@ def keys(rng, shape, dtype):
     return x
 
 
-def total_desc_key(x):
-    """A key whose stable ascending sort is IEEE's total order of ``x``, largest first."""
-    if x.dtype.kind == "f":
-        bits = x.view(f"i{x.itemsize}")
-        top = np.iinfo(bits.dtype).max
-        return ~(bits ^ ((bits >> (8 * x.itemsize - 1)) & top))
-    return ~x
-
-
-def cpu_top_k(x, k):
-    """``lax.top_k`` by the CPU's stable sort: values and int32 indices."""
-    iota = np.broadcast_to(np.arange(x.shape[-1], dtype=np.int32), x.shape)
-    _, values, indices = lax.sort((total_desc_key(x), x, iota), num_keys=1)
-    return np.asarray(values)[..., :k], np.asarray(indices)[..., :k]
+def cpu_top_k(x, k, axis=-1):
+    return tuple(np.asarray(a) for a in lax.top_k(x, k, axis=axis))
 
 
 def cpu_argsort(x, mode):
@@ -201,17 +189,18 @@ def test_lax_sort_of_several_operands_along_any_axis_is_the_cpus(x64):
 
 
 @launches
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint32])
-def test_top_k_is_the_cpus_sort(dtype, x64):
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint32, np.bool_])
+def test_top_k_is_the_cpus(dtype, x64):
     rng = np.random.default_rng(4)
     for k in LENGTHS:
         for x, on_gpu in views(keys(rng, (2, k), dtype)):
-            n = x.shape[-1]
-            for j in sorted({0, min(1, n), n // 2, n}):
-                values, indices = cuda_sort.top_k(on_gpu, j)
-                want_values, want_indices = cpu_top_k(x, j)
-                assert_bitwise(values.get(), want_values)
-                assert_bitwise(indices.get(), want_indices)
+            for axis in (-1, 0):
+                n = x.shape[axis]
+                for j in sorted({0, min(1, n), n // 2, n}):
+                    values, indices = cuda_sort.top_k(on_gpu, j, axis)
+                    want_values, want_indices = cpu_top_k(x, j, axis)
+                    assert_bitwise(values.get(), want_values)
+                    assert_bitwise(indices.get(), want_indices)
 
 
 @launches
@@ -247,7 +236,7 @@ def test_bad_operands_are_named():
         cuda_sort.sort_rows(cp.ones((2, 3), np.float16))
     with pytest.raises(TypeError, match="float32 and float64, got int32"):
         cuda_sort.cumlogsumexp(cp.ones((2, 3), np.int32), 1)
-    with pytest.raises(ValueError, match=r"0 <= k <= 3 .*\(2, 3\).*k=4"):
+    with pytest.raises(ValueError, match=r"0 <= k <= 3 \(axis 1 of \(2, 3\)\), got k=4"):
         cuda_sort.top_k(cp.ones((2, 3), np.float32), 4)
     with pytest.raises(ValueError, match="one shape"):
         cuda_sort.sort([cp.ones((2, 3), np.float32), cp.ones((3, 2), np.float32)])

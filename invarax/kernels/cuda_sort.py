@@ -115,22 +115,22 @@ def argsort(x, axis: int = -1, descending: bool = False, dtype=np.int32):
     return _unrows(perm.astype(dtype), _rows(x, axis)[1], axis)
 
 
-def top_k(x, k: int):
-    """``lax.top_k(x, k)`` of the CuPy array ``x``: the ``k`` largest entries of each row
-    (along the last axis) by IEEE's total order (``+nan > inf > ... > 0.0 > -0.0 > ... >
+def top_k(x, k: int, axis: int = -1):
+    """``lax.top_k(x, k, axis=axis)`` of the CuPy array ``x``: the ``k`` largest entries of
+    each line along ``axis`` by IEEE's total order (``+nan > inf > ... > 0.0 > -0.0 > ... >
     -inf > -nan``), largest first, equal entries by lowest index, and their int32 indices.
 
-    Returns ``(values, indices)``, new contiguous arrays of shape ``x.shape[:-1] + (k,)``."""
-    axis = _check_axis("top_k", x, -1)
+    Returns ``(values, indices)``, new contiguous arrays of ``x``'s shape with ``k`` along
+    ``axis``."""
+    axis = _check_axis("top_k", x, axis)
     n = x.shape[axis]
     if not 0 <= k <= n:
-        raise ValueError(f"top_k needs 0 <= k <= {n} (the last axis of {x.shape}), got k={k}")
+        raise ValueError(f"top_k needs 0 <= k <= {n} (axis {axis} of {x.shape}), got k={k}")
     perm = _permutation([x], axis, _TOTAL_DESC)[:, :k]
     rows, shape = _rows(x, axis)
-    out_shape = (*shape[:-1], k)
-    cupy = _cuda._cupy()
-    return (cupy.ascontiguousarray(cupy.take_along_axis(rows, perm, 1).reshape(out_shape)),
-            cupy.ascontiguousarray(perm.astype(np.int32).reshape(out_shape)))
+    shape = (*shape[:-1], k)
+    return (_unrows(_cuda._cupy().take_along_axis(rows, perm, 1), shape, axis),
+            _unrows(perm.astype(np.int32), shape, axis))
 
 
 def cumlogsumexp(x, axis: int, reverse: bool = False):
