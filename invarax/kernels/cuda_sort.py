@@ -18,7 +18,8 @@ import numpy as np
 from . import cuda as _cuda
 from .cuda import _ROWS, _SUFFIX, _elements, _kernel, _launch
 
-#: The key dtypes the GPU sorts, and their kernels' suffixes (bool sorts as its bytes).
+#: The key dtypes the GPU sorts, and their kernels' suffixes (bool sorts as its bytes;
+#: float16 keys are sorted as float32).
 _KEYS = {np.dtype(t): s for t, s in ((np.float32, "f32"), (np.float64, "f64"),
                                      (np.int8, "i8"), (np.uint8, "u8"), (np.int16, "i16"),
                                      (np.uint16, "u16"), (np.int32, "i32"),
@@ -49,6 +50,8 @@ def _permutation(keys, axis: int, mode: int):
     cupy = _cuda._cupy()
     perm = scratch = None
     for i, key in enumerate(reversed(keys)):
+        if key.dtype == np.float16:  # exactly converted, so in the same order (NaNs too)
+            key = key.astype(np.float32)
         rows, _ = _rows(key, axis)
         m, k = rows.shape
         if perm is None:
@@ -74,8 +77,8 @@ def _check_axis(name: str, x, axis: int) -> int:
 def sort(operands, dimension: int = -1, num_keys: int = 1) -> list:
     """``lax.sort``: the CuPy arrays ``operands`` (one shape, any strides) sorted along
     ``dimension`` by the first ``num_keys`` of them, lexicographically, stably (NaNs last,
-    ``-0.0`` and ``0.0`` equal): the CPU's permutation, so its bits. Keys are float32,
-    float64, the 8- to 64-bit integers or bool; the other operands any dtype.
+    ``-0.0`` and ``0.0`` equal): the CPU's permutation, so its bits. Keys are float16,
+    float32, float64, the 8- to 64-bit integers or bool; the other operands any dtype.
 
     Returns a list of new contiguous arrays."""
     operands = list(operands)
