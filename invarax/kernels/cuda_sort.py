@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cuda as _cuda
+from . import cuda as _cuda  # _cuda._cupy() looked up per call: a stand-in set there is used
 from .cuda import _ROWS, _SUFFIX, _elements, _kernel, _launch
 
 #: The key dtypes the GPU sorts, and their kernels' suffixes (bool sorts as its bytes;
@@ -27,7 +27,8 @@ _KEYS = {np.dtype(t): s for t, s in ((np.float32, "f32"), (np.float64, "f64"),
                                      (np.uint64, "u64"), (np.bool_, "u8"))}
 #: sort.h's relations.
 _ASCENDING, _DESCENDING, _TOTAL_DESC = 0, 1, 2
-_PER_THREAD = 64  # a row's keys per thread of its block, up to _ROWS threads
+_PER_THREAD = 64  # a row's block: warps of threads with at least this many keys each, up
+#                   to _ROWS threads
 _MAX_GRID = 2**31 - 1
 
 
