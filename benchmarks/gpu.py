@@ -1,7 +1,8 @@
 """``python -m benchmarks.gpu``: the GPU checks and timings in one short run (for a machine
 with an NVIDIA GPU, CuPy and JAX; at most a few minutes on one H100).
 
-1. runs ``tests/test_gpu_kernels.py`` (the GPU's kernels against the CPU's, bit for bit);
+1. runs ``tests/test_gpu_kernels.py`` and ``tests/test_gpu_sort.py`` (the GPU's kernels
+   against the CPU's, bit for bit);
 2. times, same run, median of ``--repeats`` calls after a warm-up (CUDA events):
    - float32 gemm 4096^3: invarax's kernel against cuBLAS float32 through CuPy with TF32
      off (``CUPY_TF32=0``), in TFLOP/s;
@@ -9,6 +10,9 @@ with an NVIDIA GPU, CuPy and JAX; at most a few minutes on one H100).
      ``jnp.exp`` (and ``log``, ``tanh``) on the same GPU, in ms;
    - a 3x3 convolution, 64 channels, batch 32 of 32x32 float32 (the CPU benchmarks' conv):
      invarax's kernel against JAX's ``lax.conv`` (cuDNN) on the same GPU, in ms;
+   - sorting 1000 rows of 1000 float32, and one row of 10^6, and ``cumlogsumexp`` along
+     the rows of 1000 x 1000 float32: invarax's kernels against JAX's ``jnp.sort`` and
+     ``lax.cumlogsumexp``, in ms;
 3. prints one table (markdown), and the GPU's name.
 
 Without CuPy or a GPU it says so and exits with status 2.
@@ -86,6 +90,12 @@ def _jax_conv(x, w):
                                     precision=lax.Precision.HIGHEST)
 
 
+def _jax_cumlogsumexp(x):
+    from jax import lax
+
+    return lax.cumlogsumexp(x, axis=1)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.gpu", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -102,8 +112,9 @@ def main(argv=None) -> int:
     rows = []
     if not args.no_tests:
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly",
-                               "-m", "gpu", "tests/test_gpu_kernels.py"], timeout=240)
-        rows.append(("GPU kernels vs CPU, bitwise (tests/test_gpu_kernels.py)",
+                               "-m", "gpu", "tests/test_gpu_kernels.py",
+                               "tests/test_gpu_sort.py"], timeout=240)
+        rows.append(("GPU kernels vs CPU, bitwise (tests/test_gpu_kernels.py, _sort.py)",
                      "passed" if done.returncode == 0 else f"FAILED ({done.returncode})", ""))
     n = 4096
     rng = np.random.default_rng(0)
@@ -131,6 +142,20 @@ def main(argv=None) -> int:
     rows.append(("conv 3x3, 64 channels, 32x64x32x32 float32, ms (invarax / JAX)",
                  f"{ours:.2f} / {'-' if peer is None else f'{peer:.2f}'}",
                  "" if peer is None else f"{ours / peer:.2f}x JAX's time"))
+    from invarax.kernels import cuda_sort
+
+    for label, shape, ours_fn, peer_fn in (
+            ("sort 1000 rows of 1000 float32", (1000, 1000), cuda_sort.sort_rows, _jnp("sort")),
+            ("sort one row of 10^6 float32", (10**6,), cuda_sort.sort_rows, _jnp("sort")),
+            ("cumlogsumexp 1000 x 1000 float32 along rows", (1000, 1000),
+             lambda x: cuda_sort.cumlogsumexp(x, 1), _jax_cumlogsumexp)):
+        x_host = rng.standard_normal(shape).astype(np.float32)
+        x = cp.asarray(x_host)
+        ours = _median_ms(cp, lambda f=ours_fn, x=x: f(x), args.repeats)
+        peer = _jax_ms(peer_fn, (x_host,), args.repeats)
+        rows.append((f"{label}, ms (invarax / JAX)",
+                     f"{ours:.2f} / {'-' if peer is None else f'{peer:.2f}'}",
+                     "" if peer is None else f"{ours / peer:.2f}x JAX's time"))
     print(f"GPU: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
     print("| check | result | ratio |\n|---|---|---|")
     for row in rows:

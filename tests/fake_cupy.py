@@ -106,6 +106,7 @@ broadcast_to = _wrapped(np.broadcast_to)
 concatenate = _wrapped(np.concatenate)
 stack = _wrapped(np.stack)
 take = _wrapped(np.take)
+take_along_axis = _wrapped(np.take_along_axis)
 
 
 _SOURCE = Path(__file__).with_name("gpu_host_kernels.c")
@@ -137,7 +138,7 @@ class _Function:
 
     # The argument that counts the threads a 1-d launch needs (rows, outputs or elements).
     _COUNT = {"reduce": 2, "conv": 4, "elementary": 3, "window": 3, "scan": 2,
-              "scatter": 4, "group": 1}
+              "scatter": 4, "group": 1, "argsort": 3, "cumlogsumexp": 2}
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None):
         assert all(isinstance(g, int) and g > 0 for g in (*grid, *block)), (grid, block)
@@ -148,7 +149,8 @@ class _Function:
         else:
             count = int(args[self._COUNT[self.name.split("_")[0]]])
             assert grid[0] * block[0] >= count and block[0] <= 1024, (grid, block, count)
-        extra = (np.int64(grid[2]),) if self.name.startswith("gemm") else ()  # gridDim.z
+        extra = ((np.int64(grid[2]),) if self.name.startswith("gemm")  # gridDim.z
+                 else (np.int64(block[0]),) if self.name.startswith("argsort") else ())
         self.fn(*map(_c, (*args, *extra)))
 
 

@@ -62,3 +62,42 @@ void elementary_f32(int fn, const float *x, float *y, long long n) {
 void elementary_f64(int fn, const double *x, double *y, long long n) {
     for (long long i = 0; i < n; i++) y[i] = elem_f64_scalar(fn, x[i]);
 }
+
+/* sort.cu's kernels. argsort: each row's phases (sort.h), the launch's `threads` (its block
+ * size, which fake_cupy passes last) run one after the other in reverse order, so a thread
+ * reading what another writes in the same phase would show. */
+#include "logsumexp.h"
+#include "sort.h"
+
+#define HOST_SORT(T, SFX)                                                                   \
+    void argsort_##SFX(const T *key, long long *perm, long long *scratch, long long m,       \
+                       long long k, long long sm, long long sk, int mode, int init,         \
+                       long long threads) {                                                 \
+        for (long long row = 0; row < m; row++)                                             \
+            for (int q = 0; q < ord_sort_phases(k); q++)                                    \
+                for (long long t = threads - 1; t >= 0; t--)                                \
+                    ord_sort_phase_##SFX(q, key + row * sm, sk, (int64_t *)perm + row * k,  \
+                                         (int64_t *)scratch + row * k, k, mode, init, t,    \
+                                         threads);                                          \
+    }
+
+HOST_SORT(float, f32)
+HOST_SORT(double, f64)
+HOST_SORT(int8_t, i8)
+HOST_SORT(uint8_t, u8)
+HOST_SORT(int16_t, i16)
+HOST_SORT(uint16_t, u16)
+HOST_SORT(int32_t, i32)
+HOST_SORT(uint32_t, u32)
+HOST_SORT(int64_t, i64)
+HOST_SORT(uint64_t, u64)
+
+#define HOST_LSE(T, SFX)                                                                    \
+    void cumlogsumexp_##SFX(const T *x, T *y, long long m, long long k, long long sm,       \
+                            long long sk, int reverse) {                                    \
+        for (long long i = 0; i < m; i++)                                                   \
+            ord_cumlogsumexp_##SFX(x + i * sm, sk, y + i * k, k, 0, reverse);               \
+    }
+
+HOST_LSE(float, f32)
+HOST_LSE(double, f64)

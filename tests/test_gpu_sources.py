@@ -245,7 +245,10 @@ KERNELS = {"kernels.cu": {f"{kind}_{t}" for t in ("f32", "f64")
                           for kind in ("reduce_sum", "reduce_prod", "reduce_extremum",
                                        "reduce_argextremum", "gemm", "conv", "window",
                                        "scan", "scatter")},
-           "elementary.cu": {"elementary_f32", "elementary_f64"}}
+           "elementary.cu": {"elementary_f32", "elementary_f64"},
+           "sort.cu": {*(f"argsort_{t}" for t in ("f32", "f64", "i8", "u8", "i16", "u16", "i32",
+                                                   "u32", "i64", "u64")),
+                       "cumlogsumexp_f32", "cumlogsumexp_f64"}}
 
 
 def entries(ptx: str) -> dict:

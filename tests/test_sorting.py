@@ -1,10 +1,12 @@
-"""sort and argsort (jnp and lax): values against NumPy's stable sort (and JAX where installed),
-JAX's order for NaNs and signed zeros, each case eagerly and under jit, jit bitwise eager."""
+"""sort, argsort (jnp and lax) and lax.top_k: values against NumPy's stable sort (and JAX
+where installed), JAX's order for NaNs and signed zeros, each case eagerly and under jit,
+jit bitwise eager."""
 
 import numpy as np
 import pytest
 from helpers import assert_bitwise, data, eager_and_jit
 
+import invarax
 import invarax.numpy as jnp
 from invarax import lax
 
@@ -88,3 +90,48 @@ def test_sort_with_nan_matches_jax(name, descending):
 
     ours = eager_and_jit(lambda a: f(jnp, a), jnp.asarray(x))
     assert_bitwise(ours, np.asarray(f(jax.numpy, x)))
+
+
+# ---- top_k -------------------------------------------------------------------------------
+
+TOP_K = [(SPECIAL, 10), (SPECIAL, 4), (SPECIAL, 0), (np.array([[1, 5, 5], [3, 2, 3]]), 2),
+         (np.array([True, False, True, True]), 3), (data((4, 7), np.int32) // 20, 5),
+         (np.array([2**32 - 1, 0, 7, 7], np.uint32), 3)]
+
+
+@pytest.mark.parametrize("case", range(len(TOP_K)))
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_top_k_matches_jax(case, axis):
+    """IEEE's total order, largest first (NaNs of both signs, signed zeros), equal values
+    by lowest index, int32 indices: JAX's values and indices bit for bit."""
+    jax = pytest.importorskip("jax")
+    x, k = TOP_K[case]
+    k = min(k, x.shape[axis])
+    ours = eager_and_jit(lambda a: lax.top_k(a, k, axis=axis), jnp.asarray(x))
+    for got, want in zip(ours, jax.lax.top_k(x, k, axis=axis), strict=True):
+        assert_bitwise(got, np.asarray(want))
+
+
+def test_top_k_gradient_matches_jax():
+    jax = pytest.importorskip("jax")
+    x = np.array([[1.0, 3.0, 3.0, 2.0, -0.0], [0.5, 0.0, 4.0, -1.0, 4.0]], np.float32)
+
+    def loss(lax_module):
+        return lambda a: (lax_module.top_k(a, 3)[0] ** 2).sum()
+
+    assert_bitwise(eager_and_jit(invarax.grad(loss(lax)), jnp.asarray(x)),
+                   np.asarray(jax.grad(loss(jax.lax))(x)))
+
+
+TOP_K_ERRORS = [
+    (lambda: lax.top_k(jnp.ones(3), 4), ValueError, r"k=4 must be between 0 and 3"),
+    (lambda: lax.top_k(jnp.ones(3), -1), ValueError, r"k=-1"),
+    (lambda: lax.top_k(jnp.ones(()), 1), TypeError, "0-d"),
+    (lambda: lax.top_k(jnp.ones(3, np.complex64), 1), TypeError, "real part or the absolute"),
+]
+
+
+@pytest.mark.parametrize("f, error, match", TOP_K_ERRORS)
+def test_top_k_errors(f, error, match):
+    with pytest.raises(error, match=match):
+        f()

@@ -313,6 +313,8 @@ CASES = {
                         S(6, 2), F(6, 2), diff=False),
     "sort_two_operands": binary("sort", lambda k, v: lax.sort((k, v), dimension=1),
                                 F(2, 6), F(2, 6)),
+    "top_k": unary("top_k", lambda x: lax.top_k(x, 3)[0], F(3, 6)),
+    "top_k_ties_axis0": unary("top_k", lambda x: lax.top_k(x, 4, axis=0), S(6, 3), diff=False),
     # calls
     "jit": binary("jit", jitted),
     # linear algebra and the FFT (issue 16)

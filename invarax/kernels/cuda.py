@@ -52,11 +52,15 @@ def _arch() -> str:
     return f"compute_{_cupy().cuda.Device().compute_capability}"
 
 
-def _kernel(name: str, dtype, source: str = "kernels.cu"):
-    if np.dtype(dtype) not in _SUFFIX:
-        raise TypeError(f"the GPU kernels compute float32 and float64, got {np.dtype(dtype)}")
+def _kernel(name: str, dtype, source: str = "kernels.cu", suffixes: dict = _SUFFIX):
+    """The kernel ``name`` of ``source`` for ``dtype`` (``suffixes``: each dtype's suffix of
+    the kernel names), compiled on first use for the current device."""
+    if np.dtype(dtype) not in suffixes:
+        names = [t.name for t in suffixes]
+        raise TypeError(f"the GPU kernels compute {', '.join(names[:-1])} and {names[-1]}, got "
+                        f"{np.dtype(dtype)}")
     module = _module(source, _cupy().cuda.Device().id, _arch())
-    return module.get_function(f"{name}_{_SUFFIX[np.dtype(dtype)]}")
+    return module.get_function(f"{name}_{suffixes[np.dtype(dtype)]}")
 
 
 def _launch(kernel, threads: int, args: tuple) -> None:

@@ -24,7 +24,7 @@ from ..ops.reductions import (
     reduce_min, reduce_or, reduce_prod, reduce_sum,
 )
 from ..ops.contractions import dot, dot_general
-from ..ops.sorting import sort
+from ..ops.sorting import sort, top_k
 from ..ops.associative_scan import associative_scan
 from ..ops.elementwise import stop_gradient
 from ..ops.collectives import all_gather, axis_index, pmax, pmean, pmin, psum

@@ -285,24 +285,26 @@ ORD_WINDOW_DEFINE(double, f64)
 #define ORD_MAXIMUM(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
 #define ORD_MINIMUM(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
 
-/* ORD_SCAN_DEFINE(T, SFX) defines ord_scan_SFX(x, sx, y, k, op, reverse): the inclusive
- * scan of the k values x[0], x[sx], ... into y[0..k): y[0] = x[0], y[p] = y[p-1] op x[p]
- * in order (reverse: from the last value to the first, y[k-1] = x[k-1]), op 0: +, 1: *,
- * 2: maximum, 3: minimum (NumPy's accumulate). */
-#define ORD_SCAN_DEFINE(T, SFX)                                                             \
-    ORD_FN void ord_scan_##SFX(const T *x, int64_t sx, T *y, int64_t k, int op, int reverse) { \
+/* ORD_SCAN_WITH(NAME, T, STEP) defines NAME(x, sx, y, k, op, reverse): the inclusive scan of
+ * the k values x[0], x[sx], ... into y[0..k): y[0] = x[0], y[p] = STEP(y[p-1], x[p], op) in
+ * order (reverse: from the last value to the first, y[k-1] = x[k-1]). */
+#define ORD_SCAN_WITH(NAME, T, STEP)                                                        \
+    ORD_FN void NAME(const T *x, int64_t sx, T *y, int64_t k, int op, int reverse) {        \
         for (int64_t q = 0; q < k; q++) {                                                   \
             const int64_t p = reverse ? k - 1 - q : q;                                      \
             const T v = x[p * sx];                                                          \
-            if (q == 0) {                                                                   \
-                y[p] = v;                                                                   \
-                continue;                                                                   \
-            }                                                                               \
-            const T last = y[reverse ? p + 1 : p - 1];                                      \
-            y[p] = op == 0 ? last + v : op == 1 ? last * v                                  \
-                 : op == 2 ? ORD_MAXIMUM(last, v) : ORD_MINIMUM(last, v);                   \
+            y[p] = q == 0 ? v : STEP(y[reverse ? p + 1 : p - 1], v, op);                    \
         }                                                                                   \
     }
+
+/* The steps of NumPy's accumulate: op 0: +, 1: *, 2: maximum, 3: minimum. */
+#define ORD_SCAN_STEP(last, v, op)                                                          \
+    ((op) == 0 ? (last) + (v) : (op) == 1 ? (last) * (v)                                    \
+     : (op) == 2 ? ORD_MAXIMUM(last, v) : ORD_MINIMUM(last, v))
+
+/* ORD_SCAN_DEFINE(T, SFX) defines ord_scan_SFX(x, sx, y, k, op, reverse): the scans of
+ * cumsum, cumprod, cummax and cummin (ORD_SCAN_STEP's op). */
+#define ORD_SCAN_DEFINE(T, SFX) ORD_SCAN_WITH(ord_scan_##SFX, T, ORD_SCAN_STEP)
 
 ORD_SCAN_DEFINE(float, f32)
 ORD_SCAN_DEFINE(double, f64)
