@@ -120,8 +120,10 @@ def _library(symbol: str):
 
 
 def _c(arg):
-    if isinstance(arg, ndarray):
-        return ctypes.c_void_p(arg._a.ctypes.data)
+    """``arg`` as the host twin's C argument (a device array, or a host array for the
+    tests that call the twins directly)."""
+    if isinstance(arg, ndarray | np.ndarray):
+        return ctypes.c_void_p(_host(arg).ctypes.data)
     if isinstance(arg, np.int64):
         return ctypes.c_longlong(int(arg))
     if isinstance(arg, np.int32):
