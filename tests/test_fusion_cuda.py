@@ -121,7 +121,11 @@ def test_every_elementary_function_is_a_gpu_member():
     args = (values((N,), np.float32, 1), values((N,), np.float32, 2), values((N,), np.bool_, 3),
             np.asarray(values((1,), np.float32, 4)[0]))
     (group,), _ = groups_of(gpu_table(np.float32, args), args)
-    calls = set(re.findall(r"\b(elem\w*)\((\d+),", fusion_cuda.group_kernel(group).source))
+    kernel = fusion_cuda.group_kernel(group)
+    assert kernel.uses_elementary  # (a dispatcher runs it only with invarax_exact_elementary)
+    (plain,), _ = groups_of(lambda x: x * 2.0 + 1.0, (values((N,), np.float32, 1),))
+    assert not fusion_cuda.group_kernel(plain).uses_elementary
+    calls = set(re.findall(r"\b(elem\w*)\((\d+),", kernel.source))
     more = NAMES.index("log2")
     assert calls == {*(("elem_f32_value", str(c)) for c in range(more)),
                      *(("elem_more_f32_value", str(c)) for c in range(more, len(NAMES))),

@@ -63,11 +63,15 @@ class GroupKernel:
     """A group's generated source, and how it is launched: ``n`` threads, one an element
     (``per_row`` False: ``n`` is the group's size) or one a row (``n`` is the number of
     rows); ``p`` ends with one scratch buffer of the group's size for each dtype of
-    ``scratch`` (a reduced member's values, read back by the row's reductions)."""
+    ``scratch`` (a reduced member's values, read back by the row's reductions).
+    ``uses_elementary``: a member is one of invarax's elementary functions, so the kernel
+    gives the CPU's bits only while ``config.invarax_exact_elementary`` is on (off, the CPU
+    computes them with NumPy; the CPU's native groups make the same check)."""
 
     source: str
     per_row: bool
     scratch: tuple
+    uses_elementary: bool
 
 
 def group_kernel(group) -> GroupKernel:
@@ -77,7 +81,7 @@ def group_kernel(group) -> GroupKernel:
     if any(kind != "full" for kind in group.kinds):
         raise c_forms.Unsupported("row members (reductions read back inside the group)")
     n_in, n_out = len(group.invars), len(group.outvars)
-    lines, home, more = [], {}, False
+    lines, home, elementary, more = [], {}, False, False
     for j, v in enumerate(group.invars):
         t = c_forms.ctype(v.aval)
         if isinstance(v, Literal):
@@ -98,7 +102,7 @@ def group_kernel(group) -> GroupKernel:
             value = c_forms.expr(eqn, operands)
         elif entry[0] in ("elementary", "elementary2"):
             value, uses_more = _elementary_call(entry, t, operands)
-            more |= uses_more
+            elementary, more = True, more or uses_more
         else:
             raise c_forms.Unsupported(f"{eqn.primitive.name} on the GPU")
         lines.append(f"const {t} v{m} = {value};")
@@ -143,7 +147,7 @@ def group_kernel(group) -> GroupKernel:
         "void group_host(void *const *p, long long n) {",
         "    for (long long rr = 0; rr < n; rr++) group_thread(p, rr);", "}",
         "#endif", ""])
-    return GroupKernel(source, per_row, tuple(scratch))
+    return GroupKernel(source, per_row, tuple(scratch), elementary)
 
 
 def _reduced_type(group, key) -> str:
