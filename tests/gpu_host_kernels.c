@@ -55,18 +55,26 @@
 HOST_KERNELS(float, f32)
 HOST_KERNELS(double, f64)
 
-#define HOST_ELEMENTARY(NAME, T, VALUE)                                                     \
-    void NAME(int fn, const T *x, T *y, long long n) {                                      \
-        for (long long i = 0; i < n; i++) y[i] = VALUE(fn, x[i]);                           \
-    }
-#define HOST_ELEMENTARY2(NAME, T, VALUE)                                                    \
-    void NAME(int fn, const T *a, const T *b, T *y, long long n) {                          \
-        for (long long i = 0; i < n; i++) y[i] = VALUE(fn, a[i], b[i]);                     \
-    }
+void elementary_more_f32(int fn, const float *x, float *y, long long n) {
+    for (long long i = 0; i < n; i++) y[i] = elem_more_f32_value(fn, x[i]);
+}
 
-HOST_ELEMENTARY(elementary_f32, float, elem_f32_value)
-HOST_ELEMENTARY(elementary_f64, double, elem_f64_scalar)
-HOST_ELEMENTARY(elementary_more_f32, float, elem_more_f32_value)
-HOST_ELEMENTARY(elementary_more_f64, double, elem_more_f64)
-HOST_ELEMENTARY2(elementary2_f32, float, elem2_f32_value)
-HOST_ELEMENTARY2(elementary2_f64, double, elem2_f64)
+void elementary_more_f64(int fn, const double *x, double *y, long long n) {
+    for (long long i = 0; i < n; i++) y[i] = elem_more_f64(fn, x[i]);
+}
+
+void elementary2_f32(int fn, const float *a, const float *b, float *y, long long n) {
+    for (long long i = 0; i < n; i++) y[i] = elem2_f32_value(fn, a[i], b[i]);
+}
+
+void elementary2_f64(int fn, const double *a, const double *b, double *y, long long n) {
+    for (long long i = 0; i < n; i++) y[i] = elem2_f64(fn, a[i], b[i]);
+}
+
+void elementary_f32(int fn, const float *x, float *y, long long n) {
+    for (long long i = 0; i < n; i++) y[i] = elem_f32_value(fn, x[i]);
+}
+
+void elementary_f64(int fn, const double *x, double *y, long long n) {
+    for (long long i = 0; i < n; i++) y[i] = elem_f64_scalar(fn, x[i]);
+}
