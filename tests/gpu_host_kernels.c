@@ -1,9 +1,9 @@
 /* gpu_host_kernels.c - the GPU kernels' entry points (csrc/device/*.cu) as host functions
  * with the same names and arguments, for tests/fake_cupy.py: each computes every output
- * by the same per-output functions (order.h, elementary_scalar.h) the device code calls, so
+ * by the same per-output functions (order.h, elementary_scalar*.h) the device code calls, so
  * the launch code of invarax.kernels.cuda runs in CI without a GPU. (The device kernels'
  * own tiling is checked on a GPU: tests/test_gpu_kernels.py.) */
-#include "elementary_scalar.h"
+#include "elementary_scalar_more.h"
 #include "order.h"
 
 #define HOST_KERNELS(T, SFX)                                                                \
@@ -54,6 +54,22 @@
 
 HOST_KERNELS(float, f32)
 HOST_KERNELS(double, f64)
+
+void elementary_more_f32(int fn, const float *x, float *y, long long n) {
+    for (long long i = 0; i < n; i++) y[i] = elem_more_f32_value(fn, x[i]);
+}
+
+void elementary_more_f64(int fn, const double *x, double *y, long long n) {
+    for (long long i = 0; i < n; i++) y[i] = elem_more_f64(fn, x[i]);
+}
+
+void elementary2_f32(int fn, const float *a, const float *b, float *y, long long n) {
+    for (long long i = 0; i < n; i++) y[i] = elem2_f32_value(fn, a[i], b[i]);
+}
+
+void elementary2_f64(int fn, const double *a, const double *b, double *y, long long n) {
+    for (long long i = 0; i < n; i++) y[i] = elem2_f64(fn, a[i], b[i]);
+}
 
 void elementary_f32(int fn, const float *x, float *y, long long n) {
     for (long long i = 0; i < n; i++) y[i] = elem_f32_value(fn, x[i]);

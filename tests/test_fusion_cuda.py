@@ -1,11 +1,13 @@
 """Fusion groups as CUDA kernels, checked without a GPU: the generated source, compiled for
 the host (its element function is plain C), gives exactly the unfused ops' bits on the whole
-fusion test table (every unary, binary and select case with a per-element form, float32,
-float64, int32, uint8, bool, special values included), with broadcast and 0-d operands; and
-it compiles to clean PTX with NVRTC (skipped when NVRTC is absent).
+fusion test table (every unary, binary and select case with a per-element form or an
+elementary function, float32, float64, int32, uint8, bool, special values included), with
+broadcast and 0-d operands; and it compiles to clean PTX with NVRTC (skipped when NVRTC is
+absent).
 """
 
 import ctypes
+import re
 
 import numpy as np
 import pytest
@@ -20,6 +22,7 @@ from invarax.compiler import c_forms, fusion, fusion_cuda
 from invarax.compiler.native_build import load
 from invarax.core.ir import Literal
 from invarax.kernels import nvrtc
+from invarax.kernels.elementary import NAMES, NAMES2
 
 
 def groups_of(f, args):
@@ -112,6 +115,23 @@ def test_table_on_the_host_equals_the_unfused_ops(dtype):
     check_table(dtype, args)
 
 
+def test_every_elementary_function_is_a_gpu_member():
+    """The table's GPU group calls each elementary function's per-element function (float32:
+    the fast path and its fix-up, as the CPU's loops), so the table tests check them all."""
+    args = (values((N,), np.float32, 1), values((N,), np.float32, 2), values((N,), np.bool_, 3),
+            np.asarray(values((1,), np.float32, 4)[0]))
+    (group,), _ = groups_of(gpu_table(np.float32, args), args)
+    kernel = fusion_cuda.group_kernel(group)
+    assert kernel.uses_elementary  # (a dispatcher runs it only with invarax_exact_elementary)
+    (plain,), _ = groups_of(lambda x: x * 2.0 + 1.0, (values((N,), np.float32, 1),))
+    assert not fusion_cuda.group_kernel(plain).uses_elementary
+    calls = set(re.findall(r"\b(elem\w*)\((\d+),", kernel.source))
+    more = NAMES.index("log2")
+    assert calls == {*(("elem_f32_value", str(c)) for c in range(more)),
+                     *(("elem_more_f32_value", str(c)) for c in range(more, len(NAMES))),
+                     *(("elem2_f32_value", str(c)) for c in range(len(NAMES2)))}
+
+
 def test_float64_table_and_special_values(x64):
     args = (_special(np.float64), _special(np.float64)[::-1].copy(), values((N,), np.bool_, 3),
             np.asarray(1.5))
@@ -159,7 +179,6 @@ def test_unsupported_groups_are_named():
         return e / lax.broadcast_in_dim(lax.reduce_sum(e, (1,)), x.shape, (0,))
 
     cases = [(lambda x: lax.argmax(x * 2.0, 1, np.int32), "argmax"),
-             (lambda x: lax.erf(x) * 2.0, "on the GPU"),  # an elementary function not yet there
              (lambda x: lax.rem(x, 3.0) * 2.0, "rem"),  # no per-element form
              (softmax, "row members")]
     for f, match in cases:

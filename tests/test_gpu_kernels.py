@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 from helpers import assert_bitwise, assert_bitwise_any_nan
 
-import invarax
 import invarax.numpy as jnp
 from invarax import lax
 from invarax.kernels import cuda, nvrtc
@@ -98,20 +97,54 @@ def test_contractions_are_the_cpus(shape, dtype, x64):
     assert_bitwise(cuda.matmul(at, bt).get(), want)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_elementary_functions_are_the_cpus(dtype, x64):
-    if dtype == np.float32:  # every 1021st bit pattern: subnormals, infinities, NaNs
-        x = np.arange(0, 2**32, 1021, dtype=np.uint64).astype(np.uint32).view(np.float32)
+#: Every how many float32 bit patterns the elementary functions are checked: densely on a GPU
+#: (its execution of the PTX is what is tested); on the host stand-in, whose kernels are
+#: test_gpu_sources.py's element functions (checked there at every 1021st), the launch code.
+STEP = 1021 if ON_GPU else 16381
+SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -2.0, 2.0, -7.5, 1e30]
+
+
+def elementary_inputs(dtype):
+    """Every ``STEP``-th float32 bit pattern (subnormals, infinities, NaNs), or float64 values
+    of magnitudes 2^-60 to 2^60, with the special values."""
+    if dtype == np.float32:
+        x = np.arange(0, 2**32, STEP, dtype=np.uint64).astype(np.uint32).view(np.float32)
     else:
         rng = np.random.default_rng(3)
-        x = rng.standard_normal(400_000) * 2.0 ** rng.integers(-60, 60, 400_000)
-        x[:6] = [0.0, -0.0, np.inf, -np.inf, 1e300, 5e-324]
+        n = 400_000 if ON_GPU else 20_000
+        x = rng.standard_normal(n) * 2.0 ** rng.integers(-60, 60, n)
+        x = np.concatenate([x, [1e300, 5e-324]])
+    return np.concatenate([x, np.array(SPECIALS, dtype)])
+
+
+def cpu_function(name):
+    """invarax's op of the elementary function ``name`` (lax's, or jnp's log2 and log10)."""
+    return getattr(lax, name, None) or getattr(jnp, name)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_elementary_functions_are_the_cpus(dtype, x64):
+    x = elementary_inputs(dtype)
     on_gpu = cp.asarray(x)
     for name in cuda.ELEMENTARY:
         got = cuda.elementary(name, on_gpu).get()
         with np.errstate(all="ignore"):
-            want = np.asarray(getattr(jnp, name, None)(x) if name != "logistic" else
-                              invarax.lax.logistic(x))
+            want = np.asarray(cpu_function(name)(x))
+        assert_bitwise_any_nan(got, want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_two_operand_functions_are_the_cpus(dtype, x64):
+    x = elementary_inputs(dtype)
+    y = np.random.default_rng(9).permutation(x)
+    specials = np.array(SPECIALS, dtype)
+    gx, gy = (g.ravel() for g in np.meshgrid(specials, specials))
+    x, y = np.concatenate([x, gx]), np.concatenate([y, gy])
+    for name in cuda.ELEMENTARY2:
+        # strided operands: the launch makes them contiguous
+        got = cuda.elementary2(name, cp.asarray(np.repeat(x, 2))[::2], cp.asarray(y)).get()
+        with np.errstate(all="ignore"):
+            want = np.asarray(getattr(lax, name)(x, y))
         assert_bitwise_any_nan(got, want)
 
 
@@ -120,8 +153,14 @@ def test_bad_operands_are_named():
         cuda.matmul(cp.ones((1, 2, 3), np.float32), cp.ones((1, 2, 3), np.float32))
     with pytest.raises(TypeError, match="float32 and float64, got int32"):
         cuda.reduce_rows("sum", cp.ones((2, 3), np.int32))
-    with pytest.raises(ValueError, match="not 'erf'"):
-        cuda.elementary("erf", cp.ones(3, np.float32))
+    with pytest.raises(ValueError, match="not 'erfcx'"):
+        cuda.elementary("erfcx", cp.ones(3, np.float32))
+    with pytest.raises(ValueError, match="not 'hypot'"):
+        cuda.elementary2("hypot", cp.ones(3, np.float32), cp.ones(3, np.float32))
+    with pytest.raises(ValueError, match=r"one shape, got \(3,\) and \(1,\); broadcast"):
+        cuda.elementary2("pow", cp.ones(3, np.float32), cp.ones(1, np.float32))
+    with pytest.raises(TypeError, match="one dtype, got float32 and float64"):
+        cuda.elementary2("atan2", cp.ones(3, np.float32), cp.ones(3, np.float64))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -3,8 +3,9 @@
 - ``csrc/device/order.h``, the per-output order the GPU kernels compute, compiled for the
   host: bit for bit the CPU kernels' sums, products, extrema and contractions, over lengths
   around every boundary of the documented orders (8, 128, the 256-term blocks).
-- ``csrc/elementary_scalar.h``'s per-element functions, which the GPU's elementary kernels
-  call, compiled for the host: bit for bit the CPU's vectorised loops.
+- ``csrc/elementary_scalar.h``'s and ``csrc/elementary_scalar_more.h``'s per-element
+  functions, which the GPU's elementary kernels call, compiled for the host: bit for bit the
+  CPU's vectorised loops, for every elementary function of one and of two operands.
 - Every device source compiles to PTX with NVRTC (skipped when NVRTC is not installed),
   and the PTX holds no approximate or flushing instruction, no float add or multiply that
   ptxas could contract, no tensor-core product, no atomic; FMAs only where the source
@@ -17,11 +18,11 @@ import re
 import numpy as np
 import pytest
 from helpers import assert_bitwise, assert_bitwise_any_nan
+from test_elementary import bits
 
 import invarax.numpy as jnp
-from invarax import lax
 from invarax.compiler.native_build import load
-from invarax.kernels import cuda, nvrtc
+from invarax.kernels import cuda, elementary, nvrtc
 
 OPS = {"sum": 0, "prod": 1, "max": 2, "min": 3, "argmax": 4, "argmin": 5, "dot": 6}
 
@@ -181,16 +182,21 @@ def test_the_order_decides_the_bits(order_run):
 
 # ---- the elementary functions, element by element --------------------------------------
 
-ELEMENTARY = [("exp", jnp.exp), ("log", jnp.log), ("expm1", jnp.expm1), ("log1p", jnp.log1p),
-              ("tanh", jnp.tanh), ("logistic", lax.logistic), ("sin", jnp.sin), ("cos", jnp.cos),
-              ("exp2", jnp.exp2), ("sinh", jnp.sinh), ("cosh", jnp.cosh)]
-
 ELEMENT_WRAPPER = r"""
-#include "elementary_scalar.h"
+#include "elementary_scalar_more.h"
+#define VALUE(F64, F32)                                                                 \
+    for (int64_t i = 0; i < n; i++) {                                                   \
+        if (f64) ((double *)y)[i] = F64(fn, ((const double *)x)[i]);                    \
+        else ((float *)y)[i] = F32(fn, ((const float *)x)[i]);                          \
+    }
 void element_run(int fn, int f64, const void *x, void *y, int64_t n) {
+    if (fn < ELEM_LOG2) VALUE(elem_f64_scalar, elem_f32_value)
+    else VALUE(elem_more_f64, elem_more_f32_value)
+}
+void pair_run(int fn, int f64, const void *a, const void *b, void *y, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
-        if (f64) ((double *)y)[i] = elem_f64_scalar(fn, ((const double *)x)[i]);
-        else ((float *)y)[i] = elem_f32_value(fn, ((const float *)x)[i]);
+        if (f64) ((double *)y)[i] = elem2_f64(fn, ((const double *)a)[i], ((const double *)b)[i]);
+        else ((float *)y)[i] = elem2_f32_value(fn, ((const float *)a)[i], ((const float *)b)[i]);
     }
 }
 """
@@ -203,6 +209,9 @@ def element_run():
         pytest.skip("no C compiler runs here")
     fn.restype = None
     fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+    fn.pair_run = load(ELEMENT_WRAPPER, "pair_run", includes=(str(nvrtc.CSRC),))
+    fn.pair_run.restype = None
+    fn.pair_run.argtypes = [ctypes.c_int, ctypes.c_int, *[ctypes.c_void_p] * 3, ctypes.c_int64]
     return fn
 
 
@@ -214,26 +223,65 @@ def inputs(dtype):
         return np.arange(0, 2**32, 1021, dtype=np.uint64).astype(np.uint32).view(np.float32)
     rng = np.random.default_rng(3)
     x = rng.standard_normal(400_000) * 2.0 ** rng.integers(-60, 60, 400_000)
-    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, 1e300, -1e300, 1e22, 7e5, 710.0]
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, 1e300, -1e300, 1e22, 7e5, 710.0,
+                1.0, -1.0, 0.5, -2.0, -7.5]
     return np.concatenate([x, np.ldexp(rng.uniform(0.5, 1, 1000), rng.integers(-1074, 1024,
                                                                                1000)),
+                           rng.uniform(-1, 1, 20_000), rng.uniform(-20, 20, 20_000),
                            specials])
 
 
+def pairs(dtype):
+    """(x, y) pairs for atan2 and pow: every 1021st float32 bit pattern against the same
+    patterns reversed, and the hard families of the CPU's tests (integers, powers of two,
+    y = +-x, exact powers and midpoints, the overflow edges, special values); float64: random
+    magnitudes and a grid of special values."""
+    if dtype == np.float32:
+        from test_elementary_binary import hard_grid, pow_grid
+
+        x = inputs(np.float32)
+        (ay, ax), (px, py) = hard_grid(), pow_grid()
+        return np.concatenate([x, ay, px]), np.concatenate([x[::-1], ax, py])
+    rng = np.random.default_rng(8)
+    x, y = (rng.standard_normal(200_000) * 2.0 ** rng.integers(-40, 40, 200_000)
+            for _ in range(2))
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, 2.0, -3.0, 2.5,
+                         5e-324, 1e300])
+    gx, gy = (g.ravel() for g in np.meshgrid(specials, specials))
+    return np.concatenate([x, rng.uniform(0, 20, 50_000), gx]), \
+        np.concatenate([y, rng.uniform(-30, 30, 50_000), gy])
+
+
+def assert_same(got, want, inputs_, name):
+    """Bitwise equal but for NaN payloads, naming the first inputs that differ."""
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan), name
+    bad = np.flatnonzero(bits(got[~nan]) != bits(want[~nan]))
+    assert bad.size == 0, (name, [x[~nan][bad[:5]] for x in inputs_], got[~nan][bad[:5]],
+                           want[~nan][bad[:5]])
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_elementary_functions_element_by_element_are_the_cpu_loops(element_run, dtype, x64):
+def test_elementary_functions_element_by_element_are_the_cpu_loops(element_run, dtype):
     x = inputs(dtype)
+    assert cuda.ELEMENTARY == elementary.NAMES  # every function of the CPU's kernels
     with np.errstate(all="ignore"):
-        assert [name for name, _ in ELEMENTARY] == list(cuda.ELEMENTARY)
-        for fn, (name, f) in enumerate(ELEMENTARY):  # the kernels' numbers (elementary_ids.h)
+        for fn, name in enumerate(elementary.NAMES):  # the kernels' numbers (elementary_ids.h)
             got = np.empty_like(x)
             element_run(fn, dtype == np.float64, x.ctypes.data, got.ctypes.data, x.size)
-            want = np.asarray(f(x))
-            nan = np.isnan(want)
-            assert np.array_equal(np.isnan(got), nan), name
-            bad = np.flatnonzero(got[~nan].view(f"u{x.itemsize}") !=
-                                 want[~nan].view(f"u{x.itemsize}"))
-            assert bad.size == 0, (name, x[~nan][bad[:5]], got[~nan][bad[:5]], want[~nan][bad[:5]])
+            assert_same(got, elementary.elementary(name, x), (x,), name)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_two_operand_functions_element_by_element_are_the_cpu_loops(element_run, dtype):
+    x, y = pairs(dtype)
+    assert cuda.ELEMENTARY2 == elementary.NAMES2
+    with np.errstate(all="ignore"):
+        for fn, name in enumerate(elementary.NAMES2):
+            got = np.empty_like(x)
+            element_run.pair_run(fn, dtype == np.float64, x.ctypes.data, y.ctypes.data,
+                                 got.ctypes.data, x.size)
+            assert_same(got, elementary.elementary2(name, x, y), (x, y), name)
 
 
 # ---- NVRTC -----------------------------------------------------------------------------
@@ -245,7 +293,8 @@ KERNELS = {"kernels.cu": {f"{kind}_{t}" for t in ("f32", "f64")
                           for kind in ("reduce_sum", "reduce_prod", "reduce_extremum",
                                        "reduce_argextremum", "gemm", "conv", "window",
                                        "scan", "scatter")},
-           "elementary.cu": {"elementary_f32", "elementary_f64"},
+           "elementary.cu": {f"{kind}_{t}" for t in ("f32", "f64")
+                             for kind in ("elementary", "elementary_more", "elementary2")},
            "sort.cu": {*(f"argsort_{t}" for t in ("f32", "f64", "i8", "u8", "i16", "u16", "i32",
                                                    "u32", "i64", "u64")),
                        "cumlogsumexp_f32", "cumlogsumexp_f64"}}

@@ -3,9 +3,10 @@
 The same group description as the native CPU path (``fusion_native.py``) and the same
 per-element C forms (``c_forms.py``, from the lowering table), so a GPU group computes each
 element by the operations of the unfused ops, bit for bit (N3): a member with a C form is
-its expression; an elementary function (``exp`` to ``cosh``, float32 or float64) calls
-``csrc/elementary_scalar.h``'s per-element function, which the CPU's loops also give every
-element. A group that ends in row reductions (sums, products, maxima, minima: the CPU
+its expression; an elementary function (every one of invarax's own: ``exp`` to ``digamma``,
+``atan2`` and ``pow``; float32 or float64) calls the per-element function of
+``csrc/elementary_scalar.h`` or ``csrc/elementary_scalar_more.h``, which the CPU's loops also
+give every element. A group that ends in row reductions (sums, products, maxima, minima: the CPU
 groups' float32 and float64 ones) runs one thread a row: it computes the row's elements,
 keeps each reduced value in a scratch buffer, and reduces the row by
 ``csrc/device/order.h``, the canonical order. The kernel is
@@ -29,11 +30,27 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.ir import Literal
+from ..kernels.elementary import NAMES
 from . import c_forms
 from .fusion_native import _entry, _period, _reductions
 
-#: The elementary functions a GPU group computes (the kernels' first numbers: exp to cosh).
-ELEMENTARY_CODES = range(11)
+#: An elementary member's per-element C function (the one the CPU's loops give every element)
+#: by C type and part: ``impl.entry``'s ``elementary`` codes exp to cosh
+#: (csrc/elementary_scalar.h), log2 to digamma (``elementary_more``) and ``elementary2``'s
+#: atan2 and pow (both csrc/elementary_scalar_more.h).
+_FIRST_MORE = NAMES.index("log2")
+_CALLS = {("elementary", "float"): "elem_f32_value", ("elementary", "double"): "elem_f64_scalar",
+          ("elementary_more", "float"): "elem_more_f32_value",
+          ("elementary_more", "double"): "elem_more_f64",
+          ("elementary2", "float"): "elem2_f32_value", ("elementary2", "double"): "elem2_f64"}
+
+
+def _elementary_call(entry, t: str, operands) -> tuple:
+    """``(C value, whether it needs elementary_scalar_more.h)`` of an elementary member."""
+    kind, code = entry
+    if kind == "elementary" and code >= _FIRST_MORE:
+        kind = "elementary_more"
+    return f"{_CALLS[kind, t]}({code}, {', '.join(operands)})", kind != "elementary"
 
 #: A row reduction's C value over the row ``r`` of ``row`` elements (order.h), by the
 #: kernels' reduction numbers (native.h: sum, prod, max, min).
@@ -46,11 +63,15 @@ class GroupKernel:
     """A group's generated source, and how it is launched: ``n`` threads, one an element
     (``per_row`` False: ``n`` is the group's size) or one a row (``n`` is the number of
     rows); ``p`` ends with one scratch buffer of the group's size for each dtype of
-    ``scratch`` (a reduced member's values, read back by the row's reductions)."""
+    ``scratch`` (a reduced member's values, read back by the row's reductions).
+    ``uses_elementary``: a member is one of invarax's elementary functions, so the kernel
+    gives the CPU's bits only while ``config.invarax_exact_elementary`` is on (off, the CPU
+    computes them with NumPy; the CPU's native groups make the same check)."""
 
     source: str
     per_row: bool
     scratch: tuple
+    uses_elementary: bool
 
 
 def group_kernel(group) -> GroupKernel:
@@ -60,7 +81,7 @@ def group_kernel(group) -> GroupKernel:
     if any(kind != "full" for kind in group.kinds):
         raise c_forms.Unsupported("row members (reductions read back inside the group)")
     n_in, n_out = len(group.invars), len(group.outvars)
-    lines, home = [], {}
+    lines, home, elementary, more = [], {}, False, False
     for j, v in enumerate(group.invars):
         t = c_forms.ctype(v.aval)
         if isinstance(v, Literal):
@@ -79,9 +100,9 @@ def group_kernel(group) -> GroupKernel:
         operands = [home[id(a)] for a in args]
         if entry is None:
             value = c_forms.expr(eqn, operands)
-        elif entry[0] == "elementary" and entry[1] in ELEMENTARY_CODES:
-            value = (f"elem_f64_scalar({entry[1]}, {operands[0]})" if t == "double" else
-                     f"elem_f32_value({entry[1]}, {operands[0]})")
+        elif entry[0] in ("elementary", "elementary2"):
+            value, uses_more = _elementary_call(entry, t, operands)
+            elementary, more = True, more or uses_more
         else:
             raise c_forms.Unsupported(f"{eqn.primitive.name} on the GPU")
         lines.append(f"const {t} v{m} = {value};")
@@ -110,7 +131,8 @@ def group_kernel(group) -> GroupKernel:
     else:
         kernel_body = ["group_element(p, rr);"]
     source = "\n".join([
-        '#include "elementary_scalar.h"', '#include "order.h"', c_forms.PRELUDE,
+        f'#include "elementary_scalar{"_more" if more else ""}.h"', '#include "order.h"',
+        c_forms.PRELUDE,
         "#ifdef __CUDACC__", "#define GROUP_FN static __device__ __forceinline__",
         "#else", "#define GROUP_FN static inline", "#endif",
         "GROUP_FN void group_element(void *const *p, long long i) {",
@@ -125,7 +147,7 @@ def group_kernel(group) -> GroupKernel:
         "void group_host(void *const *p, long long n) {",
         "    for (long long rr = 0; rr < n; rr++) group_thread(p, rr);", "}",
         "#endif", ""])
-    return GroupKernel(source, per_row, tuple(scratch))
+    return GroupKernel(source, per_row, tuple(scratch), elementary)
 
 
 def _reduced_type(group, key) -> str:

@@ -1,11 +1,12 @@
 """The canonical kernels on an NVIDIA GPU, CuPy arrays in and out: row reductions, batched
-contractions, convolutions, window reductions, scans, scatter and the elementary functions.
+contractions, convolutions, window reductions, scans, scatter and the elementary functions
+(of one operand and of two).
 
 The kernels are ``csrc/device/*.cu``, compiled by NVRTC (``nvrtc.py``) and loaded
 with CuPy's ``Module`` (never ``RawModule``, which would add ``-ftz=true``). Each output
 gets the operations of ``csrc/device/order.h`` (the order the CPU kernels compute) or of
-``csrc/elementary_scalar.h`` (the functions the CPU's loops give each element), so the
-results are the CPU's bits.
+``csrc/elementary_scalar.h`` and ``csrc/elementary_scalar_more.h`` (the functions the CPU's
+loops give each element), so the results are the CPU's bits.
 
 This module needs CuPy and a GPU only when a function is called; importing it needs
 neither.
@@ -18,7 +19,7 @@ import functools
 import numpy as np
 
 from . import nvrtc
-from .elementary import NAMES
+from .elementary import NAMES, NAMES2
 from .windows import out_shape, pad_index
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -102,24 +103,53 @@ def reduce_rows(op: str, x):
     return out
 
 
-#: The elementary functions the GPU computes (those of the CPU kernels' first numbers).
-ELEMENTARY = NAMES[:NAMES.index("cosh") + 1]
+#: The elementary functions the GPU computes: every one of the CPU kernels' (``NAMES``),
+#: and ``atan2`` and ``pow`` of two operands (``NAMES2``).
+ELEMENTARY = NAMES
+ELEMENTARY2 = NAMES2
+#: The first function of the kernels ``elementary_more_*`` (elementary_scalar_more.h).
+_FIRST_MORE = NAMES.index("log2")
 
 
 def elementary(name: str, x):
-    """``name`` (``"exp"``, ``"tanh"``, ...: ``ELEMENTARY``) of each element of the CuPy
-    array ``x`` (float32: correctly rounded; float64: the CPU's algorithm), a new contiguous
-    array of ``x``'s shape."""
+    """``name`` (``"exp"``, ``"tanh"``, ``"lgamma"``, ...: ``ELEMENTARY``) of each element of
+    the CuPy array ``x`` (float32: correctly rounded; float64: the CPU's algorithm), a new
+    contiguous array of ``x``'s shape: the CPU's bits."""
     cupy = _cupy()
     if name not in ELEMENTARY:
         raise ValueError(f"the GPU computes the elementary functions {ELEMENTARY}, not {name!r}")
+    code = NAMES.index(name)
     x = cupy.ascontiguousarray(x)
     y = cupy.empty_like(x)
     if x.size:
-        kernel = _kernel("elementary", x.dtype, "elementary.cu")
-        _launch(kernel, x.size,
-                (np.int32(NAMES.index(name)), x, y, np.int64(x.size)))
+        kernel = _kernel("elementary" if code < _FIRST_MORE else "elementary_more", x.dtype,
+                         "elementary.cu")
+        _launch(kernel, x.size, (np.int32(code), x, y, np.int64(x.size)))
     return y
+
+
+def elementary2(name: str, x, y):
+    """``name`` (``"atan2"`` or ``"pow"``: ``ELEMENTARY2``) of each pair of elements of the
+    CuPy arrays ``x`` and ``y`` of one shape and float dtype: ``atan2(x, y)`` is the angle of
+    the point ``(y, x)``, ``pow(x, y)`` is ``x ** y`` with C99's special values (float32
+    rounded once from a double-double; the CPU's bits). A new contiguous array of their
+    shape. Operands are not broadcast: broadcast them first (``cupy.broadcast_to``)."""
+    cupy = _cupy()
+    if name not in ELEMENTARY2:
+        raise ValueError(f"the GPU computes the two-operand functions {ELEMENTARY2}, not "
+                         f"{name!r}")
+    if x.shape != y.shape:
+        raise ValueError(f"elementary2 takes operands of one shape, got {x.shape} and "
+                         f"{y.shape}; broadcast them first (cupy.broadcast_to)")
+    if x.dtype != y.dtype:
+        raise TypeError(f"elementary2 takes operands of one dtype, got {x.dtype} and "
+                        f"{y.dtype}; convert one first")
+    x, y = cupy.ascontiguousarray(x), cupy.ascontiguousarray(y)
+    out = cupy.empty_like(x)
+    if x.size:
+        _launch(_kernel("elementary2", x.dtype, "elementary.cu"), x.size,
+                (np.int32(NAMES2.index(name)), x, y, out, np.int64(x.size)))
+    return out
 
 
 #: The indices of a convolution's description (csrc/device/order.h, ORD_CONV_*).

@@ -24,9 +24,6 @@
 
 #include "elementary_scalar.h"
 
-/* x = n pi/2 + rh + rl for finite |x| >= EM_TRIG_BIG (native.h; elementary_more.c's tan). */
-void em_reduce_big(double x, int64_t *nq, double *rh, double *rl) { ef_reduce_big(x, nq, rh, rl); }
-
 /* ---- the loops, once per dispatch level ----------------------------------------------- */
 
 #define SFX scalar

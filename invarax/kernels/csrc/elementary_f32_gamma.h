@@ -4,9 +4,9 @@
  * where its terms cancel, so a relative error below 2^-41 wherever |value| >= 2^-5; flagged
  * where ef_near_midpoint, where |value| < 2^-5 (next to the zeros 1, 2 and 1.4616...), or
  * outside the fast range 2^-20 <= x (< 2^100 for lgamma), NaN and every negative x included;
- * elementary_more_fast.c redoes the flagged ones by elementary_gamma.c's exact path
- * (elementary_gamma_exact_f32), so every result is the correctly rounded one, bitwise the
- * exact path's.
+ * elementary_more_fast.c redoes the flagged ones by the exact path (elementary_scalar_more.h's
+ * elem_more_f32_exact), so every result is the correctly rounded one, bitwise the exact
+ * path's.
  *
  * The shift: z = x + n >= 12 with n = 0 ... 12 steps, each a select, no branch (x + k is
  * exact for a float x); lgamma's product P = x (x + 1) ... (x + n - 1) (each factor's
@@ -19,9 +19,6 @@
 
 #include "elementary_f32_more.h"
 #include "elementary_gamma_tables.h"
-
-/* elementary_gamma.c's exact float32 path, for one element */
-float elementary_gamma_exact_f32(int fn, float x);
 
 #define EF_GAMMA_FROM 0x1p-20 /* the fast range starts there */
 #define EF_GAMMA_Z 12.0    /* the series are used at z >= EF_GAMMA_Z */

@@ -286,6 +286,12 @@ typedef struct {
     double h, m, l;
 } eg_td;
 
+/* The triple-double h + m + l (a function, not a compound literal: the GPU's compiler is C++). */
+EM_INLINE eg_td eg_td_of(double h, double m, double l) {
+    eg_td t = {h, m, l};
+    return t;
+}
+
 /* s += a: TwoSum into h, its error TwoSum into m, that one's error added to l (error about
  * 2^-53 |l|). */
 EM_INLINE void eg_td_acc(eg_td *s, double a) {
@@ -333,7 +339,7 @@ EM_INLINE eg_td eg_td_div(eg_td a, eg_td b) {
     eg_td r = a;
     for (int j = 0; j < 3; j++) {
         q[j] = r.h / b.h;
-        eg_td p = eg_td_mul(b, (eg_td){-q[j], 0.0, 0.0});
+        eg_td p = eg_td_mul(b, eg_td_of(-q[j], 0.0, 0.0));
         r = eg_td_add(r, p);
     }
     eg_td s = {q[0], 0.0, 0.0};
@@ -346,7 +352,7 @@ EM_INLINE eg_td eg_td_div(eg_td a, eg_td b) {
 EM_INLINE eg_td eg_td_series(const double (*c)[3], eg_td v) {
     eg_td p = {c[EG_TD_TERMS - 1][0], c[EG_TD_TERMS - 1][1], c[EG_TD_TERMS - 1][2]};
     for (int k = EG_TD_TERMS - 2; k >= 0; k--)
-        p = eg_td_add(eg_td_mul(p, v), (eg_td){c[k][0], c[k][1], c[k][2]});
+        p = eg_td_add(eg_td_mul(p, v), eg_td_of(c[k][0], c[k][1], c[k][2]));
     return p;
 }
 
@@ -360,7 +366,7 @@ EM_INLINE double eg_digamma_neg_td(double x) {
     double zh, zl, k = 1.0;
     ei_two_sum(-x, k, &zh, &zl);
     while (zh < EG_SHIFT_TO) { /* less 1/(1 - x) + ... */
-        eg_td_acc_td(&acc, eg_td_div((eg_td){-1.0, 0.0, 0.0}, (eg_td){zh, zl, 0.0}), 1.0);
+        eg_td_acc_td(&acc, eg_td_div(eg_td_of(-1.0, 0.0, 0.0), eg_td_of(zh, zl, 0.0)), 1.0);
         k += 1.0;
         ei_two_sum(-x, k, &zh, &zl);
     }
@@ -380,7 +386,7 @@ EM_INLINE double eg_digamma_neg_td(double x) {
     eg_td_acc(&acc, qh);
     eg_td_acc(&acc, (ql - 0.5 * qh * qh) + (kd * EG_LN2_LO2 + EG_LOGC3[i - 90]));
     /* - 1/(2z) - w^2 sum_k P_k w^(2k-2) */
-    eg_td w = eg_td_div((eg_td){1.0, 0.0, 0.0}, (eg_td){zh, zl, 0.0});
+    eg_td w = eg_td_div(eg_td_of(1.0, 0.0, 0.0), eg_td_of(zh, zl, 0.0));
     eg_td_acc_td(&acc, w, -0.5);
     double w2h = w.h * w.h, w2l = fma(w.h, w.h, -w2h) + 2.0 * w.h * w.m, th, tl;
     eg_series(EG_PSI_SERIES_DD, EG_PRECISE_TERMS, 5, w2h, w2l, &th, &tl);
@@ -391,12 +397,12 @@ EM_INLINE double eg_digamma_neg_td(double x) {
     double n = em_abs(x) < 0x1p51 ? floor(2.0 * x + 0.5) : 2.0 * x;
     double r = x - 0.5 * n, vh = r * r;
     eg_td v = {vh, fma(r, r, -vh), 0.0};
-    eg_td sn = eg_td_mul(eg_td_series(EG_SINPI3, v), (eg_td){r, 0.0, 0.0});
+    eg_td sn = eg_td_mul(eg_td_series(EG_SINPI3, v), eg_td_of(r, 0.0, 0.0));
     eg_td cs = eg_td_series(EG_COSPI3, v);
     int64_t q = (int64_t)(n - 4.0 * floor(0.25 * n)); /* n mod 4 */
     /* cot(pi x) = cot(pi r) for even n, -tan(pi r) for odd n */
     eg_td cot = (q & 1) ? eg_td_div(sn, cs) : eg_td_div(cs, sn);
-    eg_td pc = eg_td_mul(cot, (eg_td){EG_PI3[0], EG_PI3[1], EG_PI3[2]});
+    eg_td pc = eg_td_mul(cot, eg_td_of(EG_PI3[0], EG_PI3[1], EG_PI3[2]));
     double sg = (q & 1) ? 1.0 : -1.0;
     eg_td_acc_td(&acc, pc, sg);
     acc = eg_td_norm(acc);

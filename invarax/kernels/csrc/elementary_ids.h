@@ -1,5 +1,5 @@
-/* elementary_ids.h - the numbers of the elementary functions (native.h's entry points take
- * them; the GPU's kernels too). */
+/* elementary_ids.h - the numbers of the elementary functions of one operand (ELEM_*) and of
+ * two (ELEM2_*): native.h's entry points take them, the GPU's kernels too. */
 #ifndef INVARAX_ELEMENTARY_IDS_H
 #define INVARAX_ELEMENTARY_IDS_H
 
@@ -12,5 +12,7 @@ enum {
     /* elementary_gamma.c */
     ELEM_LGAMMA, ELEM_DIGAMMA, ELEM_COUNT
 };
+
+enum { ELEM2_ATAN2 = 0, ELEM2_POW, ELEM2_COUNT };
 
 #endif

@@ -360,7 +360,7 @@ EM_INLINE double ei_tan_reduced(int64_t n, double rh, double rl) {
     return em_select(odd, -q, q);
 }
 
-/* tan for |x| < EM_TRIG_BIG (other x: the caller's, with em_reduce_big). */
+/* tan for |x| < EM_TRIG_BIG (other x: elem_tan, elementary_scalar_more.h). */
 EM_INLINE double ei_tan_small(double x) {
     int64_t n;
     double rh, rl;

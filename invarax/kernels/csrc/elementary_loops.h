@@ -12,9 +12,6 @@
 #define EL_CAT(a, b) EL_CAT2(a, b)
 #define EL(name) EL_CAT(name, SFX)
 
-#define EL_LOOP_F64(F)                                                                      \
-    for (ptrdiff_t i = 0; i < n; i++) y[i] = F(x[i]);
-
 /* The float32 fast paths (elementary_f32.h): one block computed into yb, with fl[i] set where
  * element i needs elem_f32_fix; returns whether one does. */
 #define EL_FAST_FN(NAME, EXPR)                                                              \
@@ -126,17 +123,17 @@ EL_SCAN_FN(log1p_scan, ef_log1p_value(v), ef_log1p_key, ef_log1p_key_out(key))
 
 static void EL(elementary_f64)(int fn, const double *x, double *y, ptrdiff_t n) {
     switch (fn) {
-    case ELEM_EXP: EL_LOOP_F64(em_exp) break;
-    case ELEM_LOG: EL_LOOP_F64(em_log) break;
-    case ELEM_EXPM1: EL_LOOP_F64(em_expm1) break;
-    case ELEM_LOG1P: EL_LOOP_F64(em_log1p) break;
-    case ELEM_TANH: EL_LOOP_F64(em_tanh) break;
-    case ELEM_LOGISTIC: EL_LOOP_F64(em_logistic) break;
+    case ELEM_EXP: EM_LOOP_F64(em_exp) break;
+    case ELEM_LOG: EM_LOOP_F64(em_log) break;
+    case ELEM_EXPM1: EM_LOOP_F64(em_expm1) break;
+    case ELEM_LOG1P: EM_LOOP_F64(em_log1p) break;
+    case ELEM_TANH: EM_LOOP_F64(em_tanh) break;
+    case ELEM_LOGISTIC: EM_LOOP_F64(em_logistic) break;
     case ELEM_SIN: EM_BLOCKED_LOOP(x, y, EL_SIN, EM_TRIG_OK, EL_SIN_FIX) break;
     case ELEM_COS: EM_BLOCKED_LOOP(x, y, EL_COS, EM_TRIG_OK, EL_COS_FIX) break;
-    case ELEM_EXP2: EL_LOOP_F64(em_exp2) break;
-    case ELEM_SINH: EL_LOOP_F64(em_sinh) break;
-    case ELEM_COSH: EL_LOOP_F64(em_cosh) break;
+    case ELEM_EXP2: EM_LOOP_F64(em_exp2) break;
+    case ELEM_SINH: EM_LOOP_F64(em_sinh) break;
+    case ELEM_COSH: EM_LOOP_F64(em_cosh) break;
     }
 }
 
@@ -168,4 +165,3 @@ static void EL(elementary_f32)(int fn, const float *x, float *y, ptrdiff_t n) {
 #undef EL_COS
 #undef EL_SIN_FIX
 #undef EL_COS_FIX
-#undef EL_LOOP_F64

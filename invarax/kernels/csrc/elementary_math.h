@@ -336,8 +336,8 @@ EM_INLINE double em_logistic(double x) {
 #define EM_PIO2_1 0x1.921fb54442d18p+0
 #define EM_PIO2_2 0x1.1a62633145c07p-54
 #define EM_PIO2_3 -0x1.f1976b7ed8fbcp-110
-/* Below this |x|, em_reduce_pio2 is exact to 2^-130 absolute; above it, elementary.c's
- * Payne-Hanek reduction (em_reduce_big) takes over. */
+/* Below this |x|, em_reduce_pio2 is exact to 2^-130 absolute; above it, the
+ * Payne-Hanek reduction (ef_reduce_big, elementary_scalar.h) takes over. */
 #define EM_TRIG_BIG 0x1p30
 
 EM_INLINE void em_reduce_pio2(double x, int64_t *n, double *rh, double *rl) {
@@ -428,30 +428,9 @@ EM_INLINE int em_f32_is_hard(double y) {
     return (float)(y * (1.0 - 0x1p-48)) != (float)(y * (1.0 + 0x1p-48));
 }
 
-/* The scalar loop of a function of elementary_more.c or elementary_gamma.c, over the fn, dbl,
- * x, y and n in scope: y[i] = F64(x[i]) for double arrays; for float arrays F32 of the input
- * as a double, rounded once, with the hard cases of TABLE[fn] (elementary_hard.h, which the
- * caller includes) looked up where em_f32_is_hard. */
-#define EM_ROUNDED_LOOP(F64, F32, TABLE)                                                     \
-    if (dbl) {                                                                               \
-        const double *xd = x;                                                                \
-        double *yd = y;                                                                      \
-        for (ptrdiff_t i = 0; i < n; i++) yd[i] = F64(xd[i]);                                \
-    } else                                                                                   \
-        EM_ROUNDED_LOOP_F32(F32, TABLE)
-
-/* EM_ROUNDED_LOOP's float part, alone. */
-#define EM_ROUNDED_LOOP_F32(F32, TABLE)                                                      \
-    {                                                                                        \
-        const float *xf = x;                                                                 \
-        float *yf = y;                                                                       \
-        for (ptrdiff_t i = 0; i < n; i++) {                                                  \
-            float v = xf[i];                                                                 \
-            double d = F32((double)v);                                                       \
-            yf[i] = em_f32_is_hard(d) ? elem_hard_lookup(&TABLE[fn], v, (float)d)            \
-                                      : (float)d;                                            \
-        }                                                                                    \
-    }
+/* The float64 loop y[i] = F(x[i]) over the double arrays x, y and the n in scope. */
+#define EM_LOOP_F64(F)                                                                       \
+    for (ptrdiff_t i = 0; i < n; i++) y[i] = F(x[i]);
 
 /* The float64 loop of a function with a rare range (sin, cos, tan beyond EM_TRIG_BIG), over
  * the double arrays XD, YD and the n in scope: blocks of EM_BLOCK elements computed by FAST

@@ -1,26 +1,23 @@
 /* elementary_more.c - invarax's log2, log10, asinh, acosh, atanh, atan, asin, acos, tan,
- * cbrt, erf, erfc and erf_inv in float32 and float64 (docs/numerics.md, "Elementary functions"); elementary.c hands
- * these functions here.
+ * cbrt, erf, erfc and erf_inv, and atan2 and pow of two operands, in float32 and float64
+ * (docs/numerics.md, "Elementary functions"); elementary.c hands these functions here.
  *
- * float64: elementary_inverse.h's and elementary_special.h's algorithms, within 1 ulp. float32: the same double algorithm
+ * float64: elementary_inverse.h's, elementary_special.h's and elementary_pow.h's algorithms,
+ * within 1 ulp. float32: elementary_more_fast.c's vectorised fast paths, which redo the
+ * elements they flag by the exact path (elementary_scalar_more.h: the double algorithm
  * rounded once, the correctly rounded result wherever em_f32_is_hard is false; where it is
- * true, elementary_hard.h (made by tools/exhaustive_f32.py over all 2^32 inputs) holds the
- * inputs whose double result rounds the wrong way, with their correctly rounded results.
+ * true, elementary_hard.h, made by tools/exhaustive_f32.py over all 2^32 inputs, holds the
+ * inputs whose double result rounds the wrong way, with their correctly rounded results).
  *
- * The loops (elementary_more_loops.h) are compiled for the baseline and for AVX2+FMA; both
- * perform the same IEEE operations (fma is C99's, correctly rounded in hardware or software),
- * so every dispatch level gives the same bits.
+ * The float64 loops (elementary_more_loops.h) are compiled for the baseline and for AVX2+FMA;
+ * both perform the same IEEE operations (fma is C99's, correctly rounded in hardware or
+ * software), so every dispatch level gives the same bits.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include "native.h"
-#include "elementary_inverse.h"
-#include "elementary_special.h"
-#include "elementary_pow.h"
-#include "elementary_hard.h"
-
-static const elem_hard_table HARD_MORE[ELEM_COUNT] = ELEM_HARD_TABLES;
+#include "elementary_scalar_more.h"
 
 #define MORE_TARGET
 #define SFX scalar
@@ -38,44 +35,43 @@ static const elem_hard_table HARD_MORE[ELEM_COUNT] = ELEM_HARD_TABLES;
 #endif
 
 void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
-    if (!dbl && elementary_more_fast(fn, x, y, n)) return; /* elementary_more_fast.c */
+    if (!dbl) { /* elementary_more_fast.c: every function of this file has a fast path */
+        elementary_more_fast(fn, x, y, n);
+        return;
+    }
 #ifdef MORE_HAVE_X86
     if (isa_current() >= ISA_AVX2) {
-        elementary_more_avx2(fn, dbl, x, y, n);
+        elementary_more_f64_avx2(fn, x, y, n);
         return;
     }
 #endif
-    elementary_more_scalar(fn, dbl, x, y, n);
+    elementary_more_f64_scalar(fn, x, y, n);
 }
 
 void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdiff_t n) {
-    if (!dbl && elementary2_fast(fn, a, b, out, n)) return; /* elementary_more_fast.c */
+    if (!dbl) { /* elementary_more_fast.c */
+        elementary2_fast(fn, a, b, out, n);
+        return;
+    }
 #ifdef MORE_HAVE_X86
     if (isa_current() >= ISA_AVX2) {
-        elementary2_avx2(fn, dbl, a, b, out, n);
+        elementary2_f64_avx2(fn, a, b, out, n);
         return;
     }
 #endif
-    elementary2_scalar(fn, dbl, a, b, out, n);
+    elementary2_f64_scalar(fn, a, b, out, n);
 }
 
-float elementary_more_exact_f32(int fn, float x) {
-    float y;
-    elementary_more_scalar(fn, 0, &x, &y, 1);
-    return y;
-}
+/* The exact float32 path of one element (the fast paths' fix-up), log2 to digamma. */
+float elementary_more_exact_f32(int fn, float x) { return elem_more_f32_exact(fn, x); }
 
-float elementary2_exact_f32(int fn, float a, float b) {
-    float y;
-    elementary2_scalar(fn, 0, &a, &b, &y, 1);
-    return y;
-}
+float elementary2_exact_f32(int fn, float a, float b) { return elem2_f32_exact(fn, a, b); }
 
 PyObject *py_elementary2(PyObject *self, PyObject *args) {
     int fn;
     PyObject *objs[3];
     if (!PyArg_ParseTuple(args, "iOOO", &fn, &objs[0], &objs[1], &objs[2])) return NULL;
-    if (fn != 0 && fn != 1) {
+    if (fn < 0 || fn >= ELEM2_COUNT) {
         PyErr_Format(PyExc_ValueError, "elementary2: unknown function %d", fn);
         return NULL;
     }

@@ -5,7 +5,7 @@
  *
  * elementary_f32_more.h (the log family, cbrt, pow) and elementary_f32_inv.h (inverse trig,
  * tan, the error functions) evaluate every element in double and flag the few they cannot
- * round with certainty; those are redone by the exact path of elementary_more.c (the
+ * round with certainty; those are redone by the exact path (elementary_scalar_more.h: the
  * double-double algorithm rounded once, with the hard-case table), so the results are the
  * correctly rounded ones, bitwise those of the scalar path, only faster.
  *
@@ -29,11 +29,10 @@ static int mf_apart(const float *p, const float *y, ptrdiff_t n) {
     return pa + nb <= ya || ya + nb <= pa;
 }
 
-/* The exact path for one element (elementary_more.c). */
+/* The exact path for one element (elementary_more.c, elementary_scalar_more.h). */
 static float mf_exact(int fn, float x, float x2) {
-    if (fn == MF_ATAN2) return elementary2_exact_f32(0, x, x2);
-    if (fn == MF_POW) return elementary2_exact_f32(1, x, x2);
-    if (fn >= ELEM_LGAMMA) return elementary_gamma_exact_f32(fn, x);
+    if (fn == MF_ATAN2) return elementary2_exact_f32(ELEM2_ATAN2, x, x2);
+    if (fn == MF_POW) return elementary2_exact_f32(ELEM2_POW, x, x2);
     return elementary_more_exact_f32(fn, x);
 }
 
@@ -94,7 +93,7 @@ int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n) {
 }
 
 int elementary2_fast(int fn, const float *a, const float *b, float *out, ptrdiff_t n) {
-    if (fn != 0 && fn != 1) return 0;
-    mf_run(fn == 0 ? MF_ATAN2 : MF_POW, a, b, out, n);
+    if (fn != ELEM2_ATAN2 && fn != ELEM2_POW) return 0;
+    mf_run(fn == ELEM2_ATAN2 ? MF_ATAN2 : MF_POW, a, b, out, n);
     return 1;
 }

@@ -117,13 +117,12 @@ void elementary2(int fn, int dbl, const void *a, const void *b, void *out, ptrdi
  * acosh, atanh, cbrt, atan, asin, acos, tan, erf, erfc and erf_inv and of elementary_gamma's
  * lgamma and digamma (elementary_more_fast), and of elementary2's atan2 and pow
  * (elementary2_fast): 1 with y (out) computed, or 0 where fn has
- * none. Their fix-up: one element by the exact path (elementary_*_exact_f32). */
+ * none. Their fix-up: one element by the exact path (elementary_more_exact_f32 for log2 to
+ * digamma, elementary2_exact_f32; elementary_scalar_more.h). */
 int elementary_more_fast(int fn, const float *x, float *y, ptrdiff_t n);
 int elementary2_fast(int fn, const float *a, const float *b, float *out, ptrdiff_t n);
 float elementary_more_exact_f32(int fn, float x);
 float elementary2_exact_f32(int fn, float a, float b);
-/* x = n pi/2 + rh + rl for finite |x| >= EM_TRIG_BIG (Payne-Hanek, elementary.c). */
-void em_reduce_big(double x, int64_t *nq, double *rh, double *rl);
 
 #ifdef Py_PYTHON_H
 /* The buffers of objs[0..n) for an elementwise kernel named `name`: C-contiguous, the last
