@@ -63,7 +63,8 @@ class RetraceWarning(UserWarning):
 
 
 # Config flags that do not change what tracing records; every other flag is in the key.
-_NOT_TRACED = frozenset({"jax_explain_cache_misses", "jax_log_compiles", "jax_platform_name"})
+_NOT_TRACED = frozenset({"jax_explain_cache_misses", "jax_log_compiles", "jax_platform_name",
+                         "jax_disable_jit"})
 
 
 def _flags() -> tuple:
@@ -86,11 +87,13 @@ if hasattr(os, "register_at_fork"):
 
 _contexts = {}  # _flags() -> a small int, the key's first element
 _context = _contexts.setdefault(_flags(), 0)
+_disabled = config.jax_disable_jit  # jax.disable_jit(): jitted functions run as written
 
 
 def _on_config(name, value):
-    global _context
+    global _context, _disabled
     _context = _contexts.setdefault(_flags(), len(_contexts))
+    _disabled = config.read("jax_disable_jit")
 
 
 config.on_update(_on_config)
@@ -328,6 +331,8 @@ class Jitted:
         functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args, **kwargs):
+        if _disabled:  # as JAX's: the function itself, on the arguments as given
+            return self.fun(*args, **kwargs)
         if self._fast_ok and not kwargs and current_trace() is EVAL_TRACE:
             entry = self._fast.get(_fast_key(args))
             if entry is not None:
