@@ -188,9 +188,35 @@ def test_dtype_queries_are_jax():
     assert ivx.dtypes.canonicalize_dtype(jnp.bfloat16) == np.dtype(ml_dtypes.bfloat16)
 
 
-def test_samplers_refuse_them_with_the_fix():
+def test_samplers_refuse_what_they_do_not_draw_with_the_fix():
     with pytest.raises(ValueError, match=r"draw float32 and convert"):
-        ivx.random.normal(ivx.random.PRNGKey(0), (2,), jnp.bfloat16)
+        ivx.random.gamma(ivx.random.PRNGKey(0), 1.0, (2,), jnp.bfloat16)
+    with pytest.raises(ValueError, match=r"16- and 8-bit floats.*astype\(jnp.float4_e2m1fn"):
+        ivx.random.uniform(ivx.random.PRNGKey(0), (2,), jnp.float4_e2m1fn)
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"])
+def test_samplers_draw_narrow_floats_as_jax(name):
+    jax = pytest.importorskip("jax")
+    ours, theirs = getattr(jnp, name), getattr(jax.numpy, name)
+    key, jkey = ivx.random.PRNGKey(5), jax.random.PRNGKey(5)
+    draws = [("uniform", (), {}), ("uniform", (), {"minval": -2.3, "maxval": 1.1}),
+             ("normal", (), {}), ("truncated_normal", (-1.5, 0.7), {}),
+             ("exponential", (), {}), ("logistic", (), {}), ("laplace", (), {}),
+             ("gumbel", (), {})]
+    if name.startswith("float8"):  # the same code paths: two draws suffice
+        draws = draws[1:3]
+    for sampler, args, kwargs in draws:
+        got = getattr(ivx.random, sampler)(key, *args, shape=(500,), dtype=ours, **kwargs)
+        want = getattr(jax.random, sampler)(jkey, *args, shape=(500,), dtype=theirs, **kwargs)
+        assert got.dtype == want.dtype
+        assert np.array_equal(_bits(got), _bits(want)), (sampler, kwargs)
+    if name == "bfloat16":
+        p = np.linspace(0.0, 1.0, 200).astype(ml_dtypes.bfloat16)
+        assert np.array_equal(np.asarray(ivx.random.bernoulli(key, p)),
+                              np.asarray(jax.random.bernoulli(jkey, p)))
+    jitted = ivx.jit(lambda k: ivx.random.normal(k, (500,), ours))(key)
+    assert np.array_equal(_bits(jitted), _bits(ivx.random.normal(key, (500,), ours)))
 
 
 def test_models_of_bfloat16_train_as_equinox_and_optax():

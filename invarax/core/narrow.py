@@ -93,24 +93,20 @@ def contraction_types(operand, preferred) -> tuple:
     preferred = dtypes.canonicalize(preferred)
     if preferred == operand or dtypes.kind(operand) != "f" or dtypes.kind(preferred) != "f":
         return preferred, None
-    if not _holds(preferred, operand):
-        return None, preferred
     wide = dtypes.compute_dtype(operand)
     try:
         promoted = dtypes.promote_types((operand, False), (preferred, False), strict=False)[0]
     except dtypes.TypePromotionError:  # the 8-, 6- and 4-bit floats promote to no type
         promoted = None
-    return (preferred, None) if preferred in (promoted, wide) else (wide, preferred)
-
-
-def _holds(outer, inner) -> bool:
-    """Whether the float type ``outer`` holds every value of the float type ``inner``."""
-    def info(dtype):
-        return dtypes.ml_dtypes().finfo(dtype) if dtypes.is_ml_dtype(dtype) else np.finfo(dtype)
-
-    o, i = info(outer), info(inner)
-    return (o.nmant >= i.nmant and o.maxexp >= i.maxexp
-            and o.smallest_subnormal <= i.smallest_subnormal)
+    if preferred in (promoted, wide):
+        return preferred, None
+    if not (dtypes.is_ml_dtype(operand) or dtypes.is_ml_dtype(preferred)):
+        return None, preferred  # off the lattice of NumPy's floats: narrower
+    finfo = dtypes.ml_dtypes().finfo
+    outer, inner = finfo(preferred), finfo(operand)
+    holds = (outer.nmant >= inner.nmant and outer.maxexp >= inner.maxexp
+             and outer.smallest_subnormal <= inner.smallest_subnormal)
+    return (wide, preferred) if holds else (None, preferred)
 
 
 # Cumulative sums and products of the narrow floats, as JAX computes them on the CPU: XLA
