@@ -12,7 +12,7 @@ from .dtypes import float0
 from .compiler.jit import RetraceWarning
 from .core.array import Array
 from .core.aval import ShapeDtypeStruct
-from .core.config import config, numpy_dtype_promotion, numpy_rank_promotion
+from .core.config import config, disable_jit, numpy_dtype_promotion, numpy_rank_promotion
 from .core.errors import (
     ConcretizationTypeError,
     TracerArrayConversionError,
@@ -144,7 +144,8 @@ __all__ = [
     "UnexpectedTracerError", "ad_checkpoint", "block_until_ready", "checkpoint",
     "checkpoint_policies", "clear_caches", "config", "custom_derivatives", "custom_jvp",
     "custom_vjp", "debug", "default_backend", "default_device", "device_count", "device_get",
-    "device_put", "device_put_replicated", "device_put_sharded", "devices", "distributed",
+    "device_put", "device_put_replicated", "device_put_sharded", "devices", "disable_jit",
+    "distributed",
     "dtypes", "ensure_compile_time_eval", "errors", "experimental", "extend", "flatten_util",
     "float0",
     "eval_jaxpr", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp",

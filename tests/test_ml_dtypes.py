@@ -188,9 +188,35 @@ def test_dtype_queries_are_jax():
     assert ivx.dtypes.canonicalize_dtype(jnp.bfloat16) == np.dtype(ml_dtypes.bfloat16)
 
 
-def test_samplers_refuse_them_with_the_fix():
+def test_samplers_refuse_what_they_do_not_draw_with_the_fix():
     with pytest.raises(ValueError, match=r"draw float32 and convert"):
-        ivx.random.normal(ivx.random.PRNGKey(0), (2,), jnp.bfloat16)
+        ivx.random.gamma(ivx.random.PRNGKey(0), 1.0, (2,), jnp.bfloat16)
+    with pytest.raises(ValueError, match=r"16- and 8-bit floats.*astype\(jnp.float4_e2m1fn"):
+        ivx.random.uniform(ivx.random.PRNGKey(0), (2,), jnp.float4_e2m1fn)
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"])
+def test_samplers_draw_narrow_floats_as_jax(name):
+    jax = pytest.importorskip("jax")
+    ours, theirs = getattr(jnp, name), getattr(jax.numpy, name)
+    key, jkey = ivx.random.PRNGKey(5), jax.random.PRNGKey(5)
+    draws = [("uniform", (), {}), ("uniform", (), {"minval": -2.3, "maxval": 1.1}),
+             ("normal", (), {}), ("truncated_normal", (-1.5, 0.7), {}),
+             ("exponential", (), {}), ("logistic", (), {}), ("laplace", (), {}),
+             ("gumbel", (), {})]
+    if name.startswith("float8"):  # the same code paths: two draws suffice
+        draws = draws[1:3]
+    for sampler, args, kwargs in draws:
+        got = getattr(ivx.random, sampler)(key, *args, shape=(500,), dtype=ours, **kwargs)
+        want = getattr(jax.random, sampler)(jkey, *args, shape=(500,), dtype=theirs, **kwargs)
+        assert got.dtype == want.dtype
+        assert np.array_equal(_bits(got), _bits(want)), (sampler, kwargs)
+    if name == "bfloat16":
+        p = np.linspace(0.0, 1.0, 200).astype(ml_dtypes.bfloat16)
+        assert np.array_equal(np.asarray(ivx.random.bernoulli(key, p)),
+                              np.asarray(jax.random.bernoulli(jkey, p)))
+    jitted = ivx.jit(lambda k: ivx.random.normal(k, (500,), ours))(key)
+    assert np.array_equal(_bits(jitted), _bits(ivx.random.normal(key, (500,), ours)))
 
 
 def test_models_of_bfloat16_train_as_equinox_and_optax():
@@ -249,3 +275,83 @@ def test_strict_promotion_is_jax_for_every_pair():
     finally:
         jax.config.update("jax_numpy_dtype_promotion", before[0])
         ivx.config.update("jax_numpy_dtype_promotion", before[1])
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float16"])
+def test_cumulative_sums_and_products_round_each_step_as_jax(name):
+    jax = pytest.importorskip("jax")
+    dtype = np.dtype(getattr(ml_dtypes, name, None) or getattr(np, name))
+    rng = np.random.default_rng(7)
+    cases = [((17,), 0), ((300, 2), 0), ((2, 300), 1)]  # one tile and a level, two levels
+    for (shape, axis), kind, reverse in itertools.product(cases, ("sum", "prod"), (False, True)):
+        scale = 1.0 if kind == "sum" else 0.05
+        x = (float(kind == "prod") + scale * rng.standard_normal(shape)).astype(dtype)
+        ours = getattr(ivx.lax, f"cum{kind}")
+        want = getattr(jax.lax, f"cum{kind}")(x, axis=axis, reverse=reverse)
+        got = ours(x, axis=axis, reverse=reverse)
+        assert got.dtype == want.dtype == dtype
+        assert np.array_equal(_bits(got), _bits(want)), (shape, axis, kind, reverse)
+        jitted = ivx.jit(lambda x: ours(x, axis=axis, reverse=reverse))(x)  # noqa: B023
+        assert np.array_equal(_bits(jitted), _bits(got))
+    rows = np.asarray(rng.standard_normal((3, 40)), dtype)
+    batched = ivx.vmap(jnp.cumsum)(rows)
+    for i in range(3):
+        assert np.array_equal(_bits(batched[i]), _bits(jnp.cumsum(rows[i])))
+
+
+def test_cumsum_of_narrow_types_is_jax_on_known_values():
+    jax_numpy = pytest.importorskip("jax.numpy")
+    ones = jnp.ones(1000, jnp.bfloat16)
+    # steps past 256 round (257 -> 256), but the tiles of 16 keep the total exact
+    assert np.asarray(jnp.cumsum(ones))[[255, 256, 257, 258, 999]].tolist() == [256, 256, 258,
+                                                                           260, 1000]
+    x = np.random.default_rng(8).standard_normal((4, 700)).astype(np.float32)
+    for got, want in [(jnp.cumsum(x, axis=1, dtype=jnp.bfloat16),
+                       jax_numpy.cumsum(x, axis=1, dtype=jax_numpy.bfloat16)),
+                      (jnp.cumprod(1 + x / 64, axis=1, dtype=jnp.float16),
+                       jax_numpy.cumprod(1 + x / 64, axis=1, dtype=jax_numpy.float16)),
+                      (jnp.cumsum(x.T, axis=0, dtype=jnp.float8_e4m3fn),
+                       jax_numpy.cumsum(x.T, axis=0, dtype=jax_numpy.float8_e4m3fn))]:
+        assert np.array_equal(_bits(got), _bits(want))
+
+
+# (operands, preferred_element_type): JAX on the CPU computes the product as without the
+# preferred type and converts it (a float holding the operands: the float32 product).
+NARROWER = [("float32", "bfloat16"), ("float32", "float16"), ("float32", "float8_e4m3fn"),
+            ("bfloat16", "float16"), ("bfloat16", "float8_e5m2"), ("float16", "float8_e4m3fn"),
+            ("float8_e4m3fn", "bfloat16"), ("float8_e5m2", "float16")]
+
+
+@pytest.mark.parametrize("operands, preferred", NARROWER)
+def test_preferred_element_type_narrower_than_the_operands_is_jax(operands, preferred):
+    jax = pytest.importorskip("jax")
+    rng = np.random.default_rng(9)
+    typed = getattr(ml_dtypes, operands, None) or getattr(np, operands)
+    a = rng.standard_normal((6, 64)).astype(typed)
+    b = rng.standard_normal((64, 3)).astype(typed)
+    got = ivx.lax.dot(a, b, preferred_element_type=getattr(jnp, preferred))
+    want = jax.lax.dot(a, b, preferred_element_type=getattr(jax.numpy, preferred))
+    assert got.dtype == want.dtype
+    assert np.array_equal(_bits(got), _bits(want))
+    for other in (jnp.matmul(a, b, preferred_element_type=getattr(jnp, preferred)),
+                  jnp.einsum("ik,kj->ij", a, b, preferred_element_type=getattr(jnp, preferred)),
+                  ivx.jit(lambda a, b: ivx.lax.dot(
+                      a, b, preferred_element_type=getattr(jnp, preferred)))(a, b)):
+        assert np.array_equal(_bits(other), _bits(got))
+
+
+def test_preferred_narrower_float_is_the_product_rounded_once():
+    rng = np.random.default_rng(10)
+    a, b = rng.standard_normal((5, 300)).astype(np.float32), rng.standard_normal((300, 4))
+    b = b.astype(np.float32)
+    once = np.asarray(jnp.asarray(a) @ b).astype(ml_dtypes.bfloat16)
+    assert np.array_equal(_bits(ivx.lax.dot(a, b, preferred_element_type=jnp.bfloat16)),
+                          _bits(once))
+    x = rng.standard_normal((1, 3, 12, 12)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 5, 5)).astype(np.float32)
+    conv = ivx.lax.conv(x, w, (1, 1), "SAME", preferred_element_type=jnp.bfloat16)
+    assert np.array_equal(_bits(conv), _bits(np.asarray(ivx.lax.conv(x, w, (1, 1), "SAME"))
+                                             .astype(ml_dtypes.bfloat16)))
+    g = ivx.grad(lambda a: ivx.lax.dot(a, b, preferred_element_type=jnp.bfloat16)
+                 .astype(jnp.float32).sum())(a)
+    assert np.array_equal(_bits(g), _bits(ivx.grad(lambda a: (a @ b).sum())(a)))

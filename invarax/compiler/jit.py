@@ -65,7 +65,7 @@ class RetraceWarning(UserWarning):
 
 # Config flags that do not change what tracing records; every other flag is in the key.
 _NOT_TRACED = frozenset({"jax_explain_cache_misses", "jax_log_compiles", "jax_platform_name",
-                         "jax_platforms", "jax_default_device"})
+                         "jax_platforms", "jax_default_device", "jax_disable_jit"})
 
 
 def _flags() -> tuple:
@@ -88,11 +88,13 @@ if hasattr(os, "register_at_fork"):
 
 _contexts = {}  # _flags() -> a small int, the key's first element
 _context = _contexts.setdefault(_flags(), 0)
+_disabled = config.jax_disable_jit  # jax.disable_jit(): jitted functions run as written
 
 
 def _on_config(name, value):
-    global _context
+    global _context, _disabled
     _context = _contexts.setdefault(_flags(), len(_contexts))
+    _disabled = config.read("jax_disable_jit")
 
 
 config.on_update(_on_config)
@@ -330,6 +332,8 @@ class Jitted:
         functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args, **kwargs):
+        if _disabled:  # as JAX's: the function itself, on the arguments as given
+            return self.fun(*args, **kwargs)
         on_host = backends.runner() is None  # (else the runner places the call)
         if self._fast_ok and not kwargs and current_trace() is EVAL_TRACE and on_host:
             entry = self._fast.get(_fast_key(args))

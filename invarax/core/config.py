@@ -29,6 +29,8 @@ class Config:
     _defaults = {
         "jax_enable_x64": False,
         "jax_explain_cache_misses": False,
+        # jit-decorated functions (and control flow) run as written, op by op, as JAX's
+        "jax_disable_jit": False,
         # log each trace of a jitted function (logger "invarax", WARNING), as JAX's
         "jax_log_compiles": False,
         # random: JAX's default threefry streams since JAX 0.5 (False: the older ones)
@@ -177,6 +179,38 @@ def numpy_dtype_promotion(mode: str):
         cast one operand explicitly
     """
     return config.flag("jax_numpy_dtype_promotion", mode)
+
+
+def disable_jit(disable: bool = True):
+    """``with disable_jit():`` runs every ``jit``-decorated function inside the block as
+    plain Python, operation by operation, as JAX's context manager: ``print`` in it runs at
+    every call and shows values, not tracers. ``config.update("jax_disable_jit", True)``
+    does so until it is set back.
+
+    Nested ``jit``, ``filter_jit`` and the functions ``invarax`` compiles internally run so
+    too; ``lax.scan``, ``fori_loop`` with concrete bounds and ``while_loop`` become Python
+    loops and ``cond``/``switch`` with a concrete predicate call one branch, as in JAX
+    (docs/compiler.md, "Debugging: disable_jit"). The values are the same bits as with
+    ``jit`` (N3).
+
+    Arguments:
+        disable: True (the default) disables ``jit`` inside the block; False enables it.
+
+    Returns:
+        A context manager.
+
+    Example:
+        >>> import invarax, invarax.numpy as jnp
+        >>> @invarax.jit
+        ... def f(x):
+        ...     print("x is", x)
+        ...     return x * 2
+        >>> with invarax.disable_jit():
+        ...     f(jnp.arange(3))
+        x is [0 1 2]
+        Array([0, 2, 4], dtype=int32)
+    """
+    return config.flag("jax_disable_jit", disable)
 
 
 def numpy_rank_promotion(mode: str):

@@ -23,10 +23,13 @@ from ..control_flow.scan import scan_p
 from ..control_flow.while_loop import while_p
 from ..core import dtypes
 from ..core.array import to_array
+from ..core.config import config
+from ..core.errors import ConcretizationTypeError
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..core.trace import Tracer
 from ..ops.elementwise import convert_element_type, max, min, ne
+from ..ops.shape import concatenate, expand_dims
 
 
 def _leaves(tree, what: str):
@@ -154,9 +157,11 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     """
     if not callable(f):
         raise TypeError(f"lax.scan: f must be callable, got {type(f).__name__}")
-    carry = _leaves(init, "init")
     xs_arrays, xs_tree, xs_paths = _leaves(xs, "xs")
     length = _scan_length(xs_arrays, xs_paths, length)
+    if config.jax_disable_jit:
+        return _scan_in_python(f, init, xs_arrays, xs_tree, length, reverse)
+    carry = _leaves(init, "init")
     x_avals = [x.aval.update(shape=x.shape[1:]) for x in xs_arrays]
 
     def split_out(out):
@@ -174,6 +179,25 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
                        linear=(False,) * (len(hoisted) + n + len(xs_arrays)), num_carry=n,
                        num_consts=len(hoisted), reverse=bool(reverse), unroll=unroll)
     return (tree_unflatten(carry[1], outs[:n]), tree_unflatten(body.out_trees[1], outs[n:]))
+
+
+def _scan_in_python(f, carry, xs, xs_tree, length, reverse):
+    """``scan`` under ``disable_jit``, as JAX's: a Python loop calling ``f`` on the carry as
+    it comes (the first time ``init`` as given) and each slice of ``xs``; ``ys`` stacked."""
+    if length == 0:
+        raise ValueError("zero-length scan is not supported in disable_jit() mode because "
+                         "the output type is unknown: run it outside disable_jit")
+    steps = range(length - 1, -1, -1) if reverse else range(length)
+    ys = []
+    for i in steps:
+        carry, y = f(carry, tree_unflatten(xs_tree, [x[i] for x in xs]))
+        ys.append(tree_flatten(y))
+    if reverse:
+        ys.reverse()
+    columns = zip(*(leaves for leaves, _ in ys), strict=True)
+    stacked = [concatenate([expand_dims(to_array(y, "a scan body's y"), (0,)) for y in ys_i], 0)
+               for ys_i in columns]
+    return carry, tree_unflatten(ys[0][1], stacked)
 
 
 def _scan_length(xs, paths, length):
@@ -276,6 +300,14 @@ def while_loop(cond_fun, body_fun, init_val):
     for name, fun in (("cond_fun", cond_fun), ("body_fun", body_fun)):
         if not callable(fun):
             raise TypeError(f"lax.while_loop: {name} must be callable, got {type(fun).__name__}")
+    if config.jax_disable_jit:
+        try:  # a Python loop, as JAX's; a traced condition (under vmap) takes the primitive
+            val = _as_arrays(init_val)
+            while cond_fun(val):
+                val = _as_arrays(body_fun(val))
+            return val
+        except ConcretizationTypeError:
+            pass
     carry = _leaves(init_val, "init_val")
     body, hoisted_b, _, arrays = _trace_carry("while_loop", "init_val", body_fun, carry, [],
                                               [carry[1]], None, "while_loop body")
@@ -286,6 +318,11 @@ def while_loop(cond_fun, body_fun, init_val):
                         body_nconsts=len(hoisted_b), cond_jaxpr=cond,
                         cond_nconsts=len(hoisted_c))
     return tree_unflatten(carry[1], outs)
+
+
+def _as_arrays(tree):
+    arrays, treedef, _ = _leaves(tree, "a while_loop carry")
+    return tree_unflatten(treedef, arrays)
 
 
 def _check_predicate(cond: ClosedJaxpr, tree):
@@ -332,6 +369,11 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         hi = convert_element_type(hi, dtype, weak_type=lo.weak_type and hi.weak_type)
     lo_c, hi_c = _concrete_int(lower), _concrete_int(upper)
     if lo_c is not None and hi_c is not None:
+        if config.jax_disable_jit:  # as JAX's: a Python loop, i a Python int
+            for i in range(lo_c, hi_c):
+                init_val = body_fun(i, init_val)
+            return init_val
+
         def step(carry, _):
             i, x = carry
             return (i + 1, body_fun(i, x)), None
@@ -400,6 +442,9 @@ def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     if p.dtype != np.bool_:
         p = ne(p, np.zeros((), p.dtype))
     index = convert_element_type(p, np.int32)
+    chosen = _chosen(index, (false_fun, true_fun))
+    if chosen is not None:
+        return chosen(*operands)
     return _switch(index, (false_fun, true_fun), operands, "cond",
                    ("false_fun", "true_fun"))
 
@@ -436,8 +481,20 @@ def switch(index, branches, *operands):
         return branches[0](*operands)
     i = convert_element_type(i, np.int32)
     i = max(min(i, np.int32(len(branches) - 1)), np.int32(0))
+    chosen = _chosen(i, branches)
+    if chosen is not None:
+        return chosen(*operands)
     names = tuple(f"branches[{k}]" for k in range(len(branches)))
     return _switch(i, branches, operands, "switch", names)
+
+
+def _chosen(index, branches):
+    """Under ``disable_jit``, the branch a concrete ``index`` picks (JAX calls it alone);
+    else None."""
+    if not config.jax_disable_jit:
+        return None
+    value = index.to_concrete_value() if isinstance(index, Tracer) else index
+    return None if value is None else branches[int(value)]
 
 
 def _switch(index, branches, operands, who, names):

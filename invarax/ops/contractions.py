@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import kernels
-from ..core import dtypes
+from ..core import dtypes, narrow
 from ..core.aval import ShapedArray
 from ..core.lowering import register_lowering
 from ..core.trace import Primitive
@@ -48,11 +48,13 @@ def _sizes(aval: ShapedArray, dims) -> tuple:
 
 
 def _out_dtype(lhs: ShapedArray, preferred_element_type):
-    """The result dtype: the operands' dtype, or ``preferred_element_type`` if it holds it."""
+    """The result dtype: the operands' dtype, or ``preferred_element_type`` if it holds it
+    (their compute type: float32 for float8 operands)."""
     if preferred_element_type is None:
         return lhs.dtype
     preferred = dtypes.canonicalize(preferred_element_type)
-    if dtypes.promote_types((lhs.dtype, False), (preferred, False), strict=False)[0] != preferred:
+    if preferred != dtypes.compute_dtype(lhs.dtype) and dtypes.promote_types(
+            (lhs.dtype, False), (preferred, False), strict=False)[0] != preferred:
         raise TypeError(
             f"dot_general: preferred_element_type {preferred.name} cannot hold the result of "
             f"{lhs.dtype.name} operands; pass a dtype that {lhs.dtype.name} promotes to "
@@ -146,7 +148,9 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
         precision: accepted for JAX compatibility and ignored: invarax computes every
             contraction with one kernel, in the output dtype.
         preferred_element_type: None (the operands' dtype) or a dtype that the operands'
-            dtype promotes to; the result has this dtype and is accumulated in it.
+            dtype promotes to; the result has this dtype and is accumulated in it. As in
+            JAX, a float that cannot hold the operands' values (bfloat16 for float32
+            operands) takes the product computed as without it, converted once.
 
     Returns:
         An array whose axes are the batch axes, then the free axes of ``lhs``, then
@@ -158,15 +162,16 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
         (5, 2, 4)
     """
     lhs, rhs = lax_operands("dot_general", (lhs, rhs))
-    if preferred_element_type is not None:
-        preferred_element_type = dtypes.canonicalize(preferred_element_type)
-    return dot_general_p.bind(
+    preferred_element_type, rounded_to = narrow.contraction_types(lhs.dtype,
+                                                                  preferred_element_type)
+    out = dot_general_p.bind(
         lhs,
         rhs,
         dimension_numbers=_dimension_numbers(dimension_numbers),
         precision=None,
         preferred_element_type=preferred_element_type,
     )
+    return out if rounded_to is None else convert_element_type(out, rounded_to)
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):

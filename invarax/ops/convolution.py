@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import kernels
-from ..core import dtypes
+from ..core import narrow
 from ..core.array import ArrayImpl
 from ..core.aval import ShapedArray
 from ..core.lowering import register_lowering
@@ -415,7 +415,9 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         batch_group_count: split the batch likewise (used by gradients of grouped
             convolutions); at most one of the two counts may exceed 1.
         precision: accepted for JAX compatibility and ignored (one kernel, one order).
-        preferred_element_type: None or a dtype the operands' dtype promotes to.
+        preferred_element_type: None or a dtype the operands' dtype promotes to; a float
+            that cannot hold the operands' values (bfloat16 for float32 operands) takes
+            the convolution computed as without it, rounded once to it (JAX refuses it).
 
     Returns:
         The convolution, laid out by ``dimension_numbers``' output spec. Each element is
@@ -455,14 +457,15 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
             "lax.conv_general_dilated: padding must be 'SAME', 'SAME_LOWER', 'VALID' or a "
             f"sequence of (low, high) int pairs, got {padding!r} (lhs shape {lhs.shape}, "
             f"rhs shape {rhs.shape})") from None
-    if preferred_element_type is not None:
-        preferred_element_type = dtypes.canonicalize(preferred_element_type)
-    return conv_general_dilated_p.bind(
+    preferred_element_type, rounded_to = narrow.contraction_types(lhs.dtype,
+                                                                  preferred_element_type)
+    out = conv_general_dilated_p.bind(
         lhs, rhs, window_strides=strides, padding=padding, lhs_dilation=lhs_dilation,
         rhs_dilation=rhs_dilation, dimension_numbers=dnums,
         feature_group_count=operator.index(feature_group_count),
         batch_group_count=operator.index(batch_group_count), precision=None,
         preferred_element_type=preferred_element_type)
+    return out if rounded_to is None else convert_element_type(out, rounded_to)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

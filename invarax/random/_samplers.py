@@ -5,6 +5,12 @@
 one fused multiply-add, as XLA compiles JAX's formula; the others transform it as JAX
 does, with ``log``, ``log1p``, ``erf`` and ``erf_inv`` computed as XLA computes them on CPU
 (``_xla_math``). Bounds and probabilities that are known now (not traced) are checked.
+
+The floats narrower than float32 (float16, and ``ml_dtypes``' bfloat16 and 8-bit floats
+for the samplers that take ``narrow=True`` in ``float_dtype``) are JAX's too: a type with
+fewer than 8 mantissa bits draws 8 random bits, and XLA rounds each operation to the type
+(the scaling is a product then a sum, not a fused multiply-add; ``log``, ``erf_inv``, ...
+are computed in float32 and rounded once).
 """
 
 from __future__ import annotations
@@ -25,21 +31,27 @@ def _const(value, dtype):
     return ArrayImpl(np.asarray(value, dtype))
 
 
-def float_dtype(name: str, dtype):
-    """``dtype`` canonicalised (default float32, float64 with x64), or a ValueError."""
+def float_dtype(name: str, dtype, narrow: bool = False):
+    """``dtype`` canonicalised (default float32, float64 with x64), or a ValueError; with
+    ``narrow``, ``ml_dtypes``' 16- and 8-bit floats are drawn too (as JAX draws them)."""
     dtype = dtypes.canonicalize(dtypes.default_float() if dtype is None else dtype)
-    check_not_ml(name, dtype)
-    if dtype.kind != "f":
+    check_not_ml(name, dtype, narrow)
+    if dtypes.kind(dtype) != "f":
         raise ValueError(f"random.{name}: dtype must be a float dtype, got {dtype.name}")
     return dtype
 
 
-def check_not_ml(name: str, dtype) -> None:
-    """A ValueError for ``ml_dtypes``' types, which the samplers do not draw."""
-    if dtypes.is_ml_dtype(dtype):
-        raise ValueError(f"random.{name}: {np.dtype(dtype).name} samples are not drawn (not "
-                         f"JAX's bits yet); draw float32 and convert, e.g. random.{name}(key, "
-                         f"shape).astype(jnp.{np.dtype(dtype).name})")
+def check_not_ml(name: str, dtype, narrow: bool = False) -> None:
+    """A ValueError for ``ml_dtypes``' types that this sampler does not draw: all of them,
+    or with ``narrow`` those of other than 8 or 16 bits (JAX's ``uniform`` refuses them)."""
+    if not dtypes.is_ml_dtype(dtype) or (
+            narrow and dtypes.kind(dtype) == "f" and jnp.finfo(dtype).bits in (8, 16)):
+        return
+    which = ("of ml_dtypes' types only the 16- and 8-bit floats, as JAX's" if narrow else
+             "NumPy's float types only")
+    raise ValueError(f"random.{name}: {np.dtype(dtype).name} samples are not drawn (this "
+                     f"sampler draws {which}); draw float32 and convert, e.g. "
+                     f"random.{name}(key, shape).astype(jnp.{np.dtype(dtype).name})")
 
 
 def param(name: str, what: str, x, dtype, shape):
@@ -88,17 +100,29 @@ def check_ordered(name: str, low, high, names=("minval", "maxval")):
 
 def uniform_floats(key, shape, dtype, minval, maxval):
     """JAX's ``_uniform`` for bounds already of ``dtype`` and ``shape``."""
-    info = np.finfo(dtype)
-    raw = random_bits(key, info.bits, shape)
-    mantissa = lax.shift_right_logical(raw, _const(info.bits - info.nmant, raw.dtype))
+    info = jnp.finfo(dtype)
+    drawn = 8 if info.nmant < 8 else info.bits  # JAX's: at least 8 random bits
+    raw = random_bits(key, drawn, shape)
+    mantissa = lax.shift_right_logical(raw, _const(drawn - info.nmant, raw.dtype))
     floats = lax.mul(lax.convert_element_type(mantissa, dtype), _const(2.0**-info.nmant, dtype))
+    span = lax.sub(maxval, minval)
+    if info.bits < 32:  # XLA rounds the product and the sum of a narrow float each
+        return lax.max(minval, lax.add(lax.mul(floats, span), minval))
     # One rounding, as XLA computes it (it contracts the product and sum into an FMA).
-    return lax.max(minval, fma(floats, lax.sub(maxval, minval), minval))
+    return lax.max(minval, fma(floats, span, minval))
 
 
 def _unit_uniform(key, shape, dtype, minval=0.0, maxval=1.0):
     return uniform_floats(key, shape, dtype, jnp.full(shape, minval, dtype),
                           jnp.full(shape, maxval, dtype))
+
+
+def _above_tiny(key, shape, dtype):
+    """JAX's ``uniform(minval=tiny, maxval=1)`` as XLA compiles it with constant bounds:
+    it folds ``(bits - 1) * 1 + tiny`` into ``bits + (tiny - 1)``, ``tiny - 1`` rounding to
+    -1, so the draw is ``max(tiny, u)`` (the same bits as the formula in float32 and
+    float64; in float16 the formula would add ``tiny`` to draws below about 0.06)."""
+    return lax.max(_const(jnp.finfo(dtype).tiny, dtype), _unit_uniform(key, shape, dtype))
 
 
 @compiled(static=("shape", "dtype"), inline_if=unordered("minval", "maxval"))
@@ -120,7 +144,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     """
     key = check_key("uniform", key)
     shape = check_shape("uniform", shape)
-    dtype = float_dtype("uniform", dtype)
+    dtype = float_dtype("uniform", dtype, narrow=True)
     minval = param("uniform", "minval", minval, dtype, shape)
     maxval = param("uniform", "maxval", maxval, dtype, shape)
     check_ordered("uniform", minval, maxval)
@@ -151,8 +175,8 @@ def normal(key, shape=(), dtype=None):
     key = check_key("normal", key)
     shape = check_shape("normal", shape)
     dtype = dtypes.canonicalize(dtypes.default_float() if dtype is None else dtype)
-    check_not_ml("normal", dtype)
-    if dtype.kind not in "fc":
+    check_not_ml("normal", dtype, narrow=True)
+    if dtypes.kind(dtype) not in "fc":
         raise ValueError(f"random.normal: dtype must be a float or complex dtype, got "
                          f"{dtype.name}")
     if dtype.kind == "c":  # JAX's (re + 1j * im) / sqrt(2), which XLA makes a product
@@ -184,7 +208,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
         Array([0.8618594, 0.9412883], dtype=float32)
     """
     key = check_key("truncated_normal", key)
-    dtype = float_dtype("truncated_normal", dtype)
+    dtype = float_dtype("truncated_normal", dtype, narrow=True)
     if shape is None:
         shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
     shape = check_shape("truncated_normal", shape)
@@ -223,7 +247,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
     if mode not in ("low", "high"):
         raise ValueError(f"random.bernoulli: mode must be 'low' or 'high', got {mode!r}")
     p = to_array(p, "random.bernoulli p")
-    if p.dtype.kind != "f":
+    if dtypes.kind(p.dtype) != "f":
         raise TypeError(f"random.bernoulli: p must have a float dtype, got {p.dtype.name}; "
                         "write 1.0 rather than 1")
     value = concrete_value(p)
@@ -233,7 +257,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
     p = param("bernoulli", "p", p, p.dtype, shape)
     if mode == "high":
         u1, u2 = _unit_uniform(key, (2, *shape), p.dtype)
-        u2 = lax.mul(u2, _const(2.0 ** -np.finfo(p.dtype).nmant, p.dtype))
+        u2 = lax.mul(u2, _const(2.0 ** -jnp.finfo(p.dtype).nmant, p.dtype))
         return lax.lt(u2, lax.sub(p, u1))
     return lax.lt(_unit_uniform(key, shape, p.dtype), p)
 
@@ -333,7 +357,7 @@ def exponential(key, shape=(), dtype=None):
         Array([2.950128 , 3.8434246], dtype=float32)
     """
     key = check_key("exponential", key)
-    dtype = float_dtype("exponential", dtype)
+    dtype = float_dtype("exponential", dtype, narrow=True)
     u = _unit_uniform(key, check_shape("exponential", shape), dtype)
     return lax.neg(xla.log1p(lax.neg(u)))
 
@@ -356,18 +380,18 @@ def gumbel(key, shape=(), dtype=None, mode="low"):
         Array([2.9233725, 3.8326178], dtype=float32)
     """
     key = check_key("gumbel", key)
-    dtype = float_dtype("gumbel", dtype)
+    dtype = float_dtype("gumbel", dtype, narrow=True)
     shape = check_shape("gumbel", shape)
     if mode not in ("low", "high"):
         raise ValueError(f"random.gumbel: mode must be 'low' or 'high', got {mode!r}")
-    info = np.finfo(dtype)
+    info = jnp.finfo(dtype)
     if mode == "high":
         high, low = _unit_uniform(key, (2, *shape), dtype)
         tail = lax.add(lax.add(high, lax.mul(_const(2.0**-info.nmant, dtype), low)),
                        _const(info.tiny, dtype))
         x = lax.select(lax.ge(high, _const(0.5, dtype)), high, tail)
         return lax.neg(xla.log(lax.neg(xla.log1p(lax.neg(x)))))
-    u = _unit_uniform(key, shape, dtype, info.tiny, 1.0)
+    u = _above_tiny(key, shape, dtype)
     return lax.neg(xla.log(lax.neg(xla.log(u))))
 
 
@@ -388,8 +412,8 @@ def logistic(key, shape=(), dtype=None):
         Array([2.896376 , 3.8217716], dtype=float32)
     """
     key = check_key("logistic", key)
-    dtype = float_dtype("logistic", dtype)
-    u = _unit_uniform(key, check_shape("logistic", shape), dtype, np.finfo(dtype).tiny, 1.0)
+    dtype = float_dtype("logistic", dtype, narrow=True)
+    u = _above_tiny(key, check_shape("logistic", shape), dtype)
     return lax.sub(xla.log(u), xla.log1p(lax.neg(u)))
 
 
@@ -410,7 +434,7 @@ def laplace(key, shape=(), dtype=None):
         Array([-2.2569816, -3.1502788], dtype=float32)
     """
     key = check_key("laplace", key)
-    dtype = float_dtype("laplace", dtype)
-    low = -1.0 + float(np.finfo(dtype).epsneg)
+    dtype = float_dtype("laplace", dtype, narrow=True)
+    low = -1.0 + float(jnp.finfo(dtype).epsneg)
     u = _unit_uniform(key, check_shape("laplace", shape), dtype, low, 1.0)
     return lax.mul(lax.sign(u), xla.log1p(lax.neg(lax.abs(u))))

@@ -25,6 +25,9 @@ and machine code):
 - ``erf_inv``: Giles' polynomials on ``w = -log1p(-x*x)`` (``ops/special.py``), with this
   ``log1p``.
 
+A float narrower than float32 (float16, bfloat16, float8) is converted to float32, computed
+there and rounded back once, as XLA computes these functions of them.
+
 They agree with ``jax.lax.log``/``log1p``/``erf`` bit for bit on normal float32 inputs
 (tests/test_random_xla_math.py). XLA runs with subnormals flushed to zero; these routines
 do not (a subnormal input gives an accurate result, XLA's gives +-0 or -inf). The samplers
@@ -34,8 +37,11 @@ never produce subnormal inputs. Users' ``jnp.log``/``jnp.log1p`` are invarax's o
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from ..core import dtypes
 from ..ops import elementwise as lax
 from ..ops.fused import fma
 from ..ops.shape import broadcast_in_dim
@@ -126,12 +132,25 @@ def _log_f32(z):
     return lax.select(lax.eq(z, _c(z, np.inf)), _full(z, np.inf), out)
 
 
+def _narrow_in_float32(fun):
+    """``fun``, which computes a float narrower than float32 in float32, rounded once."""
+    @functools.wraps(fun)
+    def computed(x):
+        if x.dtype == np.float32 or dtypes.compute_dtype(x.dtype) != np.float32:
+            return fun(x)
+        return lax.convert_element_type(fun(lax.convert_element_type(x, np.float32)), x.dtype)
+
+    return computed
+
+
+@_narrow_in_float32
 def log(x):
     """The natural logarithm as XLA computes it on CPU (float32: its polynomial; float64:
     invarax's ``log``, see the module docstring)."""
     return _log_f32(x) if x.dtype == np.float32 else lax.log(x)
 
 
+@_narrow_in_float32
 def log1p(x):
     """``log(1 + x)`` as XLA computes it on CPU: a rational for small ``|x|``, else ``log``."""
     if x.dtype not in _LOG1P_SMALL:
@@ -146,11 +165,13 @@ def log1p(x):
     return lax.select(lax.lt(lax.abs(x), _c(x, bound)), small, log(lax.add(x, _c(x, 1.0))))
 
 
+@_narrow_in_float32
 def erf_inv(x):
     """``erf_inv`` on XLA's ``log1p``, as JAX's ``normal`` and ``truncated_normal`` see it."""
     return erf_inv_on(x, log1p)
 
 
+@_narrow_in_float32
 def erf(x):
     """The error function as XLA computes it on CPU (float32: its rational; float64: libm)."""
     if x.dtype != np.float32:
