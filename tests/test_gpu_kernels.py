@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from helpers import assert_bitwise, assert_bitwise_any_nan
 
+import invarax
 import invarax.numpy as jnp
 from invarax import lax
 from invarax.kernels import cuda, nvrtc

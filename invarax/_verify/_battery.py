@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.config import config
 from ..core.pytree import tree_leaves
+from ..distributed.devices import default_device, devices
 from ..kernels import _support
 from . import _elementwise, _kernels, _linalg, _models
 from ._environment import environment
@@ -97,7 +98,8 @@ def verify(threads=None, *, device: str = "cpu", only=None) -> dict:
     Arguments:
         threads: the kernel thread count, or a list of them to run the battery at each
             (default: the current count, ``$INVARAX_NUM_THREADS`` or the usable CPUs).
-        device: ``"cpu"`` (the only backend so far).
+        device: ``"cpu"`` or ``"gpu"``: the battery runs with that backend's first device
+            as the default device (every workload's digests must be the same on both).
         only: optionally, name prefixes: run only the workloads whose names start with one.
 
     Returns:
@@ -114,16 +116,13 @@ def verify(threads=None, *, device: str = "cpu", only=None) -> dict:
         >>> report["threads_differ"]
         {}
     """
-    if device != "cpu":
-        hint = ("invarax has no GPU backend yet" if str(device).lower() in ("gpu", "cuda")
-                else f"unknown device {device!r}")
-        raise ValueError(f"verify: {hint}; the battery runs on the CPU (device='cpu')")
+    target = _device(device)
     counts = _thread_counts(threads)
     only = [only] if isinstance(only, str) else only
     runs, seconds = {}, []
     for count in counts:
         start = time.perf_counter()
-        with _threads(count):
+        with _threads(count), default_device(target):
             runs[count] = run_battery(only)
         seconds.append(round(time.perf_counter() - start, 2))
     first = runs[counts[0]]
@@ -132,6 +131,16 @@ def verify(threads=None, *, device: str = "cpu", only=None) -> dict:
     return {"format": FORMAT, "digests": first, "overall": overall(first),
             "threads": counts, "seconds": seconds, "threads_differ": differ,
             "environment": environment()}
+
+
+def _device(device: str):
+    """The first device of the backend ``device`` names, with a clear error."""
+    if str(device).lower() not in ("cpu", "gpu", "cuda"):
+        raise ValueError(f"verify: unknown device {device!r}; use 'cpu' or 'gpu'")
+    try:
+        return devices(str(device).lower())[0]
+    except RuntimeError as err:
+        raise ValueError(f"verify: {err}") from None
 
 
 def compare(ours: dict, theirs: dict) -> dict[str, tuple]:

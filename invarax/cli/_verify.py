@@ -144,15 +144,12 @@ def run(args, out) -> int:
     """Run ``invarax verify`` with parsed ``args``: 0 if everything agrees, 1 if thread
     counts or machines differ, 2 for a usage error."""
     try:
-        if args.device != "cpu":
-            raise UsageError(f"--device {args.device}: invarax has no GPU backend yet; the "
-                             "battery runs on the CPU (--device cpu)")
         counts = _thread_counts(args.threads)
         other = _read_report(args.compare) if args.compare else None
         only = args.only.split(",") if args.only else None
         _several_devices()
         try:
-            report = verify(counts, only=only)
+            report = verify(counts, device=args.device, only=only)
         except ValueError as err:
             raise UsageError(str(err)) from None
         if args.json:

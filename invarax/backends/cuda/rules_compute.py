@@ -14,9 +14,9 @@ import math
 import numpy as np
 
 from ...core.lowering import register_lowering
-from ...kernels import contraction, cuda
-from ...ops import contractions, convolution, reductions, windowed
-from .runner import NotOnDevice
+from ...kernels import contraction, cuda, cuda_sort
+from ...ops import contractions, convolution, reductions, sorting, windowed
+from .runner import NotOnDevice, require_exact_elementary
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -56,6 +56,26 @@ def _cumulative(kind: str):
         _floats(f"cum{kind}", x.dtype)
         return x.copy() if x.size == 0 else cuda.cumulative(kind, x, axis, reverse)
     return impl
+
+
+def _cumlogsumexp(x, axis, reverse):
+    _floats("cumlogsumexp", x.dtype)
+    require_exact_elementary("cumlogsumexp")
+    return x.copy() if x.size == 0 else cuda_sort.cumlogsumexp(x, axis, reverse)
+
+
+def _sort(*operands, dimension, is_stable, num_keys):
+    if any(x.dtype.kind not in "biuf" or x.dtype.itemsize < 2 and x.dtype.kind == "f"
+           for x in operands[:num_keys]):
+        raise NotOnDevice("sort by keys of " + ", ".join(str(x.dtype) for x in operands)
+                          + " (the GPU sorts float16/32/64, integer and bool keys)")
+    return cuda_sort.sort(operands, dimension, num_keys)
+
+
+def _top_k(x, *, k, axis):
+    if x.dtype.kind not in "biuf":
+        raise NotOnDevice(f"top_k of {x.dtype}")
+    return list(cuda_sort.top_k(x, k, axis))
 
 
 def _dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type):
@@ -102,6 +122,9 @@ def _register():
         windowed.reduce_window_min_p: _window("min"),
         reductions.argmax_p: _arg_reduce("argmax"),
         reductions.argmin_p: _arg_reduce("argmin"),
+        reductions.cumlogsumexp_p: _cumlogsumexp,
+        sorting.sort_p: _sort,
+        sorting.top_k_p: _top_k,
     }
     for op in ("sum", "prod", "max", "min"):
         rules[getattr(reductions, f"reduce_{op}_p")] = _reduce(op)

@@ -21,7 +21,7 @@ from ...core.aval import ShapedArray
 from ...core.lowering import LOWERINGS, register_lowering
 from ...interpreters.staging import trace_to_jaxpr
 from ...kernels import cuda
-from .runner import NotOnDevice
+from .runner import NotOnDevice, require_exact_elementary
 
 
 @functools.cache
@@ -61,6 +61,8 @@ def _elementwise(prim):
             raise NotOnDevice(f"{prim.name} of {', '.join(str(d) for d, _ in key)} has no "
                               "per-element GPU form yet")
         kernel, dtypes = made
+        if kernel.uses_elementary:
+            require_exact_elementary(prim.name)
         shape = next((x.shape for x in xs if x.ndim), ())
         size = math.prod(shape)
         ins = [x if x.ndim == 0 else cupy.ascontiguousarray(x) for x in xs]

@@ -18,6 +18,7 @@ import warnings
 
 from ...core import backends
 from ...core.array import ArrayImpl
+from ...core.config import config
 from ...core.lowering import LOWERINGS
 from ...core.trace import run_on_host
 from ...distributed.devices import CudaDevice, default_device
@@ -32,6 +33,14 @@ HOST = frozenset({"debug_callback", "io_callback", "pure_callback", "all_gather"
 
 class NotOnDevice(Exception):
     """A GPU rule does not cover this case (the message says which): it runs on the host."""
+
+
+def require_exact_elementary(what: str) -> None:
+    """The GPU computes invarax's own elementary functions: with them switched off on the
+    CPU (NumPy's ufuncs instead), ``what`` runs on the host, to keep the CPU's bits."""
+    if not config.invarax_exact_elementary:
+        raise NotOnDevice(f"{what} with invarax_exact_elementary off (the CPU then uses "
+                          "NumPy's functions, which the GPU does not have)")
 
 
 class CudaRunner(backends.Runner):
