@@ -1,8 +1,10 @@
 """``python -m benchmarks.gpu``: the GPU checks and timings in one short run (for a machine
 with an NVIDIA GPU, CuPy and JAX; at most a few minutes on one H100).
 
-1. runs ``tests/test_gpu_kernels.py`` and ``tests/test_gpu_sort.py`` (the GPU's kernels
-   against the CPU's, bit for bit);
+1. runs ``tests/test_gpu_kernels.py``, ``tests/test_gpu_sort.py`` and
+   ``tests/test_gpu_backend.py`` (the GPU's kernels against the CPU's, bit for bit; every
+   covered operation, training steps and the batch-size program on the GPU against the
+   CPU);
 2. times, same run, median of ``--repeats`` calls after a warm-up (CUDA events):
    - float32 gemm 4096^3: invarax's kernel against cuBLAS float32 through CuPy with TF32
      off (``CUPY_TF32=0``), in TFLOP/s;
@@ -13,6 +15,8 @@ with an NVIDIA GPU, CuPy and JAX; at most a few minutes on one H100).
    - sorting 1000 rows of 1000 float32, and one row of 10^6, and ``cumlogsumexp`` along
      the rows of 1000 x 1000 float32: invarax's kernels against JAX's ``jnp.sort`` and
      ``lax.cumlogsumexp``, in ms;
+   - the MLP 784-512-512-10 train step (batch 1024, Adam, jitted, the same program for
+     both libraries) on invarax's GPU against JAX's, in ms;
 3. prints one table (markdown), and the GPU's name.
 
 Without CuPy or a GPU it says so and exits with status 2.
@@ -25,6 +29,8 @@ import importlib
 import os
 import subprocess
 import sys
+
+import numpy as np
 
 os.environ.setdefault("CUPY_TF32", "0")  # cuBLAS float32 without TF32: the fair peer
 
@@ -96,6 +102,67 @@ def _jax_cumlogsumexp(x):
     return lax.cumlogsumexp(x, axis=1)
 
 
+def _mlp_step(lib):
+    """A jitted Adam train step of a tanh MLP written with ``lib`` (invarax or jax)."""
+    jnp = lib.numpy
+
+    def loss(params, x, y):
+        for w, b in params[:-1]:
+            x = jnp.tanh(x @ w + b)
+        w, b = params[-1]
+        logits = x @ w + b
+        logp = logits - lib.nn.logsumexp(logits, axis=1, keepdims=True)
+        return -jnp.mean(jnp.sum(logp * y, axis=1))
+
+    def step(params, m, v, x, y):
+        grads = lib.grad(loss)(params, x, y)
+        tree = lib.tree_util.tree_map
+        m = tree(lambda m, g: 0.9 * m + 0.1 * g, m, grads)
+        v = tree(lambda v, g: 0.999 * v + 0.001 * g * g, v, grads)
+        params = tree(lambda p, m, v: p - 1e-3 * m / (jnp.sqrt(v) + 1e-8), params, m, v)
+        return params, m, v
+
+    return lib.jit(step)
+
+
+def _mlp_row(rng, repeats: int):
+    """The MLP train step's time on invarax's GPU and on JAX's (ms)."""
+    import time
+
+    import invarax
+
+    sizes, batch = (784, 512, 512, 10), 1024
+    params = [((rng.standard_normal((i, o)) / np.sqrt(i)).astype(np.float32),
+               np.zeros(o, np.float32)) for i, o in zip(sizes[:-1], sizes[1:], strict=True)]
+    x = rng.standard_normal((batch, sizes[0])).astype(np.float32)
+    y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, batch)]
+    times = {}
+    libs = [("invarax", invarax)]
+    try:
+        libs.append(("jax", importlib.import_module("jax")))
+    except ImportError:
+        pass
+    for name, lib in libs:
+        step = _mlp_step(lib)
+        put = lambda t, lib=lib: lib.tree_util.tree_map(  # noqa: E731
+            lambda a: lib.device_put(a, lib.devices("gpu")[0]), t)
+        state = put((params, [(0 * w, 0 * b) for w, b in params],
+                     [(0 * w, 0 * b) for w, b in params]))
+        data = put((x, y))
+        lib.block_until_ready(step(*state, *data))
+        samples = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            state = step(*state, *data)
+            lib.block_until_ready(state)
+            samples.append((time.perf_counter() - t) * 1e3)
+        times[name] = sorted(samples)[len(samples) // 2]
+    ours, peer = times["invarax"], times.get("jax")
+    return ("MLP 784-512-512-10 Adam step, batch 1024, jitted, ms (invarax / JAX)",
+            f"{ours:.2f} / {'-' if peer is None else f'{peer:.2f}'}",
+            "" if peer is None else f"{ours / peer:.2f}x JAX's time")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.gpu", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -105,16 +172,15 @@ def main(argv=None) -> int:
     cp = _gpu()
     if cp is None:
         return 2
-    import numpy as np
-
     from invarax.kernels import cuda
 
     rows = []
     if not args.no_tests:
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly",
                                "-m", "gpu", "tests/test_gpu_kernels.py",
-                               "tests/test_gpu_sort.py"], timeout=240)
-        rows.append(("GPU kernels vs CPU, bitwise (tests/test_gpu_kernels.py, _sort.py)",
+                               "tests/test_gpu_sort.py", "tests/test_gpu_backend.py"],
+                              timeout=300)
+        rows.append(("GPU vs CPU, bitwise (tests/test_gpu_kernels.py, _sort.py, _backend.py)",
                      "passed" if done.returncode == 0 else f"FAILED ({done.returncode})", ""))
     n = 4096
     rng = np.random.default_rng(0)
@@ -156,6 +222,7 @@ def main(argv=None) -> int:
         rows.append((f"{label}, ms (invarax / JAX)",
                      f"{ours:.2f} / {'-' if peer is None else f'{peer:.2f}'}",
                      "" if peer is None else f"{ours / peer:.2f}x JAX's time"))
+    rows.append(_mlp_row(rng, args.repeats))
     print(f"GPU: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
     print("| check | result | ratio |\n|---|---|---|")
     for row in rows:

@@ -415,6 +415,7 @@ INDEXING = {
         lambda x: jnp.take_along_axis(x, jnp.argsort(x), axis=-1), shapes=NONSCALAR
     ),
     "sort_two_keys": binary(lambda x, y: lax.sort((x, y), num_keys=1), shapes=BINARY[1:3]),
+    "top_k": unary(lambda x: lax.top_k(x, 2)[0], shapes=NONSCALAR),
 }
 
 CONTRACTIONS = {

@@ -206,7 +206,7 @@ def disable_jit(disable: bool = True):
         ...     print("x is", x)
         ...     return x * 2
         >>> with invarax.disable_jit():
-        ...     f(jnp.arange(3))
+        ...     f(jnp.arange(3, dtype=jnp.int32))
         x is [0 1 2]
         Array([0, 2, 4], dtype=int32)
     """
