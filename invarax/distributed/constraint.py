@@ -25,6 +25,7 @@ from ..core.trace import EVAL_TRACE, Primitive, current_trace
 from ..interpreters.ad import Zero, deflinear
 from ..interpreters.batching import batching_rules, not_mapped
 from . import across
+from .mesh import AxisType, axis_types_as, get_mesh
 from .shardings import NamedSharding, as_sharding, placed
 
 sharding_constraint_p = Primitive("sharding_constraint")
@@ -137,8 +138,9 @@ def reshard(xs, out_shardings):
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     """``f`` run with the mesh axes ``axes`` (default: all) in ``Auto`` mode, its outputs
     placed with ``out_sharding`` (JAX's ``jax.sharding.auto_axes``; given here or as the
-    ``out_sharding=`` keyword of each call). invarax computes the same, unsharded, program
-    in every mode, so this only places the outputs.
+    ``out_sharding=`` keyword of each call). Inside, those axes are ``Auto``: operations
+    may split an array over them as they like, and types do not show them; the program
+    computed is the same, unsharded, one in every mode.
 
     Example:
         >>> from invarax.sharding import auto_axes, PartitionSpec as P
@@ -147,14 +149,15 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
         ...     add(jnp.ones(4), jnp.ones(4), out_sharding=P("x")).sharding.spec
         P('x',)
     """
-    del axes  # every mode computes the same program
     if f is None:
-        return functools.partial(auto_axes, out_sharding=out_sharding)
+        return functools.partial(auto_axes, axes=axes, out_sharding=out_sharding)
 
     @functools.wraps(f)
     def run(*args, **kwargs):
         target = _sharding_keyword(kwargs, "out_sharding", out_sharding, "auto_axes", f)
-        return constrain(f(*args, **kwargs), target, "auto_axes's out_sharding")
+        with axis_types_as(_typed(axes, AxisType.Auto)):
+            out = f(*args, **kwargs)
+        return constrain(out, target, "auto_axes's out_sharding")
 
     return run
 
@@ -171,16 +174,25 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
         ...     double(jnp.ones(4), in_sharding=P("x")).tolist()
         [2.0, 2.0, 2.0, 2.0]
     """
-    del axes
     if f is None:
-        return functools.partial(explicit_axes, in_sharding=in_sharding)
+        return functools.partial(explicit_axes, axes=axes, in_sharding=in_sharding)
 
     @functools.wraps(f)
     def run(*args, **kwargs):
         target = _sharding_keyword(kwargs, "in_sharding", in_sharding, "explicit_axes", f)
-        return f(*constrain(args, target, "explicit_axes's in_sharding"), **kwargs)
+        with axis_types_as(_typed(axes, AxisType.Explicit)):
+            return f(*constrain(args, target, "explicit_axes's in_sharding"), **kwargs)
 
     return run
+
+
+def _typed(axes, kind) -> dict:
+    """``{name: kind}`` for the mesh axes ``axes`` (a name or names; None: every axis of
+    the mesh in context)."""
+    if axes is None:
+        mesh = get_mesh()
+        axes = () if mesh is None else mesh.axis_names
+    return dict.fromkeys((axes,) if isinstance(axes, str) else axes, kind)
 
 
 def _sharding_keyword(kwargs: dict, key: str, default, wrapper: str, f):

@@ -14,7 +14,7 @@ import math
 from ..core.array import ArrayImpl
 from ..core.sharding import Sharding
 from .devices import CpuDevice, _registry
-from .mesh import Mesh, get_mesh
+from .mesh import AbstractMesh, Mesh, get_mesh
 
 
 class _Unconstrained:
@@ -116,7 +116,7 @@ class NamedSharding(Sharding):
     _on_mesh = True
 
     def __init__(self, mesh, spec, *, memory_kind=None):
-        if not isinstance(mesh, Mesh):
+        if not isinstance(mesh, (Mesh, AbstractMesh)):
             raise TypeError(f"NamedSharding's mesh must be a Mesh, got {mesh!r}")
         if not isinstance(spec, PartitionSpec):
             raise TypeError(f"NamedSharding's spec must be a PartitionSpec, got {spec!r}: "
@@ -231,6 +231,8 @@ class NamedSharding(Sharding):
         return self._hash
 
     def __repr__(self):
+        if isinstance(self.mesh, AbstractMesh):  # a type's sharding
+            return f"NamedSharding(mesh={self.mesh}, spec={self.spec})"
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec}, memory_kind=device)"
 
 
@@ -353,4 +355,8 @@ def placed(value, sharding) -> ArrayImpl:
     ``sharding`` (host memory is shared by the local devices: nothing is copied)."""
     out = ArrayImpl(value._value, value.weak_type)
     out._sharding = sharding
+    if isinstance(sharding, NamedSharding):
+        from . import types  # (imports this module) eager operations now place results
+
+        types.install()
     return out

@@ -15,12 +15,13 @@ import functools
 
 from ..compiler import jit as _compiler
 from ..core.array import ArrayImpl, to_array
-from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
-from ..core.trace import Tracer
+from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_leaves, tree_unflatten
+from ..core.trace import Tracer, current_trace
 from ..distributed import across
 from ..distributed import devices as _devices
 from ..distributed.constraint import broadcast_shardings, constrain
 from ..distributed.shardings import NamedSharding, as_sharding, placed
+from ..distributed.types import tracing
 from . import _jit_processes as _processes
 
 
@@ -65,9 +66,18 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
             static_argnums=static_argnums, static_argnames=static_argnames,
             donate_argnums=donate_argnums)
     if in_shardings is None and out_shardings is None:
-        return _compiler.Jitted(fun, static_argnums, static_argnames, donate_argnums)
+        return _Jitted(fun, static_argnums, static_argnames, donate_argnums)
     return _ShardedJitted(fun, in_shardings, out_shardings, static_argnums, static_argnames,
                           donate_argnums)
+
+
+class _Jitted(_compiler.Jitted):
+    """A ``Jitted`` whose traced program knows where its arguments live, so that
+    ``typeof`` of a value inside it shows its sharding (docs/distributed.md)."""
+
+    def _trace(self, dyn_args, dyn_kwargs, static_vals):
+        with tracing(current_trace(), tree_leaves((dyn_args, dyn_kwargs))):
+            return super()._trace(dyn_args, dyn_kwargs, static_vals)
 
 
 class _ShardedJitted:
@@ -82,7 +92,7 @@ class _ShardedJitted:
         self._options = (static_argnums, static_argnames, donate_argnums)
         self._by_out = {}  # resolved out_shardings -> Jitted
         self._split = None  # the program split across processes, made on first use
-        self._probe = _compiler.Jitted(fun, static_argnums, static_argnames, donate_argnums)
+        self._probe = _Jitted(fun, static_argnums, static_argnames, donate_argnums)
         functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args, **kwargs):
@@ -143,7 +153,7 @@ class _ShardedJitted:
             def constrained(*args, **kwargs):
                 return constrain(fun(*args, **kwargs), outs, "jit's out_shardings")
 
-            inner = self._by_out[key] = _compiler.Jitted(
+            inner = self._by_out[key] = _Jitted(
                 constrained, *self._options, cache_owner=fun, variant=("out_shardings", key))
         return inner, [s for s in leaves if s is not None]
 
