@@ -203,3 +203,31 @@ def _sharding_keyword(kwargs: dict, key: str, default, wrapper: str, f):
         raise TypeError(f"{wrapper} of {getattr(f, '__name__', f)} needs {key}: pass "
                         f"{key}=... to {wrapper} or to the call")
     return target
+
+
+def takes_out_sharding(f):
+    """``f`` with JAX's ``out_sharding=`` keyword (``jnp.zeros``, ``jnp.dot``, ...): its
+    result placed with that sharding (a ``PartitionSpec`` means one over the mesh in
+    context). Operations whose operands' shardings leave the result's ambiguous (a split
+    contracted axis on an ``Explicit`` mesh) take it from there instead of raising.
+
+    Example:
+        >>> from invarax.sharding import PartitionSpec as P
+        >>> with invarax.set_mesh(invarax.make_mesh((2,), ("x",))):
+        ...     jnp.zeros((4, 2), out_sharding=P("x")).sharding.spec
+        P('x',)
+    """
+
+    @functools.wraps(f)
+    def run(*args, out_sharding=None, **kwargs):
+        if out_sharding is None:
+            return f(*args, **kwargs)
+        name = f"{getattr(f, '__name__', 'the function')}'s out_sharding"
+        target = as_sharding(out_sharding, name)
+        mesh = getattr(target, "mesh", None)
+        with axis_types_as({} if mesh is None else dict.fromkeys(mesh.axis_names,
+                                                                 AxisType.Auto)):
+            out = f(*args, **kwargs)
+        return constrain(out, target, name)
+
+    return run
