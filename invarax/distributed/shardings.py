@@ -355,8 +355,10 @@ def placed(value, sharding) -> ArrayImpl:
     ``sharding`` (host memory is shared by the local devices: nothing is copied)."""
     out = ArrayImpl(value._value, value.weak_type)
     out._sharding = sharding
-    if isinstance(sharding, NamedSharding):
-        from . import types  # (imports this module) eager operations now place results
-
-        types.install()
+    if ON_FIRST_MESH_PLACEMENT and isinstance(sharding, NamedSharding):
+        while ON_FIRST_MESH_PLACEMENT:  # (eager operations start placing their results)
+            ON_FIRST_MESH_PLACEMENT.pop()()
     return out
+
+
+ON_FIRST_MESH_PLACEMENT = []  # what to run when an array is first placed on a mesh

@@ -20,13 +20,13 @@ import threading
 import types as _pytypes
 
 from ..core.aval import ShapedArray
+from ..core.lowering import lowering
 from ..core.trace import EvalTrace
 from ..interpreters.batching import BatchTracer, not_mapped
 from ..interpreters.staging import StagingTracer
-from .constraint import sharding_constraint_p
 from .mesh import AbstractMesh, AxisType, axis_types_here, get_mesh
 from .propagation import output_specs, type_str
-from .shardings import NamedSharding, PartitionSpec
+from .shardings import ON_FIRST_MESH_PLACEMENT, NamedSharding, PartitionSpec
 
 
 class TypedAval(ShapedArray):
@@ -95,10 +95,20 @@ def pspec(spec) -> PartitionSpec:
     return PartitionSpec(*[None if not a else a[0] if len(a) == 1 else a for a in spec])
 
 
+def placed_with(mesh, spec) -> NamedSharding:
+    """Where a result split as ``spec`` lives: on an ``Explicit`` mesh with one spec entry
+    per dimension, on an ``Auto`` one without the trailing unsplit ones (as JAX's)."""
+    entries = list(pspec(spec))
+    if AxisType.Explicit not in axis_types_here(mesh):
+        while entries and entries[-1] is None:
+            entries.pop()
+    return NamedSharding(mesh, PartitionSpec(*entries))
+
+
 def sharding_of(x):
     """``(mesh, spec)`` of ``x`` if it lives on a mesh (concrete, or traced by ``jit`` from
     placed arguments), else None."""
-    placed = _placement(x)
+    placed = placement(x)
     if placed is not None:
         return placed
     if isinstance(x, StagingTracer):
@@ -164,8 +174,24 @@ def _staged(tracer):
         specs = {id(v): s for v, s in zip(trace.invars, found, strict=True) if s is not None}
         state = trace._placement = [0, specs]
     done, specs = state
-    consts = dict(zip(map(id, trace.constvars), trace.consts, strict=True))
-    for eqn in trace.eqns[done:]:
+    _walk(trace.eqns[done:], specs, dict(zip(map(id, trace.constvars), trace.consts,
+                                             strict=True)))
+    state[0] = len(trace.eqns)
+    return specs.get(id(tracer._var))
+
+
+def propagate(closed, placements: list) -> list:
+    """``(mesh, spec)`` (or None) of each output of the ``ClosedJaxpr`` ``closed`` whose
+    inputs are placed as ``placements`` (the same rules as eagerly, never raising)."""
+    jaxpr = closed.jaxpr
+    specs = {id(v): p for v, p in zip(jaxpr.invars, placements, strict=True) if p is not None}
+    _walk(jaxpr.eqns, specs, dict(zip(map(id, jaxpr.constvars), closed.consts, strict=True)))
+    return [specs.get(id(v)) for v in jaxpr.outvars]
+
+
+def _walk(eqns, specs: dict, consts: dict):
+    """Add to ``specs`` (id of a variable -> ``(mesh, spec)``) the outputs of ``eqns``."""
+    for eqn in eqns:
         ins = []
         for v in eqn.invars:
             s = specs.get(id(v))
@@ -176,15 +202,14 @@ def _staged(tracer):
                      [v.aval for v in eqn.outvars], strict=False)
         for v, s in zip(eqn.outvars, outs or (), strict=False):
             specs[id(v)] = s
-    state[0] = len(trace.eqns)
-    return specs.get(id(tracer._var))
 
 
 def _rule(primitive, params, avals, placements, out_avals, strict):
     """``[(mesh, spec)]`` for each output of ``primitive`` on operands placed as
     ``placements`` (None each where not on a mesh), or None if none is."""
-    if primitive is sharding_constraint_p:
-        s = params["sharding"]
+    placed_by = lowering(primitive).placement  # with_sharding_constraint
+    if placed_by is not None:
+        s = placed_by(params)
         if isinstance(s, NamedSharding):
             return [(s.mesh, tuple(s.spec._axes(len(out_avals[0].shape))))]
     on = [(k, p) for k, p in enumerate(placements) if p is not None]
@@ -226,7 +251,7 @@ def install():
     original = EvalTrace.process_primitive
 
     def process_primitive(self, primitive, args, params):
-        placements = [_placement(x) for x in args]
+        placements = [placement(x) for x in args]
         if all(p is None for p in placements):
             return original(self, primitive, args, params)
         avals = [x.aval for x in args]
@@ -236,14 +261,23 @@ def install():
                       list(out_avals) if many else [out_avals], strict=True)
         outs = original(self, primitive, args, params)
         for out, (mesh, spec) in zip(outs if many else [outs], where, strict=True):
-            out._sharding = NamedSharding(mesh, pspec(spec))
+            out._sharding = placed_with(mesh, spec)
         return outs
 
     EvalTrace.process_primitive = process_primitive
     _installed.append(original)
 
 
-def _placement(x):
+ON_FIRST_MESH_PLACEMENT.append(install)
+
+
+def installed() -> bool:
+    """Whether an array has been placed on a mesh in this process."""
+    return bool(_installed)
+
+
+def placement(x):
+    """``(mesh, spec)`` of an array placed on a mesh, else None."""
     placed = getattr(x, "_sharding", None)
     if placed is None or not isinstance(placed, NamedSharding):
         return None

@@ -16,12 +16,12 @@ import functools
 from ..compiler import jit as _compiler
 from ..core.array import ArrayImpl, to_array
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_leaves, tree_unflatten
-from ..core.trace import Tracer, current_trace
+from ..core.trace import EVAL_TRACE, Tracer, current_trace
 from ..distributed import across
 from ..distributed import devices as _devices
 from ..distributed.constraint import broadcast_shardings, constrain
 from ..distributed.shardings import NamedSharding, as_sharding, placed
-from ..distributed.types import tracing
+from ..distributed.types import installed, placed_with, placement, propagate, tracing
 from . import _jit_processes as _processes
 
 
@@ -72,12 +72,40 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
 
 
 class _Jitted(_compiler.Jitted):
-    """A ``Jitted`` whose traced program knows where its arguments live, so that
-    ``typeof`` of a value inside it shows its sharding (docs/distributed.md)."""
+    """A ``Jitted`` whose traced program knows where its arguments live: ``typeof`` of a
+    value inside it shows its sharding, and outputs computed from arguments placed on a
+    mesh are placed by the sharding rules (docs/distributed.md)."""
 
     def _trace(self, dyn_args, dyn_kwargs, static_vals):
         with tracing(current_trace(), tree_leaves((dyn_args, dyn_kwargs))):
             return super()._trace(dyn_args, dyn_kwargs, static_vals)
+
+    def __call__(self, *args, **kwargs):
+        if not installed() or current_trace() is not EVAL_TRACE:
+            return super().__call__(*args, **kwargs)  # no array was ever placed on a mesh
+        dyn_args, dyn_kwargs, _ = self.static.split(args, kwargs)
+        where = tuple(placement(x) for x in tree_leaves((dyn_args, dyn_kwargs)))
+        if not any(where):
+            return super().__call__(*args, **kwargs)
+        entry, _ = self._entry(args, kwargs)  # (traced now if new; the call finds it)
+        out = super().__call__(*args, **kwargs)  # (raises for arguments on other devices)
+        key = (id(entry), where)
+        outs = self._placed_outs.get(key)
+        if outs is None:
+            outs = self._placed_outs[key] = propagate(entry.closed, list(where))
+        constrained = entry.placements or (None,) * len(outs)
+        for x, p, c in zip(tree_leaves(out), outs, constrained, strict=True):
+            if p is not None and c is None:  # (a constraint's output keeps its sharding)
+                x._sharding = placed_with(*p)
+        return out
+
+    @property
+    def _placed_outs(self) -> dict:
+        """(entry, argument placements) -> the outputs' placements."""
+        cache = self.__dict__.get("_placed_outs_cache")
+        if cache is None:
+            cache = self.__dict__["_placed_outs_cache"] = {}
+        return cache
 
 
 class _ShardedJitted:
