@@ -28,7 +28,7 @@ from .distributed.shardings import (
 )
 
 __all__ = [
-    "AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "PmapSharding", "Shard", "Sharding",
-    "SingleDeviceSharding", "auto_axes", "explicit_axes", "get_abstract_mesh", "get_mesh",
-    "reshard", "set_mesh", "use_mesh",
+    "AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "PmapSharding",
+    "Shard", "Sharding", "SingleDeviceSharding", "auto_axes", "explicit_axes",
+    "get_abstract_mesh", "get_mesh", "reshard", "set_mesh", "use_mesh",
 ]

@@ -18,6 +18,7 @@ from ..core.pytree import (
     keystr,
     tree_flatten,
     tree_flatten_with_path,
+    tree_map,
     tree_structure,
     tree_unflatten,
 )
@@ -25,8 +26,8 @@ from ..core.trace import EVAL_TRACE, Primitive, current_trace
 from ..interpreters.ad import Zero, deflinear
 from ..interpreters.batching import batching_rules, not_mapped
 from . import across
-from .mesh import AxisType, axis_types_as, get_mesh
-from .shardings import NamedSharding, as_sharding, placed
+from .mesh import AxisType, axis_types_as, axis_types_here, get_mesh
+from .shardings import NamedSharding, PartitionSpec, as_sharding, placed
 
 sharding_constraint_p = Primitive("sharding_constraint")
 
@@ -132,7 +133,22 @@ def reshard(xs, out_shardings):
         >>> reshard(jnp.ones((2, 3)), NamedSharding(mesh, P(None, None))).sharding.spec
         P(None, None)
     """
-    return constrain(xs, out_shardings, "reshard")
+    return spelled_out(constrain(xs, out_shardings, "reshard"))
+
+
+def spelled_out(tree):
+    """``tree`` with each array placed on a mesh with ``Explicit`` axes given one spec entry
+    per dimension (``P('x')`` for a matrix becomes ``P('x', None)``, as JAX's ``reshard``
+    and ``out_sharding`` place it)."""
+    def one(x):
+        s = getattr(x, "_sharding", None)
+        if (not isinstance(s, NamedSharding) or len(s.spec) >= x.ndim
+                or AxisType.Explicit not in axis_types_here(s.mesh)):
+            return x
+        return placed(x, NamedSharding(s.mesh, PartitionSpec(*s.spec,
+                                                             *[None] * (x.ndim - len(s.spec)))))
+
+    return tree_map(one, tree)
 
 
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
@@ -228,6 +244,6 @@ def takes_out_sharding(f):
         with axis_types_as({} if mesh is None else dict.fromkeys(mesh.axis_names,
                                                                  AxisType.Auto)):
             out = f(*args, **kwargs)
-        return constrain(out, target, name)
+        return spelled_out(constrain(out, target, name))
 
     return run

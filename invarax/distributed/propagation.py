@@ -7,11 +7,11 @@ from: the one they agree on; a dimension split from a size-1 one, created, or re
 away is not split. An element-wise result, a broadcast, ``reshape`` (a dimension kept,
 or merged or split with only its major part sharded), ``transpose``, ``squeeze``, a
 reduction and ``dot_general`` (batch dimensions, then the free dimensions of each
-operand) follow that rule; an operation with one operand and an output of its shape keeps
-the operand's; anything else is replicated.
+operand) follow that rule; an operation whose output has its first operand's rank
+(slicing, padding, concatenation) keeps that operand's; anything else is replicated.
 
 Where no rule applies (operands split differently along one dimension, a result naming a
-mesh axis twice, a contracted dimension that is split, a reshape that moves a split
+mesh axis twice, a contracted dimension split in both operands, a reshape that moves a split
 dimension's blocks) an ``Explicit`` mesh raises JAX's ``ShardingTypeError`` asking for
 ``out_sharding``, and an ``Auto`` one leaves that dimension unsplit. Values never depend
 on any of this: it only says where the pieces of a result live.
@@ -82,10 +82,17 @@ class _Rules:
             rule = self.reduce
         if rule is not None:
             return [self.once(rule(**params), self.out_avals[0])]
-        if (len(self.avals) == 1 and len(self.out_avals) == 1
-                and self.out_avals[0].shape == self.avals[0].shape):
-            return [self.specs[0]]
+        if (self.avals and len(self.out_avals) == 1
+                and len(self.out_avals[0].shape) == len(self.avals[0].shape)):
+            return [self.same_rank()]
         return [((),) * len(a.shape) for a in self.out_avals]
+
+    def same_rank(self) -> tuple:
+        """An output of its first operand's rank (slicing, padding, concatenating, a
+        cumulative sum): each dimension split as the operand's, where it still divides."""
+        out = self.out_avals[0].shape
+        return tuple(axes if n % math.prod(self.sizes[a] for a in axes) == 0 else ()
+                     for n, axes in zip(out, self.specs[0], strict=True))
 
     def elementwise(self) -> tuple:
         out = self.out_avals[0]
@@ -139,10 +146,10 @@ class _Rules:
         (lc, rc), (lb, rb) = dimension_numbers
         (la, ra), (ls, rs) = self.avals, self.specs
         lcs, rcs = tuple(a for d in lc for a in ls[d]), tuple(a for d in rc for a in rs[d])
-        if lcs != rcs:
+        if lcs and rcs and lcs != rcs:
             self.fail(f"dot_general requires contracting dimensions to have consistent "
                       f"sharding, got {lcs} and {rcs}. Reshard an operand so they agree")
-        elif lcs:
+        elif lcs and rcs:
             self.fail("Contracting dimensions are sharded and it is ambiguous how the output "
                       "should be sharded. Please specify the output sharding via the "
                       f"`out_sharding` parameter. Got lhs_contracting_spec={lcs} and "
