@@ -17,8 +17,10 @@ from .devices import devices as all_devices
 
 
 class AxisType(enum.Enum):
-    """How a mesh axis is partitioned (JAX's names). invarax records the type; every type
-    computes the same, unsharded, program (docs/distributed.md)."""
+    """How a mesh axis is partitioned (JAX's names): ``Explicit`` axes show in types
+    (``typeof``) and make an ambiguous sharding an error, ``Auto`` ones are placed without
+    error, ``Manual`` ones are ``shard_map``'s mapped axes. Every type computes the same,
+    unsharded, program (docs/distributed.md)."""
 
     Auto = enum.auto()
     Explicit = enum.auto()

@@ -241,16 +241,17 @@ def _ids(mesh) -> list:
 # ---------------------------------------------------------------------------------------
 # Eagerly: each operation on placed operands places its results.
 
-_installed = []
+_active = []  # non-empty once an array has been placed on a mesh
 
 
-def install():
-    """Make eager operations place their results (once an array is placed on a mesh)."""
-    if _installed:
-        return
+def _install():
+    """Wrap eager evaluation once, at import (before anything can copy the method): until
+    an array is placed on a mesh the wrapper only checks a flag."""
     original = EvalTrace.process_primitive
 
     def process_primitive(self, primitive, args, params):
+        if not _active:
+            return original(self, primitive, args, params)
         placements = [placement(x) for x in args]
         if all(p is None for p in placements):
             return original(self, primitive, args, params)
@@ -265,15 +266,15 @@ def install():
         return outs
 
     EvalTrace.process_primitive = process_primitive
-    _installed.append(original)
 
 
-ON_FIRST_MESH_PLACEMENT.append(install)
+_install()
+ON_FIRST_MESH_PLACEMENT.append(lambda: _active.append(True))
 
 
 def installed() -> bool:
     """Whether an array has been placed on a mesh in this process."""
-    return bool(_installed)
+    return bool(_active)
 
 
 def placement(x):
