@@ -78,6 +78,9 @@ def test_typeof_and_abstract_mesh():
     assert t.sharding.spec == P("y") and t == invarax.typeof(x * 2) and t.vma == frozenset()
     assert t != invarax.typeof(jnp.arange(8.0)) and hash(t) == hash(invarax.typeof(x + 1))
     assert repr(invarax.typeof(2.0)) == "ShapedArray(float32[], weak_type=True)"
+    plain = invarax.core.aval.ShapedArray((8,), np.float32)
+    assert invarax.typeof(jnp.arange(8.0)) == plain and plain == invarax.typeof(jnp.zeros(8))
+    assert hash(invarax.typeof(jnp.zeros(8))) == hash(plain) and t != plain
     assert mesh.abstract_mesh.explicit_axes == ("x", "y")
     seen = []
 

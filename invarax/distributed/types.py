@@ -64,12 +64,18 @@ class TypedAval(ShapedArray):
         """``.varying``: the manual mesh axes along which the value varies (JAX's name)."""
         return _pytypes.SimpleNamespace(varying=set(self.vma))
 
+    def _plain(self) -> bool:
+        return not self.vma and not any(self._spec())
+
     def __eq__(self, other):
-        return (isinstance(other, TypedAval) and ShapedArray.__eq__(self.strip(), other.strip())
-                and self.sharding == other.sharding and self.vma == other.vma)
+        if type(other) is ShapedArray:  # (equal to the type without a sharding)
+            return self._plain() and self.strip() == other
+        return (isinstance(other, TypedAval) and self.strip() == other.strip()
+                and self._spec() == other._spec() and self.vma == other.vma)
 
     def __hash__(self):
-        return hash((self._hash, self.sharding, self.vma))
+        return self._hash if self._plain() else hash((self._hash, tuple(self._spec()),
+                                                      self.vma))
 
     def strip(self) -> ShapedArray:
         """The plain ``ShapedArray``."""

@@ -111,6 +111,7 @@ for _name in ("arange", "array", "asarray", "bincount", "broadcast_to", "dot", "
               "empty", "full", "full_like", "matmul", "ones", "ones_like", "ravel", "repeat",
               "reshape", "tensordot", "zeros", "zeros_like"):
     globals()[_name] = _takes_out_sharding(globals()[_name])
+    globals()[_name].__module__ = __name__  # (pickled by reference as this namespace's)
 del _name
 
 # Array's methods and the ufuncs' methods are this namespace's own functions: bound once
