@@ -107,6 +107,16 @@ def test_jit_places_outputs_per_call_placement():
     assert f(by_cols).sharding.spec == P("y", None)
     assert f(m).sharding.device_set == {invarax.devices()[0]}
     assert_bitwise(f(by_rows), f(m))
+    seen = []
+
+    @invarax.jit
+    def outer(v):  # a jit inside a jit: its program carries the placement too
+        w = f(v)
+        seen.append(str(invarax.typeof(w)))
+        return w.sum(0)
+
+    assert outer(by_rows).sharding.spec == P("x")
+    assert seen == ["float32[4,8@x]"]
 
 
 def _weighted(c, x):

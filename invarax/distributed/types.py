@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import types as _pytypes
+from contextlib import contextmanager
 
 from ..core.aval import ShapedArray
 from ..core.lowering import lowering
@@ -144,25 +145,19 @@ def _vma(x) -> set:
 _local = threading.local()
 
 
+@contextmanager
 def tracing(parent, leaves):
-    """Record that a trace with parent ``parent`` is about to stage a program of the
-    arguments ``leaves`` (``jit``): a context manager."""
+    """Within the block, a trace with parent ``parent`` stages a program of the arguments
+    ``leaves`` (``jit``): ``typeof`` of its values shows where they live."""
     shardings = [sharding_of(x) for x in leaves]
-    return _Tracing(parent, shardings if any(s is not None for s in shardings) else None)
-
-
-class _Tracing:
-    def __init__(self, parent, shardings):
-        self.entry = (parent, shardings)
-
-    def __enter__(self):
-        stack = getattr(_local, "stack", None)
-        if stack is None:
-            stack = _local.stack = []
-        stack.append(self.entry)
-
-    def __exit__(self, *exc):
-        _local.stack.pop()
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    stack.append((parent, shardings if any(s is not None for s in shardings) else None))
+    try:
+        yield
+    finally:
+        stack.pop()
 
 
 def _staged(tracer):
@@ -222,6 +217,9 @@ def _rule(primitive, params, avals, placements, out_avals, strict):
     if not on:
         return None
     mesh = on[0][1][0]
+    if primitive.name == "jit":  # a nested jit: its program's placement
+        return [(mesh, ((),) * len(a.shape)) if p is None else p for a, p in zip(
+            out_avals, propagate(params["jaxpr"], placements), strict=True)]
     for k, (other, _) in on[1:]:
         if other._flat_devices_tuple != mesh._flat_devices_tuple:
             raise ValueError(
