@@ -129,6 +129,8 @@ def types_programs(jax, sharding):
                    "mean": jnp.mean(c, axis=-1)}
         for name, x in results.items():
             out[name] = [str(jax.typeof(x)), repr(x.sharding.spec)]
+        grad = jax.grad(lambda u, v: (jnp.tanh(u @ v) ** 2).sum(), argnums=(0, 1))(a, d)
+        out["grad"] = [f"{jax.typeof(g)} {g.sharding.spec!r}" for g in grad]
         out["mesh"] = [repr(sharding.get_abstract_mesh())]
         sharding.auto_axes(lambda: out["mesh"].append(repr(sharding.get_abstract_mesh())),
                            out_sharding=P())()

@@ -34,7 +34,15 @@ def test_placed_operands_give_the_unplaced_bits(axis_type):
         for got in [_program(*placed), invarax.jit(_program)(*placed)]:
             for g, r in zip(got, want, strict=True):
                 assert_bitwise(g, r)
-        assert_bitwise(invarax.jit(invarax.grad(loss))(*placed), invarax.grad(loss)(a, b, w))
+        want_grads = invarax.grad(loss, argnums=(0, 1, 2))(a, b, w)
+        for grads in [invarax.grad(loss, argnums=(0, 1, 2))(*placed),
+                      invarax.jit(invarax.grad(loss, argnums=(0, 1, 2)))(*placed)]:
+            for g, r, p in zip(grads, want_grads, placed, strict=True):
+                assert_bitwise(g, r)
+                assert g.sharding.is_equivalent_to(p.sharding, g.ndim)  # a primal's placement
+        # forward over reverse, eagerly: the linearized, transposed operations never raise
+        hess = invarax.hessian(lambda r: jnp.sum(jnp.sin(r @ placed[2])))(placed[0][0])
+        assert_bitwise(hess, invarax.hessian(lambda r: jnp.sum(jnp.sin(r @ w)))(a[0]))
         rows, _, _ = _program(*placed)
         assert rows.sharding.mesh == mesh  # placed on the operands' mesh
         assert str(invarax.typeof(rows)) == (

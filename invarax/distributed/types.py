@@ -20,14 +20,16 @@ import threading
 import types as _pytypes
 from contextlib import contextmanager
 
+from ..core.array import ArrayImpl
 from ..core.aval import ShapedArray
 from ..core.lowering import lowering
 from ..core.trace import EvalTrace
 from ..interpreters.batching import BatchTracer, not_mapped
 from ..interpreters.staging import StagingTracer
+from .constraint import sharding_constraint_p
 from .mesh import AbstractMesh, AxisType, axis_types_here, get_mesh
 from .propagation import output_specs, type_str
-from .shardings import ON_FIRST_MESH_PLACEMENT, NamedSharding, PartitionSpec
+from .shardings import ON_FIRST_MESH_PLACEMENT, NamedSharding, PartitionSpec, placed
 
 
 class TypedAval(ShapedArray):
@@ -256,6 +258,7 @@ def _install():
     def process_primitive(self, primitive, args, params):
         if not _active:
             return original(self, primitive, args, params)
+        strict = not getattr(_local, "transposing", 0)
         placements = [placement(x) for x in args]
         if all(p is None for p in placements):
             return original(self, primitive, args, params)
@@ -263,7 +266,7 @@ def _install():
         out_avals = primitive.abstract_eval(*avals, **params)
         many = primitive.multiple_results
         where = _rule(primitive, params, avals, placements,
-                      list(out_avals) if many else [out_avals], strict=True)
+                      list(out_avals) if many else [out_avals], strict=strict)
         outs = original(self, primitive, args, params)
         for out, (mesh, spec) in zip(outs if many else [outs], where, strict=True):
             out._sharding = placed_with(mesh, spec)
@@ -274,6 +277,34 @@ def _install():
 
 _install()
 ON_FIRST_MESH_PLACEMENT.append(lambda: _active.append(True))
+
+
+@contextmanager
+def transposing():
+    """Within the block (differentiation's transposed and linearized operations, whose
+    results take their primals' placement: ``like_primals``; JAX gives them their
+    shardings explicitly), eager operations place their results without raising."""
+    _local.transposing = getattr(_local, "transposing", 0) + 1
+    try:
+        yield
+    finally:
+        _local.transposing -= 1
+
+
+def like_primals(cts: list, primals: list) -> list:
+    """Each cotangent placed as its primal is (as JAX types it: a cotangent's sharding is
+    its primal's); inside ``jit``, constrained to it."""
+    if not _active:  # no array was ever placed on a mesh
+        return cts
+    out = []
+    for c, p in zip(cts, primals, strict=True):
+        where = sharding_of(p) if c.shape == p.shape else None
+        if where is not None and type(c) is ArrayImpl:
+            c = placed(c, p._sharding)
+        elif where is not None:
+            c = sharding_constraint_p.bind(c, sharding=placed_with(*where))
+        out.append(c)
+    return out
 
 
 def installed() -> bool:
