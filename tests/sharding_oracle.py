@@ -131,6 +131,18 @@ def types_programs(jax, sharding):
             out[name] = [str(jax.typeof(x)), repr(x.sharding.spec)]
         grad = jax.grad(lambda u, v: (jnp.tanh(u @ v) ** 2).sum(), argnums=(0, 1))(a, d)
         out["grad"] = [f"{jax.typeof(g)} {g.sharding.spec!r}" for g in grad]
+        reshapes = [((8, 2), P("Y", "X"), (16,)), ((8, 2), P(None, "X"), (16,)),
+                    ((16,), P(("X", "Y")), (2, 4, 2)), ((16,), P(("X", "Y")), (8, 2)),
+                    ((16,), P(("X", "Y")), (4, 4)), ((16,), P("Y"), (2, 8)),
+                    ((8, 4), P("X", "Y"), (2, 4, 4)), ((8, 4), P("X", "Y"), (8, 2, 2)),
+                    ((2, 4, 4), P(None, "Y", None), (8, 4)), ((8, 1, 4), P("X", None, "Y"),
+                                                              (8, 4))]
+        out["reshape_rules"] = []
+        for shape, spec, new in reshapes:
+            x = reshard(np.zeros(shape, np.float32), spec)
+            out["reshape_rules"].append(
+                error(lambda x=x, new=new: x.reshape(new)) is None
+                and str(jax.typeof(x.reshape(new))))
         out["mesh"] = [repr(sharding.get_abstract_mesh())]
         sharding.auto_axes(lambda: out["mesh"].append(repr(sharding.get_abstract_mesh())),
                            out_sharding=P())()

@@ -126,21 +126,41 @@ class _Rules:
         return tuple(s for d, s in enumerate(self.specs[0]) if d not in axes)
 
     def reshape(self, **_) -> tuple:
+        """A merge takes its dimensions' axes in order when the split ones lead; a split
+        gives the axes to its dimensions in order, each taking what divides it and passing
+        on only when full (JAX's rule); anything else is not split."""
         (aval,), (spec,), out = self.avals, self.specs, self.out_avals[0].shape
         result = [()] * len(out)
         for ins, outs in _groups(aval.shape, out):
-            split = [spec[d] for d in ins if spec[d]]
-            if not split:
+            split = [spec[d] for d in ins]
+            if not any(split):
                 continue
-            major = spec[ins[0]]
-            parts = math.prod(self.sizes[a] for a in major)
-            if len(split) == 1 and major and out[outs[0]] % parts == 0:
-                result[outs[0]] = major  # kept, merged or split with its major part split
-            else:
+            placed = None
+            if len(outs) == 1 and [bool(a) for a in split] == sorted(map(bool, split),
+                                                                      reverse=True):
+                placed = {outs[0]: tuple(a for axes in split for a in axes)}
+            elif len(ins) == 1:
+                placed = self._split(list(split[0]), [out[d] for d in outs], outs)
+            if placed is None:
                 self.fail(f"reshape of {type_str(aval.shape, spec, aval.dtype)} to shape "
                           f"{tuple(out)} would move the blocks of a split dimension: pass "
                           "out_sharding=P(...) to reshape, or reshard the operand first")
+                continue
+            for d, axes in placed.items():
+                result[d] = axes
         return tuple(result)
+
+    def _split(self, axes: list, sizes: list, dims: list):
+        """``{dim: axes}`` for a dimension split over ``axes`` reshaped to ``sizes``."""
+        placed = {}
+        for d, n in zip(dims, sizes, strict=True):
+            taken = []
+            while axes and n % (math.prod(self.sizes[a] for a in taken) * self.sizes[axes[0]]) == 0:
+                taken.append(axes.pop(0))
+            placed[d] = tuple(taken)
+            if axes and math.prod(self.sizes[a] for a in taken) != n:
+                return None  # (the next dimension may take an axis only after a full one)
+        return None if axes else placed
 
     def contract(self, dimension_numbers, **_) -> tuple:
         (lc, rc), (lb, rb) = dimension_numbers

@@ -258,7 +258,7 @@ def _install():
     def process_primitive(self, primitive, args, params):
         if not _active:
             return original(self, primitive, args, params)
-        strict = not getattr(_local, "transposing", 0)
+        strict = not getattr(_local, "lenient", 0)
         placements = [placement(x) for x in args]
         if all(p is None for p in placements):
             return original(self, primitive, args, params)
@@ -280,15 +280,16 @@ ON_FIRST_MESH_PLACEMENT.append(lambda: _active.append(True))
 
 
 @contextmanager
-def transposing():
-    """Within the block (differentiation's transposed and linearized operations, whose
-    results take their primals' placement: ``like_primals``; JAX gives them their
-    shardings explicitly), eager operations place their results without raising."""
-    _local.transposing = getattr(_local, "transposing", 0) + 1
+def lenient():
+    """Within the block eager operations place their results without raising: the
+    operations that transformations emit (differentiation's transposed and linearized
+    ones, whose results take their primals' placement: ``like_primals``; ``shard_map``'s
+    blocks), to which JAX gives their shardings explicitly."""
+    _local.lenient = getattr(_local, "lenient", 0) + 1
     try:
         yield
     finally:
-        _local.transposing -= 1
+        _local.lenient -= 1
 
 
 def like_primals(cts: list, primals: list) -> list:

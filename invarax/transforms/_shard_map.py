@@ -24,7 +24,7 @@ from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unf
 from ..distributed.constraint import broadcast_shardings, constrain
 from ..distributed.mesh import AxisType, Mesh, axis_types_as, get_mesh, use_mesh
 from ..distributed.shardings import NamedSharding, PartitionSpec, placed
-from ..distributed.types import pspec, sharding_of
+from ..distributed.types import lenient, pspec, sharding_of
 from ..interpreters import batching
 from ..ops import shape as sh
 from . import _shard_map_processes as _processes
@@ -91,6 +91,10 @@ class _ShardMapped:
         if kwargs:
             raise TypeError(f"shard_map of {self.name} takes positional arguments only, got "
                             f"keyword arguments {sorted(kwargs)}; pass them by position")
+        with lenient():  # (its blocks' moves are its own: JAX types them itself)
+            return self._call(args)
+
+    def _call(self, args):
         mesh = self._mesh()
         manual = [n for n in mesh.axis_names if not self.axis_names or n in self.axis_names]
         pairs, in_tree = tree_flatten_with_path(args)
