@@ -308,11 +308,6 @@ def like_primals(cts: list, primals: list) -> list:
     return out
 
 
-def installed() -> bool:
-    """Whether an array has been placed on a mesh in this process."""
-    return bool(_active)
-
-
 def placement(x):
     """``(mesh, spec)`` of an array placed on a mesh, else None."""
     placed = getattr(x, "_sharding", None)

@@ -20,8 +20,8 @@ from ..core.trace import EVAL_TRACE, Tracer, current_trace
 from ..distributed import across
 from ..distributed import devices as _devices
 from ..distributed.constraint import broadcast_shardings, constrain
-from ..distributed.shardings import NamedSharding, as_sharding, placed
-from ..distributed.types import installed, placed_with, placement, propagate, tracing
+from ..distributed.shardings import ON_FIRST_MESH_PLACEMENT, NamedSharding, as_sharding, placed
+from ..distributed.types import placed_with, placement, propagate, tracing
 from . import _jit_processes as _processes
 
 
@@ -71,6 +71,9 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
                           donate_argnums)
 
 
+_call = _compiler.Jitted.__call__
+
+
 class _Jitted(_compiler.Jitted):
     """A ``Jitted`` whose traced program knows where its arguments live: ``typeof`` of a
     value inside it shows its sharding, and outputs computed from arguments placed on a
@@ -80,15 +83,17 @@ class _Jitted(_compiler.Jitted):
         with tracing(current_trace(), tree_leaves((dyn_args, dyn_kwargs))):
             return super()._trace(dyn_args, dyn_kwargs, static_vals)
 
-    def __call__(self, *args, **kwargs):
-        if not installed() or current_trace() is not EVAL_TRACE:
-            return super().__call__(*args, **kwargs)  # no array was ever placed on a mesh
+    def _placing_call(self, *args, **kwargs):
+        """``__call__`` once an array has been placed on a mesh (until then the compiled
+        call runs alone, without this check)."""
+        if current_trace() is not EVAL_TRACE:
+            return _call(self, *args, **kwargs)
         dyn_args, dyn_kwargs, _ = self.static.split(args, kwargs)
         where = tuple(placement(x) for x in tree_leaves((dyn_args, dyn_kwargs)))
         if not any(where):
-            return super().__call__(*args, **kwargs)
+            return _call(self, *args, **kwargs)
         entry, _ = self._entry(args, kwargs)  # (traced now if new; the call finds it)
-        out = super().__call__(*args, **kwargs)  # (raises for arguments on other devices)
+        out = _call(self, *args, **kwargs)  # (raises for arguments on other devices)
         key = (id(entry), where)
         outs = self._placed_outs.get(key)
         if outs is None:
@@ -106,6 +111,9 @@ class _Jitted(_compiler.Jitted):
         if cache is None:
             cache = self.__dict__["_placed_outs_cache"] = {}
         return cache
+
+
+ON_FIRST_MESH_PLACEMENT.append(lambda: setattr(_Jitted, "__call__", _Jitted._placing_call))
 
 
 class _ShardedJitted:
