@@ -184,3 +184,22 @@ def test_shard_map_body_sees_manual_axes_and_infers_in_specs_under_jit():
     by_vmap = invarax.vmap(invarax.vmap(lambda b: lax.psum(b, "y"), axis_name="y"),
                            axis_name="x")(blocks)
     assert_bitwise(want, by_vmap[:, 0].reshape(8, 1))
+
+
+def test_nested_and_batched_gradients_live_where_their_primals_do():
+    mesh = invarax.make_mesh((2, 4), ("x", "y"))
+    v = data((8,), seed=12)
+
+    def f(u):
+        return jnp.sum(jnp.sin(u) ** 3)
+
+    def second(u):
+        return invarax.grad(lambda w: invarax.grad(f)(w).sum())(u)
+
+    with invarax.set_mesh(mesh):
+        placed = reshard(v, P("x"))
+        for got in [second(placed), invarax.jit(second)(placed)]:
+            assert_bitwise(got, second(v))
+            assert got.sharding.spec == P("x")
+        rows = reshard(data((4, 8), seed=13), P("x"))
+        assert invarax.vmap(invarax.grad(f))(rows).sharding.spec == P("x", None)

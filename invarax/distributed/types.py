@@ -300,10 +300,10 @@ def like_primals(cts: list, primals: list) -> list:
     out = []
     for c, p in zip(cts, primals, strict=True):
         where = sharding_of(p) if c.shape == p.shape else None
-        if where is not None and type(c) is ArrayImpl:
-            c = placed(c, p._sharding)
-        elif where is not None:
-            c = sharding_constraint_p.bind(c, sharding=placed_with(*where))
+        if where is not None:
+            target = p._sharding if placement(p) is not None else placed_with(*where)
+            c = (placed(c, target) if type(c) is ArrayImpl
+                 else sharding_constraint_p.bind(c, sharding=target))
         out.append(c)
     return out
 
