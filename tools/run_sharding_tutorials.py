@@ -7,6 +7,10 @@ runs ``stmt`` once. ``jax`` is replaced by ``invarax`` in import statements only
 (``import jax`` -> ``import invarax as jax``, ``from jax.sharding import P`` -> ``from
 invarax.sharding import P``); the code is otherwise the tutorial's. The process has 8 CPU
 devices (``XLA_FLAGS=--xla_force_host_platform_device_count=8``), as the tutorials ask.
+Without ``termcolor`` (one tutorial colours its error messages) a stand-in whose
+``colored`` returns the text is used. The tutorials are in JAX's repository, under
+docs/notebooks/ (Distributed_arrays_and_automatic_parallelization.md, explicit-sharding.md,
+shard_map.md).
 
 Options:
     --jax            run the cells with the real JAX instead (the oracle).
