@@ -10,7 +10,15 @@ bit for bit (docs/distributed.md). This module only re-exports.
 
 from .core.sharding import Sharding
 from .distributed.constraint import auto_axes, explicit_axes, reshard
-from .distributed.mesh import AxisType, Mesh, get_abstract_mesh, get_mesh, set_mesh, use_mesh
+from .distributed.mesh import (
+    AbstractMesh,
+    AxisType,
+    Mesh,
+    get_abstract_mesh,
+    get_mesh,
+    set_mesh,
+    use_mesh,
+)
 from .distributed.placement import Shard
 from .distributed.shardings import (
     NamedSharding,
@@ -20,7 +28,7 @@ from .distributed.shardings import (
 )
 
 __all__ = [
-    "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "PmapSharding", "Shard", "Sharding",
-    "SingleDeviceSharding", "auto_axes", "explicit_axes", "get_abstract_mesh", "get_mesh",
-    "reshard", "set_mesh", "use_mesh",
+    "AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "PmapSharding",
+    "Shard", "Sharding", "SingleDeviceSharding", "auto_axes", "explicit_axes",
+    "get_abstract_mesh", "get_mesh", "reshard", "set_mesh", "use_mesh",
 ]

@@ -97,6 +97,98 @@ def axes_programs(jax, sharding):
             "doubled": [doubled.tolist(), None]}
 
 
+def types_programs(jax, sharding):
+    """Shardings in types, on a (2, 4) ``Explicit`` mesh of axes ("X", "Y") in context,
+    with JAX or invarax (``sharding``: its ``jax.sharding``): name -> what is printed
+    (``str`` of ``typeof``, a concrete spec, an error's message), all exact."""
+    import numpy as np
+
+    jnp, P, reshard = jax.numpy, sharding.PartitionSpec, sharding.reshard
+    out, seen = {}, []
+    mesh = jax.make_mesh((2, 4), ("X", "Y"))
+
+    def error(f):
+        try:
+            f()
+        except Exception as e:  # noqa: BLE001 (the message is the answer)
+            # (JAX's message; invarax's goes on with the fix)
+            return str(e).split(". Pass")[0].split(". Reshard")[0].rstrip(".")
+        return None
+
+    out["numpy"] = [str(jax.typeof(np.arange(8))), repr(jax.typeof(np.arange(8.0)))]
+    with jax.set_mesh(mesh):
+        a = reshard(np.arange(8.0).reshape(4, 2), P("X", None))
+        b = reshard(np.arange(8.0).reshape(1, 8), P(None, "Y"))
+        c = reshard(np.arange(32.0).reshape(8, 4), P(("X", "Y"), None))
+        d = reshard(np.arange(16.0).reshape(2, 8), P(None, "Y"))
+        e = reshard(np.arange(16.0).reshape(8, 2), P("Y", "X"))
+        results = {"a": a, "b": b, "c": c, "sin": jnp.sin(a), "scaled": 2.0 * a + 1,
+                   "outer": a[:, :1] + b, "T": e.T, "sum0": e.sum(0), "sum1": e.sum(1),
+                   "dot": jnp.dot(a, d),
+                   "max": jnp.maximum(c, 0.0), "split": a.reshape(2, 2, 2),
+                   "mean": jnp.mean(c, axis=-1)}
+        for name, x in results.items():
+            out[name] = [str(jax.typeof(x)), repr(x.sharding.spec)]
+        grad = jax.grad(lambda u, v: (jnp.tanh(u @ v) ** 2).sum(), argnums=(0, 1))(a, d)
+        out["grad"] = [f"{jax.typeof(g)} {g.sharding.spec!r}" for g in grad]
+        reshapes = [((8, 2), P("Y", "X"), (16,)), ((8, 2), P(None, "X"), (16,)),
+                    ((16,), P(("X", "Y")), (2, 4, 2)), ((16,), P(("X", "Y")), (8, 2)),
+                    ((16,), P(("X", "Y")), (4, 4)), ((16,), P("Y"), (2, 8)),
+                    ((8, 4), P("X", "Y"), (2, 4, 4)), ((8, 4), P("X", "Y"), (8, 2, 2)),
+                    ((2, 4, 4), P(None, "Y", None), (8, 4)), ((8, 1, 4), P("X", None, "Y"),
+                                                              (8, 4))]
+        out["reshape_rules"] = []
+        for shape, spec, new in reshapes:
+            x = reshard(np.zeros(shape, np.float32), spec)
+            out["reshape_rules"].append(
+                error(lambda x=x, new=new: x.reshape(new)) is None
+                and str(jax.typeof(x.reshape(new))))
+        out["mesh"] = [repr(sharding.get_abstract_mesh())]
+        sharding.auto_axes(lambda: out["mesh"].append(repr(sharding.get_abstract_mesh())),
+                           out_sharding=P())()
+        out["twice"] = error(lambda: a + reshard(np.arange(8.0).reshape(4, 2), P(None, "X")))
+        f = reshard(np.arange(64.0).reshape(8, 8), P(None, "X"))
+        out["contract"] = error(lambda: f @ f) or str(jax.typeof(f @ f))
+        out["ambiguous"] = error(lambda: f @ reshard(f, P("X", None)))
+        out["contract_mismatch"] = error(lambda: jnp.dot(f, reshard(f, P("Y", None))))
+        g = jnp.dot(f, reshard(f, P("X", None)), out_sharding=P("Y"))
+        out["out_sharding"] = [str(jax.typeof(g)), repr(g.sharding.spec)]
+        for name, x in {"zeros": jnp.zeros((8, 4), out_sharding=P("X")),
+                        "arange": jnp.arange(8.0, out_sharding=P("Y")),
+                        "reshape": jnp.reshape(c, (32,), out_sharding=P("X"))}.items():
+            out[name] = [str(jax.typeof(x)), repr(x.sharding.spec)]
+
+        @jax.jit
+        def traced(x, y):
+            z = jnp.tanh(x) * 3
+            seen.extend([str(jax.typeof(x)), str(jax.typeof(z)), str(jax.typeof(z @ y)),
+                         str(jax.typeof(z.sum(0)))])
+            return z @ y
+
+        r = traced(c, reshard(np.ones((4, 2), np.float32), P(None, None)))
+        out["jit"] = [*seen, repr(r.sharding.spec)]
+
+        @jax.shard_map(in_specs=(P("X", "Y"), P()), out_specs=P("X"))
+        def body(x, y):
+            s = jax.lax.psum(x, "Y")
+            v = jax.lax.pcast(y, "X", to="varying")
+            seen.extend([str(jax.typeof(x)), str(jax.typeof(s)), str(jax.typeof(y)),
+                         str(jax.typeof(v))])
+            return s * v
+
+        seen.clear()
+        q = body(reshard(np.arange(32.0).reshape(8, 4), P("X", "Y")), np.ones((4, 1)))
+        out["shard_map"] = [*seen, q.tolist()]
+
+        @jax.shard_map(in_specs=(P(), P("X")), out_specs=P())
+        def weighted(c, x):
+            return jax.lax.psum((jax.lax.pcast(c, "X", to="varying") * x).sum(), "X")
+
+        xs = reshard(np.arange(6.0, dtype=np.float32), P("X"))
+        out["pcast_grad"] = jax.grad(weighted)(jnp.ones(3), xs).tolist()
+    return out
+
+
 def ask(cases, timeout=300):
     """JAX's answers for ``cases`` and its shard_map outputs (computed in a subprocess)."""
     env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
@@ -113,4 +205,5 @@ if __name__ == "__main__":
     import jax.sharding
 
     json.dump({"cases": [_answer(jax, c) for c in cases], "shard_map": _shard_maps(jax),
-               "axes": axes_programs(jax, jax.sharding)}, sys.stdout)
+               "axes": axes_programs(jax, jax.sharding),
+               "types": types_programs(jax, jax.sharding)}, sys.stdout)

@@ -49,6 +49,8 @@ def gpu(monkeypatch):
     """The GPU (the stand-in's where there is none)."""
     if not ON_GPU:
         fake_cupy.install(monkeypatch)
+    for flag, default in (("jax_platform_name", ""), ("jax_default_device", None)):
+        monkeypatch.setitem(invarax.config._values, flag, default)  # (another test's)
     return invarax.devices("gpu")[0]
 
 

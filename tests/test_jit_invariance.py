@@ -84,6 +84,7 @@ COMPOSITE |= {"debug_callback", "pure_callback"}  # tests/test_debug_callbacks.p
 COMPOSITE |= {"ppermute", "psum_scatter", "all_to_all"}  # tests/test_pmap.py (jit bodies)
 COMPOSITE |= {"error_if"}  # tests/test_module_errors.py (eager, jit, vmap, grad)
 COMPOSITE |= {"sharding_constraint"}  # tests/test_sharding_jit.py (eager, jit, vmap, grad)
+COMPOSITE |= {"pvary"}  # tests/test_sharding_types.py (eager, jit, vmap, grad)
 COMPOSITE |= {"qr_raw"}  # tests/test_compat_runtime.py (eager, jit, vmap)
 COMPOSITE |= {"io_callback"}  # tests/test_compat_extend.py (jit against JAX)
 # equinox.internal's primitives: tests/test_eqx_internal_primitives.py (jit, vmap, jvp)

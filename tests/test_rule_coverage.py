@@ -71,6 +71,7 @@ AWAITING_JVP = {}
 # Primitives linear in (some of) their operands: they, and only they, have a transpose rule.
 LINEAR = {
     "add": "",
+    "pvary": "",
     "sub": "",
     "neg": "",
     "mul": "bilinear: linear in either operand when the other is known",

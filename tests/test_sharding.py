@@ -114,6 +114,16 @@ def test_auto_and_explicit_axes_match_jax(jax_answers):
         invarax.sharding.auto_axes, invarax.sharding.explicit_axes, invarax.sharding.reshard)
 
 
+def test_shardings_in_types_match_jax(jax_answers):
+    # typeof's printing, eager and jit propagation, the Explicit-mode errors, out_sharding,
+    # get_abstract_mesh and shard_map's varying axes (tests/sharding_oracle.py)
+    got = sharding_oracle.types_programs(invarax, invarax.sharding)
+    want = jax_answers["types"]
+    assert set(got) == set(want)
+    for name in want:
+        assert got[name] == want[name], name
+
+
 # ---------------------------------------------------------------------------------------
 # Meshes and specs
 

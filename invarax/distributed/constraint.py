@@ -18,6 +18,7 @@ from ..core.pytree import (
     keystr,
     tree_flatten,
     tree_flatten_with_path,
+    tree_map,
     tree_structure,
     tree_unflatten,
 )
@@ -25,7 +26,8 @@ from ..core.trace import EVAL_TRACE, Primitive, current_trace
 from ..interpreters.ad import Zero, deflinear
 from ..interpreters.batching import batching_rules, not_mapped
 from . import across
-from .shardings import NamedSharding, as_sharding, placed
+from .mesh import AxisType, axis_types_as, axis_types_here, get_mesh
+from .shardings import NamedSharding, PartitionSpec, as_sharding, placed
 
 sharding_constraint_p = Primitive("sharding_constraint")
 
@@ -131,14 +133,30 @@ def reshard(xs, out_shardings):
         >>> reshard(jnp.ones((2, 3)), NamedSharding(mesh, P(None, None))).sharding.spec
         P(None, None)
     """
-    return constrain(xs, out_shardings, "reshard")
+    return spelled_out(constrain(xs, out_shardings, "reshard"))
+
+
+def spelled_out(tree):
+    """``tree`` with each array placed on a mesh with ``Explicit`` axes given one spec entry
+    per dimension (``P('x')`` for a matrix becomes ``P('x', None)``, as JAX's ``reshard``
+    and ``out_sharding`` place it)."""
+    def one(x):
+        s = getattr(x, "_sharding", None)
+        if (not isinstance(s, NamedSharding) or len(s.spec) >= x.ndim
+                or AxisType.Explicit not in axis_types_here(s.mesh)):
+            return x
+        return placed(x, NamedSharding(s.mesh, PartitionSpec(*s.spec,
+                                                             *[None] * (x.ndim - len(s.spec)))))
+
+    return tree_map(one, tree)
 
 
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     """``f`` run with the mesh axes ``axes`` (default: all) in ``Auto`` mode, its outputs
     placed with ``out_sharding`` (JAX's ``jax.sharding.auto_axes``; given here or as the
-    ``out_sharding=`` keyword of each call). invarax computes the same, unsharded, program
-    in every mode, so this only places the outputs.
+    ``out_sharding=`` keyword of each call). Inside, those axes are ``Auto``: operations
+    may split an array over them as they like, and types do not show them; the program
+    computed is the same, unsharded, one in every mode.
 
     Example:
         >>> from invarax.sharding import auto_axes, PartitionSpec as P
@@ -147,14 +165,15 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
         ...     add(jnp.ones(4), jnp.ones(4), out_sharding=P("x")).sharding.spec
         P('x',)
     """
-    del axes  # every mode computes the same program
     if f is None:
-        return functools.partial(auto_axes, out_sharding=out_sharding)
+        return functools.partial(auto_axes, axes=axes, out_sharding=out_sharding)
 
     @functools.wraps(f)
     def run(*args, **kwargs):
         target = _sharding_keyword(kwargs, "out_sharding", out_sharding, "auto_axes", f)
-        return constrain(f(*args, **kwargs), target, "auto_axes's out_sharding")
+        with axis_types_as(_typed(axes, AxisType.Auto)):
+            out = f(*args, **kwargs)
+        return constrain(out, target, "auto_axes's out_sharding")
 
     return run
 
@@ -171,16 +190,25 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
         ...     double(jnp.ones(4), in_sharding=P("x")).tolist()
         [2.0, 2.0, 2.0, 2.0]
     """
-    del axes
     if f is None:
-        return functools.partial(explicit_axes, in_sharding=in_sharding)
+        return functools.partial(explicit_axes, axes=axes, in_sharding=in_sharding)
 
     @functools.wraps(f)
     def run(*args, **kwargs):
         target = _sharding_keyword(kwargs, "in_sharding", in_sharding, "explicit_axes", f)
-        return f(*constrain(args, target, "explicit_axes's in_sharding"), **kwargs)
+        with axis_types_as(_typed(axes, AxisType.Explicit)):
+            return f(*constrain(args, target, "explicit_axes's in_sharding"), **kwargs)
 
     return run
+
+
+def _typed(axes, kind) -> dict:
+    """``{name: kind}`` for the mesh axes ``axes`` (a name or names; None: every axis of
+    the mesh in context)."""
+    if axes is None:
+        mesh = get_mesh()
+        axes = () if mesh is None else mesh.axis_names
+    return dict.fromkeys((axes,) if isinstance(axes, str) else axes, kind)
 
 
 def _sharding_keyword(kwargs: dict, key: str, default, wrapper: str, f):
@@ -191,3 +219,31 @@ def _sharding_keyword(kwargs: dict, key: str, default, wrapper: str, f):
         raise TypeError(f"{wrapper} of {getattr(f, '__name__', f)} needs {key}: pass "
                         f"{key}=... to {wrapper} or to the call")
     return target
+
+
+def takes_out_sharding(f):
+    """``f`` with JAX's ``out_sharding=`` keyword (``jnp.zeros``, ``jnp.dot``, ...): its
+    result placed with that sharding (a ``PartitionSpec`` means one over the mesh in
+    context). Operations whose operands' shardings leave the result's ambiguous (a split
+    contracted axis on an ``Explicit`` mesh) take it from there instead of raising.
+
+    Example:
+        >>> from invarax.sharding import PartitionSpec as P
+        >>> with invarax.set_mesh(invarax.make_mesh((2,), ("x",))):
+        ...     jnp.zeros((4, 2), out_sharding=P("x")).sharding.spec
+        P('x',)
+    """
+
+    @functools.wraps(f)
+    def run(*args, out_sharding=None, **kwargs):
+        if out_sharding is None:
+            return f(*args, **kwargs)
+        name = f"{getattr(f, '__name__', 'the function')}'s out_sharding"
+        target = as_sharding(out_sharding, name)
+        mesh = getattr(target, "mesh", None)
+        with axis_types_as({} if mesh is None else dict.fromkeys(mesh.axis_names,
+                                                                 AxisType.Auto)):
+            out = f(*args, **kwargs)
+        return spelled_out(constrain(out, target, name))
+
+    return run

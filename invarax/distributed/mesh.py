@@ -17,8 +17,10 @@ from .devices import devices as all_devices
 
 
 class AxisType(enum.Enum):
-    """How a mesh axis is partitioned (JAX's names). invarax records the type; every type
-    computes the same, unsharded, program (docs/distributed.md)."""
+    """How a mesh axis is partitioned (JAX's names): ``Explicit`` axes show in types
+    (``typeof``) and make an ambiguous sharding an error, ``Auto`` ones are placed without
+    error, ``Manual`` ones are ``shard_map``'s mapped axes. Every type computes the same,
+    unsharded, program (docs/distributed.md)."""
 
     Auto = enum.auto()
     Explicit = enum.auto()
@@ -110,9 +112,9 @@ class Mesh:
         return tuple(self.devices.flat)
 
     @property
-    def abstract_mesh(self) -> Mesh:
-        """The mesh itself (invarax has one kind of mesh)."""
-        return self
+    def abstract_mesh(self) -> AbstractMesh:
+        """The mesh without its devices: axis names, sizes and types."""
+        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
 
     def __eq__(self, other):
         return isinstance(other, Mesh) and self._key == other._key
@@ -134,6 +136,69 @@ class Mesh:
     def __str__(self):
         sizes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
         return f"Mesh({sizes}, axis_types={_types_repr(self.axis_types)})"
+
+
+class AbstractMesh:
+    """A mesh's axis names, sizes and types without its devices (JAX's
+    ``jax.sharding.AbstractMesh``): what ``get_abstract_mesh()`` and the sharding of a
+    type (``jax.typeof(x).sharding``) name.
+
+    Example:
+        >>> from invarax.sharding import AbstractMesh
+        >>> AbstractMesh((2, 4), ("x", "y")).shape
+        OrderedDict([('x', 2), ('y', 4)])
+    """
+
+    def __init__(self, axis_sizes, axis_names, axis_types=None):
+        names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+        sizes = tuple(int(s) for s in axis_sizes)
+        if len(sizes) != len(names):
+            raise ValueError(f"AbstractMesh got {len(sizes)} axis sizes {sizes} for "
+                             f"{len(names)} axis names {names}; give one size per name")
+        _check_names(names)
+        self.axis_sizes, self.axis_names = sizes, names
+        self.axis_types = _axis_types(axis_types, len(names))
+
+    @property
+    def shape(self) -> OrderedDict:
+        """Each axis's name and size, in order."""
+        return OrderedDict(zip(self.axis_names, self.axis_sizes, strict=True))
+
+    shape_tuple = Mesh.shape_tuple
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.axis_sizes)
+
+    @property
+    def empty(self) -> bool:
+        return not self.axis_names
+
+    @property
+    def abstract_mesh(self) -> AbstractMesh:
+        return self
+
+    def _of(self, kind) -> tuple:
+        return tuple(n for n, t in zip(self.axis_names, self.axis_types, strict=True)
+                     if t is kind)
+
+    explicit_axes = property(lambda self: self._of(AxisType.Explicit))
+    auto_axes = property(lambda self: self._of(AxisType.Auto))
+    manual_axes = property(lambda self: self._of(AxisType.Manual))
+
+    def __eq__(self, other):
+        return isinstance(other, AbstractMesh) and (
+            self.axis_sizes, self.axis_names, self.axis_types) == (
+            other.axis_sizes, other.axis_names, other.axis_types)
+
+    def __hash__(self):
+        return hash((self.axis_sizes, self.axis_names, self.axis_types))
+
+    def __repr__(self):
+        sizes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
+        types = f", axis_types={_types_repr(self.axis_types)}" if self.axis_names else ""
+        return (f"AbstractMesh({sizes}{types}, device_kind=cpu, num_cores=None, "
+                "platform=cpu)")
 
 
 def _types_repr(types) -> str:
@@ -224,7 +289,44 @@ def get_mesh() -> Mesh | None:
     return stack[-1] if stack else _global[0]
 
 
-get_abstract_mesh = get_mesh
+def get_abstract_mesh() -> AbstractMesh:
+    """The mesh in context without its devices, each axis with its type where this code
+    runs (``Auto`` inside ``auto_axes``, ``Manual`` inside ``shard_map``); an empty
+    ``AbstractMesh`` if no mesh is in context.
+
+    Example:
+        >>> with invarax.set_mesh(invarax.make_mesh((2,), ("x",))):
+        ...     invarax.sharding.get_abstract_mesh()
+        AbstractMesh('x': 2, axis_types=(Explicit,), device_kind=cpu, num_cores=None, platform=cpu)
+    """
+    mesh = get_mesh()
+    if mesh is None:
+        return AbstractMesh((), ())
+    return AbstractMesh(mesh.axis_sizes, mesh.axis_names, axis_types_here(mesh))
+
+
+def axis_types_here(mesh) -> tuple:
+    """The type of each axis of ``mesh`` where this code runs: its own, unless an
+    ``auto_axes``, ``explicit_axes`` or ``shard_map`` around it changed that axis's."""
+    types = list(mesh.axis_types)
+    for changed in getattr(_local, "types", ()):
+        for k, name in enumerate(mesh.axis_names):
+            types[k] = changed.get(name, types[k])
+    return tuple(types)
+
+
+@contextmanager
+def axis_types_as(changed: dict):
+    """Give the mesh axes named in ``changed`` (name -> ``AxisType``) those types in the
+    block (what ``auto_axes``, ``explicit_axes`` and ``shard_map`` do)."""
+    stack = getattr(_local, "types", None)
+    if stack is None:
+        stack = _local.types = []
+    stack.append(dict(changed))
+    try:
+        yield
+    finally:
+        stack.pop()
 
 
 @contextmanager

@@ -14,7 +14,7 @@ import math
 from ..core.array import ArrayImpl
 from ..core.sharding import Sharding
 from .devices import CudaDevice, Device, _registry
-from .mesh import Mesh, get_mesh
+from .mesh import AbstractMesh, Mesh, get_mesh
 
 
 class _Unconstrained:
@@ -116,7 +116,7 @@ class NamedSharding(Sharding):
     _on_mesh = True
 
     def __init__(self, mesh, spec, *, memory_kind=None):
-        if not isinstance(mesh, Mesh):
+        if not isinstance(mesh, (Mesh, AbstractMesh)):
             raise TypeError(f"NamedSharding's mesh must be a Mesh, got {mesh!r}")
         if not isinstance(spec, PartitionSpec):
             raise TypeError(f"NamedSharding's spec must be a PartitionSpec, got {spec!r}: "
@@ -231,6 +231,8 @@ class NamedSharding(Sharding):
         return self._hash
 
     def __repr__(self):
+        if isinstance(self.mesh, AbstractMesh):  # a type's sharding
+            return f"NamedSharding(mesh={self.mesh}, spec={self.spec})"
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec}, memory_kind=device)"
 
 
@@ -358,6 +360,9 @@ def placed(value, sharding) -> ArrayImpl:
     else:
         out = ArrayImpl(value._value, value.weak_type)
     out._sharding = sharding
+    if ON_FIRST_MESH_PLACEMENT and isinstance(sharding, NamedSharding):
+        while ON_FIRST_MESH_PLACEMENT:  # (eager operations start placing their results)
+            ON_FIRST_MESH_PLACEMENT.pop()()
     return out
 
 
@@ -371,3 +376,6 @@ def on_device(x: ArrayImpl, device):
     if x._buffer is None:
         x._buffer, x._buffer_device = buffer, device
     return buffer
+
+
+ON_FIRST_MESH_PLACEMENT = []  # what to run when an array is first placed on a mesh

@@ -28,6 +28,7 @@ from ..ops.sorting import sort, top_k
 from ..ops.associative_scan import associative_scan
 from ..ops.elementwise import stop_gradient
 from ..ops.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
+from ._pvary import pcast, pvary
 from ..ops.collectives import size_of_axis as axis_size
 from ..ops.redistribution import all_to_all, ppermute, psum_scatter, pswapaxes
 from ..distributed.constraint import with_sharding_constraint

@@ -104,6 +104,16 @@ from ._misc import (  # noqa: E402
 )
 from ._ufunc import frompyfunc, install_methods as _ufunc_methods, ufunc  # noqa: E402
 
+# JAX's out_sharding= keyword: the result placed with that sharding.
+from ..distributed.constraint import takes_out_sharding as _takes_out_sharding  # noqa: E402
+
+for _name in ("arange", "array", "asarray", "bincount", "broadcast_to", "dot", "einsum",
+              "empty", "full", "full_like", "matmul", "ones", "ones_like", "ravel", "repeat",
+              "reshape", "tensordot", "zeros", "zeros_like"):
+    globals()[_name] = _takes_out_sharding(globals()[_name])
+    globals()[_name].__module__ = __name__  # (pickled by reference as this namespace's)
+del _name
+
 # Array's methods and the ufuncs' methods are this namespace's own functions: bound once
 # the namespace is complete.
 _install(_sys.modules[__name__])

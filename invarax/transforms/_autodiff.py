@@ -10,6 +10,7 @@ from ..core import dtypes
 from ..core.api_util import fun_name
 from ..core.array import Array, ArrayImpl, to_array
 from ..core.pytree import tree_flatten, tree_unflatten
+from ..distributed.types import lenient, like_primals
 from ..interpreters import ad
 from ..ops.elementwise import convert_element_type
 from ..ops.shape import reshape, slice_in_dim
@@ -167,7 +168,8 @@ def _linearize(fun, primals, has_aux, who, name):
     def f_jvp(*tangents):
         t_leaves, t_tree = _leaves(tangents, "a tangent")
         _check_tangents(p_leaves, t_leaves, in_tree, t_tree)
-        touts = lin([t for t, d in zip(t_leaves, diff, strict=True) if d])
+        with lenient():  # (the linear map may hold transposed operations)
+            touts = lin([t for t, d in zip(t_leaves, diff, strict=True) if d])
         return tree_unflatten(flat.out_tree, touts[: flat.num_out])
 
     f_jvp.jaxpr = lin.jaxpr
@@ -221,13 +223,14 @@ def _vjp(fun, primals, has_aux, who, name):
                 )
             cts.append(c)
         cts += [ad.Zero(ad.tangent_aval(o.aval)) for o in outs[flat.num_out :]]
-        in_cts = iter(lin.transpose(cts))
+        with lenient():  # (placed as their primals: like_primals)
+            in_cts = iter(lin.transpose(cts))
         leaves = [
             ad.instantiate(next(in_cts)) if ad.is_differentiable(p.aval)
             else ad.zeros_like_aval(p.aval)
             for p in p_leaves
         ]
-        return tree_unflatten(in_tree, leaves)
+        return tree_unflatten(in_tree, like_primals(leaves, p_leaves))
 
     return (out, vjp_fun, aux) if has_aux else (out, vjp_fun)
 

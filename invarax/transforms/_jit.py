@@ -15,12 +15,13 @@ import functools
 
 from ..compiler import jit as _compiler
 from ..core.array import ArrayImpl, to_array
-from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
-from ..core.trace import Tracer
+from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_leaves, tree_unflatten
+from ..core.trace import EVAL_TRACE, Tracer, current_trace
 from ..distributed import across
 from ..distributed import devices as _devices
 from ..distributed.constraint import broadcast_shardings, constrain
-from ..distributed.shardings import NamedSharding, as_sharding, placed
+from ..distributed.shardings import ON_FIRST_MESH_PLACEMENT, NamedSharding, as_sharding, placed
+from ..distributed.types import placed_with, placement, propagate, tracing
 from . import _jit_processes as _processes
 
 
@@ -65,9 +66,54 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
             static_argnums=static_argnums, static_argnames=static_argnames,
             donate_argnums=donate_argnums)
     if in_shardings is None and out_shardings is None:
-        return _compiler.Jitted(fun, static_argnums, static_argnames, donate_argnums)
+        return _Jitted(fun, static_argnums, static_argnames, donate_argnums)
     return _ShardedJitted(fun, in_shardings, out_shardings, static_argnums, static_argnames,
                           donate_argnums)
+
+
+_call = _compiler.Jitted.__call__
+
+
+class _Jitted(_compiler.Jitted):
+    """A ``Jitted`` whose traced program knows where its arguments live: ``typeof`` of a
+    value inside it shows its sharding, and outputs computed from arguments placed on a
+    mesh are placed by the sharding rules (docs/distributed.md)."""
+
+    def _trace(self, dyn_args, dyn_kwargs, static_vals):
+        with tracing(current_trace(), tree_leaves((dyn_args, dyn_kwargs))):
+            return super()._trace(dyn_args, dyn_kwargs, static_vals)
+
+    def _placing_call(self, *args, **kwargs):
+        """``__call__`` once an array has been placed on a mesh (until then the compiled
+        call runs alone, without this check)."""
+        if current_trace() is not EVAL_TRACE:
+            return _call(self, *args, **kwargs)
+        dyn_args, dyn_kwargs, _ = self.static.split(args, kwargs)
+        where = tuple(placement(x) for x in tree_leaves((dyn_args, dyn_kwargs)))
+        if not any(where):
+            return _call(self, *args, **kwargs)
+        entry, _ = self._entry(args, kwargs)  # (traced now if new; the call finds it)
+        out = _call(self, *args, **kwargs)  # (raises for arguments on other devices)
+        key = (id(entry), where)
+        outs = self._placed_outs.get(key)
+        if outs is None:
+            outs = self._placed_outs[key] = propagate(entry.closed, list(where))
+        constrained = entry.placements or (None,) * len(outs)
+        for x, p, c in zip(tree_leaves(out), outs, constrained, strict=True):
+            if p is not None and c is None:  # (a constraint's output keeps its sharding)
+                x._sharding = placed_with(*p)
+        return out
+
+    @property
+    def _placed_outs(self) -> dict:
+        """(entry, argument placements) -> the outputs' placements."""
+        cache = self.__dict__.get("_placed_outs_cache")
+        if cache is None:
+            cache = self.__dict__["_placed_outs_cache"] = {}
+        return cache
+
+
+ON_FIRST_MESH_PLACEMENT.append(lambda: setattr(_Jitted, "__call__", _Jitted._placing_call))
 
 
 class _ShardedJitted:
@@ -82,7 +128,7 @@ class _ShardedJitted:
         self._options = (static_argnums, static_argnames, donate_argnums)
         self._by_out = {}  # resolved out_shardings -> Jitted
         self._split = None  # the program split across processes, made on first use
-        self._probe = _compiler.Jitted(fun, static_argnums, static_argnames, donate_argnums)
+        self._probe = _Jitted(fun, static_argnums, static_argnames, donate_argnums)
         functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args, **kwargs):
@@ -143,7 +189,7 @@ class _ShardedJitted:
             def constrained(*args, **kwargs):
                 return constrain(fun(*args, **kwargs), outs, "jit's out_shardings")
 
-            inner = self._by_out[key] = _compiler.Jitted(
+            inner = self._by_out[key] = _Jitted(
                 constrained, *self._options, cache_owner=fun, variant=("out_shardings", key))
         return inner, [s for s in leaves if s is not None]
 

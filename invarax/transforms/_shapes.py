@@ -8,6 +8,7 @@ from ..core.array import Array, concrete_scalar, is_python_scalar, to_array
 from ..core.aval import ShapedArray, ShapeDtypeStruct
 from ..core.pytree import tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..core.pytree_registry import keystr
+from ..distributed import types as _types
 from ..interpreters.staging import flatten_fun, trace_to_jaxpr
 
 
@@ -62,19 +63,25 @@ def eval_shape(fun, *args, **kwargs):
 
 
 def typeof(x) -> ShapedArray:
-    """The abstract value of ``x``: its shape, dtype and weak type, as ``jax.typeof``.
+    """The abstract value of ``x``: its shape, dtype and weak type, and where it lives, as
+    ``jax.typeof``.
 
     Arguments:
         x: an array, a tracer, a scalar or a NumPy array.
 
     Returns:
-        A ``ShapedArray``.
+        A ``ShapedArray`` with ``.sharding`` (the mesh axes of type ``Explicit`` splitting
+        each dimension) and ``.vma`` (inside ``shard_map``, the mesh axes along which the
+        value varies); printed as JAX prints it (docs/distributed.md).
 
     Example:
         >>> typeof(jnp.ones((2, 3)))
         ShapedArray(float32[2,3])
+        >>> print(typeof(jnp.ones((2, 3))))
+        float32[2,3]
     """
-    return to_array(x, "typeof's argument").aval
+    x = to_array(x, "typeof's argument")
+    return _types.typeof(x, x.aval)
 
 
 __all__ = ["ShapeDtypeStruct", "eval_shape", "typeof"]

@@ -22,8 +22,9 @@ import math
 
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..distributed.constraint import broadcast_shardings, constrain
-from ..distributed.mesh import Mesh, get_mesh
+from ..distributed.mesh import AxisType, Mesh, axis_types_as, get_mesh, use_mesh
 from ..distributed.shardings import NamedSharding, PartitionSpec, placed
+from ..distributed.types import lenient, pspec, sharding_of
 from ..interpreters import batching
 from ..ops import shape as sh
 from . import _shard_map_processes as _processes
@@ -90,6 +91,10 @@ class _ShardMapped:
         if kwargs:
             raise TypeError(f"shard_map of {self.name} takes positional arguments only, got "
                             f"keyword arguments {sorted(kwargs)}; pass them by position")
+        with lenient():  # (its blocks' moves are its own: JAX types them itself)
+            return self._call(args)
+
+    def _call(self, args):
         mesh = self._mesh()
         manual = [n for n in mesh.axis_names if not self.axis_names or n in self.axis_names]
         pairs, in_tree = tree_flatten_with_path(args)
@@ -113,10 +118,14 @@ class _ShardMapped:
 
         levels = [(n, mesh.shape[n]) for n in manual]
         per_process = _processes.eligible(mesh, manual, blocks)
-        if per_process:
-            outs = _processes.run(self, mesh, body, in_tree, blocks, dims, levels, out_info)
-        else:
-            outs = self._nest(body, blocks, dims, levels, out_info)
+        # Inside, the mesh is in context with the mapped axes Manual (typeof shows the
+        # axes a block varies along).
+        with use_mesh(mesh), axis_types_as(dict.fromkeys(manual, AxisType.Manual)):
+            if per_process:
+                outs = _processes.run(self, mesh, body, in_tree, blocks, dims, levels,
+                                      out_info)
+            else:
+                outs = self._nest(body, blocks, dims, levels, out_info)
         result = []
         for k, (x, spec) in enumerate(zip(outs, out_info["specs"], strict=True)):
             what = f"shard_map of {self.name}'s output {k}"
@@ -140,9 +149,12 @@ class _ShardMapped:
 
     def _in_specs(self, args, mesh) -> list:
         if self.in_specs is _INFER:
-            leaves = tree_flatten(args)[0]
-            return [x._sharding.spec if isinstance(getattr(x, "_sharding", None), NamedSharding)
-                    and x._sharding.mesh == mesh else PartitionSpec() for x in leaves]
+            specs = []
+            for x in tree_flatten(args)[0]:
+                found = sharding_of(x)  # concrete, or traced by jit from a placed argument
+                specs.append(pspec(found[1]) if found is not None and found[0] == mesh
+                             else PartitionSpec())
+            return specs
         specs = self.in_specs
         if not isinstance(specs, tuple) or isinstance(specs, PartitionSpec):
             specs = (specs,) * len(args)
