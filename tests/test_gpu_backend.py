@@ -419,3 +419,22 @@ def test_the_verify_battery_gives_the_cpus_digests():
         gpu = invarax.verify(threads=[1], device="gpu", only=only)
     cpu = invarax.verify(threads=[1], device="cpu", only=only)
     assert gpu["digests"] == cpu["digests"] and len(cpu["digests"]) >= 15
+
+
+def test_jit_runs_each_fusion_group_as_one_kernel(monkeypatch):
+    """Under ``jit`` a chain of elementwise operations ending in a row reduction is one
+    generated kernel (here two launches for the program: the chain with its sums, and the
+    ``+ 1`` after), with the unfused operations' bits; softmax's row group, which the GPU
+    does not fuse yet, runs operation by operation with the same bits."""
+    from invarax.kernels import cuda
+
+    launches = []
+    original = cuda.group
+    monkeypatch.setattr(cuda, "group", lambda *a, **k: launches.append(1) or original(*a, **k))
+    x = np.random.default_rng(8).standard_normal((8, 300)).astype(np.float32)
+    f = invarax.jit(lambda x, y: jnp.sum(jnp.tanh(x * 2 + y) * x, axis=1) + 1)
+    want = on_cpu(f, x, x[::-1])
+    launches.clear()
+    assert_bitwise_any_nan(on_gpu(f, x, x[::-1]), want)
+    assert len(launches) == 2
+    check(lambda x: nn.softmax(x * 3.0, axis=1) - 1.0, x)

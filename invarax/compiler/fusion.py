@@ -232,21 +232,24 @@ def _scalar_broadcast(eqn, min_size: int) -> bool:
             and math.prod(eqn.outvars[0].aval.shape) >= max(min_size, 1))
 
 
-def plan(jaxpr: Jaxpr) -> list:
+def plan(jaxpr: Jaxpr, sizes=None) -> list:
     """The program as a list of items to run in order: equations and fusion ``Group``s.
 
     A group with less work than ``min_work`` element-operations is dissolved: its
-    equations run one by one, and the program is grouped again without them.
+    equations run one by one, and the program is grouped again without them. ``sizes``
+    may replace the settings ``min_size``, ``min_work`` and ``min_row_size`` (a backend
+    whose groups pay at any size: the GPU's).
 
     Example:
         >>> plan(make_jaxpr(lambda x: jnp.sin(x) * 2.0)(np.ones(2**21)).jaxpr)
         [Group((2097152,): sin mul)]
     """
+    settings = {**_SETTINGS, **(sizes or {})}
     banned = set()
     while True:
-        items, bcasts = _group(jaxpr, banned)
+        items, bcasts = _group(jaxpr, banned, settings)
         small = [g for g in items if isinstance(g, Group) and (
-            "full" not in g.kinds or math.prod(g.shape) * len(g.eqns) < _SETTINGS["min_work"])]
+            "full" not in g.kinds or math.prod(g.shape) * len(g.eqns) < settings["min_work"])]
         if not small:
             break
         banned.update(id(e) for g in small for e in g.eqns)
@@ -307,11 +310,11 @@ def _absorb_reductions(items, outvars) -> list:
     return [item for item in items if id(item) not in absorbed]
 
 
-def _group(jaxpr: Jaxpr, banned):
+def _group(jaxpr: Jaxpr, banned, settings):
     """Group the equations (but those in ``banned``) greedily; return the items and the
     broadcasts of scalars that groups read as their operand."""
-    min_size = _SETTINGS["min_size"]
-    min_row = min(min_size, _SETTINGS["min_row_size"])
+    min_size = settings["min_size"]
+    min_row = min(min_size, settings["min_row_size"])
     items, open_groups, owner, scalar_of, bcasts = [], {}, {}, {}, []
     rows = {}  # id(row value) -> its group
 

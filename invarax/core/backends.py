@@ -25,6 +25,9 @@ class Runner:
 #: Platform name -> ``factory(devices)`` giving the runner for those devices (each
 #: backend adds its own when imported).
 FACTORIES: dict = {}
+#: The caches of backends' compiled programs (``functools.lru_cache`` functions), which
+#: ``clear_caches()`` clears with the others.
+CACHES: list = []
 #: The installed runner, or None (no accelerator in use).
 RUNNER: Runner | None = None
 #: Finds the accelerators once (set by the device registry): returns the runner to

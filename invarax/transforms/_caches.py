@@ -3,6 +3,8 @@ and Equinox's ``eqx.clear_caches`` in one)."""
 
 from __future__ import annotations
 
+from ..core import backends
+
 
 def _memoised():
     """The memoised (``functools.lru_cache``) helpers that hold traced programs."""
@@ -41,7 +43,7 @@ def clear_caches() -> None:
         caches.fast.clear()
         caches.signatures.clear()
         caches.variants.clear()
-    for helper in _memoised():
+    for helper in (*_memoised(), *backends.CACHES):
         helper.cache_clear()
     from ..core import buffers
 

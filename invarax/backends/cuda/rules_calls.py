@@ -1,9 +1,10 @@
 """GPU rules of calls and loops: ``jit``, custom derivatives, ``checkpoint``, ``cond``,
 ``while_loop`` and ``scan``.
 
-A call's body is evaluated operation by operation, each on the device its operands live on,
-so it gives the bits of the body run eagerly, which are the CPU's (``jit`` is bitwise
-eager: N3). A loop runs on the host, its body on the device; the values that steer it (a
+A call's body runs as a GPU program (``program.py``): the CPU's optimised program, its
+fusion groups as one kernel each, every other operation by its GPU rule, so it gives the
+CPU's bits of the call (``jit`` is bitwise eager: N3). A loop's body is evaluated operation
+by operation. A loop runs on the host, its body on the device; the values that steer it (a
 ``cond`` index, a ``while`` predicate) are read back once per step.
 """
 
@@ -23,6 +24,7 @@ from ...kernels import cuda
 from ...transforms._checkpoint import checkpoint_p
 from ...transforms._custom_jvp import custom_jvp_call_p
 from ...transforms._custom_vjp import custom_vjp_call_p
+from .program import program
 from .runner import target
 
 
@@ -42,7 +44,7 @@ def _committed(prim, args, outs):
 
 def _call(prim, param: str):
     def impl(*args, **params):
-        return _committed(prim, args, _run(params[param], args))
+        return _committed(prim, args, program(params[param])(prim, args))
     return impl
 
 
