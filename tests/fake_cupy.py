@@ -140,7 +140,7 @@ class _Function:
 
     # The argument that counts the threads a 1-d launch needs (rows, outputs or elements).
     _COUNT = {"reduce": 2, "conv": 4, "elementary": 3, "window": 3, "scan": 2,
-              "scatter": 4, "group": 1, "argsort": 3, "cumlogsumexp": 2, "elementary2": 4}
+              "scatter": 4, "group": -1, "argsort": 3, "cumlogsumexp": 2, "elementary2": 4}
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None):
         assert all(isinstance(g, int) and g > 0 for g in (*grid, *block)), (grid, block)
@@ -151,6 +151,11 @@ class _Function:
         else:
             count = int(args[self._COUNT[self.name.split("_")[0]]])
             assert grid[0] * block[0] >= count and block[0] <= 1024, (grid, block, count)
+        if self.name == "group":  # the generated kernel's parameters, as group_host's table
+            table = [arg._a.ctypes.data if isinstance(arg, ndarray) else int(arg)
+                     for arg in args[:-1]]
+            self.fn((ctypes.c_void_p * (len(table) + 1))(*table, 0), _c(args[-1]))
+            return
         extra = ((np.int64(grid[2]),) if self.name.startswith("gemm")  # gridDim.z
                  else (np.int64(block[0]),) if self.name.startswith("argsort") else ())
         self.fn(*map(_c, (*args, *extra)))

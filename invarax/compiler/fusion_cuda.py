@@ -11,14 +11,16 @@ groups' float32 and float64 ones) runs one thread a row: it computes the row's e
 keeps each reduced value in a scratch buffer, and reduces the row by
 ``csrc/device/order.h``, the canonical order. The kernel is
 
-    extern "C" __global__ void group(void *const *p, long long n)
+    extern "C" __global__ void group(void *a0, ..., long long n)
 
-with ``p`` (in device memory) holding the group's invars (arrays: their elements; 0-d
-values: a pointer to the value; literals are written into the source), its outputs, each
-invar's period ``P`` (a broadcast operand repeats every ``P`` elements: element ``i`` reads
-``i % P``), and the scratch buffers. The functions are plain C, so the host compiles the
-same source (``group_host`` runs the threads in turn) and the tests compare it with the
-unfused ops on the CPU. Members without a per-element form, and row groups (whose
+whose parameters (kernel parameters: no pointer table to copy to the device before a
+launch) are, in order, the group's invars (arrays: their elements; 0-d values: a pointer
+to the value; literals are written into the source), its outputs, each invar's period
+``P`` (a ``long long``: a broadcast operand repeats every ``P`` elements, element ``i``
+reads ``i % P``), and the scratch buffers; it gathers them into the table ``p`` that the
+element function reads. The functions are plain C, so the host compiles the same source
+(``group_host(p, n)`` runs the threads in turn) and the tests compare it with the unfused
+ops on the CPU. Members without a per-element form, and row groups (whose
 reductions are read back inside the group: softmax, layer norm), raise
 ``c_forms.Unsupported`` (they are not GPU groups yet).
 """
@@ -140,14 +142,24 @@ def group_kernel(group) -> GroupKernel:
         "GROUP_FN void group_thread(void *const *p, long long rr) {",
         *(f"    {x}" for x in kernel_body), "}",
         "#ifdef __CUDACC__",
-        'extern "C" __global__ void group(void *const *p, long long n) {',
-        "    long long rr = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
-        "    if (rr < n) group_thread(p, rr);", "}",
+        *_entry_point(n_in, n_out, len(scratch)),
         "#else",
         "void group_host(void *const *p, long long n) {",
         "    for (long long rr = 0; rr < n; rr++) group_thread(p, rr);", "}",
         "#endif", ""])
     return GroupKernel(source, per_row, tuple(scratch), elementary)
+
+
+def _entry_point(n_in: int, n_out: int, n_scratch: int) -> list:
+    """The CUDA kernel's lines: its parameters gathered into the table ``p``."""
+    arrays, periods = n_in + n_out, range(n_in + n_out, n_in + n_out + n_in)
+    params = [f"long long a{j}" if j in periods else f"void *a{j}"
+              for j in range(arrays + n_in + n_scratch)]
+    table = [f"(void *)(intptr_t)a{j}" if j in periods else f"a{j}" for j in range(len(params))]
+    return [f'extern "C" __global__ void group({", ".join([*params, "long long n"])}) {{',
+            f"    void *const p[{len(table) + 1}] = {{{', '.join([*table, '0'])}}};",
+            "    long long rr = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
+            "    if (rr < n) group_thread(p, rr);", "}"]
 
 
 def _reduced_type(group, key) -> str:

@@ -315,9 +315,6 @@ def group(source: str, ins: list, outs: list, periods: list, n: int, scratch: li
     """Launch the generated fusion-group kernel ``source`` (``fusion_cuda.group_kernel``)
     with ``n`` threads: ``ins`` its invars' CuPy arrays (contiguous, or 0-d), ``outs`` its
     outputs', ``periods`` each invar's period and ``scratch`` its scratch buffers."""
-    cupy = _cupy()
-    pointers = [*(x.data.ptr for x in (*ins, *outs)), *periods,
-                *(x.data.ptr for x in scratch)]
-    p = cupy.asarray(np.array(pointers, np.uint64))
     module = _module("group.cu", _cupy().cuda.Device().id, _arch(), source)
-    _launch(module.get_function("group"), n, (p, np.int64(n)))
+    _launch(module.get_function("group"), n,
+            (*ins, *outs, *map(np.int64, periods), *scratch, np.int64(n)))
