@@ -390,6 +390,31 @@ def test_a_row_is_the_same_for_every_batch_size():
     assert np.array_equal(got[0], on_cpu(run)[0])
 
 
+BATCHES = [*range(1, 18), *([4096] if ON_GPU else [])]
+
+
+def test_every_batch_size_gives_the_cpus_rows():
+    """``vmap`` of a layer, a ``grad`` and a reduction over batches of 1 to 17 (and 4096 on
+    a GPU): every batch on the GPU gives the CPU's bits, and each row is the row of the
+    largest batch."""
+    rng = np.random.default_rng(9)
+    w = rng.standard_normal((37, 300)).astype(np.float32)
+    xs = rng.standard_normal((max(BATCHES), 300)).astype(np.float32)
+
+    def f(w, x):
+        def one(row):
+            h = jnp.tanh(w @ row)
+            return h, invarax.grad(lambda r: jnp.sum(jnp.tanh(w @ r) ** 2))(row)[:5]
+        return invarax.vmap(one)(x)
+
+    full = on_gpu(invarax.jit(f), w, xs)
+    for n in BATCHES:
+        got = on_gpu(f, w, xs[:n])
+        invarax.tree_util.tree_map(assert_bitwise_any_nan, got, on_cpu(f, w, xs[:n]))
+        invarax.tree_util.tree_map(lambda a, b, n=n: assert_bitwise_any_nan(a, b[:n]),
+                                   got, full)
+
+
 def test_jit_keeps_values_on_the_gpu(gpu):
     f = invarax.jit(lambda a, b: jnp.tanh(a @ b).sum(axis=0))
     a = invarax.device_put(np.ones((3, 4), np.float32), gpu)
