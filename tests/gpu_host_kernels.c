@@ -117,3 +117,40 @@ HOST_SORT(uint64_t, u64)
 
 HOST_LSE(float, f32)
 HOST_LSE(double, f64)
+
+/* index.cu's kernels: their threads one after the other. */
+#include "index.h"
+
+#define HOST_ROWS(T, SFX)                                                                   \
+    void index_rows_##SFX(long long n, const T *idx, const long long *dims, long long k,    \
+                          long long *rows, int drop) {                                      \
+        for (long long i = 0; i < n; i++)                                                   \
+            idx_rows_##SFX(i, idx, (const int64_t *)dims, k, (int64_t *)rows, drop);        \
+    }
+
+HOST_ROWS(int8_t, i8)
+HOST_ROWS(uint8_t, u8)
+HOST_ROWS(int16_t, i16)
+HOST_ROWS(uint16_t, u16)
+HOST_ROWS(int32_t, i32)
+HOST_ROWS(uint32_t, u32)
+HOST_ROWS(int64_t, i64)
+HOST_ROWS(uint64_t, u64)
+
+#define HOST_MOVE(U, SFX)                                                                   \
+    void index_take_##SFX(long long n, const U *src, const long long *rows, const U *fill,  \
+                          U *dst, long long w, long long e) {                               \
+        for (long long t = 0; t < n; t++)                                                   \
+            idx_take_##SFX(t, src, (const int64_t *)rows, fill, dst, w, e);                 \
+    }                                                                                       \
+    void index_window_##SFX(long long n, U *big, U *small, const long long *desc,           \
+                            const long long *starts, long long e, int update) {             \
+        for (long long t = 0; t < n; t++)                                                   \
+            idx_window_##SFX(t, big, small, (const int64_t *)desc, (const int64_t *)starts, \
+                             e, update);                                                    \
+    }
+
+HOST_MOVE(uint8_t, u8)
+HOST_MOVE(uint16_t, u16)
+HOST_MOVE(uint32_t, u32)
+HOST_MOVE(uint64_t, u64)

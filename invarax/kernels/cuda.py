@@ -269,8 +269,9 @@ _SCATTERS = {"set": 0, "add": 1, "mul": 2, "min": 3, "max": 4}
 def scatter_rows(target, rows, updates, combine: str) -> None:
     """Combine ``updates[i]`` into ``target[rows[i]]`` in place, for i in increasing order
     (the arguments of ``kernels.scatter.scatter_rows``: ``target`` a C-contiguous float CuPy
-    array ``(n, *rest)``, ``rows`` ints in ``[0, n)``, duplicates allowed, ``updates``
-    ``(m, *rest)``): the CPU's bits, one thread a column of the rows."""
+    array ``(n, *rest)``, ``rows`` ints in ``[0, n)``, duplicates allowed, or negative for
+    an update to drop, ``updates`` ``(m, *rest)``): the CPU's bits, one thread a column of
+    the rows."""
     cupy = _cupy()
     if combine not in _SCATTERS:
         raise ValueError(f"unknown combine {combine!r}: {', '.join(_SCATTERS)}")

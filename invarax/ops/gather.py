@@ -153,14 +153,18 @@ def default_fill(dtype: np.dtype):
     return True
 
 
+def fill_of(dtype: np.dtype, fill_value) -> np.ndarray:
+    """The value (0-d, of ``dtype``) a ``FILL_OR_DROP`` gather gives out of bounds."""
+    return np.asarray(default_fill(dtype) if fill_value is None else fill_value).astype(dtype)
+
+
 def _gather_impl(operand, indices, *, axes, mode, fill_value):
     rows, valid = gather_rows(indices, [operand.shape[a] for a in axes])
     out = _axes_to_front(operand, axes)[rows]
     if mode is not GatherScatterMode.FILL_OR_DROP:
         return out
-    fill = np.asarray(default_fill(operand.dtype) if fill_value is None else fill_value)
     keep = valid.reshape(valid.shape + (1,) * (out.ndim - valid.ndim))
-    return np.where(keep, out, fill.astype(operand.dtype))
+    return np.where(keep, out, fill_of(operand.dtype, fill_value))
 
 
 def _gather_abstract_eval(operand, indices, *, axes, mode, fill_value):

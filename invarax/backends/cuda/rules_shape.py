@@ -2,8 +2,8 @@
 transpositions, slices, padding, concatenation, reversal, iota, dynamic slices, gathers.
 
 No arithmetic is done, so CuPy's copies and views give exactly the CPU's bits; the index
-arithmetic (clamped starts, gathered rows) is the CPU impl's own, done on the host with the
-few index values read back from the GPU.
+arithmetic (clamped starts, gathered rows, dropped updates) is done on the device by the
+CPU's rules (``kernels.cuda_index``): no index value is read back to the host.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ...core.lowering import register_lowering
-from ...kernels import cuda
+from ...kernels import cuda, cuda_index
 from ...ops import arithmetic
 from ...ops import dynamic_slicing as ds
 from ...ops import gather as ga
@@ -47,21 +47,20 @@ def _iota(dtype, shape, dimension, **_):
     return _cupy().asarray(sh.iota_p.impl(dtype=dtype, shape=shape, dimension=dimension))
 
 
-def _host_ints(values) -> list:
-    """The values of 0-d integer GPU arrays (start indices), read back to the host."""
-    return [int(v.get()) for v in values]
-
-
 def _dynamic_slice(operand, *starts, slice_sizes):
-    starts = ds.clamped_starts(_host_ints(starts), operand.shape, slice_sizes)
-    return operand[ds.window(starts, slice_sizes)]
+    _check_rank(operand)
+    return cuda_index.dynamic_slice(operand, starts, slice_sizes)
 
 
 def _dynamic_update_slice(operand, update, *starts):
-    starts = ds.clamped_starts(_host_ints(starts), operand.shape, update.shape)
-    out = operand.copy()
-    out[ds.window(starts, update.shape)] = update
-    return out
+    _check_rank(operand)
+    return cuda_index.dynamic_update_slice(operand, update, starts)
+
+
+def _check_rank(operand):
+    if operand.ndim > cuda_index.MAX_RANK:
+        raise NotOnDevice(f"a dynamic slice of {operand.ndim} axes (the GPU slices up to "
+                          f"{cuda_index.MAX_RANK})")
 
 
 def _front(x, axes):
@@ -74,35 +73,29 @@ def _front(x, axes):
 
 
 def _gather(operand, indices, *, axes, mode, fill_value):
-    cupy = _cupy()
-    rows, valid = ga.gather_rows(indices.get(), [operand.shape[a] for a in axes])
     front = _front(operand, axes)
-    out = cupy.take(front, cupy.asarray(rows.reshape(-1)), axis=0)
-    if mode is ga.GatherScatterMode.FILL_OR_DROP and not valid.all():
-        fill = ga.default_fill(operand.dtype) if fill_value is None else fill_value
-        dropped = cupy.asarray(np.flatnonzero(~valid.reshape(-1)))
-        out[dropped] = cupy.asarray(np.asarray(fill).astype(operand.dtype))
-    return out.reshape((*rows.shape, *front.shape[1:]))
+    fill = None
+    if mode is ga.GatherScatterMode.FILL_OR_DROP:
+        fill = ga.fill_of(operand.dtype, fill_value)
+    rows = cuda_index.rows(indices, [operand.shape[a] for a in axes], drop=fill is not None)
+    out = cuda_index.take_rows(front, rows, fill)
+    return out.reshape((*indices.shape[:-1], *front.shape[1:]))
 
 
 def _scatter(combine):
     def impl(operand, indices, updates, *, axes, mode):
-        cupy = _cupy()
         if operand.dtype not in (np.float32, np.float64):
             raise NotOnDevice(f"scatter of {operand.dtype} (the GPU scatters float32 and "
                               "float64)")
         dims = [operand.shape[a] for a in axes]
         front = _front(operand, axes).copy()
         if front.shape[0]:
-            rows, valid = ga.gather_rows(indices.get(), dims)
-            rows = rows.reshape(-1)
-            updates = updates.reshape((rows.size, *front.shape[1:]))
-            if mode is not ga.GatherScatterMode.CLIP and not valid.all():
-                keep = np.flatnonzero(valid.reshape(-1))
-                rows, updates = rows[keep], cupy.take(updates, cupy.asarray(keep), axis=0)
-            cuda.scatter_rows(front, cupy.asarray(rows), updates, combine)
+            # Out-of-bounds updates get row -1 and are dropped, but with CLIP (clamped).
+            rows = cuda_index.rows(indices, dims, drop=mode is not ga.GatherScatterMode.CLIP)
+            updates = updates.reshape((rows.shape[0], *front.shape[1:]))
+            cuda.scatter_rows(front, rows, updates, combine)
         back = front.reshape((*dims, *front.shape[1:]))
-        return cupy.moveaxis(back, list(range(len(axes))), list(axes))
+        return _cupy().moveaxis(back, list(range(len(axes))), list(axes))
     return impl
 
 

@@ -312,12 +312,14 @@ ORD_SCAN_DEFINE(double, f64)
 /* ORD_SCATTER_DEFINE(T, SFX) defines ord_scatter_column_SFX(t, rows, u, m, r, c, op): column
  * c of the scatter of the m update rows u (each r values) into the rows rows[i] of t (r
  * values each), in update order: t[rows[i], c] = t[rows[i], c] op u[i, c] for i = 0, 1, ...
- * (op 0: set, 1: +, 2: *, 3: minimum, 4: maximum; NumPy's ufunc.at). A column's updates
- * touch that column alone, so columns may run at once. */
+ * (op 0: set, 1: +, 2: *, 3: minimum, 4: maximum; NumPy's ufunc.at); an update whose row
+ * is negative is dropped. A column's updates touch that column alone, so columns may run at
+ * once. */
 #define ORD_SCATTER_DEFINE(T, SFX)                                                          \
     ORD_FN void ord_scatter_column_##SFX(T *t, const int64_t *rows, const T *u, int64_t m,  \
                                          int64_t r, int64_t c, int op) {                    \
         for (int64_t i = 0; i < m; i++) {                                                   \
+            if (rows[i] < 0) continue;                                                      \
             T *dst = t + rows[i] * r + c;                                                   \
             const T v = u[i * r + c];                                                       \
             *dst = op == 0 ? v : op == 1 ? *dst + v : op == 2 ? *dst * v                    \
