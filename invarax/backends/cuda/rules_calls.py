@@ -1,10 +1,9 @@
 """GPU rules of calls and loops: ``jit``, custom derivatives, ``checkpoint``, ``cond``,
 ``while_loop`` and ``scan``.
 
-A call's body runs as a GPU program (``program.py``): the CPU's optimised program, its
-fusion groups as one kernel each, every other operation by its GPU rule, so it gives the
-CPU's bits of the call (``jit`` is bitwise eager: N3). A loop's body is evaluated operation
-by operation. A loop runs on the host, its body on the device; the values that steer it (a
+A call's body, a branch and a loop's body each run as a GPU program (``program.py``): the
+CPU's optimised program, its fusion groups as one kernel each, every other operation by its
+GPU rule, so it gives the CPU's bits of the call (``jit`` is bitwise eager: N3). A loop runs on the host, its body on the device; the values that steer it (a
 ``cond`` index, a ``while`` predicate) are read back once per step.
 """
 
@@ -16,7 +15,6 @@ from ...control_flow.scan import scan_p
 from ...control_flow.while_loop import while_p
 from ...core.array import ArrayImpl
 from ...core.aval import ShapedArray
-from ...core.eval import eval_jaxpr
 from ...core.lowering import register_lowering
 from ...distributed.devices import CudaDevice
 from ...distributed.shardings import SingleDeviceSharding, on_device
@@ -28,8 +26,9 @@ from .program import program
 from .runner import target
 
 
-def _run(closed, args):
-    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+def _run(prim, closed, args):
+    """``closed`` on ``args`` as a GPU program (for ``prim``'s placement of ``args``)."""
+    return program(closed)(prim, list(args))
 
 
 def _committed(prim, args, outs):
@@ -44,12 +43,12 @@ def _committed(prim, args, outs):
 
 def _call(prim, param: str):
     def impl(*args, **params):
-        return _committed(prim, args, program(params[param])(prim, args))
+        return _committed(prim, args, _run(prim, params[param], args))
     return impl
 
 
 def _cond(index, *operands, branches):
-    outs = _run(branches[int(index)], operands)
+    outs = _run(cond_p, branches[int(index)], operands)
     return _committed(cond_p, (index, *operands), outs)
 
 
@@ -57,8 +56,8 @@ def _while(*args, body_jaxpr, body_nconsts, cond_jaxpr, cond_nconsts):
     cc = args[:cond_nconsts]
     bc = args[cond_nconsts:cond_nconsts + body_nconsts]
     carry = list(args[cond_nconsts + body_nconsts:])
-    while bool(_run(cond_jaxpr, (*cc, *carry))[0]):
-        carry = _run(body_jaxpr, (*bc, *carry))
+    while bool(_run(while_p, cond_jaxpr, (*cc, *carry))[0]):
+        carry = _run(while_p, body_jaxpr, (*bc, *carry))
     return _committed(while_p, args, carry)
 
 
@@ -70,7 +69,7 @@ def _scan(*args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
     ys = [[None] * length for _ in jaxpr.out_avals[num_carry:]]
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
         step = [ArrayImpl.on_device(buffer[i], device, aval) for buffer, aval in xs]
-        outs = _run(jaxpr, (*consts, *carry, *step))
+        outs = _run(scan_p, jaxpr, (*consts, *carry, *step))
         carry = outs[:num_carry]
         for column, y in zip(ys, outs[num_carry:], strict=True):
             column[i] = on_device(y, device)
