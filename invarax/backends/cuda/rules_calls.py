@@ -3,8 +3,9 @@
 
 A call's body, a branch and a loop's body each run as a GPU program (``program.py``): the
 CPU's optimised program, its fusion groups as one kernel each, every other operation by its
-GPU rule, so it gives the CPU's bits of the call (``jit`` is bitwise eager: N3). A loop runs on the host, its body on the device; the values that steer it (a
-``cond`` index, a ``while`` predicate) are read back once per step.
+GPU rule, so it gives the CPU's bits of the call (``jit`` is bitwise eager: N3). A loop runs
+on the host, its body on the device; the values that steer it (a ``cond`` index, a
+``while`` predicate) are read back once per step.
 """
 
 from __future__ import annotations
