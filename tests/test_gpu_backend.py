@@ -145,6 +145,15 @@ def test_operands_on_two_devices_are_an_error_naming_both(gpu, cpu):
     assert np.array_equal(np.asarray(a + jnp.ones(3)), [2, 2, 2])  # uncommitted: moves
 
 
+def test_pmap_runs_and_a_mesh_of_gpus_is_a_clear_error(gpu):
+    x = np.arange(6, dtype=np.float32).reshape(1, 6)
+    assert np.array_equal(np.asarray(invarax.pmap(lambda v: jnp.sin(v) * 2)(x)),
+                          on_cpu(invarax.pmap(lambda v: jnp.sin(v) * 2), x))
+    with pytest.raises(NotImplementedError, match="mesh of GPUs.*devices=invarax.devices"):
+        invarax.make_mesh((1,), ("x",))
+    assert invarax.make_mesh((1,), ("x",), devices=invarax.devices("cpu")).size == 1
+
+
 def test_an_uncovered_operation_runs_on_the_host_with_a_warning(gpu):
     x = invarax.device_put(jnp.asarray([7.5, -7.5, 5.0]), gpu)
     with pytest.warns(RuntimeWarning, match="rem runs on the host.*same bits"):

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .devices import CpuDevice, _registry
+from .devices import CpuDevice, CudaDevice, _registry
 from .devices import devices as all_devices
 
 
@@ -60,6 +60,11 @@ class Mesh:
         _check_names(names)
         known = set(_registry.ensure().all)
         flat = list(grid.flat)
+        if any(isinstance(d, CudaDevice) for d in flat):
+            raise NotImplementedError(
+                f"a mesh of GPUs ({flat}): invarax places arrays on one GPU at a time so far. "
+                "Shard over the CPU devices (make_mesh(..., devices=invarax.devices('cpu'))) "
+                "or put arrays on a GPU with invarax.device_put(x, invarax.devices('gpu')[0])")
         if not flat or any(not isinstance(d, CpuDevice) or d not in known for d in flat):
             raise TypeError(f"Mesh's devices must be devices from invarax.devices(), got {flat}")
         if len(set(flat)) != len(flat):
