@@ -424,6 +424,14 @@ def test_every_batch_size_gives_the_cpus_rows():
                                    got, full)
 
 
+def test_donated_arguments_are_deleted_as_on_the_cpu():
+    x, y = jnp.ones(5), jnp.ones(5)
+    out = invarax.jit(lambda v: v * 2, donate_argnums=0)(x)
+    assert x.is_deleted() and np.array_equal(np.asarray(out), [2.0] * 5)
+    same = invarax.jit(lambda v: v, donate_argnums=0)(y)  # returned as it is: kept
+    assert np.array_equal(np.asarray(same), [1.0] * 5)
+
+
 def test_jit_keeps_values_on_the_gpu(gpu):
     f = invarax.jit(lambda a, b: jnp.tanh(a @ b).sum(axis=0))
     a = invarax.device_put(np.ones((3, 4), np.float32), gpu)

@@ -363,6 +363,11 @@ class Jitted:
             return _placed(out, placed) if placed else out
         outs = jit_p.bind(*entry.tracer_consts, *leaves, name=self.static.name,
                           jaxpr=entry.closed)
+        if eager and not on_host and entry.donated:  # (on an accelerator, as on the CPU)
+            kept = {id(x) for x in outs}
+            for i in entry.donated:
+                if type(leaves[i]) is ArrayImpl and id(leaves[i]) not in kept:
+                    leaves[i].delete()
         return tree_unflatten(entry.out_tree, outs)
 
     def _entry(self, args, kwargs, borrowed=None):
