@@ -27,12 +27,15 @@ reductions are read back inside the group: softmax, layer norm), raise
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.ir import Literal
+from ..core.lowering import lowering
 from ..kernels.elementary import NAMES
+from ..kernels.reductions import ONE_TERM_ADDS_ZERO
 from . import c_forms
 from .fusion_native import _entry, _period, _reductions
 
@@ -64,8 +67,8 @@ _FOLDS = {0: "ord_sum_{t}(r, row, 1)", 1: "ord_prod_{t}(r, row, 1)",
 class GroupKernel:
     """A group's generated source, and how it is launched: ``n`` threads, one an element
     (``per_row`` False: ``n`` is the group's size) or one a row (``n`` is the number of
-    rows); ``p`` ends with one scratch buffer of the group's size for each dtype of
-    ``scratch`` (a reduced member's values, read back by the row's reductions).
+    rows); ``p`` ends with one scratch buffer of the group's size for each NumPy dtype of
+    ``scratch`` (a member's values that the row's reductions read back).
     ``uses_elementary``: a member is one of invarax's elementary functions, so the kernel
     gives the CPU's bits only while ``config.invarax_exact_elementary`` is on (off, the CPU
     computes them with NumPy; the CPU's native groups make the same check)."""
@@ -81,7 +84,7 @@ def group_kernel(group) -> GroupKernel:
 
     Raises ``c_forms.Unsupported`` for a group this path does not compute."""
     if any(kind != "full" for kind in group.kinds):
-        raise c_forms.Unsupported("row members (reductions read back inside the group)")
+        return _row_group_kernel(group)
     n_in, n_out = len(group.invars), len(group.outvars)
     lines, home, elementary, more = [], {}, False, False
     for j, v in enumerate(group.invars):
@@ -116,7 +119,7 @@ def group_kernel(group) -> GroupKernel:
     for key, reductions in _reductions(group).items():
         where, t = n_in + n_out + n_in + len(scratch), _reduced_type(group, key)
         lines.append(f"(({t} *)p[{where}])[i] = {home[key]};")
-        scratch.append(t)
+        scratch.append(np.dtype(np.float64 if t == "double" else np.float32))
         for k, op in reductions:
             if op not in _FOLDS:
                 raise c_forms.Unsupported(f"reduction {op} on the GPU")
@@ -132,22 +135,140 @@ def group_kernel(group) -> GroupKernel:
                        *folds]
     else:
         kernel_body = ["group_element(p, rr);"]
-    source = "\n".join([
+    source = _source(more, ["GROUP_FN void group_element(void *const *p, long long i) {",
+                            *(f"    {x}" for x in lines), "}",
+                            "GROUP_FN void group_thread(void *const *p, long long rr) {",
+                            *(f"    {x}" for x in kernel_body), "}"],
+                     n_in, n_out, len(scratch))
+    return GroupKernel(source, per_row, tuple(scratch), elementary)
+
+
+def _source(more: bool, functions: list, n_in: int, n_out: int, n_scratch: int) -> str:
+    """A group kernel's whole source around its ``group_thread`` (and helpers)."""
+    return "\n".join([
         f'#include "elementary_scalar{"_more" if more else ""}.h"', '#include "order.h"',
         c_forms.PRELUDE,
         "#ifdef __CUDACC__", "#define GROUP_FN static __device__ __forceinline__",
         "#else", "#define GROUP_FN static inline", "#endif",
-        "GROUP_FN void group_element(void *const *p, long long i) {",
-        *(f"    {x}" for x in lines), "}",
-        "GROUP_FN void group_thread(void *const *p, long long rr) {",
-        *(f"    {x}" for x in kernel_body), "}",
+        *functions,
         "#ifdef __CUDACC__",
-        *_entry_point(n_in, n_out, len(scratch)),
+        *_entry_point(n_in, n_out, n_scratch),
         "#else",
         "void group_host(void *const *p, long long n) {",
         "    for (long long rr = 0; rr < n; rr++) group_thread(p, rr);", "}",
         "#endif", ""])
-    return GroupKernel(source, per_row, tuple(scratch), elementary)
+
+
+def _row_group_kernel(group) -> GroupKernel:
+    """The kernel of a group with row members (``Group.kinds``: softmax, layer norm, the
+    attention pattern), whose full-shaped inputs are passed whole (contiguous, of the
+    group's shape; a row-shaped input repeats every P rows; 0-d: a pointer to the value):
+    one thread a row of ``R = prod(shape[first:])`` elements, running
+    the members in program order as the unfused ops would: a full member over the row's
+    elements (into its output or a scratch buffer of the group's size), a ``"reduce"``
+    member by the row's canonical reduction (order.h), a ``"row"`` member on the row's
+    values, a ``"spread"`` member as its operand's row value."""
+    R = math.prod(group.shape[group.first:])  # noqa: N806
+    if R < 2 or (group.reductions and group.row_length() != R):
+        raise c_forms.Unsupported("rows of one element, or reductions of other rows")
+    n_in, n_out = len(group.invars), len(group.outvars)
+    lines = [f"const long long R = {R}, j0 = rr * R;"]
+    home = {}  # id(atom) -> ("s", a C value of the row) | ("p", pointer, period or None)
+    for j, v in enumerate(group.invars):
+        t = c_forms.ctype(v.aval)
+        period = f"(long long)(intptr_t)p[{n_in + n_out + j}]"
+        if isinstance(v, Literal):
+            home[id(v)] = ("s", c_forms.literal(v))
+        elif v.aval.shape == ():
+            lines.append(f"const {t} s{j} = *(const {t} *)p[{j}];")
+            home[id(v)] = ("s", f"s{j}")
+        elif v.aval.shape != group.shape:  # row-shaped: row rr reads element rr % P
+            lines.append(f"const {t} s{j} = ((const {t} *)p[{j}])[rr % {period}];")
+            home[id(v)] = ("s", f"s{j}")
+        else:  # (whole: a row group's full inputs are passed of its shape, period unread)
+            lines.append(f"const {t} *i{j} = (const {t} *)p[{j}];")
+            home[id(v)] = ("p", f"i{j}", None)
+    outputs = {id(v): k for k, v in enumerate(group.outvars)}
+    scratch, elementary, more = [], False, False
+
+    def element(a):  # atom a at element j
+        where = home[id(a)]
+        if where[0] == "s":
+            return where[1]
+        return f"{where[1]}[j % {where[2]}]" if where[2] else f"{where[1]}[j]"
+
+    def value_of(eqn, operands):
+        nonlocal elementary, more
+        entry = _entry(eqn)
+        if entry is None:
+            return c_forms.expr(eqn, operands)
+        if entry[0] not in ("elementary", "elementary2"):
+            raise c_forms.Unsupported(f"{eqn.primitive.name} on the GPU")
+        value, uses_more = _elementary_call(entry, c_forms.ctype(eqn.outvars[0].aval), operands)
+        elementary, more = True, more or uses_more
+        return value
+
+    def fold(op, t, pointer, dest):  # the row's canonical reduction, assigned to dest
+        if op not in _FOLDS:
+            raise c_forms.Unsupported(f"reduction {op} on the GPU")
+        return (f"{{ const {t} *r = {pointer} + j0; const long long row = R; "
+                f"{dest} = {_FOLDS[op].format(t='f64' if t == 'double' else 'f32')}; }}")
+
+    def full_pointer(out, t):  # where a full value's elements go
+        if id(out) in outputs:
+            return f"(({t} *)p[{n_in + outputs[id(out)]}])"
+        scratch.append(np.dtype(out.aval.dtype))
+        return f"(({t} *)p[{2 * n_in + n_out + len(scratch) - 1}])"
+
+    for m, (eqn, args, kind) in enumerate(zip(group.eqns, group.args, group.kinds,
+                                               strict=True)):
+        out = eqn.outvars[0]
+        t = c_forms.ctype(out.aval)
+        if kind == "full":
+            pointer = full_pointer(out, t)
+            lines.append(f"for (long long j = j0; j < j0 + R; j++) "
+                         f"{pointer}[j] = {value_of(eqn, [element(a) for a in args])};")
+            home[id(out)] = ("p", pointer, None)
+            continue
+        if kind == "spread":
+            home[id(out)] = home[id(args[0])]
+        elif kind == "reduce":
+            red = getattr(lowering(eqn.primitive).impl, "entry", None)
+            if (red is None or np.dtype(out.aval.dtype) not in (np.float32, np.float64)
+                    or home[id(args[0])][0] != "p" or home[id(args[0])][2]):
+                raise c_forms.Unsupported(f"{eqn.primitive.name} of {out.aval.str_short()}")
+            lines += [f"{t} r{m};", fold(red[1], t, home[id(args[0])][1], f"r{m}")]
+            home[id(out)] = ("s", f"r{m}")
+        else:  # "row": of the row's values
+            if any(home[id(a)][0] != "s" for a in args):
+                raise c_forms.Unsupported(f"{eqn.primitive.name} of a full value")
+            operands = [home[id(a)][1] for a in args]
+            if lowering(eqn.primitive).row_reduction:  # of unit axes: the one term
+                red = getattr(lowering(eqn.primitive).impl, "entry", None)
+                if red is None or np.dtype(out.aval.dtype) not in (np.float32, np.float64):
+                    raise c_forms.Unsupported(f"{eqn.primitive.name} of {out.aval.str_short()}")
+                value = (f"{'add_f' if t == 'float' else 'add_d'}({operands[0]}, ({t})0)"
+                         if red[1] in ONE_TERM_ADDS_ZERO else operands[0])
+            else:
+                value = value_of(eqn, operands)
+            lines.append(f"const {t} r{m} = {value};")
+            home[id(out)] = ("s", f"r{m}")
+        if id(out) in outputs:  # a row value (or its view) read outside the group
+            o = f"(({t} *)p[{n_in + outputs[id(out)]}])"
+            lines.append(f"{o}[rr] = {home[id(out)][1]};" if out.aval.shape != group.shape
+                         else f"for (long long j = j0; j < j0 + R; j++) {o}[j] = "
+                              f"{home[id(out)][1]};")
+    first = n_out - len(group.reductions)
+    for k, r in enumerate(group.reductions, first):
+        red = getattr(lowering(r.primitive).impl, "entry", None)
+        src = home[id(r.invars[0])]
+        t = c_forms.ctype(r.invars[0].aval)
+        if red is None or t not in ("float", "double") or src[0] != "p" or src[2]:
+            raise c_forms.Unsupported(f"{r.primitive.name} of {r.invars[0].aval.str_short()}")
+        lines.append(fold(red[1], t, src[1], f"(({t} *)p[{n_in + k}])[rr]"))
+    source = _source(more, ["GROUP_FN void group_thread(void *const *p, long long rr) {",
+                            *(f"    {x}" for x in lines), "}"], n_in, n_out, len(scratch))
+    return GroupKernel(source, True, tuple(scratch), elementary)
 
 
 def _entry_point(n_in: int, n_out: int, n_scratch: int) -> list:

@@ -15,8 +15,6 @@ from __future__ import annotations
 import functools
 import math
 
-import numpy as np
-
 from ...compiler import c_forms, fusion, fusion_cuda
 from ...compiler.passes import optimize
 from ...core import backends
@@ -92,15 +90,12 @@ def _launch(group, kernel, values: list, device) -> dict:
         ins = [x if x.ndim == 0 else cupy.ascontiguousarray(x) for x in ins]
         outs = [cupy.empty(v.aval.shape, v.aval.dtype) for v in group.outvars]
         if size:
-            scratch = [cupy.empty(group.shape, np.dtype(_NUMPY[t])) for t in kernel.scratch]
+            scratch = [cupy.empty(group.shape, t) for t in kernel.scratch]
             n = size // group.row_length() if kernel.per_row else size
-            periods = [1 if x.ndim == 0 else size for x in ins]
+            periods = [max(x.size, 1) for x in ins]  # (full, row-shaped or 0-d)
             cuda.group(kernel.source, ins, outs, periods, n, scratch)
     return {id(v): ArrayImpl.on_device(o, device, v.aval)
             for v, o in zip(group.outvars, outs, strict=True)}
-
-
-_NUMPY = {"float": np.float32, "double": np.float64}
 
 
 @functools.lru_cache(maxsize=4096)
