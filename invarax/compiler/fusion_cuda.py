@@ -20,9 +20,9 @@ to the value; literals are written into the source), its outputs, each invar's p
 reads ``i % P``), and the scratch buffers; it gathers them into the table ``p`` that the
 element function reads. The functions are plain C, so the host compiles the same source
 (``group_host(p, n)`` runs the threads in turn) and the tests compare it with the unfused
-ops on the CPU. Members without a per-element form, and row groups (whose
-reductions are read back inside the group: softmax, layer norm), raise
-``c_forms.Unsupported`` (they are not GPU groups yet).
+ops on the CPU. A row group (whose reductions are read back inside the group: softmax,
+layer norm, attention) runs one thread a row (``_row_group_kernel``). Members without a
+per-element form raise ``c_forms.Unsupported``.
 """
 
 from __future__ import annotations
