@@ -297,7 +297,9 @@ KERNELS = {"kernels.cu": {f"{kind}_{t}" for t in ("f32", "f64")
                              for kind in ("elementary", "elementary_more", "elementary2")},
            "sort.cu": {*(f"argsort_{t}" for t in ("f32", "f64", "i8", "u8", "i16", "u16", "i32",
                                                    "u32", "i64", "u64")),
-                       "cumlogsumexp_f32", "cumlogsumexp_f64"}}
+                       "cumlogsumexp_f32", "cumlogsumexp_f64"},
+           "windows_grad.cu": {f"wgrad_{kind}_{t}" for t in ("f32", "f64")
+                               for kind in ("argselect", "gather", "scatter")}}
 
 
 def entries(ptx: str) -> dict:
