@@ -70,7 +70,7 @@ def test_windows_h_is_the_cpus_kernel(case, dtype):
         pytest.skip("nothing to select (the launch code's zeros: test_launches_...)")
     rng = np.random.default_rng(len(shape))
     for op in ("max", "min"):
-        for seed in range(3):
+        for _ in range(3):
             x, s = operand(rng, shape, dtype), cotangent(rng, out_shape, dtype)
             idx, gathered, scattered = cpu(op, x, s, case)
             got_idx = np.empty(out_shape, np.int32)

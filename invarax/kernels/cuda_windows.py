@@ -35,6 +35,10 @@ def _desc(shape, params):
     return _cuda._cupy().asarray(desc), out, empty
 
 
+def _indices(idx):
+    return _cuda._cupy().ascontiguousarray(idx.astype(np.int32, copy=False))
+
+
 def window_argselect(op: str, x, window, strides, padding, base_dilation, window_dilation):
     """The int32 window position (row-major) of each window's first maximum (``op`` =
     ``"max"``) or minimum, or first NaN, of the float CuPy array ``x`` padded with
@@ -69,8 +73,7 @@ def window_gather(t, idx, window, strides, padding, base_dilation, window_dilati
         out[...] = 0
     else:
         _launch(_kernel("wgrad_gather", t.dtype, _SOURCE), out.size,
-                (cupy.ascontiguousarray(t), cupy.ascontiguousarray(idx.astype(np.int32, copy=False)), out,
-                 desc, np.int64(out.size)))
+                (cupy.ascontiguousarray(t), _indices(idx), out, desc, np.int64(out.size)))
     return out
 
 
@@ -93,6 +96,5 @@ def window_scatter_add(src, idx, shape, window, strides, padding, base_dilation,
         out[...] = 0
     elif math.prod(shape):
         _launch(_kernel("wgrad_scatter", src.dtype, _SOURCE), out.size,
-                (cupy.ascontiguousarray(src), cupy.ascontiguousarray(idx.astype(np.int32, copy=False)),
-                 out, desc, np.int64(out.size)))
+                (cupy.ascontiguousarray(src), _indices(idx), out, desc, np.int64(out.size)))
     return out
