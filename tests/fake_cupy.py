@@ -141,7 +141,7 @@ class _Function:
     # The argument that counts the threads a 1-d launch needs (rows, outputs or elements).
     _COUNT = {"reduce": 2, "conv": 4, "elementary": 3, "window": 3, "scan": 2,
               "scatter": 4, "group": -1, "argsort": 3, "cumlogsumexp": 2, "elementary2": 4,
-              "index": 0}
+              "index": 0, "wgrad": 4}
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None):
         assert all(isinstance(g, int) and g > 0 for g in (*grid, *block)), (grid, block)

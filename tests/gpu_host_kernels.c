@@ -154,3 +154,26 @@ HOST_MOVE(uint8_t, u8)
 HOST_MOVE(uint16_t, u16)
 HOST_MOVE(uint32_t, u32)
 HOST_MOVE(uint64_t, u64)
+
+/* windows_grad.cu's kernels (windows.h): one output, or one operand element, after another. */
+#include "windows.h"
+
+#define HOST_WGRAD(T, SFX)                                                                  \
+    void wgrad_argselect_##SFX(const T *x, int *idx, const long long *d, int is_max,        \
+                               long long n) {                                               \
+        for (long long i = 0; i < n; i++)                                                   \
+            idx[i] = ord_win_argselect_##SFX(x, (const int64_t *)d, i, is_max);             \
+    }                                                                                       \
+    void wgrad_gather_##SFX(const T *t, const int *idx, T *out, const long long *d,         \
+                            long long n) {                                                  \
+        for (long long i = 0; i < n; i++)                                                   \
+            out[i] = ord_win_gather_##SFX(t, (const int64_t *)d, idx, i);                   \
+    }                                                                                       \
+    void wgrad_scatter_##SFX(const T *src, const int *idx, T *out, const long long *d,      \
+                             long long n) {                                                 \
+        for (long long i = 0; i < n; i++)                                                   \
+            out[i] = ord_win_scatter_##SFX(src, idx, (const int64_t *)d, i);                \
+    }
+
+HOST_WGRAD(float, f32)
+HOST_WGRAD(double, f64)

@@ -252,3 +252,32 @@ def test_row_group_sources_compile_to_clean_ptx(tmp_path, monkeypatch):
     (group,) = [g for g in groups if "reduce" in g.kinds]
     ptx = nvrtc.compile_ptx("group.cu", source=fusion_cuda.group_kernel(group).source)
     assert ".visible .entry group(" in ptx and nvrtc.forbidden(ptx) == []
+
+
+def _edges(dtype):
+    """Pairs at nextafter's and round's edges: zeros, the smallest subnormals, the largest
+    value, infinities, equal operands, halves, and the last fractional floats."""
+    f = np.finfo(dtype)
+    tiny = f.smallest_subnormal
+    x = [0.0, -0.0, 0.0, tiny, -tiny, f.max, np.inf, -np.inf, 1.0, -0.0, 0.5, -0.5, 1.5, -2.5,
+         2.0 ** (f.nmant - 1) + 0.5, -(2.0 ** f.nmant) - 1, np.nextafter(dtype(0.5), dtype(0))]
+    y = [-1.0, 1.0, 0.0, 0.0, 1.0, np.inf, 0.0, np.inf, 1.0, 0.0, 2.0, -3.0, np.nan, 1.0,
+         -1.0, 0.0, 1.0]
+    return np.array(x, dtype), np.array(y, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint16])
+def test_division_rounding_and_nextafter_at_their_edges(dtype, x64):
+    if np.dtype(dtype).kind == "f":
+        x, y = _edges(dtype)
+        ops = [lax.nextafter, lambda x, y: lax.round(x, 0), lambda x, y: lax.round(y, 1)]
+    else:  # the overflow of the lowest value by -1 and division by zero
+        info = np.iinfo(dtype)
+        x = np.array([info.min, info.min, info.max, 7, -7 % (info.max + 1), 0, 5], dtype)
+        y = np.array([-1 % (info.max + 1), 0, 0, 2, 2, 3, info.max], dtype)
+        ops = [lax.div]
+    for op in ops:
+        assert gpu_form(op, (x, y))
+        (group,), jaxpr = groups_of(op, (x, y))
+        (got,) = run_on_host(group, jaxpr, (x, y))
+        assert_bitwise(got, np.asarray(op(jnp.asarray(x), jnp.asarray(y))))

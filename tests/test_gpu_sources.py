@@ -300,7 +300,9 @@ KERNELS = {"kernels.cu": {f"{kind}_{t}" for t in ("f32", "f64")
                        "cumlogsumexp_f32", "cumlogsumexp_f64"},
            "index.cu": {*(f"index_rows_{t}" for t in ("i8", "u8", "i16", "u16", "i32", "u32",
                                                       "i64", "u64")),
-                        *(f"index_{k}_u{b}" for k in ("take", "window") for b in (8, 16, 32, 64))}}
+                        *(f"index_{k}_u{b}" for k in ("take", "window") for b in (8, 16, 32, 64))},
+           "windows_grad.cu": {f"wgrad_{kind}_{t}" for t in ("f32", "f64")
+                               for kind in ("argselect", "gather", "scatter")}}
 
 
 def entries(ptx: str) -> dict:

@@ -30,6 +30,19 @@ ARITH(double, add_d, +) ARITH(double, sub_d, -) ARITH(double, mul_d, *) ARITH(do
 #define FMAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
 #define FMIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
 #define WRAP(T, a, op, b) ((T)((uint64_t)(a) op (uint64_t)(b)))
+/* C99's nextafter on the bits (a NaN operand gives it quieted, y first, as NumPy's; from a
+ * zero the smallest subnormal of y's sign; an infinity or the largest value steps by one) */
+#define NEXTAFTER(T, U, N, BITS) static inline T N(T x, T y) { U u; \
+    if (y != y) return y + y; if (x != x) return x + x; if (x == y) return y; \
+    if (x == 0) { u = (U)1 | (y < 0 ? (U)1 << (BITS - 1) : 0); memcpy(&x, &u, sizeof x); \
+        return x; } \
+    memcpy(&u, &x, sizeof u); u = (x < y) == (x > 0) ? u + 1 : u - 1; \
+    memcpy(&x, &u, sizeof x); return x; }
+NEXTAFTER(float, uint32_t, nextafter_f, 32) NEXTAFTER(double, uint64_t, nextafter_d, 64)
+/* lax.round: half away from zero (the impl's trunc(x) + sign(x) where |x - trunc(x)| >=
+ * 1/2) or half to even (rint in the default rounding mode); a NaN quieted */
+#define ROUND_AWAY(T, x, TRUNC, FABS) ((x) != (x) ? (x) + (x) \
+    : FABS((x) - TRUNC(x)) >= (T)0.5 ? TRUNC(x) + ((x) > 0 ? (T)1 : (T)-1) : TRUNC(x))
 """
 
 # The prelude's functions of the float operators of the "arith" form.
@@ -81,6 +94,9 @@ def expr(eqn, args, vector=False) -> str:
                     f"{_ARITH[op]}_{t[0]}({a}, {b})")
         if kind in "iu" and op != "/":
             return f"WRAP({t}, {a}, {op}, {b})"
+        if kind in "iu":  # C's truncating division; by 0 it is 0, by -1 it wraps (no trap)
+            minus_one = "" if kind == "u" else f"{b} == -1 ? WRAP({t}, 0, -, {a}) : "
+            return f"({b} == 0 ? ({t})0 : {minus_one}({t})({a} / {b}))"
     elif form == "compare":
         return f"(uint8_t)({args[0]} {op} {args[1]})"
     elif form == "extremum":
@@ -121,6 +137,13 @@ def expr(eqn, args, vector=False) -> str:
     elif form == "rsqrt" and kind == "f":  # one over the square root, as NumPy's two ufuncs
         f = "f" if t == "float" else ""
         return f"({args[0]} != {args[0]} ? {args[0]} + {args[0]} : ({t})1 / sqrt{f}({args[0]}))"
+    elif form == "round" and kind == "f":
+        f = "f" if t == "float" else ""
+        if eqn.params["rounding_method"] == 1:
+            return f"({args[0]} != {args[0]} ? {args[0]} + {args[0]} : rint{f}({args[0]}))"
+        return f"ROUND_AWAY({t}, {args[0]}, trunc{f}, fabs{f})"
+    elif form == "nextafter" and kind == "f":
+        return f"nextafter_{t[0]}({args[0]}, {args[1]})"
     elif form == "is_finite" and kind == "f":
         return f"(uint8_t)(isfinite({args[0]}) != 0)"
     elif form == "select":

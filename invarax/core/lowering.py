@@ -39,13 +39,14 @@ A rule (``Lowering``) holds, for one platform:
 The per-element C forms (``c``), read by the native loop generator
 (``compiler/native.py``) and meant for a CUDA generator too: ``("arith", op)`` (``op`` one
 of ``+ - * /``: IEEE in the operands' precision, the first NaN operand kept; integers wrap
-around, no integer ``/``), ``("compare", op)``, ``("extremum", op)`` (``>``: max, ``<``: min;
+around; integer ``/`` truncates, by 0 gives 0 and by -1 wraps), ``("compare", op)``, ``("extremum", op)`` (``>``: max, ``<``: min;
 a NaN operand wins), ``("bitwise", op)``, ``("not",)``, ``("neg",)``, ``("abs",)``,
 ``("quiet", name)`` (the C math function ``name`` of a float, a NaN quieted),
 ``("rsqrt",)`` (one over the square root), ``("shift", op)`` (``<<`` or ``>>``, logical,
 on the unsigned bits; an amount of the bit width or more gives 0), ``("fma",)`` (``a * b + c``
 rounded once), ``("sign",)`` (NumPy's), ``("rem",)`` (of integers, C's ``%``; by 0
-or -1 it is 0), ``("is_finite",)``, ``("select",)``,
+or -1 it is 0), ``("round",)`` (by its ``rounding_method`` parameter: half away from
+zero, or to even), ``("nextafter",)`` (C99's, of floats), ``("is_finite",)``, ``("select",)``,
 ``("convert",)``, ``("integer_pow",)`` (by its ``y`` parameter) and ``("identity",)``.
 
 Effects are not per platform: they live in ``core/effects.py``.

@@ -161,7 +161,7 @@ max_p = _vectorized("max", np.maximum, ANY, c=("extremum", ">"))
 defjvp(max_p, *_minmax_jvp(gt, ge))
 min_p = _vectorized("min", np.minimum, ANY, c=("extremum", "<"))
 defjvp(min_p, *_minmax_jvp(lt, le))
-nextafter_p = _vectorized("nextafter", np.nextafter, "f")
+nextafter_p = _vectorized("nextafter", np.nextafter, "f", c=("nextafter",))
 defjvp_zero(nextafter_p)
 add, sub, mul, div, rem, max, min, nextafter = (
     _binary(p) for p in (add_p, sub_p, mul_p, div_p, rem_p, max_p, min_p, nextafter_p))
@@ -261,7 +261,7 @@ round_p.def_impl(_round_impl)
 round_p.def_abstract_eval(_round_abstract_eval)
 defjvp_zero(round_p)
 _vectorized_batch_rule(round_p)
-register_lowering(round_p, fusible=True)
+register_lowering(round_p, fusible=True, c=("round",))
 
 
 def round(x, rounding_method=0):

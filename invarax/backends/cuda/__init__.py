@@ -6,6 +6,7 @@ first operation (``distributed/devices.py``), and without CuPy, NVRTC or a GPU n
 this runs.
 """
 
-from . import rules_calls, rules_compute, rules_elementwise, rules_shape, runner
+from . import rules_calls, rules_compute, rules_elementwise, rules_shape, rules_windows, runner
 
-__all__ = ["rules_calls", "rules_compute", "rules_elementwise", "rules_shape", "runner"]
+__all__ = ["rules_calls", "rules_compute", "rules_elementwise", "rules_shape", "rules_windows",
+           "runner"]

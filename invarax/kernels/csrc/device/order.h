@@ -231,6 +231,19 @@ enum {
     ORD_WIN_LEN = 43
 };
 
+/* The window of output element `out` (flat): its origin org (per axis: its first position,
+ * padded and dilated coordinates, less the low padding); returns its size K. */
+ORD_FN int64_t ord_win_origin(const int64_t *d, int64_t out, int64_t *org) {
+    int64_t k = 1;
+    for (int64_t a = d[ORD_WIN_NDIM] - 1; a >= 0; a--) {
+        const int64_t y = d[ORD_WIN_Y + a];
+        org[a] = (out % y) * d[ORD_WIN_STRIDE + a] - d[ORD_WIN_PAD_LO + a];
+        out /= y;
+        k *= d[ORD_WIN_W + a];
+    }
+    return k;
+}
+
 /* ORD_WINDOW_DEFINE(T, SFX) defines
  *   ord_win_at_SFX(x, d, org, k, ident): the element at window position k (row-major) of
  *     the window at org (per axis: its first position, padded and dilated coordinates, less
@@ -262,14 +275,8 @@ enum {
                        (const T *x, const int64_t *d, const int64_t *org, T ident),         \
                        ord_win_at_##SFX(x, d, org, i, ident))                               \
     ORD_FN T ord_window_##SFX(const T *x, const int64_t *d, int64_t out, int op) {          \
-        const int64_t nd = d[ORD_WIN_NDIM];                                                 \
-        int64_t org[ORD_WIN_DIMS], k = 1;                                                   \
-        for (int64_t a = nd - 1; a >= 0; a--) {                                             \
-            const int64_t y = d[ORD_WIN_Y + a];                                             \
-            org[a] = (out % y) * d[ORD_WIN_STRIDE + a] - d[ORD_WIN_PAD_LO + a];             \
-            out /= y;                                                                       \
-            k *= d[ORD_WIN_W + a];                                                          \
-        }                                                                                   \
+        int64_t org[ORD_WIN_DIMS];                                                          \
+        const int64_t k = ord_win_origin(d, out, org);                                      \
         if (op == 0) return (T)0 + ord_pw_window_##SFX(x, d, org, 0, k);                    \
         const T ident = op == 1 ? -(T)INFINITY : (T)INFINITY;                               \
         if (k == 0) return ident;                                                           \
