@@ -40,7 +40,8 @@ The per-element C forms (``c``), read by the native loop generator
 (``compiler/native.py``) and meant for a CUDA generator too: ``("arith", op)`` (``op`` one
 of ``+ - * /``: IEEE in the operands' precision, the first NaN operand kept; integers wrap
 around; integer ``/`` truncates, by 0 gives 0 and by -1 wraps), ``("compare", op)``,
-``("extremum", op)`` (``>``: max, ``<``: min; a NaN operand wins), ``("bitwise", op)``, ``("not",)``, ``("neg",)``, ``("abs",)``,
+``("extremum", op)`` (``>``: max, ``<``: min; a NaN operand wins), ``("bitwise", op)``,
+``("not",)``, ``("neg",)``, ``("abs",)``,
 ``("quiet", name)`` (the C math function ``name`` of a float, a NaN quieted),
 ``("rsqrt",)`` (one over the square root), ``("shift", op)`` (``<<`` or ``>>``, logical,
 on the unsigned bits; an amount of the bit width or more gives 0), ``("fma",)`` (``a * b + c``
