@@ -545,6 +545,8 @@ assert len(OPS) == sum(map(len, TABLES.values())), "a row name is used twice"
 
 # Primitives that no row checks numerically, with the reason.
 NOT_IN_TABLE = {
+    "pvary": "marks a value as varying over a named axis (shard_map's): against its "
+             "vmap program in tests/test_sharding_types.py",
     "stop_gradient": "its JVP is zero by definition, not the derivative: tested by value",
     "nextafter": "zero JVP by convention (as JAX); finite differences see slope 1",
     "iota": "no operands",

@@ -343,6 +343,8 @@ LARGE = {"add": 1000, "sin": 1000, "reduce_sum": 1000, "dot_general": 1000, "gat
 
 # Primitives tested elsewhere, with the reason (the coverage test checks this list).
 NOT_IN_TABLE = {
+    "pvary": "marks a value as varying over a named axis (shard_map's): against its "
+             "vmap program in tests/test_sharding_types.py",
     "iota": "no operands, so never batched: vmap binds it unchanged (test_iota_under_vmap)",
     **dict.fromkeys(
         ["psum", "pmax", "pmin", "all_gather", "axis_index"],

@@ -231,7 +231,7 @@ def takes_out_sharding(f):
         >>> from invarax.sharding import PartitionSpec as P
         >>> with invarax.set_mesh(invarax.make_mesh((2,), ("x",))):
         ...     jnp.zeros((4, 2), out_sharding=P("x")).sharding.spec
-        P('x',)
+        P('x', None)
     """
 
     @functools.wraps(f)

@@ -299,7 +299,7 @@ def _warn_transformed_callable(cls, name, value) -> None:
     arrays (it should hold the pytree, transformed when called)."""
     from ..compiler.jit import Jitted
 
-    if type(value) is not Jitted and not isinstance(value, types.FunctionType):
+    if not isinstance(value, (Jitted, types.FunctionType)):
         return
     seen = set()
     while id(value) not in seen:
