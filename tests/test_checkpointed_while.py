@@ -2,8 +2,9 @@
 
 Its gradient is bitwise the gradient of the same loop as a ``scan`` of the trip count (for
 any number of checkpoints), N3 of the gradient, N1 of per-example gradients with per-example
-trip counts; the revolve schedule keeps at most ``checkpoints`` states and runs each step
-forward at most ``t`` times; ``max_steps`` stops the loop; clear errors."""
+trip counts; the schedule (Equinox's, which tests/test_eqx_internal_loops.py compares with
+Equinox) reverses each step once, from its own carry, in at most ``checkpoints`` slots;
+``max_steps`` stops the loop; clear errors."""
 
 import numpy as np
 import pytest

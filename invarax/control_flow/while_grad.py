@@ -254,7 +254,8 @@ def _checkpointed_while_batch(vals, dims, *, trace, cond, body, checkpoints, max
                          [*lead, *body_b.out_avals], "vmap of checkpointed_while_loop")
 
     def frozen(ins):
-        consts, (go, i), old = ins[:ncc + nbc], ins[ncc + nbc:ncc + nbc + 2], ins[-nk:]
+        nc = ncc + nbc
+        consts, (go, i), old = ins[:nc], ins[nc:nc + 2], ins[nc + 2:]
         new = cf.body_fun(body_b)([*consts[ncc:], *old])
         new = [select_n(broadcast_in_dim(go, o.shape, (0,)), o, x)
                for o, x in zip(old, new, strict=True)]
@@ -265,7 +266,7 @@ def _checkpointed_while_batch(vals, dims, *, trace, cond, body, checkpoints, max
                               *body_b.out_avals], "vmap of checkpointed_while_loop")
     outs = checkpointed_while_p.bind(*cc, *bc, pred, count, *carry, cond=any_more,
                                      body=step, **params)
-    k2 = nk + 2  # the global count is the largest example's: the backward pass takes it
+    k2 = nk + 2  # the loop's own count is the largest example's: each example's is kept
     final, steps, saved = outs[:k2], outs[k2 + 1], outs[k2 + 2:]
     kept = [x for j in range(checkpoints) for x in saved[j * k2 + 2:(j + 1) * k2]]
     return ([*final[2:], final[1], steps, *kept],
