@@ -46,13 +46,14 @@ class OnlinePlacement:
     steps there will be: ``slot(step)`` is the slot (``0 .. checkpoints - 1``) that the
     carry entering ``step`` replaces, or None; ``steps[j]`` is the step slot ``j`` holds.
 
-    Up to step ``(K + 1)(K + 2)/2 - 1`` the placement is Stumm and Walther's Algorithm I
-    ("New algorithms for optimal online checkpointing", 2010), which is optimal there:
-    rounds of decreasing length, each storing the steps from its start into the slots
-    after the first (slot 0 keeps the initial carry). Beyond, it is Wang and Moin's
-    dynamic checkpointing (2008): each slot has a level, every step is stored, into the
-    latest slot marked dispensable (at level 0), else over the latest stored step (one
-    level up, making every slot of a lower level dispensable).
+    With ``K = checkpoints``: before step ``(K + 1)(K + 2)/2 - 1`` the placement is Stumm
+    and Walther's Algorithm I ("New algorithms for optimal online checkpointing", 2010):
+    the first ``K`` steps fill the slots, then rounds of ``K``, ``K - 1``, ..., 1 steps
+    store each of their steps but the first over an older one (slot 0 keeps the initial
+    carry). Beyond, it is Wang and Moin's dynamic checkpointing (2008): each slot has a
+    level, and every step is stored (if ``K > 1``): into the latest slot marked dispensable
+    (at level 0), else over the latest stored step (one level up, making every slot of a
+    lower level dispensable).
 
     Example:
         >>> p = OnlinePlacement(2)

@@ -23,8 +23,8 @@ def checkpointed_while_loop(cond_fun, body_fun, init_val, *, max_steps, checkpoi
     The forward pass is ``while_loop`` (stopping after ``max_steps`` steps if ``cond_fun``
     is still True) that also stores up to ``checkpoints`` of its carries, the initial one
     first, placed without knowing how many steps there will be (online binomial
-    checkpointing: Stumm and Walther's algorithm, optimal up to
-    ``(checkpoints + 1) * (checkpoints + 2) / 2`` steps, then Wang and Moin's). The backward
+    checkpointing: Stumm and Walther's algorithm up to
+    ``(checkpoints + 1) * (checkpoints + 2) / 2`` steps, Wang and Moin's beyond). The backward
     pass reverses the steps from them, recomputing the carries it needs and storing some in
     the slots that free up (treeverse). Memory is ``checkpoints`` carries. The schedule is
     that of Equinox's ``while_loop(kind="checkpointed")``, step for step: a body that
