@@ -2,10 +2,9 @@
 
 Its gradient is bitwise the gradient of the same loop as a ``scan`` of the trip count (for
 any number of checkpoints), N3 of the gradient, N1 of per-example gradients with per-example
-trip counts; the revolve schedule keeps at most ``checkpoints`` states and runs each step
-forward at most ``t`` times; ``max_steps`` stops the loop; clear errors."""
-
-import math
+trip counts; the schedule (Equinox's, which tests/test_eqx_internal_loops.py compares with
+Equinox) reverses each step once, from its own carry, in at most ``checkpoints`` slots;
+``max_steps`` stops the loop; clear errors."""
 
 import numpy as np
 import pytest
@@ -13,7 +12,7 @@ from helpers import assert_bitwise, data
 
 import invarax.numpy as jnp
 from invarax import grad, jit, jvp, lax, vmap
-from invarax.control_flow.while_grad import revolve
+from invarax.control_flow.while_grad import OnlinePlacement, treeverse
 
 W = jnp.asarray(data((4, 4), seed=1) * 0.5)
 
@@ -71,43 +70,34 @@ def test_per_example_gradients_with_per_example_trip_counts():
     np.testing.assert_allclose(total, np.sum(np.asarray(gw), 0), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("n", [1, 2, 7, 30, 100])
-@pytest.mark.parametrize("snaps", [0, 1, 2, 4])
-def test_revolve_schedule(n, snaps):
-    """Reverses every step once, in order, holding at most ``snaps`` extra states, each
-    step run forward at most ``t`` (+1 with no snapshot) times."""
-    live, peak, runs, reversed_steps = [0], [0], [0] * n, []
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 30, 100])
+@pytest.mark.parametrize("checkpoints", [1, 2, 4, 9])
+def test_schedule_reverses_each_step_once_in_order(n, checkpoints):
+    """The forward placement stores the initial carry first and at most ``checkpoints``
+    carries; the backward pass reverses every step once, from the last, each at its own
+    carry, storing no more than the slots hold; with the slots for every step, no step is
+    recomputed."""
+    placement = OnlinePlacement(checkpoints)
+    slots = [placement.slot(s) for s in range(n)]
+    assert slots[:1] == [0][:n] and all(j is None or 0 <= j < checkpoints for j in slots)
+    saved = sorted((s, s) for s in placement.steps)  # the carry of step s is s
+    assert [s for s, _ in saved[:min(n, checkpoints)]] == sorted(
+        s for s in placement.steps if s < n)
+    forward, reversed_steps = [], []
 
-    def advance(state, k):
-        for j in range(state, state + k):
-            runs[j] += 1
-        return state + k
+    def step(s):
+        forward.append(s)
+        return s + 1
 
-    def back(state, ct):
-        reversed_steps.append(state)
-        return ct
+    def back(s, ct):
+        assert ct == s + 1  # the cotangent reaching a step is that of its output
+        reversed_steps.append(s)
+        return s
 
-    def counting_revolve(state, length, s, ct, adv, bk):
-        live[0] += 1
-        peak[0] = max(peak[0], live[0])
-        try:
-            return revolve(state, length, s, ct, adv, bk)
-        finally:
-            live[0] -= 1
-
-    import invarax.control_flow.while_grad as wg
-
-    original = wg.revolve
-    wg.revolve = counting_revolve
-    try:
-        original(0, n, snaps, None, advance, back)
-    finally:
-        wg.revolve = original
+    assert treeverse(n, checkpoints, saved, n, step, back) == 0
     assert reversed_steps == list(range(n - 1, -1, -1))
-    assert peak[0] <= snaps  # recursive calls: one per state held besides the initial one
-    if snaps:
-        t = next(t for t in range(n + 1) if math.comb(snaps + t, snaps) >= n)
-        assert max(runs, default=0) <= t
+    if checkpoints >= n:
+        assert forward == []
 
 
 def test_errors():

@@ -169,6 +169,44 @@ def test_buffer_writes_obey_pred(theirs):
                           [1.0, 0.0])
 
 
+def _steps_run(lib, checkpoints, max_steps, lengths):
+    """For each trip count, the step numbers at which the checkpointed loop's body runs
+    during ``jit(grad)``: the forward pass, then the backward pass's recomputations and
+    reversals (the trip count is traced: one compilation)."""
+    trail = []
+
+    def loss(x, n):
+        def body(c):
+            lib.jax.debug.callback(lambda i: trail.append(int(i)), c[0])
+            return c[0] + 1, lib.jnp.sin(c[1]) * 1.1
+
+        return lib.eqxi.while_loop(lambda c: c[0] < n, body, (0, x), kind="checkpointed",
+                                   max_steps=max_steps, checkpoints=checkpoints)[1]
+
+    g, runs = lib.jax.jit(lib.jax.grad(loss)), []
+    for n in lengths:
+        trail.clear()
+        lib.jax.block_until_ready(g(np.float32(0.5), np.int32(n)))
+        if lib is not OURS:
+            lib.jax.effects_barrier()
+        runs.append(list(trail))
+    return runs
+
+
+@pytest.mark.parametrize(("checkpoints", "max_steps"),
+                         [(1, None), (2, None), (3, None), (4, 12), (5, 5)])
+def test_checkpointed_recomputes_the_steps_equinox_does(theirs, checkpoints, max_steps):
+    """The same steps run forward and back, in the same order, as Equinox's online
+    treeverse, up to lengths past (checkpoints + 1)(checkpoints + 2)/2 where its placement
+    changes, and past ``max_steps``."""
+    lengths = range(16)
+    ours = _steps_run(OURS, checkpoints, max_steps, lengths)
+    assert ours == _steps_run(theirs, checkpoints, max_steps, lengths)
+    for n, trail in zip(lengths, ours, strict=True):
+        n = min(n, max_steps or n)
+        assert trail[:n] == list(range(n)) and len(trail) >= 2 * n  # each reversed once
+
+
 def _scan_loss(lib, kind, checkpoints):
     jnp = lib.jnp
 

@@ -80,6 +80,7 @@ def test_iota_and_collectives():
 COMPOSITE = {"iota", "psum", "pmax", "pmin", "all_gather", "axis_index", "custom_jvp_call",
              "custom_vjp_call", "custom_lin", "checkpoint",
              "cond", "scan", "while", "while_grad"}  # tests/test_control_flow_transforms.py
+COMPOSITE |= {"checkpointed_while"}  # tests/test_checkpointed_while.py (jit, vmap, grad)
 COMPOSITE |= {"debug_callback", "pure_callback"}  # tests/test_debug_callbacks.py
 COMPOSITE |= {"ppermute", "psum_scatter", "all_to_all"}  # tests/test_pmap.py (jit bodies)
 COMPOSITE |= {"error_if"}  # tests/test_module_errors.py (eager, jit, vmap, grad)

@@ -50,6 +50,8 @@ NO_JVP = {
     "iota": "no operands: nothing to differentiate",
     "axis_index": "no operands: the position along a named axis",
     "while_grad": "the backward pass of checkpointed_while_loop (reverse over reverse: not yet)",
+    "checkpointed_while": "the forward pass of checkpointed_while_loop's reverse mode (a "
+                          "custom_vjp: forward mode raises, as Equinox's)",
     "eig": "forward only (issue 16 scopes jnp.linalg.eig as JAX's CPU eig, undifferentiated)",
     "qr_raw": "forward only, as JAX's qr(mode='raw') (LAPACK's Householder form)",
 }

@@ -361,6 +361,8 @@ NOT_IN_TABLE = {
         "custom derivatives and remat: tests/test_vmap_custom.py"),
     **dict.fromkeys(["cond", "scan", "while", "while_grad"],
                     "control flow: tests/test_control_flow_transforms.py (N1 per construct)"),
+    "checkpointed_while": "checkpointed_while_loop's forward pass: N1 of its per-example "
+                          "gradients in tests/test_checkpointed_while.py",
     **dict.fromkeys(
         ["debug_callback", "pure_callback"],
         "callbacks into Python, batched by unrolling or by vmap_method: "

@@ -1,5 +1,6 @@
 """``checkpointed_while_loop``: a ``while_loop`` that reverse mode differentiates, by
-recomputation with O(checkpoints) memory (Equinox's ``while_loop(kind="checkpointed")``)."""
+recomputation from ``checkpoints`` stored carries (Equinox's
+``while_loop(kind="checkpointed")``, with its schedule)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import math
 import numpy as np
 
 from ..control_flow import common as cf
-from ..control_flow.while_grad import while_grad_p
+from ..control_flow.while_grad import checkpointed_while_p, while_grad_p
 from ..core.eval import eval_jaxpr
 from ..core.pytree import tree_unflatten
 from ..interpreters import ad
@@ -20,12 +21,14 @@ def checkpointed_while_loop(cond_fun, body_fun, init_val, *, max_steps, checkpoi
     """A ``while_loop`` of at most ``max_steps`` steps that ``grad`` can differentiate.
 
     The forward pass is ``while_loop`` (stopping after ``max_steps`` steps if ``cond_fun``
-    is still True), storing only the initial carry. The backward pass reverses the steps
-    with binomial checkpointing (Griewank's revolve, as Equinox's
-    ``while_loop(kind="checkpointed")`` uses treeverse): it recomputes the states it needs
-    from at most ``checkpoints`` stored ones, so memory is O(``checkpoints``) carries and
-    each step runs forward at most ``t`` more times, ``t`` the least integer with
-    ``binom(checkpoints + t, checkpoints) >= steps``. The gradient equals that of the
+    is still True) that also stores up to ``checkpoints`` of its carries, the initial one
+    first, placed without knowing how many steps there will be (online binomial
+    checkpointing: Stumm and Walther's algorithm up to
+    ``(checkpoints + 1) * (checkpoints + 2) / 2`` steps, Wang and Moin's beyond). The backward
+    pass reverses the steps from them, recomputing the carries it needs and storing some in
+    the slots that free up (treeverse). Memory is ``checkpoints`` carries. The schedule is
+    that of Equinox's ``while_loop(kind="checkpointed")``, step for step: a body that
+    prints its step prints the same sequence. The gradient equals that of the
     unrolled loop (within rounding: cotangents of values the body closes over are summed
     from the last step to the first). ``vmap`` works (the examples reverse together over
     the largest trip count, an example's extra steps the identity); forward mode raises,
@@ -36,7 +39,7 @@ def checkpointed_while_loop(cond_fun, body_fun, init_val, *, max_steps, checkpoi
         body_fun: ``body_fun(val) -> val``.
         init_val: the initial carry (a pytree of arrays).
         max_steps: the most steps the loop takes (a positive int).
-        checkpoints: the most states stored by the backward pass (default Equinox's,
+        checkpoints: the most carries stored for the backward pass (default Equinox's,
             ``O(sqrt(max_steps))``; 1 is enough: time then grows with ``steps**2``).
 
     Returns:
@@ -69,7 +72,7 @@ def checkpointed_while_loop(cond_fun, body_fun, init_val, *, max_steps, checkpoi
     cond, hoisted_c = cf.trace_body(cond_body, [x.aval for x in arrays],
                                     "checkpointed_while_loop cond")
     _check_predicate(cond, cond_body.out_trees[0])
-    nb = len(hoisted_b)
+    nb, nk = len(hoisted_b), len(arrays)
 
     def forward(bc, cc, init):
         def go(state):
@@ -79,20 +82,20 @@ def checkpointed_while_loop(cond_fun, body_fun, init_val, *, max_steps, checkpoi
         def step(state):
             return state[0] + np.int32(1), eval_jaxpr(body.jaxpr, body.consts, *bc, *state[1])
 
-        n, out = while_loop(go, step, (np.int32(0), list(init)))
-        return out, n
+        return while_loop(go, step, (np.int32(0), list(init)))[1]
 
     def fwd(bc, cc, init):
-        out, n = forward(bc, cc, init)
-        return out, (bc, init, n)
+        outs = checkpointed_while_p.bind(*cc, *bc, *init, cond=cond, body=body,
+                                         checkpoints=checkpoints, max_steps=max_steps)
+        return outs[:nk], (bc, outs[nk:])
 
     def bwd(res, cts):
-        bc, init, n = res
+        bc, saved = res
         cts = [ad.zeros_like_aval(a) if c is None else cf.cast_like(c, a)
                for c, a in zip(cts, body.out_avals, strict=True)]
-        outs = while_grad_p.bind(*bc, *init, n, *cts, body=body, checkpoints=checkpoints)
+        outs = while_grad_p.bind(*bc, *saved, *cts, body=body, checkpoints=checkpoints)
         return list(outs[:nb]), None, list(outs[nb:])
 
-    loop = custom_vjp(lambda bc, cc, init: forward(bc, cc, init)[0])
+    loop = custom_vjp(forward)
     loop.defvjp(fwd, bwd)
     return tree_unflatten(carry[1], loop(list(hoisted_b), list(hoisted_c), list(arrays)))

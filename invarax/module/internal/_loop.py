@@ -71,8 +71,8 @@ def while_loop(cond_fun, body_fun, init_val, *, max_steps=None, buffers=None, ki
         kind: ``"lax"`` (forward-mode differentiable), ``"checkpointed"`` (reverse mode,
             by recomputation; needs ``max_steps`` or ``checkpoints``) or ``"bounded"``
             (both modes; needs ``max_steps``).
-        checkpoints: for ``"checkpointed"``: how many carries the backward pass stores
-            (default ``O(sqrt(max_steps))``).
+        checkpoints: for ``"checkpointed"``: how many carries are stored for the
+            backward pass (default ``O(sqrt(max_steps))``).
         base: for ``"bounded"``: steps per level of nesting.
 
     Returns:
