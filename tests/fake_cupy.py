@@ -94,7 +94,10 @@ def _wrapped(fn):
 def asarray(x, dtype=None):
     if isinstance(x, ndarray):
         return x if dtype is None or x.dtype == dtype else x.astype(dtype)
-    return ndarray(np.array(x, dtype=dtype, copy=True))
+    x = np.array(x, dtype=dtype, copy=True)
+    if x.dtype.kind not in "biufc":  # as CuPy: no ml_dtypes types, no objects
+        raise TypeError(f"Unsupported dtype {x.dtype}")
+    return ndarray(x)
 
 
 empty = _wrapped(np.empty)

@@ -458,6 +458,17 @@ def test_jit_keeps_values_on_the_gpu(gpu):
     assert backends.RUNNER is not None
 
 
+def test_narrow_types_run_on_the_host():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    x = np.linspace(-3, 3, 20).astype(ml_dtypes.bfloat16)
+    with pytest.warns(RuntimeWarning, match="narrow types"):
+        placed = invarax.device_put(x, invarax.devices("gpu")[0])
+        got = np.asarray(jnp.tanh(placed) * 2)
+    assert placed.devices() == {invarax.devices("gpu")[0]}
+    assert np.array_equal(got.view(np.uint16), on_cpu(lambda v: jnp.tanh(v) * 2, x)
+                          .view(np.uint16))
+
+
 def test_numpys_elementary_functions_stay_on_the_host():
     """With invarax's own elementary functions off, the CPU uses NumPy's, which the GPU
     does not have: those operations run on the host, so the bits are still the CPU's."""

@@ -355,8 +355,8 @@ def placed(value, sharding) -> ArrayImpl:
     shares the value's buffer (host memory is shared by the local devices: nothing is
     copied); on a GPU it is in that GPU's memory (copied there unless it already is)."""
     device = getattr(sharding, "_device", None)
-    if isinstance(device, CudaDevice):
-        out = ArrayImpl.on_device(on_device(value, device), device, value.aval)
+    if isinstance(device, CudaDevice) and value.dtype.kind in "biufc":  # (narrow types: on
+        out = ArrayImpl.on_device(on_device(value, device), device, value.aval)  # the host)
     else:
         out = ArrayImpl(value._value, value.weak_type)
     out._sharding = sharding

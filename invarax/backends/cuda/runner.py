@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import warnings
 
-from ...core import backends
+from ...core import backends, dtypes, narrow
 from ...core.array import ArrayImpl
 from ...core.config import config
 from ...core.lowering import LOWERINGS
@@ -59,6 +59,10 @@ class CudaRunner(backends.Runner):
             return _placed(run_on_host(primitive, args, [x.aval for x in args], params,
                                        out_avals), committed, primitive)
         rule = LOWERINGS.get("cuda", {}).get(primitive)
+        if dtypes._ML_SET and (narrow.involves([x.aval for x in args]) or narrow.involves(
+                out_avals if primitive.multiple_results else (out_avals,))):
+            return self._host(primitive, args, params, out_avals, device, committed,
+                              "the narrow types (bfloat16, float8, ...) run on the host")
         if rule is None:
             return self._host(primitive, args, params, out_avals, device, committed,
                               "it has no GPU kernel yet")
