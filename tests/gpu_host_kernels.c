@@ -55,6 +55,23 @@
 HOST_KERNELS(float, f32)
 HOST_KERNELS(double, f64)
 
+#define HOST_SCATTER(T, SFX)                                                                \
+    void scatter_##SFX(T *t, const long long *rows, const T *u, long long m, long long r,    \
+                       int op) {                                                            \
+        for (long long c = 0; c < r; c++)                                                   \
+            ord_scatter_column_##SFX(t, (const int64_t *)rows, u, m, r, c, op);             \
+    }
+
+HOST_SCATTER(int8_t, i8)
+HOST_SCATTER(uint8_t, u8)
+HOST_SCATTER(int16_t, i16)
+HOST_SCATTER(uint16_t, u16)
+HOST_SCATTER(int32_t, i32)
+HOST_SCATTER(uint32_t, u32)
+HOST_SCATTER(int64_t, i64)
+HOST_SCATTER(uint64_t, u64)
+HOST_SCATTER(uint8_t, b8)
+
 void elementary_more_f32(int fn, const float *x, float *y, long long n) {
     for (long long i = 0; i < n; i++) y[i] = elem_more_f32_value(fn, x[i]);
 }

@@ -197,7 +197,11 @@ def test_integer_and_bool_elementwise():
                 lax.shift_left(u, j.astype(jnp.uint32)),
                 lax.shift_right_logical(u, j.astype(jnp.uint32)),
                 (i > 0) & (j > 0), i.astype(jnp.float32), u.astype(jnp.int32), i % j,
-                lax.rem(i, j), jnp.sign(j), lax.div(i, j), lax.div(u, j.astype(jnp.uint32))]
+                lax.rem(i, j), jnp.sign(j), lax.div(i, j), lax.div(u, j.astype(jnp.uint32)),
+                i.at[jnp.abs(j) % 50].add(i), u.at[jnp.abs(j) % 50].mul(u),
+                (i > 0).at[jnp.abs(j) % 50].min(j > 0), (i > 0).at[jnp.abs(j) % 50].max(j > 0),
+                j.astype(jnp.int8).at[i % 50].max(j.astype(jnp.int8) * 7),
+                i.at[jnp.abs(j) % 50].set(j)]
     check(f, i, j, u)
 
 

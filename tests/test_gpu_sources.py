@@ -292,7 +292,9 @@ needs_nvrtc = pytest.mark.skipif(not nvrtc.available(),
 KERNELS = {"kernels.cu": {f"{kind}_{t}" for t in ("f32", "f64")
                           for kind in ("reduce_sum", "reduce_prod", "reduce_extremum",
                                        "reduce_argextremum", "gemm", "conv", "window",
-                                       "scan", "scatter")},
+                                       "scan", "scatter")}
+           | {f"scatter_{t}" for t in ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64",
+                                       "b8")},
            "elementary.cu": {f"{kind}_{t}" for t in ("f32", "f64")
                              for kind in ("elementary", "elementary_more", "elementary2")},
            "sort.cu": {*(f"argsort_{t}" for t in ("f32", "f64", "i8", "u8", "i16", "u16", "i32",

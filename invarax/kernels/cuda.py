@@ -264,14 +264,18 @@ def cumulative(kind: str, x, axis: int, reverse: bool):
 
 
 _SCATTERS = {"set": 0, "add": 1, "mul": 2, "min": 3, "max": 4}
+#: The dtypes the scatter kernels take (integers wrap around; bools add as "or").
+_SCATTER_SUFFIXES = {**_SUFFIX, np.dtype(np.bool_): "b8",
+                     **{np.dtype(f"{k}{b // 8}"): f"{k}{b}" for k in ("i", "u")
+                        for b in (8, 16, 32, 64)}}
 
 
 def scatter_rows(target, rows, updates, combine: str) -> None:
     """Combine ``updates[i]`` into ``target[rows[i]]`` in place, for i in increasing order
-    (the arguments of ``kernels.scatter.scatter_rows``: ``target`` a C-contiguous float CuPy
-    array ``(n, *rest)``, ``rows`` ints in ``[0, n)``, duplicates allowed, or negative for
-    an update to drop, ``updates`` ``(m, *rest)``): the CPU's bits, one thread a column of
-    the rows."""
+    (the arguments of ``kernels.scatter.scatter_rows``: ``target`` a C-contiguous CuPy array
+    ``(n, *rest)`` of a float, integer or bool dtype, ``rows`` ints in ``[0, n)``, duplicates
+    allowed, or negative for an update to drop, ``updates`` ``(m, *rest)``): the CPU's bits,
+    one thread a column of the rows."""
     cupy = _cupy()
     if combine not in _SCATTERS:
         raise ValueError(f"unknown combine {combine!r}: {', '.join(_SCATTERS)}")
@@ -284,7 +288,7 @@ def scatter_rows(target, rows, updates, combine: str) -> None:
         raise ValueError(f"updates must be {(m, *target.shape[1:])} of {target.dtype}, got "
                          f"{updates.shape} of {updates.dtype}")
     if m and width:
-        kernel = _kernel("scatter", target.dtype)
+        kernel = _kernel("scatter", target.dtype, suffixes=_SCATTER_SUFFIXES)
         _launch(kernel, width,
                 (target, cupy.ascontiguousarray(rows.astype(np.int64)),
                  cupy.ascontiguousarray(updates), np.int64(m), np.int64(width),

@@ -11,8 +11,6 @@ from __future__ import annotations
 import builtins
 import math
 
-import numpy as np
-
 from ...core.lowering import register_lowering
 from ...kernels import cuda, cuda_index
 from ...ops import arithmetic
@@ -84,9 +82,9 @@ def _gather(operand, indices, *, axes, mode, fill_value):
 
 def _scatter(combine):
     def impl(operand, indices, updates, *, axes, mode):
-        if operand.dtype not in (np.float32, np.float64):
-            raise NotOnDevice(f"scatter of {operand.dtype} (the GPU scatters float32 and "
-                              "float64)")
+        if operand.dtype not in cuda._SCATTER_SUFFIXES:
+            raise NotOnDevice(f"scatter of {operand.dtype} (the GPU scatters float32, float64, "
+                              "integers and bools)")
         dims = [operand.shape[a] for a in axes]
         front = _front(operand, axes).copy()
         if front.shape[0]:

@@ -322,19 +322,35 @@ ORD_SCAN_DEFINE(double, f64)
  * (op 0: set, 1: +, 2: *, 3: minimum, 4: maximum; NumPy's ufunc.at); an update whose row
  * is negative is dropped. A column's updates touch that column alone, so columns may run at
  * once. */
-#define ORD_SCATTER_DEFINE(T, SFX)                                                          \
+#define ORD_SCATTER_BODY(T, SFX, ADD, MUL, MIN, MAX)                                        \
     ORD_FN void ord_scatter_column_##SFX(T *t, const int64_t *rows, const T *u, int64_t m,  \
                                          int64_t r, int64_t c, int op) {                    \
         for (int64_t i = 0; i < m; i++) {                                                   \
             if (rows[i] < 0) continue;                                                      \
             T *dst = t + rows[i] * r + c;                                                   \
             const T v = u[i * r + c];                                                       \
-            *dst = op == 0 ? v : op == 1 ? *dst + v : op == 2 ? *dst * v                    \
-                 : op == 3 ? ORD_MINIMUM(*dst, v) : ORD_MAXIMUM(*dst, v);                   \
+            *dst = op == 0 ? v : op == 1 ? (ADD) : op == 2 ? (MUL) : op == 3 ? (MIN) : (MAX); \
         }                                                                                   \
     }
+#define ORD_SCATTER_DEFINE(T, SFX)                                                          \
+    ORD_SCATTER_BODY(T, SFX, *dst + v, *dst * v, ORD_MINIMUM(*dst, v), ORD_MAXIMUM(*dst, v))
+/* Integers wrap around (the arithmetic modulo 2^64, then the type's bits: no overflow in
+ * C); bools (0 or 1 in a byte) add as "or" and multiply as "and", as NumPy's ufuncs. */
+#define ORD_SCATTER_INT_DEFINE(T, SFX)                                                      \
+    ORD_SCATTER_BODY(T, SFX, (T)((uint64_t)*dst + (uint64_t)v),                             \
+                     (T)((uint64_t)*dst * (uint64_t)v), (*dst < v ? *dst : v),              \
+                     (*dst > v ? *dst : v))
 
 ORD_SCATTER_DEFINE(float, f32)
 ORD_SCATTER_DEFINE(double, f64)
+ORD_SCATTER_INT_DEFINE(int8_t, i8)
+ORD_SCATTER_INT_DEFINE(uint8_t, u8)
+ORD_SCATTER_INT_DEFINE(int16_t, i16)
+ORD_SCATTER_INT_DEFINE(uint16_t, u16)
+ORD_SCATTER_INT_DEFINE(int32_t, i32)
+ORD_SCATTER_INT_DEFINE(uint32_t, u32)
+ORD_SCATTER_INT_DEFINE(int64_t, i64)
+ORD_SCATTER_INT_DEFINE(uint64_t, u64)
+ORD_SCATTER_BODY(uint8_t, b8, *dst | v, *dst & v, *dst & v, *dst | v)
 
 #endif
