@@ -83,21 +83,19 @@ class CudaDevice(Device):
         with self._cupy.cuda.Device(id):
             self.device_kind = _device_name(self._cupy, id)
 
-    def __enter__(self):
-        self._context = self._cupy.cuda.Device(self.id)
-        return self._context.__enter__()
-
-    def __exit__(self, *exc):
-        return self._context.__exit__(*exc)
+    def context(self):
+        """A context manager making this GPU CuPy's current device (a new one each time, so
+        nested and concurrent uses do not share it)."""
+        return self._cupy.cuda.Device(self.id)
 
     def to_device(self, value: np.ndarray):
         """A copy of the host array ``value`` in this GPU's memory (a CuPy array)."""
-        with self._cupy.cuda.Device(self.id):
+        with self.context():
             return self._cupy.asarray(value)
 
     def to_host(self, buffer) -> np.ndarray:
         """A host copy of ``buffer`` (a CuPy array on this GPU), once it is computed."""
-        with self._cupy.cuda.Device(self.id):
+        with self.context():
             return buffer.get()
 
     def synchronize(self) -> None:

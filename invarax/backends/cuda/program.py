@@ -85,7 +85,7 @@ def _launch(group, kernel, values: list, device) -> dict:
     array`` of its outputs."""
     cupy = cuda._cupy()
     size = math.prod(group.shape)
-    with device:
+    with device.context():
         ins = [on_device(x, device) for x in values]
         ins = [x if x.ndim == 0 else cupy.ascontiguousarray(x) for x in ins]
         outs = [cupy.empty(v.aval.shape, v.aval.dtype) for v in group.outvars]

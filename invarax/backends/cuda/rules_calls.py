@@ -75,7 +75,7 @@ def _scan(*args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
         for column, y in zip(ys, outs[num_carry:], strict=True):
             column[i] = on_device(y, device)
     cupy = cuda._cupy()
-    with device:
+    with device.context():
         stacked = [ArrayImpl.on_device(
             cupy.stack(column) if length else cupy.empty((0, *a.shape), a.dtype), device,
             ShapedArray((length, *a.shape), a.dtype, a.weak_type))

@@ -70,7 +70,7 @@ class CudaRunner(backends.Runner):
             return rule.impl(*args, **params)
         buffers = [on_device(x, device) for x in args]
         try:
-            with device:
+            with device.context():
                 outs = rule.impl(*buffers, **params)
         except NotOnDevice as e:
             return self._host(primitive, args, params, out_avals, device, committed, str(e))
