@@ -100,7 +100,7 @@ def _conv(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                     rhs.astype(out_dtype, copy=False).transpose(rhs_spec), window_strides,
                     padding, lhs_dilation, rhs_dilation, feature_group_count,
                     batch_group_count)
-    return out.transpose(tuple(np.argsort(out_spec)))
+    return out.transpose(tuple(int(a) for a in np.argsort(out_spec)))
 
 
 def _window(op: str):
