@@ -36,8 +36,8 @@ def _check_matrix(name: str, x: ShapedArray, square: bool = False, kinds: str = 
     if x.dtype.kind == "c" and "c" not in kinds:
         raise TypeError(
             f"lax.linalg.{name} takes float32 or float64 matrices, got {x.dtype.name}: "
-            "invarax's factorisation kernels are real, and of the factorisations only "
-            "cholesky takes complex matrices"
+            "of invarax's factorisations only cholesky, lu and triangular_solve take "
+            "complex matrices"
         )
     if x.dtype not in (np.float32, np.float64, *((np.complex64, np.complex128)
                                                   if "c" in kinds else ())):
@@ -168,13 +168,14 @@ _leading_batch_rule(cholesky_p)
 def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a,
                            unit_diagonal):
     return klinalg.triangular_solve(a, b, left_side=left_side, lower=lower,
-                                    transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+                                    transpose_a=transpose_a, unit_diagonal=unit_diagonal,
+                                    conjugate_a=conjugate_a)
 
 
 def _triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, conjugate_a,
                                     unit_diagonal):
-    _check_matrix("triangular_solve", a, square=True)
-    _check_matrix("triangular_solve", b)
+    _check_matrix("triangular_solve", a, square=True, kinds="fc")
+    _check_matrix("triangular_solve", b, kinds="fc")
     side = b.shape[-2] if left_side else b.shape[-1]
     if a.dtype != b.dtype or a.shape[:-2] != b.shape[:-2] or side != a.shape[-1]:
         what = "rows" if left_side else "columns"
@@ -196,6 +197,7 @@ def _triangular_solve_jvp_a(g_a, ans, a, b, **params):
     k = 1 if params["unit_diagonal"] else 0
     g_a = el.neg(triangle(g_a, params["lower"], -k if params["lower"] else k))
     g_a = _T(g_a) if params["transpose_a"] else g_a
+    g_a = el.conj(g_a) if params["conjugate_a"] and g_a.dtype.kind == "c" else g_a
     m, n = b.shape[-2:]
     if params["left_side"]:
         if m > n:
@@ -228,7 +230,7 @@ _leading_batch_rule(triangular_solve_p)
 
 
 def _lu_abstract_eval(a):
-    _check_matrix("lu", a)
+    _check_matrix("lu", a, kinds="fc")
     m, n = a.shape[-2:]
     batch = a.shape[:-2]
     return [ShapedArray(a.shape, a.dtype), ShapedArray((*batch, min(m, n)), np.dtype(np.int32)),
@@ -474,10 +476,11 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
     """Solve a triangular system: ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b``.
 
     Arguments:
-        a: (..., m, m) float; only its ``lower`` (else upper) triangle is read, and its
-            diagonal is taken as ones if ``unit_diagonal``.
+        a: (..., m, m) float or complex; only its ``lower`` (else upper) triangle is read,
+            and its diagonal is taken as ones if ``unit_diagonal``.
         b: (..., m, n) if ``left_side`` else (..., n, m), of ``a``'s dtype and batch shape.
-        transpose_a: ``op(a) = a^T`` (else ``a``); ``conjugate_a`` is a no-op for real ``a``.
+        transpose_a: ``op(a) = a^T`` (else ``a``); ``conjugate_a`` conjugates ``op(a)``
+            (a no-op for real ``a``).
 
     Returns:
         ``x``, of ``b``'s shape. A zero on ``a``'s diagonal gives inf/NaN, as JAX.
@@ -498,7 +501,8 @@ def lu(x):
     """LU decomposition with partial pivoting: ``x[..., perm, :] = L @ U``.
 
     Arguments:
-        x: a float array of shape (..., m, n).
+        x: a float or complex array of shape (..., m, n) (a complex pivot is the entry of
+            largest ``|re| + |im|``, as LAPACK's and JAX's).
 
     Returns:
         ``(lu, pivots, permutation)``: ``L`` (unit diagonal, below it) and ``U`` (on and

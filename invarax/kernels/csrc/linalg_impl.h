@@ -68,6 +68,7 @@ static void F(fill_nan)(T *a, ptrdiff_t n) {
 }
 
 #include "linalg_blocked.h"
+#include "linalg_complex.h"
 
 /* Solve T X = B for the m x m triangular T (lower, or upper if `upper`; diagonal 1 if
  * `unit`) and the m x n B (X overwrites B). Lower: row i of X is (b_i - sum_{k<i} t_ik x_k,
@@ -380,9 +381,18 @@ static void F(eigh1)(T *a, T *vt, T *w, ptrdiff_t n, void *work) {
 
 /* Matrix b of job j (linalg.c), in this type and instruction set. */
 static void F(run_one)(job *j, ptrdiff_t b, void *work) {
-    size_t e = sizeof(T);
+    size_t e = sizeof(T) * (j->cplx ? 2 : 1);
     ptrdiff_t m = j->m, n = j->n, k = j->k, mn = m < n ? m : n;
     void **p = j->p;
+    if (j->cplx) { /* LU and the triangular solve only (py_linalg checks) */
+        if (j->op == OP_LU)
+            F(clu1)((T *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
+                    (int32_t *)AT(p[2], m, b, 4), m, n);
+        else
+            F(ctrsm1)((T *)AT(p[0], m * m, b, e), (T *)AT(p[1], m * n, b, e), m, n,
+                      j->unit & 1, j->unit >> 1);
+        return;
+    }
     switch (j->op) {
     case OP_CHOLESKY:
         if (F(cholesky1)((T *)AT(p[0], n * n, b, e), n, j->unit & 1, work, j->inner) < 0)
