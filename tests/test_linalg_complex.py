@@ -1,5 +1,6 @@
-"""Complex LU with partial pivoting and the complex triangular solve (csrc/linalg_complex.h),
-and what is built on them (solve, inv, det, slogdet, lu_factor/lu_solve, solve_triangular):
+"""Complex LU with partial pivoting, the complex triangular solve and the complex SVD
+(csrc/linalg_complex.h), and what is built on them (solve, inv, det, slogdet, lu_factor/
+lu_solve, solve_triangular, pinv, lstsq, norm):
 accuracy against complex128 references with explicit bounds, JAX's pivots and values
 (differential, skipped without JAX), JAX's derivatives, and the numerics contract bitwise:
 alone or in a batch (N1, also under vmap and jit), any thread count (N5), every
@@ -8,6 +9,7 @@ instruction-set level (N6)."""
 import numpy as np
 import pytest
 from helpers import assert_bitwise
+from test_ad_elementwise import jax_x64  # noqa: F401 (a fixture: JAX with x64, restored)
 
 import invarax
 import invarax.numpy as jnp
@@ -113,12 +115,43 @@ def test_solve_inv_det_slogdet_accuracy(dtype, rng, x64):
     assert abs(det - ref_det) <= 64 * eps * abs(ref_det)
 
 
-def test_complex_svd_and_qr_say_what_is_supported():
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("full", [False, True])
+@pytest.mark.parametrize("shape", [(1, 1), (9, 9), (30, 30), (20, 8), (8, 20)])
+def test_svd_backward_error_and_unitarity(shape, full, dtype, rng, x64):
+    a = _complex(rng, shape, dtype)
+    u, s, vh = (np.asarray(x) for x in lax.linalg.svd(a, full_matrices=full))
+    assert s.dtype == np.finfo(dtype).dtype and u.dtype == vh.dtype == dtype
+    k = min(shape)
+    assert u.shape == (shape[0], shape[0] if full else k)
+    assert vh.shape == (shape[1] if full else k, shape[1])
+    u, s, vh = u.astype(np.complex128), s.astype(np.float64), vh.astype(np.complex128)
+    bound = 4 * max(shape) * _eps(dtype)
+    assert np.abs((u[:, :k] * s) @ vh[:k] - a).max() <= bound * np.abs(a).max()
+    assert np.abs(u.conj().T @ u - np.eye(u.shape[1])).max() <= bound
+    assert np.abs(vh @ vh.conj().T - np.eye(vh.shape[0])).max() <= bound
+    ref = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
+    assert np.abs(s - ref).max() <= bound * ref[0]
+
+
+def test_svd_of_zero_and_nan(x64):
+    u, s, vh = lax.linalg.svd(np.zeros((3, 3), np.complex128))
+    np.testing.assert_array_equal(s, 0)
+    np.testing.assert_array_equal(np.abs(u), np.eye(3))
+    np.testing.assert_array_equal(np.abs(vh), np.eye(3))
+    a = np.ones((4, 3), np.complex64)
+    a[1, 2] = complex(np.nan, 0)
+    for part in lax.linalg.svd(a):
+        assert np.isnan(part).all()
+
+
+def test_complex_qr_and_eigh_say_what_is_supported():
     a = np.eye(3, dtype=np.complex64)
-    with pytest.raises(TypeError, match="cholesky, lu and triangular_solve take complex"):
-        lax.linalg.svd(a)
-    with pytest.raises(TypeError, match="cholesky, lu and triangular_solve take complex"):
+    match = "cholesky, lu, triangular_solve and svd take complex"
+    with pytest.raises(TypeError, match=match):
         lax.linalg.qr(a)
+    with pytest.raises(TypeError, match=match):
+        lax.linalg.eigh(a)
 
 
 # ---------------------------------------------------------------------------------------
@@ -126,9 +159,8 @@ def test_complex_svd_and_qr_say_what_is_supported():
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
-def test_against_jax(dtype, rng, x64):
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
+def test_against_jax(dtype, rng, x64, jax_x64):  # noqa: F811
+    jax = jax_x64
     import jax.numpy as jjnp
     import jax.scipy.linalg as jjsl
 
@@ -161,12 +193,23 @@ def test_against_jax(dtype, rng, x64):
               jjsl.solve_triangular(a + 0, b, trans=trans, lower=True))
     for got, want in zip(jsl.lu(a), jjsl.lu(a), strict=True):
         close(got, want)
+    for f in (lambda np_: np_.linalg.svd(a, compute_uv=False), lambda np_: np_.linalg.pinv(a),
+              lambda np_: np_.linalg.lstsq(a[:, :7], b)[0], lambda np_: np_.linalg.norm(a, 2),
+              lambda np_: np_.linalg.norm(a, "nuc")):
+        close(f(jnp), f(jjnp))
+
+
+def _svd_loss(np_, a, w):
+    """A function of ``svd(a)`` that the phases of its singular vectors do not change."""
+    u, s, vh = np_.linalg.svd(a, full_matrices=False)
+    m, n = a.shape
+    return (np_.sum(np_.abs(u) ** 2 * w[:m, :1]) + np_.sum(np_.abs(vh) ** 2 * w[:1, :1])
+            + np_.sum(np_.abs((u * s) @ vh) ** 2 * w[:m, 1:2]))
 
 
 @pytest.mark.parametrize("dtype", [np.complex128])  # complex64 runs the same rules
-def test_gradients_against_jax(dtype, rng, x64):
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
+def test_gradients_against_jax(dtype, rng, x64, jax_x64):  # noqa: F811
+    jax = jax_x64
     import jax.numpy as jjnp
 
     n = 6
@@ -183,11 +226,16 @@ def test_gradients_against_jax(dtype, rng, x64):
             lambda a, b: np_.real(np_.sum(w[:, :1] * lax_.linalg.lu(a)[0])) + np_.real(np_.sum(b)),
             lambda a, b: np_.real(np_.sum(w * lax_.linalg.triangular_solve(
                 a, b, left_side=True, lower=True, transpose_a=True, conjugate_a=True))),
+            # SVD: losses that do not depend on the singular vectors' phases
+            lambda a, b: np_.sum(w[:, 0].real * np_.linalg.svd(a, compute_uv=False)),
+            lambda a, b: _svd_loss(np_, a[:, :4], w.real) + np_.real(np_.sum(b)),
+            lambda a, b: _svd_loss(np_, a[:4], w.real) + np_.real(np_.sum(b)),
+            lambda a, b: np_.sum(np_.abs(np_.linalg.pinv(a[:, :4]) * w[:, :1].T) ** 2),
         ]
 
     for ours, theirs in zip(losses(jnp, lax), losses(jjnp, jax.lax), strict=True):
         got = invarax.grad(ours, argnums=(0, 1))(a, b)
-        want = jax.grad(theirs, argnums=(0, 1))(a, b)
+        want = jax.jit(jax.grad(theirs, argnums=(0, 1)))(a, b)
         for g, r in zip(got, want, strict=True):
             g, r = np.asarray(g), np.asarray(r)
             assert g.dtype == r.dtype
@@ -202,7 +250,8 @@ def _everything(a, b):
     """The complex factors and solves of the stacks a (..., n, n) and b (..., n, 2)."""
     lu, pivots, perm = kernels.lu(a)
     return [lu, pivots, perm, jnp.linalg.solve(a, b), jnp.linalg.slogdet(a)[0],
-            lax.linalg.triangular_solve(a, b, left_side=True, lower=False, conjugate_a=True)]
+            lax.linalg.triangular_solve(a, b, left_side=True, lower=False, conjugate_a=True),
+            *jnp.linalg.svd(a[..., :-1]), *jnp.linalg.svd(a[..., :-1, :], full_matrices=False)]
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)

@@ -160,8 +160,9 @@ def eigh(a: np.ndarray, lower: bool, *, symmetrize_input: bool = False) -> tuple
 
 def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool) -> tuple:
     """``(s, u, vt)`` of each ``m x n`` matrix by one-sided Jacobi (on ``R`` of a QR of the
-    matrix, or of its transpose, when it is not square); ``u``, ``vt`` are ``None`` unless
-    ``compute_uv``; ``s`` descending.
+    matrix, or of its transpose, when it is not square; a complex matrix, or its
+    transpose, directly); ``u``, ``vt`` are ``None`` unless ``compute_uv``; ``s`` real,
+    descending.
 
     Example:
         >>> svd(np.array([[3.0, 0.0], [0.0, -4.0]]), False, False)[0]
@@ -169,14 +170,16 @@ def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool) -> tuple:
     """
     m, n = a.shape[-2:]
     wide = m < n  # factorise a.T (n x m, tall) and swap the roles of u and v
-    x, batch = _batch(a, transpose=not wide)
+    x, batch = _batch(a, transpose=not wide, complex_ok=True)
     nb, cols, rows = x.shape
     k = min(m, n)
     uc = (rows if full_matrices else cols) if compute_uv else 0
-    s = np.empty((nb, cols), x.dtype)
+    s = np.empty((nb, cols), np.finfo(x.dtype).dtype)
     vt = np.empty((nb, cols, cols), x.dtype)
     u = np.empty((nb, uc, rows), x.dtype)
     _call(SVD, x, s, vt, u, k=uc)
+    if x.dtype.kind == "c":  # the kernel's rows are V's columns: V^H conjugates them
+        np.conjugate(vt, out=vt)
     s = s.reshape(*batch, k)
     if not compute_uv:
         return s, None, None

@@ -36,7 +36,7 @@ def _check_matrix(name: str, x: ShapedArray, square: bool = False, kinds: str = 
     if x.dtype.kind == "c" and "c" not in kinds:
         raise TypeError(
             f"lax.linalg.{name} takes float32 or float64 matrices, got {x.dtype.name}: "
-            "of invarax's factorisations only cholesky, lu and triangular_solve take "
+            "of invarax's factorisations only cholesky, lu, triangular_solve and svd take "
             "complex matrices"
         )
     if x.dtype not in (np.float32, np.float64, *((np.complex64, np.complex128)
@@ -362,10 +362,10 @@ _leading_batch_rule(eigh_p)
 
 
 def _svd_abstract_eval(a, *, full_matrices, compute_uv):
-    _check_matrix("svd", a)
+    _check_matrix("svd", a, kinds="fc")
     *batch, m, n = a.shape
     k = min(m, n)
-    s = ShapedArray((*batch, k), a.dtype)
+    s = ShapedArray((*batch, k), np.finfo(a.dtype).dtype)
     if not compute_uv:
         return [s]
     uc, vr = (m, n) if full_matrices else (k, k)
@@ -396,35 +396,39 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
     *batch, m, n = a.shape
     k = min(m, n)
-    v = _T(vt)
-    ds_mat = _mm(_mm(_T(u), da), v)
-    ds = matrix_diagonal(ds_mat)
+    cplx = a.dtype.kind == "c"
+    _H = (lambda x: el.conj(_T(x))) if cplx else _T  # the conjugate transpose
+    c = (lambda x: el.convert_element_type(x, a.dtype)) if cplx else (lambda x: x)  # in a's dtype
+
+    v = _H(vt)
+    ds_mat = _mm(_mm(_H(u), da), v)
+    ds = el.real(matrix_diagonal(ds_mat)) if cplx else matrix_diagonal(ds_mat)
     if not compute_uv:
         return outs, [ds]
     kk = (*batch, k, k)
     s_row, s_col = _rows(s, k), _cols(s, k)
-    eye = _eye(kk, a.dtype)
-    one = _full(1, kk, a.dtype)
+    eye = _eye(kk, s.dtype)
+    one = _full(1, kk, s.dtype)
     s_diffs = el.mul(el.add(s_row, s_col), el.sub(s_row, s_col))
-    fmat = el.sub(el.div(one, el.add(s_diffs, eye)), eye)
-    dss = el.mul(s_row, ds_mat)
-    sds = el.mul(s_col, ds_mat)
+    fmat = c(el.sub(el.div(one, el.add(s_diffs, eye)), eye))
+    dss = el.mul(c(s_row), ds_mat)
+    sds = el.mul(c(s_col), ds_mat)
     zero_s = el.convert_element_type(el.eq(s, _full(0, s.shape, s.dtype)), s.dtype)
     s_inv = el.sub(el.div(_full(1, s.shape, s.dtype), el.add(s, zero_s)), zero_s)
-    s_inv_mat = el.mul(eye, _rows(s_inv, k))
+    s_inv_mat = c(el.mul(eye, _rows(s_inv, k)))
     half = _full(0.5, kk, a.dtype)
-    dudv_diag = el.mul(el.mul(half, el.sub(ds_mat, _T(ds_mat))), s_inv_mat)
-    du = _mm(u, el.add(el.mul(fmat, el.add(dss, _T(dss))), dudv_diag))
-    dv = _mm(v, el.mul(fmat, el.add(sds, _T(sds))))
+    dudv_diag = el.mul(el.mul(half, el.sub(ds_mat, _H(ds_mat))), s_inv_mat)
+    du = _mm(u, el.add(el.mul(fmat, el.add(dss, _H(dss))), dudv_diag))
+    dv = _mm(v, el.mul(fmat, el.add(sds, _H(sds))))
     if m > n:
         dav = _mm(da, v)
-        resid = el.sub(dav, _mm(u, _mm(_T(u), dav)))
-        du = el.add(du, el.div(resid, _rows(s, m)))
+        resid = el.sub(dav, _mm(u, _mm(_H(u), dav)))
+        du = el.add(du, el.div(resid, c(_rows(s, m))))
     if n > m:
-        dahu = _mm(_T(da), u)
+        dahu = _mm(_H(da), u)
         resid = el.sub(dahu, _mm(v, _mm(vt, dahu)))
-        dv = el.add(dv, el.div(resid, _rows(s, n)))
-    return [s, u, vt], [ds, du, _T(dv)]
+        dv = el.add(dv, el.div(resid, c(_rows(s, n))))
+    return [s, u, vt], [ds, du, _H(dv)]
 
 
 jvp_rules[svd_p] = _svd_jvp
@@ -568,14 +572,15 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
     """Singular value decomposition ``x = u @ diag(s) @ vh`` (QR, then one-sided Jacobi).
 
     Arguments:
-        x: a float array of shape (..., m, n).
+        x: a float or complex array of shape (..., m, n) (complex: one-sided Jacobi on
+            the matrix itself, meant for small matrices).
         full_matrices: ``u`` (..., m, m) and ``vh`` (..., n, n); else (..., m, k) and
             (..., k, n), ``k = min(m, n)``.
         compute_uv: return ``(u, s, vh)``; else only ``s``.
         subset_by_index: not supported (None only).
 
     Returns:
-        ``(u, s, vh)`` or ``s``; ``s`` (..., k) descending.
+        ``(u, s, vh)`` or ``s``; ``s`` (..., k) real, descending.
 
     Example:
         >>> lax.linalg.svd(jnp.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)

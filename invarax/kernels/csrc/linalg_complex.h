@@ -93,3 +93,101 @@ static void F(ctrsm1)(const T *t, T *b, ptrdiff_t m, ptrdiff_t n, int unit, int 
         }
     }
 }
+
+/* x^H y for n complex elements: term k, (xr yr + xi yi, xr yi - xi yr), into running sum
+ * k % 8 (one pair of sums each for re and im), in ascending k, combined as dot's are:
+ * ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)). */
+static void F(cdotc)(const T *x, const T *y, ptrdiff_t n, T *re, T *im) {
+    T r[8] = {0, 0, 0, 0, 0, 0, 0, 0}, s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (ptrdiff_t k = 0; k < n; k++) {
+        T xr = x[2 * k], xi = x[2 * k + 1], yr = y[2 * k], yi = y[2 * k + 1];
+        r[k % 8] = r[k % 8] + (xr * yr + xi * yi);
+        s[k % 8] = s[k % 8] + (xr * yi - xi * yr);
+    }
+    *re = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    *im = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/* x = e_i with its components along the valid columns of u (complex, m rows) removed by
+ * two Gram-Schmidt passes (x = x - (u_c^H x) u_c); returns its norm. */
+static T F(ccomplete_candidate)(T *x, const T *u, const unsigned char *valid, ptrdiff_t m,
+                                ptrdiff_t uc, ptrdiff_t i) {
+    T re, im;
+    memset(x, 0, sizeof(T) * (size_t)(2 * m));
+    x[2 * i] = 1;
+    for (int pass = 0; pass < 2; pass++)
+        for (ptrdiff_t c = 0; c < uc; c++)
+            if (valid[c]) {
+                F(cdotc)(u + 2 * c * m, x, m, &re, &im);
+                F(caxpy_sub)(x, re, im, u + 2 * c * m, m);
+            }
+    F(cdotc)(x, x, m, &re, &im);
+    return sqrt(re);
+}
+
+/* The SVD's last steps (linalg_svd.h, after this file). */
+static void F(svd_finish)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t uc,
+                          void *work, int cplx);
+
+/* The rotation of a complex column pair: with e = (er, ei) = gamma / |gamma| and
+ * y_k = conj(e) q_k = (er qr + ei qi, er qi - ei qr), p_k = c p_k - s y_k, q_k = s p_k + c y_k
+ * (both parts alike), for len elements. */
+static void F(crotate)(T *p, T *q, T c, T s, T er, T ei, ptrdiff_t len) {
+    for (ptrdiff_t k = 0; k < len; k++) {
+        T xr = p[2 * k], xi = p[2 * k + 1], qr = q[2 * k], qi = q[2 * k + 1];
+        T yr = er * qr + ei * qi, yi = er * qi - ei * qr;
+        p[2 * k] = c * xr - s * yr;
+        p[2 * k + 1] = c * xi - s * yi;
+        q[2 * k] = s * xr + c * yr;
+        q[2 * k + 1] = s * xi + c * yi;
+    }
+}
+
+/* The SVD of the complex m x n matrix (m >= n) stored by columns in a, by one-sided Jacobi
+ * on its columns directly (no QR, no preconditioner): sweeps over pairs (p, q), p < q, in
+ * row order; at each sweep's start the squared norms alpha_j = re(a_j^H a_j) (cdotc);
+ * gamma = a_p^H a_q (cdotc), g = |gamma| (hypot); a pair is skipped when
+ * g <= eps sqrt(alpha) sqrt(beta); else the real rotation (c, s, t) of (alpha, beta, g)
+ * (rotation) is applied with the phase e = gamma / g (crotate) to the columns p, q of a and
+ * of V, and alpha - t g, beta + t g become their squared norms. Sweeps stop when one rotates
+ * nothing (at most 60). Then s_j = sqrt(re(a_j^H a_j)) sorted descending (stably),
+ * u_j = a_j / s_j (both parts), and complete1 for the rest. s is real (n), vt's row j is
+ * V's column j (n x n complex; the caller conjugates it into V^H), u has uc complex
+ * columns of m. work holds n ptrdiff_t, n T and uc bytes. */
+static void F(csvd1)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t uc,
+                     void *work, T eps) {
+    T *norms = (T *)((ptrdiff_t *)work + n), im;
+    memset(vt, 0, sizeof(T) * (size_t)(2 * n * n));
+    for (ptrdiff_t i = 0; i < n; i++) vt[2 * (i * n + i)] = 1;
+    for (int sweep = 0; sweep < 60; sweep++) {
+        int rotated = 0;
+        for (ptrdiff_t j = 0; j < n; j++) F(cdotc)(a + 2 * j * m, a + 2 * j * m, m, &norms[j], &im);
+        for (ptrdiff_t p = 0; p < n; p++)
+            for (ptrdiff_t q = p + 1; q < n; q++) {
+                T *xp = a + 2 * p * m, *xq = a + 2 * q * m;
+                T alpha = norms[p], beta = norms[q], gr, gi;
+                F(cdotc)(xp, xq, m, &gr, &gi);
+                T g = F(hypot)(gr, gi);
+                if (g == 0 || g <= eps * sqrt(alpha) * sqrt(beta)) continue;
+                if (g != g) {
+                    F(fill_nan)(s, n);
+                    F(fill_nan)(vt, 2 * n * n);
+                    F(fill_nan)(u, 2 * uc * m);
+                    return;
+                }
+                rotated = 1;
+                T c, sn, t, er = gr / g, ei = gi / g;
+                F(rotation)(alpha, beta, g, &c, &sn, &t);
+                norms[p] = alpha - t * g;
+                norms[q] = beta + t * g;
+                F(crotate)(xp, xq, c, sn, er, ei, m);
+                F(crotate)(vt + 2 * p * n, vt + 2 * q * n, c, sn, er, ei, n);
+            }
+        if (!rotated) break;
+    }
+    for (ptrdiff_t j = 0; j < n; j++) {
+        F(cdotc)(a + 2 * j * m, a + 2 * j * m, m, &norms[j], &im);
+        norms[j] = sqrt(norms[j]);
+    }
+    F(svd_finish)(a, s, vt, u, m, n, uc, work, 1);
+}
