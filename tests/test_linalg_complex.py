@@ -193,6 +193,10 @@ def test_against_jax(dtype, rng, x64, jax_x64):  # noqa: F811
               jjsl.solve_triangular(a + 0, b, trans=trans, lower=True))
     for got, want in zip(jsl.lu(a), jjsl.lu(a), strict=True):
         close(got, want)
+    hermitian = a @ a.conj().T + n * np.eye(n, dtype=dtype)
+    for lower in (True, False):  # a = L L^H or U^H U: the transposed solve conjugates
+        close(jsl.cho_solve(jsl.cho_factor(hermitian, lower=lower), b),
+              jjsl.cho_solve(jjsl.cho_factor(hermitian, lower=lower), b))
     for f in (lambda np_: np_.linalg.svd(a, compute_uv=False), lambda np_: np_.linalg.pinv(a),
               lambda np_: np_.linalg.lstsq(a[:, :7], b)[0], lambda np_: np_.linalg.norm(a, 2),
               lambda np_: np_.linalg.norm(a, "nuc")):

@@ -22,12 +22,12 @@ CHOLESKY, LU, TRSM, QR, QR_Q, EIGH, SVD = range(7)
 
 def _batch(x: np.ndarray, *, transpose=False, complex_ok=False) -> tuple:
     """A C-contiguous ``(B, m, n)`` float copy of ``x`` (its last two axes swapped if asked),
-    and the batch shape; complex ``x`` only where ``complex_ok`` (LU, triangular solve)."""
+    and the batch shape; complex ``x`` only where ``complex_ok`` (LU, triangular solve, SVD)."""
     kinds = (np.float32, np.float64, *((np.complex64, np.complex128) if complex_ok else ()))
     if x.dtype not in kinds:
         raise TypeError(
             f"invarax's factorisations take float32 or float64 matrices, got {x.dtype.name}"
-            " (complex matrices: LU and triangular solves only)"
+            " (complex matrices: LU, triangular solves and SVD only)"
         )
     if transpose:
         x = np.swapaxes(x, -1, -2)

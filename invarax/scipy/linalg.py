@@ -132,8 +132,11 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
     c = matrices(c, "cho_solve", square=True)
     b, vector = _solve_rhs(c, b, "cho_solve")
     b = b.astype(c.dtype)
-    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower)
-    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
+    # a = L L^H (lower) or U^H U: the transposed solve conjugates too (a no-op if real).
+    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower,
+                                    conjugate_a=not lower)
+    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower,
+                                    conjugate_a=lower)
     return x[..., 0] if vector else x
 
 
