@@ -47,7 +47,8 @@ def x64():
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
-@pytest.mark.parametrize("shape", [(1, 1), (9, 9), (70, 70), (30, 12), (12, 30)])
+@pytest.mark.parametrize("shape", [(1, 1), (9, 9), (30, 12), (12, 30), (64, 64), (65, 65),
+                                   (130, 130), (130, 40), (40, 130), (200, 150)])
 def test_lu_backward_error_and_pivots(shape, dtype, rng):
     a = _complex(rng, shape, dtype)
     lu, pivots, perm = kernels.lu(a)
@@ -286,13 +287,16 @@ def test_n1_alone_equals_row_of_batch_vmap_and_jit(n, dtype, rng, x64):
 
 
 def test_n5_thread_count(rng, monkeypatch, x64):
+    """A single 520 x 520 matrix: the blocked LU's gemm products split between threads."""
     a = _complex(rng, (4, 40, 40), np.complex64)
     b = _complex(rng, (4, 40, 2), np.complex64)
+    single = _complex(rng, (520, 520), np.complex128)
     results = []
     for threads in ("1", "2", "3"):
         monkeypatch.setenv("INVARAX_NUM_THREADS", threads)
         results.append(_everything(a, b) + _everything(a.astype(np.complex128),
-                                                       b.astype(np.complex128)))
+                                                       b.astype(np.complex128))
+                       + list(kernels.lu(single)))
     for other in results[1:]:
         for got, ref in zip(other, results[0], strict=True):
             assert_bitwise(got, ref)

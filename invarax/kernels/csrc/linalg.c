@@ -109,11 +109,12 @@ static void run_one(job *j, ptrdiff_t b, void *work) {
 static void *run_share(void *arg) {
     job *j = arg;
     size_t words = (size_t)(j->n + j->k) * 2 + 8;
-    if (!j->cplx && (j->op == OP_CHOLESKY || j->op == OP_LU)) { /* the panel, gemm's product */
+    if (j->op == OP_CHOLESKY || j->op == OP_LU) { /* the panel, and gemm's product(s) */
         ptrdiff_t m = j->op == OP_LU ? j->m : j->n, n = j->n, big = m > n ? m : n;
         ptrdiff_t small = m < n ? m : n;
         words = (size_t)(LINALG_BLK * big + LINALG_BLK * LINALG_BLK);
         if (small > LINALG_BLK) words += (size_t)m * (size_t)n;
+        if (j->cplx) words *= 2; /* complex LU: two parts; two products at a time */
     }
     void *work = malloc(words * sizeof(double));
     if (!work) {

@@ -1,11 +1,13 @@
-/* linalg_complex.h - LU with partial pivoting and the triangular solve of complex matrices,
- * for one float type T (suffix SFX); included by linalg_impl.h, once per type and
- * instruction set. docs/numerics.md ("Factorisations") writes the orders down.
+/* linalg_complex.h - LU with partial pivoting (blocked, as lu1), the triangular solve and the
+ * SVD (one-sided Jacobi) of complex matrices, for one float type T (suffix SFX); included by
+ * linalg_impl.h, once per type and instruction set. docs/numerics.md ("Factorisations")
+ * writes the orders down.
  *
  * A complex element is two T, (re, im), interleaved as NumPy stores complex64 and
  * complex128. Every complex operation is spelled out in real ones, each rounded, in one
  * order (no C99 complex arithmetic, whose multiply and divide handle infinities and
- * scaling as each compiler likes; no FMA: the build switches contraction off):
+ * scaling as each compiler likes; no FMA besides the canonical gemm's: the build switches
+ * contraction off):
  *   x y     = (xr yr - xi yi, xr yi + xi yr)   (the same bits as y x)
  *   x - y z = (xr - (yr zr - yi zi), xi - (yr zi + yi zr))
  *   x / y   by Smith's algorithm (cdiv below).
@@ -38,13 +40,12 @@ static void F(caxpy_sub)(T *y, T ar, T ai, const T *x, ptrdiff_t n) {
     }
 }
 
-/* getf2 on the complex m x n matrix a in place (rows whole), for every size: step k takes
- * as pivot the first row i >= k of largest cabs1(a_ik) (a number preferred to a NaN),
- * swaps rows k and p whole, then for each row i > k in turn l_ik = a_ik / a_kk (cdiv;
- * skipped for a zero pivot) and a_ij = a_ij - l_ik u_kj for j > k in ascending j. So every
- * element is a_ij minus l_ic u_cj for c ascending (one complex product and one
- * subtraction each), then (below the diagonal) / u_jj. */
-static void F(clu1)(T *a, int32_t *piv, int32_t *perm, ptrdiff_t m, ptrdiff_t n) {
+/* getf2 on the complex m x n matrix a in place, rows whole (matrices of one panel): step k
+ * takes as pivot the first row i >= k of largest cabs1(a_ik) (a number preferred to a
+ * NaN), swaps rows k and p whole, then for each row i > k in turn l_ik = a_ik / a_kk
+ * (cdiv; skipped for a zero pivot) and a_ij = a_ij - l_ik u_kj for j > k: clu1's
+ * operations, in another layout. */
+static void F(clu_small)(T *a, int32_t *piv, int32_t *perm, ptrdiff_t m, ptrdiff_t n) {
     ptrdiff_t kmax = m < n ? m : n;
     for (ptrdiff_t i = 0; i < m; i++) perm[i] = (int32_t)i;
     for (ptrdiff_t k = 0; k < kmax; k++) {
@@ -69,6 +70,113 @@ static void F(clu1)(T *a, int32_t *piv, int32_t *perm, ptrdiff_t m, ptrdiff_t n)
             F(caxpy_sub)(ri + 2 * (k + 1), ri[2 * k], ri[2 * k + 1], rk + 2 * (k + 1), n - k - 1);
         }
     }
+}
+
+/* c = c - A @ B for complex A (m x k, rows lda elements apart), B (k x n, rows ldb apart)
+ * and c (rows ldc apart): W = A @ B as complex contractions are (docs/numerics.md,
+ * "Contractions"): re = Ar @ Br - Ai @ Bi, im = Ar @ Bi + Ai @ Br, each @ the canonical
+ * gemm (reading every other element), then c = c - W part by part. tmp holds 2 m n T.
+ * Returns 0, or -1 when out of memory. */
+static int F(cgemm_sub)(const T *a, ptrdiff_t lda, const T *b, ptrdiff_t ldb, T *c,
+                        ptrdiff_t ldc, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, T *tmp,
+                        int nthreads) {
+    if (m <= 0 || n <= 0 || k <= 0) return 0;
+    int dbl = sizeof(T) == sizeof(double);
+    operand3 ar = {a, 0, 2 * lda, 2}, ai = {a + 1, 0, 2 * lda, 2};
+    operand3 br = {b, 0, 2 * ldb, 2}, bi = {b + 1, 0, 2 * ldb, 2};
+    T *t1 = tmp, *t2 = tmp + m * n;
+    for (int part = 0; part < 2; part++) {
+        if (gemm(dbl, ar, part ? bi : br, t1, 1, m, n, k, nthreads) < 0) return -1;
+        if (gemm(dbl, ai, part ? br : bi, t2, 1, m, n, k, nthreads) < 0) return -1;
+        for (ptrdiff_t i = 0; i < m; i++) {
+            T *ci = c + 2 * i * ldc + part;
+            const T *x = t1 + i * n, *y = t2 + i * n;
+            if (part)
+                for (ptrdiff_t j = 0; j < n; j++) ci[2 * j] = ci[2 * j] - (x[j] + y[j]);
+            else
+                for (ptrdiff_t j = 0; j < n; j++) ci[2 * j] = ci[2 * j] - (x[j] - y[j]);
+        }
+    }
+    return 0;
+}
+
+/* LU with partial pivoting of the complex m x n matrix a: lu1's blocked order (panels of
+ * BLK columns, each factorised by getf2's steps on a transposed copy, then U12 and the
+ * trailing update A22 = A22 - L21 @ U12 by cgemm_sub) with the complex operations above
+ * and the pivot of largest cabs1. So every element is a_ij, minus one complex gemm product
+ * per earlier panel, minus l_ic u_cj for its own panel's c ascending, then (below the
+ * diagonal) / u_jj. work holds 2 BLK max(m, n) T, then 2 m n T for cgemm_sub. */
+static int F(clu1)(T *a, int32_t *piv, int32_t *perm, ptrdiff_t m, ptrdiff_t n, T *work,
+                   int nthreads) {
+    ptrdiff_t kmax = m < n ? m : n;
+    if (m <= LINALG_BLK && n <= LINALG_BLK) {
+        F(clu_small)(a, piv, perm, m, n);
+        return 0;
+    }
+    T *p = work, *tmp = work + 2 * LINALG_BLK * (m > n ? m : n);
+    for (ptrdiff_t i = 0; i < m; i++) perm[i] = (int32_t)i;
+    for (ptrdiff_t k0 = 0; k0 < kmax; k0 += LINALG_BLK) {
+        ptrdiff_t kb = kmax - k0 < LINALG_BLK ? kmax - k0 : LINALG_BLK, k1 = k0 + kb;
+        ptrdiff_t len = m - k0;
+        for (ptrdiff_t r = 0; r < len; r++) {
+            const T *ar = a + 2 * ((k0 + r) * n + k0);
+            for (ptrdiff_t c = 0; c < kb; c++) {
+                p[2 * (c * len + r)] = ar[2 * c];
+                p[2 * (c * len + r) + 1] = ar[2 * c + 1];
+            }
+        }
+        for (ptrdiff_t c = 0; c < kb; c++) {
+            T *pc = p + 2 * c * len;
+            ptrdiff_t best_r = c;
+            T best = F(cabs1)(pc + 2 * c);
+            for (ptrdiff_t r = c + 1; r < len; r++) {
+                T v = F(cabs1)(pc + 2 * r);
+                if (v > best || (best != best && v == v)) best = v, best_r = r;
+            }
+            piv[k0 + c] = (int32_t)(k0 + best_r);
+            if (best_r != c) {
+                for (ptrdiff_t c2 = 0; c2 < kb; c2++)
+                    F(swap_rows)(p + 2 * c2 * len, 2, c, best_r, 0, 2);
+                int32_t t = perm[k0 + c];
+                perm[k0 + c] = perm[k0 + best_r];
+                perm[k0 + best_r] = t;
+            }
+            T pr = pc[2 * c], pi = pc[2 * c + 1];
+            if (pr != 0 || pi != 0)
+                for (ptrdiff_t r = c + 1; r < len; r++)
+                    F(cdiv)(pc[2 * r], pc[2 * r + 1], pr, pi, &pc[2 * r], &pc[2 * r + 1]);
+            for (ptrdiff_t c2 = c + 1; c2 < kb; c2++) {
+                T *q = p + 2 * c2 * len;
+                F(caxpy_sub)(q + 2 * (c + 1), q[2 * c], q[2 * c + 1], pc + 2 * (c + 1),
+                             len - c - 1);
+            }
+        }
+        for (ptrdiff_t r = 0; r < len; r++) {
+            T *ar = a + 2 * ((k0 + r) * n + k0);
+            for (ptrdiff_t c = 0; c < kb; c++) {
+                ar[2 * c] = p[2 * (c * len + r)];
+                ar[2 * c + 1] = p[2 * (c * len + r) + 1];
+            }
+        }
+        for (ptrdiff_t c = 0; c < kb; c++) {
+            ptrdiff_t s = piv[k0 + c];
+            if (s != k0 + c) {
+                F(swap_rows)(a, 2 * n, k0 + c, s, 0, 2 * k0);
+                F(swap_rows)(a, 2 * n, k0 + c, s, 2 * k1, 2 * n);
+            }
+        }
+        if (k1 >= n) continue;
+        for (ptrdiff_t c2 = 1; c2 < kb; c2++) {
+            T *u = a + 2 * (k0 + c2) * n;
+            for (ptrdiff_t c = 0; c < c2; c++)
+                F(caxpy_sub)(u + 2 * k1, u[2 * (k0 + c)], u[2 * (k0 + c) + 1],
+                             a + 2 * ((k0 + c) * n + k1), n - k1);
+        }
+        if (F(cgemm_sub)(a + 2 * (k1 * n + k0), n, a + 2 * (k0 * n + k1), n,
+                         a + 2 * (k1 * n + k1), n, m - k1, n - k1, kb, tmp, nthreads) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* Solve T X = B for the complex m x m triangular T (lower, or upper if `upper`; diagonal 1

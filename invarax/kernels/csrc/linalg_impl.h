@@ -385,9 +385,11 @@ static void F(run_one)(job *j, ptrdiff_t b, void *work) {
     ptrdiff_t m = j->m, n = j->n, k = j->k, mn = m < n ? m : n;
     void **p = j->p;
     if (j->cplx) { /* LU, the triangular solve and the SVD only (py_linalg checks) */
-        if (j->op == OP_LU)
-            F(clu1)((T *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
-                    (int32_t *)AT(p[2], m, b, 4), m, n);
+        if (j->op == OP_LU) {
+            if (F(clu1)((T *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
+                        (int32_t *)AT(p[2], m, b, 4), m, n, work, j->inner) < 0)
+                j->failed = 1;
+        }
         else if (j->op == OP_SVD) /* s is real */
             F(csvd1)((T *)AT(p[0], m * n, b, e), (T *)AT(p[1], n, b, sizeof(T)),
                      (T *)AT(p[2], n * n, b, e), (T *)AT(p[3], k * m, b, e), m, n, k, work, EPS);
