@@ -73,6 +73,15 @@ def test_pivot_is_largest_re_plus_im_and_passes_over_nans():
     assert kernels.lu(a)[1][0] == 1
 
 
+def test_blocked_pivot_rule_in_a_later_panel(rng):
+    a = _complex(rng, (130, 130), np.complex128)
+    k = 127  # in the last panel's steps
+    a[k:, :k] = 0
+    a[k:, k] = [complex(np.nan, 0), 2.1, 1.45 + 1.45j]
+    a[np.arange(k), np.arange(k)] = 10.0
+    assert kernels.lu(a)[1][k] == k + 2
+
+
 def test_singular_matrix(rng):
     a = _complex(rng, (5, 5), np.complex64)
     a[:, 2] = 0  # a zero pivot at step 2: skipped, as LAPACK; the solve is not finite
