@@ -1,8 +1,9 @@
 """The factorisation primitives of ``lax.linalg``: cholesky, triangular_solve, lu, qr, eigh, svd.
 
-Operands are ``(..., m, n)`` float32/float64 arrays whose leading axes are a batch; the
-impls call ``invarax.kernels.linalg``, which factorises each matrix on its own in a fixed
-order (docs/numerics.md), so batching (leading axes or ``vmap``: the batch axis is moved
+Operands are ``(..., m, n)`` float32/float64 arrays (complex64/complex128 too for lu,
+triangular_solve and svd) whose leading axes are a batch; the impls call
+``invarax.kernels.linalg``, which factorises each matrix on its own in a fixed order
+(docs/numerics.md), so batching (leading axes or ``vmap``: the batch axis is moved
 to the front) never changes a matrix's bits (N1, N2), and ``jit`` calls the same impl (N3).
 
 Derivatives are JAX's rules, written with lax ops: Cholesky (Murray, arXiv:1602.07527),
