@@ -129,7 +129,7 @@ for i, (gw, gb) in enumerate(jgrads):
     out[f"jgw{i}"], out[f"jgb{i}"] = gw, gb
 for name in sorted(out):
     print(name, hashlib.sha256(np.ascontiguousarray(np.asarray(out[name])).tobytes()).hexdigest())
-from invarax._verify._battery import run_battery  # every linalg function, float32 and float64
+from invarax._verify._battery import run_battery  # every linalg function, real and complex
 for name, value in run_battery(["linalg/"]).items():
     print(name, value)
 vendor = rng.standard_normal((300, 300))
@@ -171,7 +171,7 @@ def test_every_level_and_core_type_gives_the_same_digests():
         pytest.skip("this CPU runs one dispatch level only")
     runs = {run: run_at(*run) for run in chosen}
     first, _ = runs[chosen[0]]
-    assert sum(name.startswith("linalg/") for name in first) == 36
+    assert sum(name.startswith("linalg/") for name in first) == 38
     for (level, coretype), (got, _) in runs.items():
         differ = sorted(name for name in first if got[name] != first[name])
         assert not differ, (f"INVARAX_MAX_ISA={level} OPENBLAS_CORETYPE={coretype} differs "

@@ -92,6 +92,8 @@ EXPECTED = {
     "linalg/cho_solve/float64": "7c196a2e2b9b698d",
     "linalg/cholesky/float32": "72bb4a7ee1f5d670",
     "linalg/cholesky/float64": "ee08d0e8f96f1d9a",
+    "linalg/complex/complex128": "0d48d6e54ac568dc",
+    "linalg/complex/complex64": "3bf527acb112d5ec",
     "linalg/det/float32": "6833ea9bfb6f61e4",
     "linalg/det/float64": "5f65b18ce4361b3e",
     "linalg/eigh/float32": "ddf31d7bde66d8bb",

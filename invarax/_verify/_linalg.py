@@ -1,6 +1,7 @@
 """The battery's linear algebra: each factorisation, solve and function built on them on a
 300 x 300 matrix (several panels of the blocked factorisations), and a batch of small ones;
-one workload per function and dtype. ``eig``/``eigvals`` are left out: they are LAPACK's
+one workload per function and dtype; and the complex LU's functions and SVD, one
+workload per dtype. ``eig``/``eigvals`` are left out: they are LAPACK's
 ``geev``, the one documented exception to N6."""
 
 from __future__ import annotations
@@ -55,6 +56,19 @@ def _batched(dtype):
             jnp.linalg.eigh(spd), jnp.linalg.svd(a[:, :, :30]), jnp.linalg.solve(a, spd)]
 
 
+def _complex(dtype):
+    """Complex LU and what is built on it, and the complex SVD: a 120 x 120 matrix and a
+    batch of small ones (not ``slogdet``: its ``abs`` of complex numbers is NumPy's, whose
+    bits depend on NumPy's vector extensions)."""
+    real = np.finfo(dtype).dtype
+    a = jnp.asarray(uniform(303, (120, 120), real) + 1j * uniform(304, (120, 120), real), dtype)
+    b = jnp.asarray(uniform(305, (120, 3), real) + 1j * uniform(306, (120, 3), real), dtype)
+    small, rhs = a[:96].reshape(4, 24, 120)[:, :, :24], b[:96].reshape(4, 24, 3)
+    return [scipy_linalg.lu_factor(a), jnp.linalg.solve(a, b), jnp.linalg.inv(a),
+            jnp.linalg.det(small), vmap(jnp.linalg.solve)(small, rhs), jnp.linalg.svd(small),
+            grad(lambda m: jnp.real(jnp.sum(jnp.linalg.solve(m, b))))(a)]
+
+
 def workloads() -> list[tuple[str, bool, object]]:
     """``(name, needs float64, function)`` for each linear algebra workload."""
     out = []
@@ -65,4 +79,7 @@ def workloads() -> list[tuple[str, bool, object]]:
                         lambda fn=fn, dtype=dtype: fn(_matrices(dtype))))
         out.append((f"linalg/batched/{name}", dtype == np.float64,
                     lambda dtype=dtype: _batched(dtype)))
+    for dtype in (np.complex64, np.complex128):
+        out.append((f"linalg/complex/{np.dtype(dtype).name}", dtype == np.complex128,
+                    lambda dtype=dtype: _complex(dtype)))
     return out

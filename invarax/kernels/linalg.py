@@ -20,13 +20,14 @@ from ._support import num_threads
 CHOLESKY, LU, TRSM, QR, QR_Q, EIGH, SVD = range(7)
 
 
-def _batch(x: np.ndarray, *, transpose=False) -> tuple:
+def _batch(x: np.ndarray, *, transpose=False, complex_ok=False) -> tuple:
     """A C-contiguous ``(B, m, n)`` float copy of ``x`` (its last two axes swapped if asked),
-    and the batch shape."""
-    if x.dtype not in (np.float32, np.float64):
+    and the batch shape; complex ``x`` only where ``complex_ok`` (LU, triangular solve, SVD)."""
+    kinds = (np.float32, np.float64, *((np.complex64, np.complex128) if complex_ok else ()))
+    if x.dtype not in kinds:
         raise TypeError(
             f"invarax's factorisations take float32 or float64 matrices, got {x.dtype.name}"
-            " (complex matrices are not supported yet)"
+            " (complex matrices: LU, triangular solves and SVD only)"
         )
     if transpose:
         x = np.swapaxes(x, -1, -2)
@@ -59,7 +60,7 @@ def lu(a: np.ndarray) -> tuple:
         >>> lu(np.array([[1.0, 2.0], [3.0, 4.0]]))[1]
         array([1, 1], dtype=int32)
     """
-    x, batch = _batch(a)
+    x, batch = _batch(a, complex_ok=True)
     m, n = x.shape[1:]
     pivots = np.empty((x.shape[0], min(m, n)), np.int32)
     perm = np.empty((x.shape[0], m), np.int32)
@@ -67,9 +68,11 @@ def lu(a: np.ndarray) -> tuple:
     return x.reshape(a.shape), pivots.reshape(*batch, min(m, n)), perm.reshape(*batch, m)
 
 
-def triangular_solve(a, b, *, left_side, lower, transpose_a, unit_diagonal) -> np.ndarray:
+def triangular_solve(a, b, *, left_side, lower, transpose_a, unit_diagonal,
+                     conjugate_a=False) -> np.ndarray:
     """``x`` with ``op(a) @ x = b`` (left side) or ``x @ op(a) = b``, ``op(a) = a.T`` if
-    ``transpose_a``; only ``a``'s ``lower`` (or upper) triangle is read.
+    ``transpose_a``, conjugated if ``conjugate_a`` (complex ``a``); only ``a``'s ``lower``
+    (or upper) triangle is read.
 
     Every case becomes a substitution with ``op(a)`` itself on the left: a right-side solve
     is transposed (``x op(a) = b`` is ``op(a)^T x^T = b^T``).
@@ -84,10 +87,12 @@ def triangular_solve(a, b, *, left_side, lower, transpose_a, unit_diagonal) -> n
     # it is lower-triangular iff lower, flipped by each transposition.
     transposed = transpose_a != (not left_side)
     mat = np.swapaxes(a, -1, -2) if transposed else a
+    if conjugate_a and mat.dtype.kind == "c":
+        mat = np.conj(mat)
     rhs = b if left_side else np.swapaxes(b, -1, -2)
     shape = np.broadcast_shapes(mat.shape[:-2], rhs.shape[:-2])
-    mat, _ = _batch(np.broadcast_to(mat, (*shape, *mat.shape[-2:])))
-    x, _ = _batch(np.broadcast_to(rhs, (*shape, *rhs.shape[-2:])))
+    mat, _ = _batch(np.broadcast_to(mat, (*shape, *mat.shape[-2:])), complex_ok=True)
+    x, _ = _batch(np.broadcast_to(rhs, (*shape, *rhs.shape[-2:])), complex_ok=True)
     _call(TRSM, mat, x, unit=int(unit_diagonal) | (int(lower == transposed) << 1))
     x = x.reshape(*shape, *rhs.shape[-2:])
     return x if left_side else np.ascontiguousarray(np.swapaxes(x, -1, -2))
@@ -155,8 +160,9 @@ def eigh(a: np.ndarray, lower: bool, *, symmetrize_input: bool = False) -> tuple
 
 def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool) -> tuple:
     """``(s, u, vt)`` of each ``m x n`` matrix by one-sided Jacobi (on ``R`` of a QR of the
-    matrix, or of its transpose, when it is not square); ``u``, ``vt`` are ``None`` unless
-    ``compute_uv``; ``s`` descending.
+    matrix, or of its transpose, when it is not square; a complex matrix, or its
+    transpose, directly); ``u``, ``vt`` are ``None`` unless ``compute_uv``; ``s`` real,
+    descending.
 
     Example:
         >>> svd(np.array([[3.0, 0.0], [0.0, -4.0]]), False, False)[0]
@@ -164,14 +170,16 @@ def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool) -> tuple:
     """
     m, n = a.shape[-2:]
     wide = m < n  # factorise a.T (n x m, tall) and swap the roles of u and v
-    x, batch = _batch(a, transpose=not wide)
+    x, batch = _batch(a, transpose=not wide, complex_ok=True)
     nb, cols, rows = x.shape
     k = min(m, n)
     uc = (rows if full_matrices else cols) if compute_uv else 0
-    s = np.empty((nb, cols), x.dtype)
+    s = np.empty((nb, cols), np.finfo(x.dtype).dtype)
     vt = np.empty((nb, cols, cols), x.dtype)
     u = np.empty((nb, uc, rows), x.dtype)
     _call(SVD, x, s, vt, u, k=uc)
+    if x.dtype.kind == "c":  # the kernel's rows are V's columns: V^H conjugates them
+        np.conjugate(vt, out=vt)
     s = s.reshape(*batch, k)
     if not compute_uv:
         return s, None, None

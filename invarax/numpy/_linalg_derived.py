@@ -44,6 +44,11 @@ def _mT(x):  # noqa: N802
     return swapaxes(x, -1, -2)
 
 
+def _mH(x):  # noqa: N802
+    """The conjugate transpose (the transpose of a real ``x``)."""
+    return ufuncs.conjugate(_mT(x)) if x.dtype.kind == "c" else _mT(x)
+
+
 def _eps(dtype) -> float:
     return float(finfo(dtype).eps)
 
@@ -58,7 +63,7 @@ def _pinv(a, rtol):
     cutoff = ufuncs.multiply(expand_dims(_max(s, axis=-1, initial=0), -1), rtol)
     big = ufuncs.greater(s, cutoff)
     s_inv = ufuncs.where(big, ufuncs.divide(1, ufuncs.where(big, s, 1)), 0).astype(a.dtype)
-    return _matmul(ufuncs.multiply(_mT(vh), expand_dims(s_inv, -2)), _mT(u))
+    return _matmul(ufuncs.multiply(_mH(vh), expand_dims(s_inv, -2)), _mH(u))
 
 
 @_pinv.defjvp
@@ -67,13 +72,13 @@ def _pinv_jvp(rtol, primals, tangents):
     (a,), (a_dot,) = primals, tangents
     p = _pinv(a, rtol)
     if a.shape[-2] >= a.shape[-1]:
-        s = _matmul(_matmul(p, _mT(p)), _mT(a_dot))
-        t = _matmul(_matmul(_mT(a_dot), _mT(p)), p)
+        s = _matmul(_matmul(p, _mH(p)), _mH(a_dot))
+        t = _matmul(_matmul(_mH(a_dot), _mH(p)), p)
         p_dot = ufuncs.negative(_matmul(_matmul(p, a_dot), p))
         p_dot = p_dot + s - _matmul(_matmul(s, a), p) + t - _matmul(_matmul(p, a), t)
     else:
-        s = _matmul(p, _matmul(_mT(p), _mT(a_dot)))
-        t = _matmul(_mT(a_dot), _matmul(_mT(p), p))
+        s = _matmul(p, _matmul(_mH(p), _mH(a_dot)))
+        t = _matmul(_mH(a_dot), _matmul(_mH(p), p))
         p_dot = ufuncs.negative(_matmul(p, _matmul(a_dot, p)))
         p_dot = p_dot + s - _matmul(s, _matmul(a, p)) + t - _matmul(p, _matmul(a, t))
     return p, p_dot
@@ -139,7 +144,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     rank = _sum(mask)
     safe_s = ufuncs.where(mask, s, 1).astype(a.dtype)
     s_inv = expand_dims(ufuncs.where(mask, ufuncs.divide(1, safe_s), 0), -1)
-    x = _matmul(_mT(vt), ufuncs.multiply(s_inv, _matmul(_mT(u), b)))
+    x = _matmul(_mH(vt), ufuncs.multiply(s_inv, _matmul(_mH(u), b)))
     if numpy_resid and (int(rank) < n or m <= n):
         resid = asarray(np.zeros((0,), a.dtype))
     else:

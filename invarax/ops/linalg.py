@@ -1,8 +1,9 @@
 """The factorisation primitives of ``lax.linalg``: cholesky, triangular_solve, lu, qr, eigh, svd.
 
-Operands are ``(..., m, n)`` float32/float64 arrays whose leading axes are a batch; the
-impls call ``invarax.kernels.linalg``, which factorises each matrix on its own in a fixed
-order (docs/numerics.md), so batching (leading axes or ``vmap``: the batch axis is moved
+Operands are ``(..., m, n)`` float32/float64 arrays (complex64/complex128 too for lu,
+triangular_solve and svd) whose leading axes are a batch; the impls call
+``invarax.kernels.linalg``, which factorises each matrix on its own in a fixed order
+(docs/numerics.md), so batching (leading axes or ``vmap``: the batch axis is moved
 to the front) never changes a matrix's bits (N1, N2), and ``jit`` calls the same impl (N3).
 
 Derivatives are JAX's rules, written with lax ops: Cholesky (Murray, arXiv:1602.07527),
@@ -36,8 +37,8 @@ def _check_matrix(name: str, x: ShapedArray, square: bool = False, kinds: str = 
     if x.dtype.kind == "c" and "c" not in kinds:
         raise TypeError(
             f"lax.linalg.{name} takes float32 or float64 matrices, got {x.dtype.name}: "
-            "invarax's factorisation kernels are real, and of the factorisations only "
-            "cholesky takes complex matrices"
+            "of invarax's factorisations only cholesky, lu, triangular_solve and svd take "
+            "complex matrices"
         )
     if x.dtype not in (np.float32, np.float64, *((np.complex64, np.complex128)
                                                   if "c" in kinds else ())):
@@ -168,13 +169,14 @@ _leading_batch_rule(cholesky_p)
 def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a,
                            unit_diagonal):
     return klinalg.triangular_solve(a, b, left_side=left_side, lower=lower,
-                                    transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+                                    transpose_a=transpose_a, unit_diagonal=unit_diagonal,
+                                    conjugate_a=conjugate_a)
 
 
 def _triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, conjugate_a,
                                     unit_diagonal):
-    _check_matrix("triangular_solve", a, square=True)
-    _check_matrix("triangular_solve", b)
+    _check_matrix("triangular_solve", a, square=True, kinds="fc")
+    _check_matrix("triangular_solve", b, kinds="fc")
     side = b.shape[-2] if left_side else b.shape[-1]
     if a.dtype != b.dtype or a.shape[:-2] != b.shape[:-2] or side != a.shape[-1]:
         what = "rows" if left_side else "columns"
@@ -196,6 +198,7 @@ def _triangular_solve_jvp_a(g_a, ans, a, b, **params):
     k = 1 if params["unit_diagonal"] else 0
     g_a = el.neg(triangle(g_a, params["lower"], -k if params["lower"] else k))
     g_a = _T(g_a) if params["transpose_a"] else g_a
+    g_a = el.conj(g_a) if params["conjugate_a"] and g_a.dtype.kind == "c" else g_a
     m, n = b.shape[-2:]
     if params["left_side"]:
         if m > n:
@@ -228,7 +231,7 @@ _leading_batch_rule(triangular_solve_p)
 
 
 def _lu_abstract_eval(a):
-    _check_matrix("lu", a)
+    _check_matrix("lu", a, kinds="fc")
     m, n = a.shape[-2:]
     batch = a.shape[:-2]
     return [ShapedArray(a.shape, a.dtype), ShapedArray((*batch, min(m, n)), np.dtype(np.int32)),
@@ -360,10 +363,10 @@ _leading_batch_rule(eigh_p)
 
 
 def _svd_abstract_eval(a, *, full_matrices, compute_uv):
-    _check_matrix("svd", a)
+    _check_matrix("svd", a, kinds="fc")
     *batch, m, n = a.shape
     k = min(m, n)
-    s = ShapedArray((*batch, k), a.dtype)
+    s = ShapedArray((*batch, k), np.finfo(a.dtype).dtype)
     if not compute_uv:
         return [s]
     uc, vr = (m, n) if full_matrices else (k, k)
@@ -394,35 +397,39 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
     *batch, m, n = a.shape
     k = min(m, n)
-    v = _T(vt)
-    ds_mat = _mm(_mm(_T(u), da), v)
-    ds = matrix_diagonal(ds_mat)
+    cplx = a.dtype.kind == "c"
+    _H = (lambda x: el.conj(_T(x))) if cplx else _T  # the conjugate transpose
+    c = (lambda x: el.convert_element_type(x, a.dtype)) if cplx else (lambda x: x)  # in a's dtype
+
+    v = _H(vt)
+    ds_mat = _mm(_mm(_H(u), da), v)
+    ds = el.real(matrix_diagonal(ds_mat)) if cplx else matrix_diagonal(ds_mat)
     if not compute_uv:
         return outs, [ds]
     kk = (*batch, k, k)
     s_row, s_col = _rows(s, k), _cols(s, k)
-    eye = _eye(kk, a.dtype)
-    one = _full(1, kk, a.dtype)
+    eye = _eye(kk, s.dtype)
+    one = _full(1, kk, s.dtype)
     s_diffs = el.mul(el.add(s_row, s_col), el.sub(s_row, s_col))
-    fmat = el.sub(el.div(one, el.add(s_diffs, eye)), eye)
-    dss = el.mul(s_row, ds_mat)
-    sds = el.mul(s_col, ds_mat)
+    fmat = c(el.sub(el.div(one, el.add(s_diffs, eye)), eye))
+    dss = el.mul(c(s_row), ds_mat)
+    sds = el.mul(c(s_col), ds_mat)
     zero_s = el.convert_element_type(el.eq(s, _full(0, s.shape, s.dtype)), s.dtype)
     s_inv = el.sub(el.div(_full(1, s.shape, s.dtype), el.add(s, zero_s)), zero_s)
-    s_inv_mat = el.mul(eye, _rows(s_inv, k))
+    s_inv_mat = c(el.mul(eye, _rows(s_inv, k)))
     half = _full(0.5, kk, a.dtype)
-    dudv_diag = el.mul(el.mul(half, el.sub(ds_mat, _T(ds_mat))), s_inv_mat)
-    du = _mm(u, el.add(el.mul(fmat, el.add(dss, _T(dss))), dudv_diag))
-    dv = _mm(v, el.mul(fmat, el.add(sds, _T(sds))))
+    dudv_diag = el.mul(el.mul(half, el.sub(ds_mat, _H(ds_mat))), s_inv_mat)
+    du = _mm(u, el.add(el.mul(fmat, el.add(dss, _H(dss))), dudv_diag))
+    dv = _mm(v, el.mul(fmat, el.add(sds, _H(sds))))
     if m > n:
         dav = _mm(da, v)
-        resid = el.sub(dav, _mm(u, _mm(_T(u), dav)))
-        du = el.add(du, el.div(resid, _rows(s, m)))
+        resid = el.sub(dav, _mm(u, _mm(_H(u), dav)))
+        du = el.add(du, el.div(resid, c(_rows(s, m))))
     if n > m:
-        dahu = _mm(_T(da), u)
+        dahu = _mm(_H(da), u)
         resid = el.sub(dahu, _mm(v, _mm(vt, dahu)))
-        dv = el.add(dv, el.div(resid, _rows(s, n)))
-    return [s, u, vt], [ds, du, _T(dv)]
+        dv = el.add(dv, el.div(resid, c(_rows(s, n))))
+    return [s, u, vt], [ds, du, _H(dv)]
 
 
 jvp_rules[svd_p] = _svd_jvp
@@ -474,10 +481,11 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
     """Solve a triangular system: ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b``.
 
     Arguments:
-        a: (..., m, m) float; only its ``lower`` (else upper) triangle is read, and its
-            diagonal is taken as ones if ``unit_diagonal``.
+        a: (..., m, m) float or complex; only its ``lower`` (else upper) triangle is read,
+            and its diagonal is taken as ones if ``unit_diagonal``.
         b: (..., m, n) if ``left_side`` else (..., n, m), of ``a``'s dtype and batch shape.
-        transpose_a: ``op(a) = a^T`` (else ``a``); ``conjugate_a`` is a no-op for real ``a``.
+        transpose_a: ``op(a) = a^T`` (else ``a``); ``conjugate_a`` conjugates ``op(a)``
+            (a no-op for real ``a``).
 
     Returns:
         ``x``, of ``b``'s shape. A zero on ``a``'s diagonal gives inf/NaN, as JAX.
@@ -498,7 +506,8 @@ def lu(x):
     """LU decomposition with partial pivoting: ``x[..., perm, :] = L @ U``.
 
     Arguments:
-        x: a float array of shape (..., m, n).
+        x: a float or complex array of shape (..., m, n) (a complex pivot is the entry of
+            largest ``|re| + |im|``, as LAPACK's and JAX's).
 
     Returns:
         ``(lu, pivots, permutation)``: ``L`` (unit diagonal, below it) and ``U`` (on and
@@ -564,14 +573,15 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
     """Singular value decomposition ``x = u @ diag(s) @ vh`` (QR, then one-sided Jacobi).
 
     Arguments:
-        x: a float array of shape (..., m, n).
+        x: a float or complex array of shape (..., m, n) (complex: one-sided Jacobi on
+            the matrix itself, meant for small matrices).
         full_matrices: ``u`` (..., m, m) and ``vh`` (..., n, n); else (..., m, k) and
             (..., k, n), ``k = min(m, n)``.
         compute_uv: return ``(u, s, vh)``; else only ``s``.
         subset_by_index: not supported (None only).
 
     Returns:
-        ``(u, s, vh)`` or ``s``; ``s`` (..., k) descending.
+        ``(u, s, vh)`` or ``s``; ``s`` (..., k) real, descending.
 
     Example:
         >>> lax.linalg.svd(jnp.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)

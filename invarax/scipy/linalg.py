@@ -37,12 +37,17 @@ from ..ops import shape as sh
 
 
 def _trans_flag(trans) -> bool:
-    """SciPy's ``trans``: 0/'N' (a), 1/'T' or 2/'C' (a transposed: equal for real a)."""
+    """Whether SciPy's ``trans`` transposes: 0/'N' (a), 1/'T' or 2/'C' (a^T, a^H)."""
     if trans in (0, "N"):
         return False
     if trans in (1, 2, "T", "C"):
         return True
     raise ValueError(f"trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+
+
+def _conj_flag(trans) -> bool:
+    """Whether SciPy's ``trans`` conjugates too: 2/'C' (``a^H``; a no-op for real a)."""
+    return trans in (2, "C")
 
 
 def _solve_rhs(a, b, name):
@@ -67,7 +72,7 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
     Arguments:
         a: a (..., m, m) array; only its ``lower`` (else upper) triangle is read.
         b: a (..., m) or (..., m, k) array.
-        trans: 0/'N' solves ``a x = b``; 1/'T' and 2/'C' solve ``a^T x = b``.
+        trans: 0/'N' solves ``a x = b``, 1/'T' ``a^T x = b``, 2/'C' ``a^H x = b``.
         unit_diagonal: take ``a``'s diagonal as ones.
 
     Returns:
@@ -82,7 +87,8 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
     b, vector = _solve_rhs(a, b, "solve_triangular")
     a, b = promote_dtypes(a, b)
     x = lax_linalg.triangular_solve(a, b, left_side=True, lower=lower,
-                                    transpose_a=_trans_flag(trans), unit_diagonal=unit_diagonal)
+                                    transpose_a=_trans_flag(trans), conjugate_a=_conj_flag(trans),
+                                    unit_diagonal=unit_diagonal)
     return x[..., 0] if vector else x
 
 
@@ -126,8 +132,11 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
     c = matrices(c, "cho_solve", square=True)
     b, vector = _solve_rhs(c, b, "cho_solve")
     b = b.astype(c.dtype)
-    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower)
-    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
+    # a = L L^H (lower) or U^H U: the transposed solve conjugates too (a no-op if real).
+    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower,
+                                    conjugate_a=not lower)
+    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower,
+                                    conjugate_a=lower)
     return x[..., 0] if vector else x
 
 
@@ -160,7 +169,7 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     lower = lax_linalg.triangle(packed[..., :, :k], lower=True, k=-1)
     lower = ufuncs.add(lower, eye(m, k, dtype=a.dtype))
     upper = lax_linalg.triangle(packed[..., :k, :], lower=False)
-    p = _permutation_matrix(perm, a.dtype)
+    p = _permutation_matrix(perm, np.finfo(a.dtype).dtype)  # real, as JAX's for complex a
     if permute_l:
         return matmul(p, lower), upper
     return p, lower, upper
@@ -192,7 +201,7 @@ def _pivots_to_permutation(pivots, m):
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b: bool = False, check_finite: bool = True):
-    """Solve ``a x = b`` (or ``a^T x = b``) given ``lu_factor(a)``.
+    """Solve ``a x = b`` (or ``a^T x = b``, ``a^H x = b``: ``trans`` 1, 2) given ``lu_factor(a)``.
 
     Example:
         >>> f = invarax.scipy.linalg.lu_factor(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
@@ -207,10 +216,11 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b: bool = False, check_finite: bo
     if not _trans_flag(trans):
         x = permuted_lu_solve(packed, perm, b)
     else:  # a^T x = U^T L^T P x = b
+        conj = _conj_flag(trans)  # a^H x = U^H L^H P x = b
         y = lax_linalg.triangular_solve(packed, b, left_side=True, lower=False,
-                                        transpose_a=True)
+                                        transpose_a=True, conjugate_a=conj)
         z = lax_linalg.triangular_solve(packed, y, left_side=True, lower=True,
-                                        transpose_a=True, unit_diagonal=True)
+                                        transpose_a=True, conjugate_a=conj, unit_diagonal=True)
         x = take_along_axis(z, expand_dims(argsort(perm, axis=-1), -1), axis=-2)
     return x[..., 0] if vector else x
 

@@ -25,7 +25,8 @@ enum { OP_CHOLESKY, OP_LU, OP_TRSM, OP_QR, OP_QR_Q, OP_EIGH, OP_SVD };
 
 /* One call: the operation, its dtype, the batch, sizes and the operands' base pointers. */
 typedef struct {
-    int op, dbl, unit; /* unit: bit 0 unit diagonal, bit 1 upper (OP_TRSM) */
+    int op, dbl, cplx, unit; /* cplx: complex (OP_LU, OP_TRSM, OP_SVD); unit: bit 0 unit
+                              * diagonal, bit 1 upper (OP_TRSM) */
     ptrdiff_t nb, m, n, k;  /* k: qc for OP_QR_Q, uc for OP_SVD */
     void *p[4];
     int nthreads, tid;
@@ -108,11 +109,12 @@ static void run_one(job *j, ptrdiff_t b, void *work) {
 static void *run_share(void *arg) {
     job *j = arg;
     size_t words = (size_t)(j->n + j->k) * 2 + 8;
-    if (j->op == OP_CHOLESKY || j->op == OP_LU) { /* the panel, and gemm's product */
+    if (j->op == OP_CHOLESKY || j->op == OP_LU) { /* the panel, and gemm's product(s) */
         ptrdiff_t m = j->op == OP_LU ? j->m : j->n, n = j->n, big = m > n ? m : n;
         ptrdiff_t small = m < n ? m : n;
         words = (size_t)(LINALG_BLK * big + LINALG_BLK * LINALG_BLK);
         if (small > LINALG_BLK) words += (size_t)m * (size_t)n;
+        if (j->cplx) words *= 2; /* complex LU: two parts; two products at a time */
     }
     void *work = malloc(words * sizeof(double));
     if (!work) {
@@ -198,9 +200,18 @@ PyObject *py_linalg(PyObject *self, PyObject *args) {
     }
     const char *f = v[0].format;
     if (f[0] == '=' || f[0] == '<' || f[0] == '@') f++;
+    j.cplx = f[0] == 'Z';
+    if (j.cplx) f++;
     j.dbl = f[0] == 'd';
     if (!(f[0] == 'd' || f[0] == 'f') || f[1]) {
-        PyErr_SetString(PyExc_TypeError, "linalg kernel operands must be float32 or float64");
+        PyErr_SetString(PyExc_TypeError, "linalg kernel operands must be float32 or float64"
+                                         " (complex64 or complex128 for LU, the triangular"
+                                         " solve and the SVD)");
+        goto release;
+    }
+    if (j.cplx && op != OP_LU && op != OP_TRSM && op != OP_SVD) {
+        PyErr_SetString(PyExc_TypeError, "linalg kernel: complex operands are taken by LU, the"
+                                         " triangular solve and the SVD only");
         goto release;
     }
     j.nb = v[0].shape[0];

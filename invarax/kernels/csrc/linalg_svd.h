@@ -14,34 +14,38 @@ static T F(complete_candidate)(T *x, const T *u, const unsigned char *valid, ptr
     return sqrt(F(dot)(x, x, m));
 }
 
-/* Columns valid[j] == 0 of the m-row column-major u (columns j < uc) become unit vectors
- * orthogonal to all valid columns: the first e_i, i ascending (each i tried once), whose
- * remainder after two Gram-Schmidt passes has norm > 1/2, normalised; once every i has
- * been tried, the e_i whose remainder has the largest norm (the first such i; the norms'
- * squares sum to the number of columns left, so it is at least 1/sqrt(m)). */
-static void F(complete1)(T *u, unsigned char *valid, ptrdiff_t m, ptrdiff_t uc) {
-    ptrdiff_t next = 0;
+/* Columns valid[j] == 0 of the m-row column-major u (columns j < uc; complex columns if
+ * cplx) become unit vectors orthogonal to all valid columns: the first e_i, i ascending
+ * (each tried once), whose remainder after two Gram-Schmidt passes has norm > 1/2,
+ * normalised; once every i has been tried, the e_i whose remainder has the largest norm
+ * (the first such i; the norms' squares sum to the number of columns left, so it is at
+ * least 1/sqrt(m)). */
+static void F(complete1)(T *u, unsigned char *valid, ptrdiff_t m, ptrdiff_t uc, int cplx) {
+#define CANDIDATE(i)                                                                        \
+    (cplx ? F(ccomplete_candidate)(x, u, valid, m, uc, i)                                   \
+          : F(complete_candidate)(x, u, valid, m, uc, i))
+    ptrdiff_t next = 0, w = cplx ? 2 : 1;
     for (ptrdiff_t j = 0; j < uc; j++) {
         if (valid[j]) continue;
-        T *x = u + j * m, norm = 0;
+        T *x = u + j * m * w, norm = 0;
         int found = 0;
-        for (; next < m && !found; next++)
-            found = (norm = F(complete_candidate)(x, u, valid, m, uc, next)) > (T)0.5;
+        for (; next < m && !found; next++) found = (norm = CANDIDATE(next)) > (T)0.5;
         if (!found) {
             ptrdiff_t best = 0;
             T largest = -1;
             for (ptrdiff_t i = 0; i < m; i++) {
-                T candidate = F(complete_candidate)(x, u, valid, m, uc, i);
+                T candidate = CANDIDATE(i);
                 if (candidate > largest) {
                     largest = candidate;
                     best = i;
                 }
             }
-            norm = F(complete_candidate)(x, u, valid, m, uc, best);
+            norm = CANDIDATE(best);
         }
-        for (ptrdiff_t i = 0; i < m; i++) x[i] = x[i] / norm;
+        for (ptrdiff_t i = 0; i < m * w; i++) x[i] = x[i] / norm;
         valid[j] = 1;
     }
+#undef CANDIDATE
 }
 
 #ifndef SVD_PRECONDITION
@@ -83,6 +87,9 @@ static int F(svd_precondition)(T *a, T *vt, ptrdiff_t n, int nthreads) {
     return status;
 }
 
+static void F(svd_finish)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t uc,
+                          void *work, int cplx);
+
 /* The SVD of the m x n matrix (m >= n) stored by columns in a, by one-sided Jacobi
  * (Hestenes): sweeps over column pairs (p, q), p < q, rotating both when
  * |a_p . a_q| > eps sqrt(|a_p|^2 |a_q|^2), until a sweep rotates nothing (at most 60). The
@@ -93,9 +100,7 @@ static int F(svd_precondition)(T *a, T *vt, ptrdiff_t n, int nthreads) {
  * work holds n ptrdiff_t, n T and uc bytes. */
 static int F(svd_jacobi)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t uc,
                          void *work, T eps, int nthreads) {
-    ptrdiff_t *order = work;
-    T *norms = (T *)(order + n);
-    unsigned char *valid = (unsigned char *)(norms + n);
+    T *norms = (T *)((ptrdiff_t *)work + n);
     T *vbuf = vt;
     if (m == n && n >= SVD_PRECONDITION) {
         if (F(svd_precondition)(a, vbuf, n, nthreads) < 0) return -1;
@@ -138,6 +143,19 @@ static int F(svd_jacobi)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrd
         if (!rotated) break;
     }
     for (ptrdiff_t j = 0; j < n; j++) norms[j] = sqrt(F(dot)(a + j * m, a + j * m, m));
+    F(svd_finish)(a, s, vt, u, m, n, uc, work, 0);
+    return 0;
+}
+
+/* Jacobi's last steps, given the columns' norms in work (after n ptrdiff_t; complex columns
+ * if cplx): s_j = the norms sorted descending (stably), u_j = a_j / s_j (every part) for
+ * s_j > 0 and j < uc, vt's rows (V's columns) in the same order, then complete1. a (m >= n)
+ * is scratch. */
+static void F(svd_finish)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t uc,
+                          void *work, int cplx) {
+    ptrdiff_t *order = work, w = cplx ? 2 : 1;
+    T *norms = (T *)(order + n);
+    unsigned char *valid = (unsigned char *)(norms + n);
     F(sort_order)(norms, order, n, 1);
     memset(valid, 0, (size_t)uc);
     for (ptrdiff_t j = 0; j < n; j++) {
@@ -145,16 +163,14 @@ static int F(svd_jacobi)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrd
         T sj = norms[o];
         s[j] = sj;
         if (j < uc && sj > 0) {
-            for (ptrdiff_t i = 0; i < m; i++) u[j * m + i] = a[o * m + i] / sj;
+            for (ptrdiff_t i = 0; i < m * w; i++) u[j * m * w + i] = a[o * m * w + i] / sj;
             valid[j] = 1;
         }
     }
-    /* vt's rows in the new order, through a (no longer needed; m >= n) as scratch. */
-    memcpy(a, vbuf, sizeof(T) * (size_t)(n * n));
+    memcpy(a, vt, sizeof(T) * (size_t)(n * n * w));
     for (ptrdiff_t j = 0; j < n; j++)
-        memcpy(vt + j * n, a + order[j] * n, sizeof(T) * (size_t)n);
-    F(complete1)(u, valid, m, uc);
-    return 0;
+        memcpy(vt + j * n * w, a + order[j] * n * w, sizeof(T) * (size_t)(n * w));
+    F(complete1)(u, valid, m, uc, cplx);
 }
 
 /* The SVD of the m x n matrix (m >= n) stored by columns in a. A square matrix goes to
@@ -186,7 +202,7 @@ static int F(svd1)(T *a, T *s, T *vt, T *u, ptrdiff_t m, ptrdiff_t n, ptrdiff_t 
             return -1;
         }
         for (ptrdiff_t j = 0; j < uc; j++) valid[j] = j < n;
-        F(complete1)(u, valid, m, uc);
+        F(complete1)(u, valid, m, uc, 0);
     }
     free(buf);
     return 0;
