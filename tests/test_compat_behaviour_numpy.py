@@ -100,7 +100,7 @@ def test_complex_cholesky_contract_and_failure():
     assert_bitwise(invarax.jit(jnp.linalg.cholesky)(batch), rows)
     bad = np.array([[1, 2], [2, 1]], np.complex64)  # not positive definite: JAX's NaNs
     assert_bitwise(jnp.linalg.cholesky(bad), np.asarray(jax.numpy.linalg.cholesky(bad)))
-    with pytest.raises(TypeError, match="only cholesky takes complex matrices"):
+    with pytest.raises(TypeError, match="only cholesky, lu, triangular_solve and svd take complex"):
         jnp.linalg.qr(batch)
 
 
@@ -130,3 +130,28 @@ def test_integer_division_by_zero_is_numpy_zero(dtype):
         assert_bitwise(getattr(jnp, name)(a, b), np.asarray(getattr(jax.numpy, name)(a, b)))
     assert np.asarray(jax.numpy.floor_divide(a, b)).tolist() == (
         [-2, -2, -1, -2] if dtype == np.int32 else [255, 255, 255, 255])
+
+
+def test_linspace_takes_traced_bounds_as_jax():
+    """``jnp.linspace`` of traced bounds (diffrax interpolates between traced times): JAX's
+    formula, so its values, derivatives and shapes are JAX's; ``jit`` and ``vmap`` give
+    eager's bits."""
+    cases = [(0.0, 1.0, 7), (-3.0, 3.0, 7, False), (np.zeros(2), np.arange(1.0, 3.0), 4),
+             (1.0, 2.0, 1), (1.0, 2.0, 0)]
+    for args in cases:
+        ours, theirs = jnp.linspace(*args), jax.numpy.linspace(*args)
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-6)
+        assert_bitwise(invarax.jit(lambda a, b, rest=args[2:]: jnp.linspace(a, b, *rest))(
+            *args[:2]), ours)
+    ends = jnp.arange(1.0, 4.0)
+    rows = invarax.vmap(lambda b: jnp.linspace(0.5, b, 5))(ends)
+    for i in range(3):
+        assert_bitwise(rows[i], jnp.linspace(0.5, ends[i], 5))
+    def loss(np_, a):
+        return np_.sum(np_.linspace(a, 3.0 * a, 6, axis=0) ** 2)
+
+    np.testing.assert_allclose(float(invarax.grad(lambda a: loss(jnp, a))(1.5)),
+                               float(jax.grad(lambda a: loss(jax.numpy, a))(1.5)), rtol=1e-6)
+    assert np.array_equal(np.asarray(jnp.linspace(0, 10, 4, dtype=jnp.int32)),
+                          np.asarray(jax.numpy.linspace(0, 10, 4, dtype=jax.numpy.int32)))

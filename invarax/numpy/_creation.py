@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..core import dtypes
 from ..core.array import Array, ArrayImpl, concrete_scalar, is_python_scalar
 from ..core.aval import ShapeDtypeStruct
+from ..ops import arithmetic
 from ..ops import shape as sh
 from ._broadcast import broadcast_to
 from ._joining import stack
@@ -174,19 +177,44 @@ def arange(start, stop=None, step=None, dtype=None) -> Array:
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
              dtype=None, axis: int = 0):
-    """``num`` evenly spaced values from ``start`` to ``stop`` (computed in float64, then cast).
+    """``num`` evenly spaced values from ``start`` to ``stop`` along a new ``axis`` (JAX's
+    formula, in the result's float dtype: ``start * (1 - t) + stop * t`` for ``t = i / div``,
+    then ``stop`` itself last when ``endpoint``), so ``start`` and ``stop`` may be traced
+    (and differentiated) and ``jit`` gives eager's bits.
 
     Example:
         >>> jnp.linspace(0, 1, 3)
         Array([0. , 0.5, 1. ], dtype=float32)
     """
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"jnp.linspace needs a non-negative num, got {num}")
     if dtype is None:
         dtype, _ = result_dtype(asarray(start), asarray(stop), asarray(1.0))
     dtype = dtypes.canonicalize(dtype)
-    values, step = np.linspace(np.asarray(start, np.float64), np.asarray(stop, np.float64),
-                               int(num), endpoint=endpoint, retstep=True, axis=axis)
-    out = ArrayImpl(values.astype(dtype))
-    return (out, ArrayImpl(np.asarray(step, dtype))) if retstep else out
+    compute = dtype if dtype.kind in "fc" else dtypes.default_float()
+    start, stop = convert(asarray(start), compute), convert(asarray(stop), compute)
+    shape = np.broadcast_shapes(start.shape, stop.shape)
+    start, stop = broadcast_to(start, shape), broadcast_to(stop, shape)
+    axis = axis + len(shape) + 1 if axis < 0 else axis
+    div = num - 1 if endpoint else num
+    first, last = sh.expand_dims(start, (axis,)), sh.expand_dims(stop, (axis,))
+    if num > 1:
+        t = sh.broadcasted_iota(compute, (*shape[:axis], div, *shape[axis:]), axis) / div
+        out = first * (1 - t) + last * t
+        if endpoint:
+            out = sh.concatenate([out, last], axis)
+    elif num == 1:
+        out = first
+    else:
+        out = sh.broadcast_in_dim(first, (*shape[:axis], 0, *shape[axis:]),
+                                  tuple(range(len(shape) + 1)))
+    if dtypes.is_integer(dtype):
+        out = arithmetic.floor(out)
+    out = convert(out, dtype)
+    if not retstep:
+        return out
+    return out, (stop - start) / div if div else convert(asarray(np.nan), compute)
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype=None) -> Array:
