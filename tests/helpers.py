@@ -73,3 +73,23 @@ def jax_jit_call(jax, f, args, kwargs=None):
         return f(*full, **kwargs)
 
     return jax.jit(call)(*[args[i] for i in where])
+
+
+def assert_same_at_every_isa(compute):
+    """``compute()`` (a list of arrays) at every dispatch level of the kernels
+    (``INVARAX_MAX_ISA``'s levels), each bitwise the scalar level's (N6)."""
+    from invarax.kernels import _native
+
+    level = _native.set_isa("scalar")  # returns the level in use
+    _native.set_isa(level)
+    results = {}
+    try:
+        for isa in _native.isas():
+            _native.set_isa(isa)
+            results[isa] = compute()
+    finally:
+        _native.set_isa(level)
+    reference = results.pop("scalar")
+    for got in results.values():
+        for g, r in zip(got, reference, strict=True):
+            assert_bitwise(g, r)

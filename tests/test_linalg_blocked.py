@@ -6,12 +6,11 @@ gemm splits a single large matrix between threads), every instruction-set level 
 
 import numpy as np
 import pytest
-from helpers import assert_bitwise
+from helpers import assert_bitwise, assert_same_at_every_isa
 
 import invarax
 import invarax.numpy as jnp
 from invarax import lax
-from invarax.kernels import _native
 from invarax.kernels import linalg as kernels
 
 SIZES = [1, 63, 64, 65, 130]
@@ -252,17 +251,6 @@ def test_n5_thread_count(n, rng, monkeypatch):
 def test_n6_every_isa_level(dtype, rng):
     mats = [_spd(rng, n, dtype=dtype) for n in (*SIZES, 200)]
     small = [_spd(rng, n, dtype=dtype) - dtype(0.5) for n in (7, 8, 9, 33)]
-    level = _native.set_isa("scalar")  # returns the level in use
-    _native.set_isa(level)
-    results = {}
-    try:
-        for isa in _native.isas():
-            _native.set_isa(isa)
-            results[isa] = [f for m in mats for f in _factorisations(m)]
-            results[isa] += [f for m in small + mats[2:4] for f in _spectral(m)]
-    finally:
-        _native.set_isa(level)
-    reference = results.pop("scalar")
-    for got in results.values():
-        for g, r in zip(got, reference, strict=True):
-            assert_bitwise(g, r)
+    assert_same_at_every_isa(
+        lambda: [f for m in mats for f in _factorisations(m)]
+        + [f for m in small + mats[2:4] for f in _spectral(m)])

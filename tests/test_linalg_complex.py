@@ -8,14 +8,13 @@ instruction-set level (N6)."""
 
 import numpy as np
 import pytest
-from helpers import assert_bitwise
+from helpers import assert_bitwise, assert_same_at_every_isa
 from test_ad_elementwise import jax_x64  # noqa: F401 (a fixture: JAX with x64, restored)
 
 import invarax
 import invarax.numpy as jnp
 import invarax.scipy.linalg as jsl
 from invarax import lax
-from invarax.kernels import _native
 from invarax.kernels import linalg as kernels
 
 CDTYPES = [np.complex64, np.complex128]
@@ -315,16 +314,4 @@ def test_n5_thread_count(rng, monkeypatch, x64):
 def test_n6_every_isa_level(dtype, rng, x64):
     a = _complex(rng, (2, 70, 70), dtype)
     b = _complex(rng, (2, 70, 2), dtype)
-    level = _native.set_isa("scalar")  # returns the level in use
-    _native.set_isa(level)
-    results = {}
-    try:
-        for isa in _native.isas():
-            _native.set_isa(isa)
-            results[isa] = _everything(a, b)
-    finally:
-        _native.set_isa(level)
-    reference = results.pop("scalar")
-    for got in results.values():
-        for g, r in zip(got, reference, strict=True):
-            assert_bitwise(g, r)
+    assert_same_at_every_isa(lambda: _everything(a, b))
