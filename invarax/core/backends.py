@@ -44,9 +44,3 @@ def runner() -> Runner | None:
         if PROBE is not None:
             RUNNER = PROBE()
     return RUNNER
-
-
-def reset() -> None:
-    """Forget the probe's answer (tests that install a stand-in accelerator)."""
-    global _probed, RUNNER
-    _probed, RUNNER = False, None

@@ -32,9 +32,10 @@ A rule (``Lowering``) holds, for one platform:
   each piece copied into zeros, then ``+ 0``;
 - ``placement(params)``: the sharding that an output computed by the equation is placed
   with when it is an output of ``jit`` (``with_sharding_constraint``), or None.
-- ``on_arrays``: the impl takes and returns concrete ``Array``s rather than buffers, and
-  evaluates them again operation by operation (a call or a loop on an accelerator, whose
-  body's operations each run where their operands live).
+- ``on_arrays``: the impl takes the device it runs on, then concrete ``Array``s rather
+  than buffers, returns ``Array``s, and evaluates them again operation by operation (a call
+  or a loop on an accelerator, whose body's operations each run where their operands
+  live).
 
 The per-element C forms (``c``), read by the native loop generator
 (``compiler/native.py``) and meant for a CUDA generator too: ``("arith", op)`` (``op`` one

@@ -316,10 +316,13 @@ def matmul(a, b):
     return c
 
 
-def group(source: str, ins: list, outs: list, periods: list, n: int, scratch: list = ()):
+def group(source: str, ins: list, outs: list, n: int, scratch: list = ()):
     """Launch the generated fusion-group kernel ``source`` (``fusion_cuda.group_kernel``)
-    with ``n`` threads: ``ins`` its invars' CuPy arrays (contiguous, or 0-d), ``outs`` its
-    outputs', ``periods`` each invar's period and ``scratch`` its scratch buffers."""
-    module = _module("group.cu", _cupy().cuda.Device().id, _arch(), source)
+    with ``n`` threads: ``ins`` its invars' CuPy arrays, each passed whole (a contiguous
+    copy where it is not, its period its size), ``outs`` its outputs' and ``scratch`` its
+    scratch buffers."""
+    cupy = _cupy()
+    ins = [x if x.ndim == 0 else cupy.ascontiguousarray(x) for x in ins]
+    module = _module("group.cu", cupy.cuda.Device().id, _arch(), source)
     _launch(module.get_function("group"), n,
-            (*ins, *outs, *map(np.int64, periods), *scratch, np.int64(n)))
+            (*ins, *outs, *(np.int64(max(x.size, 1)) for x in ins), *scratch, np.int64(n)))

@@ -19,11 +19,10 @@ from ...compiler import c_forms, fusion, fusion_cuda
 from ...compiler.passes import optimize
 from ...core import backends
 from ...core.array import ArrayImpl
-from ...core.config import config
 from ...core.ir import ClosedJaxpr, Literal
 from ...distributed.shardings import on_device
 from ...kernels import cuda
-from .runner import target
+from .runner import NotOnDevice, require_exact_elementary
 
 #: The planner's sizes for the GPU: every group is worth its one kernel.
 SIZES = {"min_size": 1, "min_work": 0, "min_row_size": 1}
@@ -48,8 +47,8 @@ class Program:
         # the equations whose outputs only groups read as scalars (not computed by the plan)
         self.producers = {id(v): e for e in self.jaxpr.eqns for v in e.outvars}
 
-    def __call__(self, prim, args: list) -> list:
-        device = target(prim, args)[0]
+    def __call__(self, device, args) -> list:
+        """The outputs of the program on ``args`` (concrete arrays), run on ``device``."""
         env = {}
         for v, x in zip((*self.jaxpr.constvars, *self.jaxpr.invars), (*self.consts, *args),
                         strict=True):
@@ -70,7 +69,10 @@ class Program:
         for item in self.items:
             if isinstance(item, tuple):
                 group, kernel = item
-                if kernel.uses_elementary and not config.invarax_exact_elementary:
+                try:
+                    if kernel.uses_elementary:
+                        require_exact_elementary("a fusion group")
+                except NotOnDevice:  # (its members then run on the host, one by one)
                     for eqn in (*group.eqns, *group.reductions):
                         run(eqn)
                 else:
@@ -87,13 +89,11 @@ def _launch(group, kernel, values: list, device) -> dict:
     size = math.prod(group.shape)
     with device.context():
         ins = [on_device(x, device) for x in values]
-        ins = [x if x.ndim == 0 else cupy.ascontiguousarray(x) for x in ins]
         outs = [cupy.empty(v.aval.shape, v.aval.dtype) for v in group.outvars]
         if size:
             scratch = [cupy.empty(group.shape, t) for t in kernel.scratch]
             n = size // group.row_length() if kernel.per_row else size
-            periods = [max(x.size, 1) for x in ins]  # (full, row-shaped or 0-d)
-            cuda.group(kernel.source, ins, outs, periods, n, scratch)
+            cuda.group(kernel.source, ins, outs, n, scratch)
     return {id(v): ArrayImpl.on_device(o, device, v.aval)
             for v, o in zip(group.outvars, outs, strict=True)}
 

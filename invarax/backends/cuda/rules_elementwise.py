@@ -65,18 +65,16 @@ def _elementwise(prim):
             require_exact_elementary(prim.name)
         shape = next((x.shape for x in xs if x.ndim), ())
         size = math.prod(shape)
-        ins = [x if x.ndim == 0 else cupy.ascontiguousarray(x) for x in xs]
         outs = [cupy.empty(shape, d) for d in dtypes]
         if size:
-            cuda.group(kernel.source, ins, outs, [1 if x.ndim == 0 else size for x in ins],
-                       size)
+            cuda.group(kernel.source, xs, outs, size)
         return outs if prim.multiple_results else outs[0]
     return impl
 
 
 def _register():
     for prim, rule in list(LOWERINGS["cpu"].items()):
-        if rule.fusible and prim.name != "stop_gradient":
+        if rule.fusible:
             register_lowering(prim, platform="cuda", impl=_elementwise(prim))
 
 

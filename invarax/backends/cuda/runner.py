@@ -66,8 +66,9 @@ class CudaRunner(backends.Runner):
         if rule is None:
             return self._host(primitive, args, params, out_avals, device, committed,
                               "it has no GPU kernel yet")
-        if rule.on_arrays:
-            return rule.impl(*args, **params)
+        if rule.on_arrays:  # (a call or a loop: its outputs may be its operands themselves)
+            outs = rule.impl(device, *args, **params)
+            return _placed(outs, SingleDeviceSharding(device) if committed else None, primitive)
         buffers = [on_device(x, device) for x in args]
         try:
             with device.context():
@@ -96,10 +97,12 @@ class CudaRunner(backends.Runner):
 
 
 def _placed(outs, sharding, primitive):
-    """The outputs, committed with ``sharding`` (None: left uncommitted)."""
+    """The outputs, those not yet placed committed with ``sharding`` (None: left as they
+    are)."""
     if sharding is not None:
         for out in outs if primitive.multiple_results else (outs,):
-            out._sharding = sharding
+            if isinstance(out, ArrayImpl) and out._sharding is None:
+                out._sharding = sharding
     return outs
 
 
