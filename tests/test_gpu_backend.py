@@ -112,6 +112,16 @@ def test_the_gpu_is_listed_and_is_the_default(gpu, cpu):
     assert x.devices() == {gpu} and x._on_accelerator()
 
 
+def test_finding_the_gpus_leaves_the_cpu_devices_unmade(monkeypatch):
+    """The probe on the first operation does not fix the CPU device count, which
+    ``jax_num_cpu_devices`` may still set until devices are first used."""
+    registry = invarax.distributed.devices._registry
+    for name in ("local", "all", "gpus"):
+        monkeypatch.setattr(registry, name, None)
+    monkeypatch.setattr(backends, "_probed", False)
+    assert backends.runner() is not None and registry.local is None
+
+
 def test_jax_platforms_cpu_keeps_everything_on_the_cpu(monkeypatch, cpu):
     monkeypatch.setitem(invarax.config._values, "jax_platforms", "cpu")
     monkeypatch.setattr(invarax.distributed.devices._registry, "gpus", None)

@@ -80,8 +80,7 @@ class CudaDevice(Device):
     def __init__(self, id: int):
         self.id = self.local_id = id
         self._cupy = cuda._cupy()
-        with self._cupy.cuda.Device(id):
-            self.device_kind = _device_name(self._cupy, id)
+        self.device_kind = _device_name(self._cupy, id)
 
     def context(self):
         """A context manager making this GPU CuPy's current device (a new one each time, so
@@ -100,7 +99,7 @@ class CudaDevice(Device):
 
     def synchronize(self) -> None:
         """Wait for the work queued on this GPU."""
-        self._cupy.cuda.Device(self.id).synchronize()
+        self.context().synchronize()
 
     def __repr__(self):
         return f"CudaDevice(id={self.id})"
@@ -191,12 +190,11 @@ def _find_gpus() -> list:
 
 def _probe():
     """Find the GPUs (once) and return the runner that puts eager operations on them."""
-    registry = _registry.ensure()
-    with registry._lock:
-        if registry.gpus is None:
-            registry.gpus = _find_gpus()
-    if registry.gpus and "cuda" in backends.FACTORIES:
-        return backends.FACTORIES["cuda"](registry.gpus)
+    with _registry._lock:  # (the CPU devices are made when first used, not here)
+        if _registry.gpus is None:
+            _registry.gpus = _find_gpus()
+    if _registry.gpus and "cuda" in backends.FACTORIES:
+        return backends.FACTORIES["cuda"](_registry.gpus)
     return None
 
 
