@@ -251,16 +251,29 @@ def cumulative(kind: str, x, axis: int, reverse: bool):
     cupy = _cupy()
     if kind not in _SCANS:
         raise ValueError(f"the GPU scans are {sorted(_SCANS)}, not {kind!r}")
-    moved = cupy.moveaxis(x, axis, -1)
-    k = moved.shape[-1] if moved.ndim else 1
-    rows = moved.reshape(-1, k)
+    rows, shape = axis_rows(x, axis)
+    m, k = rows.shape
     out = cupy.empty(rows.shape, x.dtype)
     if out.size:
         kernel = _kernel("scan", x.dtype)
-        _launch(kernel, rows.shape[0],
-                (rows, out, np.int64(rows.shape[0]), np.int64(k), np.int64(_elements(rows, 0)),
+        _launch(kernel, m,
+                (rows, out, np.int64(m), np.int64(k), np.int64(_elements(rows, 0)),
                  np.int64(_elements(rows, 1)), np.int32(_SCANS[kind]), np.int32(reverse)))
-    return cupy.ascontiguousarray(cupy.moveaxis(out.reshape(moved.shape), -1, axis))
+    return from_axis_rows(out, shape, axis)
+
+
+def axis_rows(x, axis: int):
+    """``(rows, shape)``: the CuPy array ``x`` with ``axis`` moved last, as a 2-d ``(rows,
+    k)`` array (a view where CuPy can), and the moved shape (for ``from_axis_rows``)."""
+    moved = _cupy().moveaxis(x, axis, -1)
+    return moved.reshape(int(np.prod(moved.shape[:-1])), moved.shape[-1]), moved.shape
+
+
+def from_axis_rows(rows, shape, axis: int):
+    """The inverse of ``axis_rows``: ``rows`` as an array of the moved ``shape``, its last
+    axis moved back to ``axis`` (a new contiguous array)."""
+    cupy = _cupy()
+    return cupy.ascontiguousarray(cupy.moveaxis(rows.reshape(shape), -1, axis))
 
 
 _SCATTERS = {"set": 0, "add": 1, "mul": 2, "min": 3, "max": 4}

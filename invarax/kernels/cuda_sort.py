@@ -32,17 +32,6 @@ _PER_THREAD = 64  # a row's block: warps of threads with at least this many keys
 _MAX_GRID = 2**31 - 1
 
 
-def _rows(x, axis: int):
-    """``(rows, shape)``: ``x`` with ``axis`` moved last, as a 2-d (rows, k) array (a view
-    where CuPy can), and the moved shape."""
-    moved = _cuda._cupy().moveaxis(x, axis, -1)
-    return moved.reshape(int(np.prod(moved.shape[:-1])), moved.shape[-1]), moved.shape
-
-
-def _unrows(rows, shape, axis: int):
-    return _cuda._cupy().ascontiguousarray(_cuda._cupy().moveaxis(rows.reshape(shape), -1, axis))
-
-
 def _permutation(keys, axis: int, mode: int):
     """The int64 ``(rows, k)`` permutation that sorts the lines of ``keys`` along ``axis``
     stably, lexicographically (first key first) by sort.h's relation ``mode``: the CPU's,
@@ -53,7 +42,7 @@ def _permutation(keys, axis: int, mode: int):
     for i, key in enumerate(reversed(keys)):
         if key.dtype == np.float16:  # exactly converted, so in the same order (NaNs too)
             key = key.astype(np.float32)
-        rows, _ = _rows(key, axis)
+        rows, _ = _cuda.axis_rows(key, axis)
         m, k = rows.shape
         if perm is None:
             perm, scratch = cupy.empty((m, k), np.int64), cupy.empty((m, k), np.int64)
@@ -96,8 +85,8 @@ def sort(operands, dimension: int = -1, num_keys: int = 1) -> list:
     cupy = _cuda._cupy()
     outs = []
     for x in operands:
-        rows, shape = _rows(x, axis)
-        outs.append(_unrows(cupy.take_along_axis(rows, perm, 1), shape, axis))
+        rows, shape = _cuda.axis_rows(x, axis)
+        outs.append(_cuda.from_axis_rows(cupy.take_along_axis(rows, perm, 1), shape, axis))
     return outs
 
 
@@ -116,7 +105,7 @@ def argsort(x, axis: int = -1, descending: bool = False, dtype=np.int32):
     (as ``jnp.argsort``)."""
     axis = _check_axis("argsort", x, axis)
     perm = _permutation([x], axis, _DESCENDING if descending else _ASCENDING)
-    return _unrows(perm.astype(dtype), _rows(x, axis)[1], axis)
+    return _cuda.from_axis_rows(perm.astype(dtype), _cuda.axis_rows(x, axis)[1], axis)
 
 
 def top_k(x, k: int, axis: int = -1):
@@ -131,10 +120,10 @@ def top_k(x, k: int, axis: int = -1):
     if not 0 <= k <= n:
         raise ValueError(f"top_k needs 0 <= k <= {n} (axis {axis} of {x.shape}), got k={k}")
     perm = _permutation([x], axis, _TOTAL_DESC)[:, :k]
-    rows, shape = _rows(x, axis)
+    rows, shape = _cuda.axis_rows(x, axis)
     shape = (*shape[:-1], k)
-    return (_unrows(_cuda._cupy().take_along_axis(rows, perm, 1), shape, axis),
-            _unrows(perm.astype(np.int32), shape, axis))
+    return (_cuda.from_axis_rows(_cuda._cupy().take_along_axis(rows, perm, 1), shape, axis),
+            _cuda.from_axis_rows(perm.astype(np.int32), shape, axis))
 
 
 def cumlogsumexp(x, axis: int, reverse: bool = False):
@@ -142,11 +131,11 @@ def cumlogsumexp(x, axis: int, reverse: bool = False):
     ``y[i] = logaddexp(y[i-1], x[i])`` in order by the CPU's formula and its own ``exp`` and
     ``log1p``: the CPU's bits. A new contiguous array."""
     axis = _check_axis("cumlogsumexp", x, axis)
-    rows, shape = _rows(x, axis)
+    rows, shape = _cuda.axis_rows(x, axis)
     out = _cuda._cupy().empty(rows.shape, x.dtype)
     m, k = rows.shape
     if out.size:
         kernel = _kernel("cumlogsumexp", x.dtype, "sort.cu", _SUFFIX)
         _launch(kernel, m, (rows, out, np.int64(m), np.int64(k), np.int64(_elements(rows, 0)),
                             np.int64(_elements(rows, 1)), np.int32(reverse)))
-    return _unrows(out, shape, axis)
+    return _cuda.from_axis_rows(out, shape, axis)
