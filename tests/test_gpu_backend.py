@@ -17,28 +17,15 @@ import warnings
 import numpy as np
 import pytest
 from helpers import assert_bitwise_any_nan
+from test_gpu_kernels import ON_GPU, cp
 
 import invarax
 import invarax.numpy as jnp
 from invarax import lax, nn, optim
 from invarax.core import backends
-from invarax.kernels import nvrtc
 from invarax.ops.fused import fma
 
-
-def _real_gpu():
-    try:
-        import cupy
-        return cupy if cupy.cuda.runtime.getDeviceCount() > 0 else None
-    except Exception:  # no CuPy, no driver, or no device
-        return None
-
-
-ON_GPU = _real_gpu() is not None
-if not ON_GPU and nvrtc.available():
-    import fake_cupy
-else:
-    fake_cupy = None
+fake_cupy = None if ON_GPU else cp  # the stand-in (None without NVRTC to build kernels)
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(
     not ON_GPU and fake_cupy is None, reason="no GPU and no NVRTC to build the kernels")]
