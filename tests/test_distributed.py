@@ -62,6 +62,12 @@ def test_sharded_arrays_jit_and_shard_map_across_processes_are_bitwise_unsharded
     assert len({row[7] for row in rows}) == 1, rows  # one digest
 
 
+def test_the_shared_memory_and_mpi_gathers_give_every_process_bytes_in_order():
+    for processes in (2, 3):
+        assert _line(_run(processes, 1, PROGRAM, "transports"), "transports") == \
+            "transports True"
+
+
 def test_a_dead_process_ends_the_run():
     result = _run(2, 1, PROGRAM, "die", timeout=60)
     assert result.returncode != 0

@@ -33,22 +33,89 @@ class CollectiveTimeout(RuntimeError):
 
 
 class MpiTransport:
-    """Gathers the processes' stacked local values, in process order, over MPI."""
+    """Gathers the processes' stacked local values, in process order, over MPI.
 
-    def __init__(self, comm, timeout: float):
+    When every process of the run is on one machine (``node``: the run's communicator of
+    them, in the same order), a gather goes through a shared-memory window instead of
+    MPI's copies: each process writes its bytes into its own slot, all wait at one barrier,
+    and each reads every slot. Two slots per process alternate between calls, so a process
+    writing the next gather never overwrites a slot another is still reading (reading a
+    call's slots happens before that process reaches the next call's barrier)."""
+
+    def __init__(self, comm, timeout: float, node=None):
         self.comm = comm
         self.timeout = timeout
+        self.node = node
+        self._window = self._previous = None
+        self._slots, self._slot, self._calls = [], 0, 0
 
     def allgather(self, local: np.ndarray) -> np.ndarray:
         """The processes' stacks of local values, concatenated in process order (in a
         pooled buffer, given back to ``core.buffers`` for when its reader drops it)."""
         local = np.ascontiguousarray(local)
-        out = buffers.take((self.comm.size * local.nbytes,), _BYTES)
-        # Raw bytes: every dtype (bool, float16, complex) crosses unchanged.
-        request = self.comm.Iallgather(local.reshape(-1).view(np.uint8), out)
-        self._wait(request)
+        n = local.nbytes
+        out = buffers.take((self.comm.size * n,), _BYTES)
+        mine = local.reshape(-1).view(np.uint8)  # raw bytes: every dtype crosses unchanged
+        if self.node is None:
+            self._wait(self.comm.Iallgather(mine, out))
+        else:
+            for rank, theirs in enumerate(self.allgather_views(n, mine)):
+                out[rank * n:(rank + 1) * n] = theirs
         buffers.give(out)
         return out.view(local.dtype).reshape((-1, *local.shape[1:]))
+
+    def allgather_views(self, n: int, write) -> list:
+        """Every process's ``n`` bytes, in process order: this process's are written by
+        ``write`` (into a writable ``uint8`` array of ``n`` bytes, its slot of the shared
+        window, or an array whose ``[...]`` assignment fills it). The arrays returned are
+        read-only and may be the shared window itself: read them before this transport's
+        next gather but one, which may overwrite them."""
+        if self.node is None:
+            mine, out = np.empty(n, np.uint8), np.empty(self.comm.size * n, np.uint8)
+            _fill(mine, write)
+            self._wait(self.comm.Iallgather(mine, out))
+            return list(out.reshape(self.comm.size, n))
+        if n > self._slot or self._window is None:
+            self._grow(n)
+        start = self._calls % 2 * self._slot
+        self._calls += 1
+        _fill(self._slots[self.node.rank][start:start + n], write)
+        self._window.Sync()
+        self._wait(self.node.Ibarrier())  # every process has written its slot
+        self._window.Sync()
+        return [slots[start:start + n] for slots in self._slots]
+
+    def _grow(self, n: int):
+        """A window with slots of at least ``n`` bytes (made by every process together:
+        they all gather the same sizes in the same order). The window before it stays
+        until the next growth, for the views of the last gather."""
+        from mpi4py import MPI
+
+        self._wait(self.node.Ibarrier())  # no process is left reading the window before
+        self._free(self._previous)
+        self._previous = self._window
+        self._slot = -(-max(n, 2 * self._slot, 1 << 16) // 64) * 64
+        self._window = MPI.Win.Allocate_shared(2 * self._slot, 1, comm=self.node)
+        self._window.Lock_all(MPI.MODE_NOCHECK)
+        self._slots = [np.frombuffer(self._window.Shared_query(rank)[0], np.uint8)
+                       for rank in range(self.node.size)]
+        for slots in self._slots:
+            slots.flags.writeable = False
+        self._slots[self.node.rank] = np.frombuffer(
+            self._window.Shared_query(self.node.rank)[0], np.uint8)
+
+    def close(self):
+        """Free the shared windows (every process together)."""
+        self._free(self._previous)
+        self._free(self._window)
+        self._window = self._previous = None
+        self._slots, self._slot = [], 0
+
+    @staticmethod
+    def _free(window):
+        if window is not None:
+            window.Unlock_all()
+            window.Free()
 
     def _wait(self, request):
         """Wait for ``request``: polling without pause for ``SPIN`` seconds (a collective
@@ -66,6 +133,13 @@ class MpiTransport:
                 )
             if waited > SPIN:
                 time.sleep(min(1e-3, waited / 100))
+
+
+def _fill(buffer: np.ndarray, write):
+    if isinstance(write, np.ndarray):
+        buffer[...] = write
+    else:
+        write(buffer)
 
 
 def initialize(coordinator_address=None, num_processes=None, process_id=None,
@@ -118,10 +192,13 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
             "the same config.update('jax_num_cpu_devices', N)"
         )
     _devices._registry.widen(comm.rank, comm.size)
-    node = comm.Split_type(MPI.COMM_TYPE_SHARED)  # the processes of this run on this machine
+    # The processes of this run on this machine, in the run's order.
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.rank)
     _support.share_cpus(node.size)
-    node.Free()
-    _current = MpiTransport(comm, float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT)))
+    if node.size != comm.size:
+        node.Free()
+        node = None
+    _current = MpiTransport(comm, float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT)), node)
     sys.excepthook = _aborting_hook(sys.excepthook, comm)
     signal.signal(signal.SIGTERM, _terminated(comm.rank, comm.size))
 
@@ -165,6 +242,7 @@ def shutdown():
     global _current
     if _current is not None:
         _current.comm.Barrier()
+        _current.close()
         _current = None
         _devices._registry.widen(0, 1)
         _support.share_cpus(1)
