@@ -271,8 +271,9 @@ def cumulative(kind: str, x: np.ndarray, axis: int, reverse: bool) -> np.ndarray
         >>> cumulative("sum", np.arange(4, dtype=np.int32), 0, reverse=True)
         array([6, 6, 5, 3], dtype=int32)
     """
-    x = np.flip(x, axis) if reverse else x
+    flip = (slice(None),) * axis + (slice(None, None, -1),)
+    x = x[flip] if reverse else x
     op = SCANS[kind]
     out = (op.accumulate(x, axis=axis, dtype=x.dtype) if isinstance(op, np.ufunc)
            else _accumulate(op, x, axis))
-    return np.ascontiguousarray(np.flip(out, axis) if reverse else out)
+    return np.ascontiguousarray(out[flip] if reverse else out)

@@ -13,6 +13,7 @@ Values are only moved, so every example's bits are the unbatched op's (N1)."""
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import numpy as np
@@ -285,7 +286,16 @@ def pad_slices(shape, padding_config) -> tuple:
     """``(out_shape, dst, src)`` of padding an array of ``shape``: element i lands at
     ``lo + i * (interior + 1)`` along each axis, and the ones that land outside the result
     (negative padding crops) are dropped, so ``out[dst] = x[src]`` (when every ``src``
-    slice is non-empty) writes the operand into the padded array."""
+    slice is non-empty) writes the operand into the padded array. Tuples, worked out once
+    per shape and padding."""
+    try:
+        return _pad_slices(shape, padding_config)
+    except TypeError:  # unhashable: lists
+        return _pad_slices(tuple(shape), tuple(tuple(c) for c in padding_config))
+
+
+@functools.lru_cache(maxsize=4096)
+def _pad_slices(shape, padding_config) -> tuple:
     out_shape, dst, src = [], [], []
     for s, (lo, hi, interior) in zip(shape, padding_config, strict=True):
         step = interior + 1
@@ -296,14 +306,14 @@ def pad_slices(shape, padding_config) -> tuple:
         src.append(builtins.slice(first, stop))
         start = lo + first * step
         dst.append(builtins.slice(start, start + (stop - first - 1) * step + 1, step))
-    return out_shape, dst, src
+    return tuple(out_shape), tuple(dst), tuple(src)
 
 
 def _pad_impl(x, padval, padding_config):
     shape, dst, src = pad_slices(x.shape, padding_config)  # a copy: no value changes
     out = np.full(shape, padval, x.dtype)
     if all(sl.stop > sl.start for sl in src):
-        out[tuple(dst)] = x[tuple(src)]
+        out[dst] = x[src]
     return out
 
 
