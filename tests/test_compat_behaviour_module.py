@@ -236,6 +236,20 @@ def test_donated_buffer_is_reused(jx, ex):
     where = x.unsafe_buffer_pointer()
     out = ex.filter_jit(lambda x: x + 1, donate="all")(x)
     assert x.is_deleted() and out.unsafe_buffer_pointer() == where
+    # A scalar, and an output the program does not write in place (a scatter), take the
+    # donated buffer too.
+    for x, f in [(jx.numpy.array(0.0), lambda x: x + 1),
+                 (jx.numpy.ones(1000) * 2.0, lambda x: x.at[0].add(1.0)),
+                 (jx.numpy.ones(4) * 2.0, lambda x: (x.sum(), x * 3.0))]:
+        where = x.unsafe_buffer_pointer()
+        out = jx.tree_util.tree_leaves(ex.filter_jit(f, donate="all")(x))[-1]
+        assert x.is_deleted() and out.unsafe_buffer_pointer() == where
+    # jnp.copy is a new buffer: donating it leaves the original intact.
+    a = jx.numpy.ones(3) * 2.0
+    b = jx.numpy.copy(a)
+    assert b.unsafe_buffer_pointer() != a.unsafe_buffer_pointer()
+    ex.filter_jit(lambda x: x + 1, donate="all")(b)
+    assert b.is_deleted() and not a.is_deleted() and float(a[0]) == 2.0
 
 
 @pytest.mark.parametrize(("jx", "ex"), LIBS)

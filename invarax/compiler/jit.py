@@ -162,10 +162,35 @@ def _run_donating(entry: _Entry, arrays):
     try:
         for i in entry.donated:
             _lend(values[i])
-        return entry.wrap(entry.run(*entry.consts, *values))
+        outs = entry.run(*entry.consts, *values)
+        return entry.wrap(_into_donated(outs, [values[i] for i in entry.donated]))
     finally:
         for i in entry.donated:
             arrays[i].delete()
+
+
+def _into_donated(outs, donated: list):
+    """``outs`` with each output that no donated buffer holds moved into a lent donated
+    buffer of its shape and dtype that no output holds (copied: the same bits), as JAX
+    returns a donated buffer (``unsafe_buffer_pointer`` shows it); each buffer taken once,
+    outputs in order."""
+    lent = [b for b in donated if b.flags.writeable]
+    if not lent:
+        return outs
+    outs = list(outs)
+    arrays = [o for o in outs if isinstance(o, np.ndarray)]
+    free = [b for b in lent if not any(np.may_share_memory(b, o) for o in arrays)]
+    for k, o in enumerate(outs):
+        if not free or any(np.may_share_memory(o, b) for b in lent if isinstance(o, np.ndarray)):
+            continue
+        o = np.asarray(o)
+        b = next((b for b in free if b.shape == o.shape and b.dtype == o.dtype), None)
+        if b is not None:
+            free.remove(b)
+            b[...] = o
+            b.flags.writeable = False
+            outs[k] = b
+    return outs
 
 
 # References to a donated buffer while _lend runs: the array's slot, the list of values,

@@ -32,7 +32,8 @@ def array(object, dtype=None, copy: bool = True, ndmin: int = 0) -> Array:  # no
     Arguments:
         object: the data. Python scalars give weakly typed arrays, as in JAX.
         dtype: the dtype; by default inferred, with 64-bit types narrowed unless x64 is on.
-        copy: accepted for NumPy compatibility (arrays are immutable).
+        copy: given an ``Array``, whether the result is a new array with its own buffer (as
+            JAX's: donating the copy leaves the original intact), or may be the array.
         ndmin: the minimum number of dimensions of the result.
 
     Returns:
@@ -45,11 +46,12 @@ def array(object, dtype=None, copy: bool = True, ndmin: int = 0) -> Array:  # no
     """
     dtype = _dtype_arg(dtype)
     if isinstance(object, Array):
-        out = object
+        out = object.copy() if copy and isinstance(object, ArrayImpl) else object
     elif is_python_scalar(object):
         out = concrete_scalar(object)
     elif isinstance(object, (list, tuple)) and _contains_array(object):
-        out = stack([array(o) for o in object]) if object else array(np.asarray(object))
+        out = (stack([array(o, copy=False) for o in object]) if object
+               else array(np.asarray(object)))
     else:
         value = np.asarray(object)
         if value.dtype.kind in "OSUM" or (value.dtype.kind == "V"
@@ -77,7 +79,7 @@ def asarray(a, dtype=None, order=None, *, copy=None) -> Array:
     if isinstance(a, Array) and (dtype is None or (a.dtype == dtypes.canonicalize(dtype)
                                                    and not a.weak_type)):
         return a  # an explicit dtype makes the result strongly typed, as in JAX
-    return array(a, dtype=dtype)
+    return array(a, dtype=dtype, copy=False)
 
 
 def _shape(shape) -> tuple:
