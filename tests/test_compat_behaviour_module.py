@@ -313,3 +313,24 @@ def test_pformat_functions_as_equinox():
 
     for value in (f, g, functools.partial(f), functools.partial(f, 1, k=2.0)):
         assert invarax.tree_pformat(value) == eqx.tree_pformat(value)
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_filter_jit_of_module_instances_shares_their_traces(jx, ex):
+    # Equinox keys a Module called as the function on its static fields: instances that
+    # differ in arrays share a trace, a different static field traces again.
+    traces = []
+
+    class Add(ex.Module):
+        increment: object
+        scale: int = ex.field(static=True, default=1)
+
+        def __call__(self, x):
+            traces.append(None)
+            return x * self.scale + self.increment
+
+    x = jx.numpy.ones(2)
+    outs = [ex.filter_jit(m)(x) for m in (Add(jx.numpy.array(1.0)), Add(jx.numpy.array(2.0)),
+                                          Add(jx.numpy.array(3.0), scale=2))]
+    assert len(traces) == 2
+    assert [float(o[0]) for o in outs] == [2.0, 3.0, 5.0]

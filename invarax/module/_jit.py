@@ -7,6 +7,7 @@ import functools
 from ..compiler.jit import Jitted
 from ..core.pytree import tree_map
 from ._filters import combine, is_array, partition
+from ._module import Module
 from ._static import Static
 
 
@@ -24,7 +25,11 @@ _OWNER = _Owner()
 
 def _innermost(fun):
     """The user's function under filtered transforms and bound methods, whose lifetime the
-    compiled programs of ``filter_jit(fun)`` follow."""
+    compiled programs of ``filter_jit(fun)`` follow: for a Module called as a function, its
+    class's ``__call__`` (the module's static fields are in the cache key and its arrays
+    are traced, so every instance of one structure shares the programs, as in Equinox)."""
+    if isinstance(fun, Module):
+        return type(fun).__call__
     seen = set()
     while id(fun) not in seen:
         seen.add(id(fun))
