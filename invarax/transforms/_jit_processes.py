@@ -31,6 +31,9 @@ gradients' sums.
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 
 from ..compiler.jit import Jitted
@@ -320,7 +323,7 @@ class _Plan:
         # The split axis leads the summed ones, so each process's rows are a contiguous run
         # of every output's terms: where the runs are nodes of the pairwise tree, the nodes
         # above add the gathered sums of the runs as the tree does.
-        length = int(np.prod([eqn.invars[0].aval.shape[r] for r in reduced]))
+        length = math.prod(eqn.invars[0].aval.shape[r] for r in reduced)
         tree = pairwise_tree(length, self.count)
         return None if tree is None else _Step(eqn, "sum", tree=tree)
 
@@ -400,13 +403,13 @@ def _exchange(parts: list, transport) -> list:
         return []
     # One buffer of bytes, each part starting on a 64-byte boundary.
     sizes = [p.nbytes for p in parts]
-    starts = np.concatenate(([0], np.cumsum([-(-n // 64) * 64 for n in sizes])))
+    starts = [0, *itertools.accumulate(-(-n // 64) * 64 for n in sizes)]
 
     def write(mine):
         for p, start, n in zip(parts, starts, sizes, strict=False):
             mine[start:start + n].view(p.dtype).reshape(p.shape)[...] = p
 
-    every = transport.allgather_views(int(starts[-1]), write)
+    every = transport.allgather_views(starts[-1], write)
     return [[theirs[start:start + n].view(p.dtype).reshape(p.shape) for theirs in every]
             for p, start, n in zip(parts, starts, sizes, strict=False)]
 
