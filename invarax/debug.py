@@ -1,5 +1,6 @@
 """``invarax.debug``: JAX's ``jax.debug`` — ``print``, ``callback`` and ``breakpoint`` — and
-Equinox's ``debug.assert_max_traces`` and ``debug.get_num_traces``.
+Equinox's ``debug.assert_max_traces``, ``debug.get_num_traces``, ``debug.backward_nan``,
+``debug.store_dce`` and ``debug.inspect_dce``.
 
 ``visualize_array_sharding`` draws which device holds which block of an array.
 
@@ -148,6 +149,8 @@ from .distributed.visualize import (  # noqa: E402
 
 __all__ += ["inspect_array_sharding", "visualize_array_sharding", "visualize_sharding"]
 
+from .module._dce import inspect_dce, store_dce  # noqa: E402
 from .module._debug import assert_max_traces, get_num_traces  # noqa: E402
+from .module.internal._debug import debug_backward_nan as backward_nan  # noqa: E402
 
-__all__ += ["assert_max_traces", "get_num_traces"]
+__all__ += ["assert_max_traces", "backward_nan", "get_num_traces", "inspect_dce", "store_dce"]
