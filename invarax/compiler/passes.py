@@ -48,8 +48,7 @@ import numpy as np
 from ..core import narrow
 from ..core.array import ArrayImpl
 from ..core.aval import ShapedArray
-from ..core.effects import (  # noqa: F401 (EFFECTFUL for _errors)
-    EFFECTFUL, NO_FOLD, ON_COMPILE, effectful, has_effect)
+from ..core.effects import EFFECTFUL, NO_FOLD, ON_COMPILE, effectful, has_effect  # noqa: F401 (EFFECTFUL for _errors)
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from ..core.lowering import lowering
 
