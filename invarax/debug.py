@@ -1,6 +1,7 @@
 """``invarax.debug``: JAX's ``jax.debug`` — ``print``, ``callback`` and ``breakpoint`` — and
 Equinox's ``debug.assert_max_traces``, ``debug.get_num_traces``, ``debug.backward_nan``,
-``debug.store_dce``, ``debug.inspect_dce`` and ``debug.breakpoint_if``.
+``debug.store_dce``, ``debug.inspect_dce``, ``debug.breakpoint_if`` and
+``debug.announce_transform``.
 
 ``visualize_array_sharding`` draws which device holds which block of an array.
 
@@ -183,6 +184,8 @@ __all__ += ["inspect_array_sharding", "visualize_array_sharding", "visualize_sha
 
 from .module._dce import inspect_dce, store_dce  # noqa: E402
 from .module._debug import assert_max_traces, get_num_traces  # noqa: E402
+from .module.internal._announce import announce_transform  # noqa: E402
 from .module.internal._debug import debug_backward_nan as backward_nan  # noqa: E402
 
-__all__ += ["assert_max_traces", "backward_nan", "get_num_traces", "inspect_dce", "store_dce"]
+__all__ += ["announce_transform", "assert_max_traces", "backward_nan", "get_num_traces",
+            "inspect_dce", "store_dce"]

@@ -20,8 +20,9 @@ from ._vmap import vmap
 
 __all__ = [
     "checkpoint", "clear_caches", "custom_jvp", "custom_vjp", "default_backend",
-    "effects_barrier", "ensure_compile_time_eval", "eval_shape", "grad", "hessian", "jacfwd", "jacrev", "jit",
-    "jvp", "linear_transpose", "linearize", "log_compiles", "make_jaxpr", "named_call",
+    "effects_barrier", "ensure_compile_time_eval", "eval_shape", "grad", "hessian", "jacfwd",
+    "jacrev", "jit", "jvp", "linear_transpose", "linearize", "log_compiles", "make_jaxpr",
+    "named_call",
     "named_scope", "pmap", "pure_callback", "remat", "shard_map", "typeof", "value_and_grad",
     "vjp", "vmap",
 ]
