@@ -94,11 +94,23 @@ def store_dce(x, name=None):
     if not _staging():
         raise RuntimeError("`equinox.debug.store_dce` should be used inside of JIT: "
                            "only a compiled program has its dead code eliminated.")
+
+    def record(treedef, static):
+        made = _Record(treedef, static)
+        _records.setdefault(name, []).append(made)
+        return made
+
+    return _probed(x, record)
+
+
+def _probed(x, record):
+    """``x`` with each of its arrays through a ``dce_probe`` of the record that
+    ``record(treedef, static)`` makes (from the structure of the arrays and the other
+    leaves)."""
     dynamic, static = partition(x, is_array)
     leaves, treedef = tree_flatten(dynamic)
-    record = _Record(treedef, static)
-    _records.setdefault(name, []).append(record)
-    leaves = [dce_probe_p.bind(leaf, record=record, index=i) for i, leaf in enumerate(leaves)]
+    made = record(treedef, static)
+    leaves = [dce_probe_p.bind(leaf, record=made, index=i) for i, leaf in enumerate(leaves)]
     return combine(tree_unflatten(treedef, leaves), static)
 
 
@@ -152,11 +164,7 @@ def assert_dce(x, msg: str, *, on_error: str = "default"):
     on_error = resolve_on_error(on_error)
     if on_error == "off" or not _staging():
         return x
-    dynamic, static = partition(x, is_array)
-    leaves, treedef = tree_flatten(dynamic)
-    check = _Assertion(msg, on_error)
-    leaves = [dce_probe_p.bind(leaf, record=check, index=i) for i, leaf in enumerate(leaves)]
-    return combine(tree_unflatten(treedef, leaves), static)
+    return _probed(x, lambda treedef, static: _Assertion(msg, on_error))
 
 
 class _Assertion:
