@@ -1,5 +1,7 @@
 """``invarax.debug``: JAX's ``jax.debug`` — ``print``, ``callback`` and ``breakpoint`` — and
-Equinox's ``debug.assert_max_traces`` and ``debug.get_num_traces``.
+Equinox's ``debug.assert_max_traces``, ``debug.get_num_traces``, ``debug.backward_nan``,
+``debug.store_dce``, ``debug.inspect_dce``, ``debug.breakpoint_if`` and
+``debug.announce_transform``.
 
 ``visualize_array_sharding`` draws which device holds which block of an array.
 
@@ -13,9 +15,11 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from .core.array import Array, to_array
 from .core.pytree import tree_flatten, tree_unflatten
-from .core.trace import EVAL_TRACE, current_trace
+from .core.trace import EVAL_TRACE, Tracer, current_trace
 from .ops.callbacks import debug_callback
 
 
@@ -116,9 +120,13 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     Returns:
         ``token``.
     """
+    return _enter(sys._getframe(1), ordered, token)
+
+
+def _enter(frame, ordered, token):
+    """``breakpoint``'s work, for the caller's ``frame``."""
     import pdb
 
-    frame = sys._getframe(1)
     if current_trace() is EVAL_TRACE:
         pdb.Pdb().set_trace(frame)
         return token
@@ -138,7 +146,33 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     return token
 
 
-__all__ = ["breakpoint", "callback", "print"]
+def breakpoint_if(pred, **kwargs):
+    """Equinox's ``debug.breakpoint_if``: ``breakpoint(**kwargs)`` if any element of
+    ``pred`` is True (under ``vmap``, of any example).
+
+    Eagerly ``pdb`` stops in the calling frame; inside ``jit`` (and the other
+    transformations) it is a ``lax.cond`` on the predicate whose true branch is
+    ``breakpoint``'s debug callback: ``pdb`` starts, when the program runs and ``pred``
+    holds, on the caller's variables with their computed values.
+
+    Arguments:
+        pred: a bool, or an array of bools.
+        **kwargs: ``breakpoint``'s keyword arguments (``token``, ``ordered``, ...).
+
+    Returns:
+        ``token`` (None if not given).
+    """
+    from . import lax
+    from .module.internal import unvmap_any
+
+    frame, token = sys._getframe(1), kwargs.get("token")
+    ordered = kwargs.get("ordered", False)
+    if current_trace() is EVAL_TRACE and not isinstance(pred, Tracer):
+        return _enter(frame, ordered, token) if np.any(np.asarray(pred)) else token
+    return lax.cond(unvmap_any(pred), lambda: _enter(frame, ordered, token), lambda: token)
+
+
+__all__ = ["breakpoint", "breakpoint_if", "callback", "print"]
 
 from .distributed.visualize import (  # noqa: E402
     inspect_array_sharding,
@@ -148,6 +182,10 @@ from .distributed.visualize import (  # noqa: E402
 
 __all__ += ["inspect_array_sharding", "visualize_array_sharding", "visualize_sharding"]
 
+from .module._dce import inspect_dce, store_dce  # noqa: E402
 from .module._debug import assert_max_traces, get_num_traces  # noqa: E402
+from .module.internal._announce import announce_transform  # noqa: E402
+from .module.internal._debug import debug_backward_nan as backward_nan  # noqa: E402
 
-__all__ += ["assert_max_traces", "get_num_traces"]
+__all__ += ["announce_transform", "assert_max_traces", "backward_nan", "get_num_traces",
+            "inspect_dce", "store_dce"]

@@ -99,3 +99,52 @@ def test_breakpoint_under_vmap_and_grad(scripted_pdb):
     shown = [line for line in out.getvalue().split("(Pdb) ") if line.startswith("Array")]
     assert shown == ["Array(0., dtype=float32)\n", "Array(2., dtype=float32)\n",
                      "Array([ 2., 10.], dtype=float32)\n"]
+
+
+def _conditional(lib, eqx_debug):
+    """A jitted function stopping, through Equinox's ``breakpoint_if``, where ``y`` > 5."""
+    def f(x):
+        y = x * 2
+        eqx_debug.breakpoint_if(lib.numpy.any(y > 5))
+        return y.sum()
+
+    return lib.jit(f)
+
+
+def test_breakpoint_if_as_equinox(scripted_pdb, monkeypatch):
+    eqx = pytest.importorskip("equinox")
+    out = scripted_pdb("p y\nc\n" * 2)
+    f = _conditional(invarax, invarax.debug)
+    assert float(f(jnp.arange(3.0))) == 6.0  # y = [0, 2, 4]: no stop
+    assert out.getvalue() == ""
+    assert float(f(jnp.arange(4.0))) == 12.0  # y = [0, 2, 4, 6]: stops
+    assert "Array([0., 2., 4., 6.], dtype=float32)" in out.getvalue()
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("p y\nc\n"))  # JAX's own debugger
+    jax_out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", jax_out)
+    g = _conditional(jax, eqx.debug)
+    assert float(g(jax.numpy.arange(3.0))) == 6.0
+    assert jax_out.getvalue() == ""
+    assert float(g(jax.numpy.arange(4.0))) == 12.0
+    assert "Array([0., 2., 4., 6.], dtype=float32)" in jax_out.getvalue()
+
+
+def test_breakpoint_if_eagerly_and_under_vmap(scripted_pdb):
+    out = scripted_pdb("p y\nc\n" * 3)
+
+    def f(x):
+        y = x * 2
+        invarax.debug.breakpoint_if(y > 5)
+        return y
+
+    assert float(f(jnp.float32(1.0))) == 2.0 and out.getvalue() == ""
+    f(jnp.float32(3.0))  # eagerly pdb stops in f itself, after the call
+    assert "(Pdb) Array(6., dtype=float32)" in out.getvalue()
+    out.seek(0), out.truncate()
+    invarax.vmap(f)(jnp.array([1.0, 4.0]))  # one example holds: pdb once per example
+    shown = [line for line in out.getvalue().split("(Pdb) ") if line.startswith("Array")]
+    assert shown == ["Array(2., dtype=float32)\n", "Array(8., dtype=float32)\n"]
+    out.seek(0), out.truncate()
+    invarax.vmap(f)(jnp.array([1.0, 2.0]))
+    assert "Array" not in out.getvalue()

@@ -59,3 +59,41 @@ def test_matches_jax():
         np.testing.assert_allclose(got[k], want[k], rtol=1e-6)
     with pytest.raises(TypeError):
         theirs.lower().compile()(np.ones(4, np.float32), 2.0)
+
+
+# XLA's debug options (as jaxlib exposes them) and the build options, which JAX accepts, and
+# names it rejects (invarax accepts any name starting with xla_).
+_OPTIONS = [({"xla_cpu_enable_fast_math": True}, True), ({"xla_dump_to": "/dev/null"}, True),
+            ({"xla_backend_optimization_level": 0}, True),
+            ({"exec_time_optimization_effort": 0.5}, True), ({"optimization_level": 0}, True),
+            ({"not_an_option": 1}, False), ({"fast_math": True}, False),
+            ({"xla_cpu_enable_fast_math": True, "bogus": 1}, False)]
+
+
+@pytest.mark.parametrize("options, accepted", _OPTIONS)
+def test_compiler_options_as_jax(options, accepted):
+    jax = pytest.importorskip("jax")
+    for mod, error in ((invarax, ValueError), (jax, Exception)):
+        lowered = mod.jit(lambda x: x * 2).lower(X)
+        if accepted:
+            assert np.array_equal(lowered.compile(compiler_options=options)(X), X * 2)
+            assert np.array_equal(mod.jit(lambda x: x * 2, compiler_options=options)(X), X * 2)
+        else:
+            bad = next(name for name in options if not name.startswith("xla_"))
+            with pytest.raises(error, match=f"No such compile option: '{bad}'"):
+                lowered.compile(compiler_options=options)
+            with pytest.raises(error, match=f"No such compile option: '{bad}'"):
+                mod.jit(lambda x: x * 2, compiler_options=options)(X)
+
+
+def test_compiler_options_of_filtered_transforms():
+    lowered = invarax.filter_jit(lambda x, n: x * n).lower(jnp.ones(2), 3)
+    assert lowered.compile(compiler_options={"xla_cpu_enable_fast_math": False})(
+        jnp.ones(2), 3).tolist() == [3.0, 3.0]
+    with pytest.raises(ValueError, match="invarax accepts XLA's options"):
+        lowered.compile(compiler_options={"nope": 1})
+    pmapped = invarax.filter_pmap(lambda x: x + 1).lower(jnp.ones(1))
+    with pytest.raises(ValueError, match="No such compile option: 'nope'"):
+        pmapped.compile(compiler_options={"nope": 1})
+    with pytest.raises(TypeError, match="must be a dict"):
+        pmapped.compile(compiler_options=[("xla_dump_to", "x")])

@@ -132,6 +132,33 @@ def test_batch_invariance(form, op):
         assert_bitwise(grads[i], invarax.grad(loss)(xs[i]))
 
 
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_zero_dimensional_operand(op, dtype):
+    """A 0-d operand has one window of one element: the reduction and its derivatives are
+    the identity's (JAX's forward and JVP agree; JAX 0.10.2's XLA aborts on its max VJP)."""
+    jax = pytest.importorskip("jax")
+    x = np.asarray(2.5 if dtype == np.float32 else 3, dtype)
+    info = np.iinfo(np.int32)
+    init = np.asarray(OPS[op][0] if dtype == np.float32 else
+                      {"sum": 0, "max": info.min, "min": info.max}[op], dtype)
+    theirs = {"sum": jax.lax.add, "max": jax.lax.max, "min": jax.lax.min}[op]
+
+    def f(x):
+        return lax.reduce_window(x, init, OPS[op][1], (), (), "VALID")
+
+    want = np.asarray(jax.lax.reduce_window(x, init, theirs, (), (), "VALID"))
+    assert_bitwise(eager_and_jit(f, x), want)
+    assert_bitwise(want, x)
+    if dtype == np.float32:
+        _, tangent = invarax.jvp(f, (x,), (np.float32(3.0),))
+        _, their_tangent = jax.jvp(lambda x: jax.lax.reduce_window(x, init, theirs, (), (),
+                                                                   "VALID"),
+                                   (x,), (np.float32(3.0),))
+        assert_bitwise(tangent, np.asarray(their_tangent))
+        assert_bitwise(eager_and_jit(invarax.grad(f), x), np.float32(1.0))
+
+
 def test_integer_and_errors():
     x = np.arange(12, dtype=np.int32).reshape(3, 4)
     assert_bitwise(lax.reduce_window(x, 0, lax.add, (2, 2), (1, 1), "VALID"),

@@ -114,6 +114,7 @@ LINEAR = {
     "psum_scatter": "a sum over a named axis, then a block of it",
     "all_to_all": "a movement between the members of a named axis",
     "nondifferentiable_backward": "the identity; its transpose raises if a cotangent flows",
+    "announce_jaxpr": "the identity (Equinox's announce_transform), announcing each step",
 }
 
 # Call-like primitives: linear when their body is; a transpose rule is allowed, not required.

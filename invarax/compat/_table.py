@@ -66,6 +66,7 @@ EXTRA = {
         "default_serialise_filter_spec": "invarax.serialise:default_serialise_filter_spec",
         "default_deserialise_filter_spec": "invarax.serialise:default_deserialise_filter_spec",
     },
+    "equinox.internal": {"breakpoint_if": "invarax.debug:breakpoint_if"},
 }
 
 

@@ -48,7 +48,7 @@ import numpy as np
 from ..core import narrow
 from ..core.array import ArrayImpl
 from ..core.aval import ShapedArray
-from ..core.effects import EFFECTFUL, NO_FOLD, effectful, has_effect  # noqa: F401 (for _errors)
+from ..core.effects import EFFECTFUL, NO_FOLD, ON_COMPILE, effectful, has_effect  # noqa: F401 (EFFECTFUL for _errors)
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from ..core.lowering import lowering
 
@@ -59,6 +59,9 @@ ALL_PASSES = frozenset({"dce", "cse", "fold", "noops", "layout"})
 
 def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Run every pass: no-op removal, constant folding and CSE in one sweep, then DCE.
+
+    This is the program that runs (``jit``, loop bodies): each equation left in it, at any
+    depth, whose primitive observes compilation (``core.effects.ON_COMPILE``) is told so.
 
     Arguments:
         closed: the program, as ``make_jaxpr`` returns it.
@@ -73,7 +76,21 @@ def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
         >>> print(optimize(make_jaxpr(f)(1.0)))
         { lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b b in (c,) }
     """
-    return _run(closed, ALL_PASSES)
+    closed = _run(closed, ALL_PASSES)
+    _observe(closed.jaxpr)
+    return closed
+
+
+def _observe(jaxpr: Jaxpr) -> None:
+    """Call the ``ON_COMPILE`` hook of each equation of ``jaxpr`` and its sub-jaxprs."""
+    for eqn in jaxpr.eqns:
+        hook = ON_COMPILE.get(eqn.primitive)
+        if hook is not None:
+            hook(eqn)
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, tuple) else (value,):
+                if isinstance(sub, ClosedJaxpr):
+                    _observe(sub.jaxpr)
 
 
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -333,8 +350,8 @@ def _structure(closed: ClosedJaxpr):
 
 def _fold(prim, invars, outvars, params, values):
     """The outputs of the equation evaluated now, or None if it is not to be folded."""
-    if effectful(prim, params) or prim in NO_FOLD or any(v.aval.size > FOLD_MAX_SIZE
-                                                          for v in outvars):
+    if effectful(prim, params) or prim in NO_FOLD or prim in ON_COMPILE or any(
+            v.aval.size > FOLD_MAX_SIZE for v in outvars):
         return None
     if narrow.involves([v.aval for v in (*invars, *outvars)]):  # ml_dtypes' types: eager's path
         return None

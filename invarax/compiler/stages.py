@@ -6,6 +6,9 @@ invarax traces, optimises and compiles in one step (``_Entry``), so the stages a
 of one cached entry: ``Traced`` shows the jaxpr as traced, ``Lowered`` the program after
 the optimisation passes, and ``Compiled`` runs it, for arguments of the signature it was
 traced for only (another shape or dtype is a ``TypeError`` naming the argument).
+
+``compile(compiler_options=...)`` takes XLA's options, as JAX's, and checks their names
+(``check_compiler_options``); they change nothing, as invarax's programs are not XLA's.
 """
 
 from __future__ import annotations
@@ -16,6 +19,49 @@ from ..core.aval import ShapeDtypeStruct
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import tree_unflatten
 from ..core.trace import EVAL_TRACE, current_trace
+
+#: The compile options JAX sets on XLA's build options; the others are XLA's debug options,
+#: all named ``xla_...`` (``xla_cpu_enable_fast_math``, ``xla_dump_to``, ...).
+BUILD_OPTIONS = ("exec_time_optimization_effort", "memory_fitting_effort",
+                 "memory_fitting_level", "optimization_level")
+
+
+def check_compiler_options(options) -> None:
+    """Check ``compiler_options`` as JAX's ``compile`` and ``jit`` take them: a dict from an
+    XLA option's name to a bool, number or string. invarax accepts them and they change
+    nothing (its programs are not XLA's: no option changes its numbers).
+
+    Arguments:
+        options: None or the dict.
+
+    Raises:
+        ValueError: for a name that is not an XLA option (as JAX's "No such compile option").
+        TypeError: for options that are not such a dict.
+
+    Example:
+        >>> check_compiler_options({"xla_cpu_enable_fast_math": False})
+        >>> check_compiler_options({"fast": True})
+        Traceback (most recent call last):
+        ...
+        ValueError: No such compile option: 'fast'. invarax accepts XLA's options (the names
+        starting with 'xla_', and exec_time_optimization_effort, memory_fitting_effort,
+        memory_fitting_level, optimization_level) and ignores them: they do not change its
+        programs or its numbers
+    """
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise TypeError(f"compiler_options must be a dict of option name to value, got "
+                        f"{type(options).__name__}")
+    for name, value in options.items():
+        if not isinstance(name, str) or not (name.startswith("xla_") or name in BUILD_OPTIONS):
+            raise ValueError(
+                f"No such compile option: {name!r}. invarax accepts XLA's options (the names "
+                f"starting with 'xla_', and {', '.join(BUILD_OPTIONS)}) and ignores them: they "
+                "do not change its programs or its numbers")
+        if not isinstance(value, (bool, int, float, str)):
+            raise TypeError(f"compiler_options[{name!r}] must be a bool, number or string, "
+                            f"got {type(value).__name__}")
 
 
 def _shape_structs(out_tree, avals):
@@ -78,8 +124,10 @@ class Lowered(_Stage):
         """The optimised program, in jaxpr format."""
         return str(self._entry.optimized)
 
-    def compile(self) -> Compiled:
-        """The compiled program (compiled when it was traced), callable for this signature."""
+    def compile(self, compiler_options=None) -> Compiled:
+        """The compiled program (compiled when it was traced), callable for this signature;
+        ``compiler_options`` are XLA's, checked and ignored (``check_compiler_options``)."""
+        check_compiler_options(compiler_options)
         compiled = Compiled.__new__(Compiled)
         compiled.__dict__.update(self.__dict__)
         return compiled

@@ -5,7 +5,10 @@ Every invarax primitive is pure (random numbers are functions of their key), but
 - ``EFFECTFUL``: primitives with an effect (``debug_callback``), never removed, merged nor
   folded; an equation calling a sub-jaxpr that holds one is effectful too (``has_effect``);
 - ``NO_FOLD``: pure primitives that run when the program runs, never folded
-  (``pure_callback``: opaque, its function may be slow or have a side channel).
+  (``pure_callback``: opaque, its function may be slow or have a side channel);
+- ``ON_COMPILE``: pure primitives that observe compilation, never folded:
+  ``ON_COMPILE[prim](eqn)`` is called for each equation of ``prim`` left in a program once
+  the passes have optimised it to be run (``dce_probe``: it survived dead-code elimination).
 
 An op family adds its primitive to a set just under the primitive's other rules.
 """
@@ -16,6 +19,7 @@ from .ir import ClosedJaxpr
 
 EFFECTFUL: set = set()
 NO_FOLD: set = set()
+ON_COMPILE: dict = {}
 
 
 def has_effect(eqn) -> bool:

@@ -22,6 +22,7 @@ compiled ``_native.window``; sums are NumPy additions of the strided views, in o
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -57,7 +58,7 @@ def dilate_pad(x: np.ndarray, padding, dilation, fill=0) -> np.ndarray:
         [0.0, 1.0, 0.0, 1.0]
     """
     if all(p == (0, 0) for p in padding) and all(d == 1 for d in dilation):
-        return np.ascontiguousarray(x)
+        return np.asarray(x, order="C")  # (ascontiguousarray makes a 0-d array 1-d)
     full, src, dst = pad_index(x.shape, padding, dilation)
     out = np.full(full, fill, x.dtype)
     if all(s.stop > s.start for s in src):
@@ -133,7 +134,7 @@ def identity(op: str, dtype) -> object:
 def _geometry(padded_shape, window, strides, window_dilation):
     """``(outshape, step, woff)`` of the compiled window kernels for a C-contiguous padded
     operand: output ``o``'s window position ``j`` is at ``sum(o * step) + woff[j]``."""
-    elems = np.cumprod((1, *padded_shape[:0:-1]))[::-1]  # C strides in elements
+    elems = [math.prod(padded_shape[i + 1:]) for i in range(len(padded_shape))]  # C strides
     outshape = out_shape(padded_shape, window, strides, window_dilation)
     step = np.array([s * e for s, e in zip(strides, elems, strict=True)], np.int64)
     woff = np.zeros(1, np.int64)

@@ -33,6 +33,19 @@ def _scalar(value, what: str, kind):
     return x
 
 
+def resolve_on_error(on_error: str) -> str:
+    """``on_error`` checked, ``"default"`` read from ``EQX_ON_ERROR`` (else ``"raise"``)."""
+    if on_error == "default":
+        on_error = os.environ.get("EQX_ON_ERROR", "raise")
+    if on_error not in _ON_ERROR:
+        raise ValueError(f"on_error must be one of 'default', {', '.join(map(repr, _ON_ERROR))}"
+                         f"; got {on_error!r}")
+    if on_error == "breakpoint":
+        raise ValueError("on_error='breakpoint' is not supported by invarax: use 'raise' and "
+                         "run the function without jit to inspect the values")
+    return on_error
+
+
 def branched_error_if(x, pred, index, msgs, *, on_error: str = "default"):
     """Return ``x``; raise ``EquinoxRuntimeError(msgs[index])`` where ``pred`` holds.
 
@@ -62,14 +75,7 @@ def branched_error_if(x, pred, index, msgs, *, on_error: str = "default"):
         ...
         invarax.ops.checks.EquinoxRuntimeError: b
     """
-    if on_error == "default":
-        on_error = os.environ.get("EQX_ON_ERROR", "raise")
-    if on_error not in _ON_ERROR:
-        raise ValueError(f"on_error must be one of 'default', {', '.join(map(repr, _ON_ERROR))}"
-                         f"; got {on_error!r}")
-    if on_error == "breakpoint":
-        raise ValueError("on_error='breakpoint' is not supported by invarax: use 'raise' and "
-                         "run the function without jit to inspect the values")
+    on_error = resolve_on_error(on_error)
     msgs = tuple(str(m) for m in msgs)
     if on_error == "off":
         return x

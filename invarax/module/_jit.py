@@ -121,9 +121,8 @@ class Lowered:
         return self._lowered.as_text()
 
     def compile(self, compiler_options=None) -> Compiled:
-        """The compiled program; ``compiler_options`` (XLA's) are accepted and unused."""
-        del compiler_options
-        return Compiled(self._lowered.compile(), self._split)
+        """The compiled program; ``compiler_options`` (XLA's) are checked and ignored."""
+        return Compiled(self._lowered.compile(compiler_options), self._split)
 
 
 class Compiled:

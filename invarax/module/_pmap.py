@@ -14,6 +14,7 @@ import functools
 
 import numpy as np
 
+from ..compiler.stages import check_compiler_options
 from ..core.array import ArrayImpl, to_array
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..distributed.constraint import with_sharding_constraint
@@ -138,8 +139,8 @@ class _Lowered:
 
     def compile(self, compiler_options=None):
         """The mapped function (compiled per signature when called); ``compiler_options``
-        are accepted and unused."""
-        del compiler_options
+        (XLA's) are checked and ignored."""
+        check_compiler_options(compiler_options)
         return self._pmapped
 
 

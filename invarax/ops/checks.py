@@ -6,6 +6,13 @@
 returns the float arrays of ``xs`` filled with NaN (``on_error="nan"``). It runs when the
 program runs (eagerly, or inside a compiled ``jit``), so a traced predicate is checked on
 its value. Its output is ``xs``: a check whose result is unused is removed as dead code.
+
+``dce_probe(x, record, index)`` computes ``record.run(x)`` (the identity for Equinox's
+``debug.store_dce``; ``internal.assert_dce``'s raises), eagerly and under every
+transformation (``vmap`` probes the batched value, ``jvp`` the primal, its tangent passes
+through); when a program holding it is compiled, the passes that leave it in (it survived
+dead-code elimination) call ``record.alive(index, aval)`` (``core.effects.ON_COMPILE``). It
+is never folded, so a probe of a constant stays in the program.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.aval import ShapedArray
+from ..core.effects import ON_COMPILE
 from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters.ad import jvp_rules
@@ -31,13 +39,17 @@ class EquinoxTracetimeError(RuntimeError):
 error_if_p = Primitive("error_if", multiple_results=True)
 
 
+def nan_like(x):
+    """``x`` with every element NaN if its dtype is inexact (``on_error="nan"``), else ``x``."""
+    return np.full_like(x, np.nan) if np.issubdtype(x.dtype, np.inexact) else x
+
+
 @error_if_p.def_impl
 def _error_if_impl(pred, index, *xs, msgs, on_error):
     if not bool(pred):
         return list(xs)
     if on_error == "nan":
-        return [np.full_like(x, np.nan) if np.issubdtype(x.dtype, np.inexact) else x
-                for x in xs]
+        return [nan_like(x) for x in xs]
     raise EquinoxRuntimeError(msgs[int(index)])
 
 
@@ -71,3 +83,24 @@ def _error_if_batch(vals, dims, *, msgs, on_error):
 
 
 batching_rules[error_if_p] = _error_if_batch
+
+
+# ---------------------------------------------------------------------------------------
+# dce_probe: told whether dead-code elimination kept it.
+
+dce_probe_p = Primitive("dce_probe")
+dce_probe_p.def_impl(lambda x, *, record, index: record.run(x))
+dce_probe_p.def_abstract_eval(lambda x, *, record, index: x)
+register_lowering(dce_probe_p)
+ON_COMPILE[dce_probe_p] = lambda eqn: eqn.params["record"].alive(eqn.params["index"],
+                                                                  eqn.invars[0].aval)
+
+
+def _dce_probe_jvp(primals, tangents, *, record, index):
+    """The primal is probed; its tangent passes through (the identity's)."""
+    return dce_probe_p.bind(primals[0], record=record, index=index), tangents[0]
+
+
+jvp_rules[dce_probe_p] = _dce_probe_jvp
+batching_rules[dce_probe_p] = lambda vals, dims, *, record, index: (
+    dce_probe_p.bind(vals[0], record=record, index=index), dims[0])

@@ -5,7 +5,7 @@ custom derivatives, callbacks, and staging without running (``make_jaxpr``,
 from ..distributed.devices import default_backend
 from ._autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
 from ._caches import clear_caches
-from ._callbacks import pure_callback
+from ._callbacks import effects_barrier, pure_callback
 from ._checkpoint import checkpoint, remat
 from ._custom_derivatives import custom_jvp, custom_vjp
 from ._eval_context import ensure_compile_time_eval
@@ -20,8 +20,9 @@ from ._vmap import vmap
 
 __all__ = [
     "checkpoint", "clear_caches", "custom_jvp", "custom_vjp", "default_backend",
-    "ensure_compile_time_eval", "eval_shape", "grad", "hessian", "jacfwd", "jacrev", "jit",
-    "jvp", "linear_transpose", "linearize", "log_compiles", "make_jaxpr", "named_call",
+    "effects_barrier", "ensure_compile_time_eval", "eval_shape", "grad", "hessian", "jacfwd",
+    "jacrev", "jit", "jvp", "linear_transpose", "linearize", "log_compiles", "make_jaxpr",
+    "named_call",
     "named_scope", "pmap", "pure_callback", "remat", "shard_map", "typeof", "value_and_grad",
     "vjp", "vmap",
 ]

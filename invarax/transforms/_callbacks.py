@@ -48,6 +48,17 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
                  vmap_method=vmap_method)
 
 
+def effects_barrier() -> None:
+    """Wait until the effects of the calls made so far have happened, as JAX's: in invarax
+    they always have (a callback runs while its program runs, before the call returns).
+
+    Example:
+        >>> f = invarax.jit(lambda x: invarax.debug.print("x = {}", x))
+        >>> f(1.0); invarax.effects_barrier()
+        x = 1.0
+    """
+
+
 def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False, **kwargs):
     """Call ``callback(*args, **kwargs)``, a Python function with effects, as JAX does.
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 
 from ..compiler import jit as _compiler
+from ..compiler.stages import check_compiler_options
 from ..core.array import ArrayImpl, to_array
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_leaves, tree_unflatten
 from ..core.trace import EVAL_TRACE, Tracer, current_trace
@@ -26,7 +27,7 @@ from . import _jit_processes as _processes
 
 
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
-        static_argnames=(), donate_argnums=()):
+        static_argnames=(), donate_argnums=(), compiler_options=None):
     """Compile ``fun``: trace it once per input signature, optimise, cache the program.
 
     Arguments:
@@ -45,6 +46,8 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
             call (using one again raises) and the program may reuse its buffer; the others
             are kept, with JAX's warning "Some donated buffers were not usable". A NumPy
             argument is never written over (docs/compiler.md).
+        compiler_options: XLA's options, as JAX's: their names are checked, and they change
+            nothing (invarax's programs are not XLA's).
 
     Returns:
         A callable with ``fun``'s signature; ``.lower(*args).as_text()`` prints the
@@ -60,6 +63,7 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=(),
         >>> jit(lambda x: x * 2, in_shardings=s)(jnp.arange(4.0)).sharding.spec
         P('batch',)
     """
+    check_compiler_options(compiler_options)
     if fun is None:
         return functools.partial(
             jit, in_shardings=in_shardings, out_shardings=out_shardings,
