@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..core.api_util import flatten_args
 from ..core.array import ArrayImpl
 from ..core.aval import ShapeDtypeStruct
+from ..core.errors import JaxRuntimeError
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import tree_unflatten
 from ..core.trace import EVAL_TRACE, current_trace
@@ -24,6 +25,11 @@ from ..core.trace import EVAL_TRACE, current_trace
 #: all named ``xla_...`` (``xla_cpu_enable_fast_math``, ``xla_dump_to``, ...).
 BUILD_OPTIONS = ("exec_time_optimization_effort", "memory_fitting_effort",
                  "memory_fitting_level", "optimization_level")
+
+
+class CompileOptionError(JaxRuntimeError, ValueError):
+    """A ``compiler_options`` name that is not an XLA option: JAX's ``JaxRuntimeError``
+    (its INVALID_ARGUMENT), and a ``ValueError``."""
 
 
 def check_compiler_options(options) -> None:
@@ -35,7 +41,8 @@ def check_compiler_options(options) -> None:
         options: None or the dict.
 
     Raises:
-        ValueError: for a name that is not an XLA option (as JAX's "No such compile option").
+        CompileOptionError: for a name that is not an XLA option (as JAX's ``JaxRuntimeError``
+            "No such compile option"; also a ``ValueError``).
         TypeError: for options that are not such a dict.
 
     Example:
@@ -43,10 +50,10 @@ def check_compiler_options(options) -> None:
         >>> check_compiler_options({"fast": True})
         Traceback (most recent call last):
         ...
-        ValueError: No such compile option: 'fast'. invarax accepts XLA's options (the names
-        starting with 'xla_', and exec_time_optimization_effort, memory_fitting_effort,
-        memory_fitting_level, optimization_level) and ignores them: they do not change its
-        programs or its numbers
+        invarax.compiler.stages.CompileOptionError: No such compile option: 'fast'. invarax
+        accepts XLA's options (the names starting with 'xla_', and
+        exec_time_optimization_effort, memory_fitting_effort, memory_fitting_level,
+        optimization_level) and ignores them: they do not change its programs or its numbers
     """
     if options is None:
         return
@@ -55,7 +62,7 @@ def check_compiler_options(options) -> None:
                         f"{type(options).__name__}")
     for name, value in options.items():
         if not isinstance(name, str) or not (name.startswith("xla_") or name in BUILD_OPTIONS):
-            raise ValueError(
+            raise CompileOptionError(
                 f"No such compile option: {name!r}. invarax accepts XLA's options (the names "
                 f"starting with 'xla_', and {', '.join(BUILD_OPTIONS)}) and ignores them: they "
                 "do not change its programs or its numbers")
