@@ -49,6 +49,13 @@ from ._slicing import (  # noqa: E402
 )
 from . import _primitives  # noqa: E402
 from ._misc import Precision, broadcast_shapes  # noqa: E402
+from ._more import (  # noqa: E402
+    batch_matmul, broadcast_to_rank, clamp, clz, collapse, full, full_like,
+    optimization_barrier, population_count, reciprocal, shift_right_arithmetic, sort_key_val,
+)
+from ..ops.bitcast import bitcast_convert_type  # noqa: E402
+from ..ops.bessel import i0e as bessel_i0e, i1e as bessel_i1e  # noqa: E402
+from ..ops.gamma import betainc  # noqa: E402
 
 
 def __getattr__(name):  # the primitive objects: lax.add_p, lax.dot_general_p, ...
