@@ -21,6 +21,7 @@ from .core.errors import (
     UnexpectedTracerError,
 )
 from .core.eval import eval_jaxpr
+from .core.refs import Ref, empty_ref, free_ref, freeze, new_ref
 from .core.pytree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
 from . import backends as _backends  # noqa: F401  (registers the CUDA backend's rules)
 from .backends import cuda as _cuda  # noqa: F401
@@ -139,7 +140,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # JAX
-    "Array", "ConcretizationTypeError", "Device", "RetraceWarning", "ShapeDtypeStruct",
+    "Array", "ConcretizationTypeError", "Device", "Ref", "RetraceWarning", "ShapeDtypeStruct",
     "NamedSharding", "P", "TracerArrayConversionError", "TracerBoolConversionError",
     "TracerIntegerConversionError",
     "UnexpectedTracerError", "ad_checkpoint", "block_until_ready", "checkpoint",
@@ -147,7 +148,8 @@ __all__ = [
     "custom_vjp", "debug", "default_backend", "default_device", "device_count", "device_get",
     "device_put", "device_put_replicated", "device_put_sharded", "devices", "disable_jit",
     "distributed",
-    "dtypes", "effects_barrier", "ensure_compile_time_eval", "errors", "experimental",
+    "dtypes", "effects_barrier", "empty_ref", "ensure_compile_time_eval", "errors",
+    "experimental", "free_ref", "freeze", "new_ref",
     "extend", "flatten_util",
     "float0",
     "eval_jaxpr", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp",

@@ -88,6 +88,9 @@ COMPOSITE |= {"sharding_constraint"}  # tests/test_sharding_jit.py (eager, jit, 
 COMPOSITE |= {"pvary"}  # tests/test_sharding_types.py (eager, jit, vmap, grad)
 COMPOSITE |= {"qr_raw"}  # tests/test_compat_runtime.py (eager, jit, vmap)
 COMPOSITE |= {"io_callback"}  # tests/test_compat_extend.py (jit against JAX)
+COMPOSITE |= {"bitcast_convert_type"}  # tests/test_lax_more.py (eager, jit, vmap, vs JAX)
+COMPOSITE |= {"dce_probe"}  # tests/test_module_dce.py (eager, jit, vmap, jvp, grad)
+COMPOSITE |= {"announce_jaxpr"}  # tests/test_module_announce.py (eager, jit, vmap, jvp, grad)
 # equinox.internal's primitives: tests/test_eqx_internal_primitives.py (jit, vmap, jvp)
 COMPOSITE |= {"noinline", "nonbatchable", "nondifferentiable_backward", "nontraceable",
               "unvmap_all", "unvmap_any", "unvmap_max", "vprim"}

@@ -65,6 +65,7 @@ ZERO_DERIVATIVE = {
     **dict.fromkeys(["shift_left", "shift_right_logical"], "integer only"),
     **dict.fromkeys(["sign", "floor", "ceil", "round"], "piecewise constant"),
     "nextafter": "a zero tangent by convention (JAX has no rule; its slope in x is 1)",
+    "bitcast_convert_type": "reinterpreted bits have no derivative (JAX's rule is zero)",
 }
 
 # Primitives whose JVP rule is being written (their xfail turns into a pass when it lands).

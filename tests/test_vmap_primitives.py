@@ -368,6 +368,12 @@ NOT_IN_TABLE = {
         "callbacks into Python, batched by unrolling or by vmap_method: "
         "tests/test_debug_callbacks.py"),
     "io_callback": "a callback into Python, batched by unrolling: tests/test_compat_extend.py",
+    "bitcast_convert_type": "reinterprets bits (its shape follows the dtypes' widths): "
+                            "vmap and jit against JAX's in tests/test_lax_more.py",
+    "dce_probe": "the identity, recording jit's dead-code elimination: "
+                 "tests/test_module_dce.py (vmap, jvp, grad)",
+    "announce_jaxpr": "the identity, announcing each transformation it meets: "
+                      "tests/test_module_announce.py",
     **dict.fromkeys(
         ["nonbatchable", "nondifferentiable_backward", "noinline", "nontraceable",
          "unvmap_all", "unvmap_any", "unvmap_max", "vprim"],

@@ -31,7 +31,7 @@ import weakref
 
 import numpy as np
 
-from ..core import backends
+from ..core import backends, refs
 from ..core.api_util import StaticArgs, flatten_args
 from ..core.array import ArrayImpl
 from ..core.config import config
@@ -125,7 +125,7 @@ class _Entry:
     """
 
     __slots__ = ("closed", "optimized", "tracer_consts", "out_tree", "run", "consts", "wrap",
-                 "donated", "call", "borrows", "placements")
+                 "donated", "call", "borrows", "placements", "refs")
 
     def __init__(self, closed: ClosedJaxpr, out_tree, donated: tuple):
         # Values of enclosing transformations become explicit inputs of the jaxpr.
@@ -141,6 +141,7 @@ class _Entry:
         self.donated = tuple(i for i, d in enumerate(donated[len(self.tracer_consts):]) if d)
         self.call = _caller(self)
         self.borrows = not any(map(runs_python, self.optimized.jaxpr.eqns))
+        self.refs = None  # (refs read, refs written) of a function using outer Refs
 
 
 def _caller(entry: _Entry):
@@ -154,6 +155,17 @@ def _caller(entry: _Entry):
         weak = entry.closed.out_avals[0].weak_type
         return lambda arrays: ArrayImpl(run(*[a._value for a in arrays])[0], weak)
     return lambda arrays: wrap(run(*[a._value for a in arrays]))
+
+
+def _wrote(written: tuple, out):
+    """``out`` of a call that wrote the ``written`` refs: the function's output, after the
+    refs' new values (the call's last outputs) are written where the caller runs."""
+    if not written:
+        return out
+    out, values = out
+    for ref, value in zip(written, values, strict=True):
+        refs.write(ref, value)
+    return out
 
 
 def _run_donating(entry: _Entry, arrays):
@@ -366,6 +378,14 @@ class Jitted:
                 return entry.call(args)
         borrowed = []  # leaves viewing a caller's NumPy array without a copy
         entry, leaves = self._entry(args, kwargs, borrowed)
+        if entry.refs is not None:
+            leaves = [*leaves, *map(refs.read, entry.refs[0])]
+            return _wrote(entry.refs[1], self._call(entry, leaves, borrowed, on_host, args,
+                                                    kwargs))
+        return self._call(entry, leaves, borrowed, on_host, args, kwargs)
+
+    def _call(self, entry, leaves, borrowed, on_host, args, kwargs):
+        """Run ``entry`` on the argument ``leaves`` (eagerly, or bound in a trace)."""
         eager = current_trace() is EVAL_TRACE and not entry.tracer_consts
         direct = eager and on_host and all(type(x) is ArrayImpl for x in leaves)
         if borrowed and not (direct and entry.borrows):
@@ -404,7 +424,7 @@ class Jitted:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace_once(key, args, kwargs, dyn_args, dyn_kwargs, static_vals)
-        if self._fast_ok and not kwargs and not entry.tracer_consts:
+        if self._fast_ok and not kwargs and not entry.tracer_consts and entry.refs is None:
             fast = _fast_key(args)
             if fast is not None:
                 self._fast[fast] = entry
@@ -473,15 +493,27 @@ class Jitted:
     def _trace(self, dyn_args, dyn_kwargs, static_vals):
         static = self.static
 
+        frames = []
+
         def dyn_fun(*a, **k):
             full_args, full_kwargs = static.merge(a, k, static_vals)
-            return self.fun(*full_args, **full_kwargs)
+            with refs.tracing(current_trace()) as frame:
+                out = self.fun(*full_args, **full_kwargs)
+            frames.append(frame)
+            if not frame.written:
+                return out
+            return out, [frame.values[id(r)][1] for r in frame.written]
 
         closed, _, out_tree = trace_fun(dyn_fun, dyn_args, dyn_kwargs, f"jit of {static.name}")
+        (frame,) = frames
         donated = self._donated_leaves(dyn_args, dyn_kwargs, static_vals)
+        donated += (False,) * len(frame.lifted)  # the refs' values: inputs after the leaves
         if any(donated):
             donated = _usable_donations(closed, donated, self._donation_warning)
-        return _Entry(closed, out_tree, donated)
+        entry = _Entry(closed, out_tree, donated)
+        entry.refs = (tuple(frame.lifted), tuple(frame.written)) if (
+            frame.lifted or frame.written) else None
+        return entry
 
     def _donated_leaves(self, dyn_args, dyn_kwargs, static_vals) -> tuple:
         """One bool per leaf of the dynamic arguments: whether its argument is donated."""
