@@ -105,6 +105,37 @@ def layout(lhs_shape, rhs_shape, dimension_numbers) -> tuple:
             tuple(math.prod(rhs_shape[d] for d in g) for g in groups_b), out_shape)
 
 
+def _breaks(x: np.ndarray, axes) -> list:
+    """The positions ``i`` in ``axes`` (axes of ``x``, in order) where ``axes[i]`` does not
+    merge with the axes before it into one stride (axes of length 1 merge with any)."""
+    out, prev = [], None
+    for i, d in enumerate(axes):
+        if x.shape[d] == 1:
+            continue
+        if prev is not None and x.strides[prev] != x.strides[d] * x.shape[d]:
+            out.append(i)
+        prev = d
+    return out
+
+
+def _batch_split(lhs: np.ndarray, rhs: np.ndarray, pa, pb, nbatch: int):
+    """Where to cut the batch axes in two (``0 < j < nbatch``) so that each operand's two
+    groups merge into one stride each where its whole batch does not (the heads of an
+    attention, ``(batch, seq, heads, d)``, batched over ``(batch, heads)``): the kernel then
+    reads both operands in place as ``(B1, B2, ...)`` instead of a copy; None where no cut
+    saves a copy."""
+    cuts = [_breaks(x, p[:nbatch]) for x, p in ((lhs, pa), (rhs, pb))]
+    if not any(cuts) or any(len(c) > 1 for c in cuts) or (all(cuts) and cuts[0] != cuts[1]):
+        return None
+    return (cuts[0] or cuts[1])[0]
+
+
+def _split_shapes(j: int, batch, sa, sb) -> tuple:
+    """The 4-d shapes of the operands and of the product for a batch cut at ``j``."""
+    b1, b2 = math.prod(batch[:j]), math.prod(batch[j:])
+    return (b1, b2, *sa[1:]), (b1, b2, *sb[1:]), (b1, b2, sa[1], sb[2])
+
+
 def dot_general(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers, out_dtype) -> np.ndarray:
     """Contract ``lhs`` with ``rhs`` as ``lax.dot_general`` does.
 
@@ -124,9 +155,7 @@ def dot_general(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers, out_dtype) 
         >>> dot_general(x, w, (((1,), (1,)), ((), ())), np.float32).shape
         (2, 4)
     """
-    pa, sa, pb, sb, out_shape = layout(lhs.shape, rhs.shape, dimension_numbers)
-    a, b = operand(lhs, pa, out_dtype, sa), operand(rhs, pb, out_dtype, sb)
-    return _bmm(a, b).reshape(out_shape)
+    return prepared(lhs.shape, rhs.shape, dimension_numbers, out_dtype)(lhs, rhs)
 
 
 def prepared(lhs_shape, rhs_shape, dimension_numbers, out_dtype):
@@ -160,8 +189,22 @@ def prepared(lhs_shape, rhs_shape, dimension_numbers, out_dtype):
         return general
     cshape, empty = (sa[0], sa[1], sb[2]), np.empty
     gemm, gemm_packed = _native.gemm, _native.gemm_packed
+    nbatch = len(dimension_numbers[1][0])
+    batch = [lhs_shape[d] for d in pa[:nbatch]]
+    splits = {}  # (lhs strides, rhs strides) -> the 4-d shapes of a batch cut, or None
 
     def run(lhs, rhs, packed=None):
+        if nbatch > 1 and packed is None and lhs.dtype == dtype == rhs.dtype:
+            key = (lhs.strides, rhs.strides)
+            split = splits.get(key, False)
+            if split is False:
+                j = _batch_split(lhs, rhs, pa, pb, nbatch)
+                split = splits[key] = None if j is None else _split_shapes(j, batch, sa, sb)
+            if split is not None:
+                out = empty(split[2], dtype)
+                gemm(operand(lhs, pa, dtype, split[0]), operand(rhs, pb, dtype, split[1]), out,
+                     num_threads())
+                return out.reshape(out_shape)
         out = empty(cshape, dtype)
         if packed is None:
             gemm(operand(lhs, pa, dtype, sa), operand(rhs, pb, dtype, sb), out, num_threads())

@@ -67,7 +67,7 @@ typedef struct {
     ptrdiff_t bld;     /* a kept packing's (gemm_packed) padded width; 0: bpack is per call */
     /* An implicit A (conv_gemm): A[b, i, p] = a.p[b*a.s0 + rowoff[i] + coloff[p]], or NULL */
     const ptrdiff_t *rowoff, *coloff;
-    ptrdiff_t m, n, k, units, chunks, next;
+    ptrdiff_t m, n, k, nbi, units, chunks, next; /* nbi: the inner batch axis (operand3) */
     int dbl, split_m, direct, nthreads;
     void *bufs[MAX_THREADS];
 } gemm_job;
@@ -598,8 +598,8 @@ void gemm_pack(int dbl, operand3 b, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, void 
 /* gemm, or conv_gemm when rowoff is not NULL (A implicit, see gemm_job); `packed`: B already
  * packed by gemm_pack (nb == 1), or NULL. */
 static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_t *coloff,
-                    operand3 b, const void *packed, void *c, ptrdiff_t nb, ptrdiff_t m,
-                    ptrdiff_t n, ptrdiff_t k, int nthreads) {
+                    operand3 b, const void *packed, void *c, ptrdiff_t nb, ptrdiff_t nbi,
+                    ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, int nthreads) {
     size_t esize = dbl ? sizeof(double) : sizeof(float);
     if (nb == 0 || m == 0 || n == 0) return 0;
     if (k == 0) {
@@ -607,8 +607,8 @@ static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_
         return 0;
     }
     if (n == 1 && m > 1 && !rowoff) { /* matrix-vector: C.T = B.T @ A.T, the same order */
-        operand3 t = {a.p, a.s0, a.s2, a.s1};
-        a = (operand3){b.p, b.s0, b.s2, b.s1};
+        operand3 t = {a.p, a.s0, a.s2, a.s1, a.si};
+        a = (operand3){b.p, b.s0, b.s2, b.s1, b.si};
         b = t;
         n = m;
         m = 1;
@@ -625,6 +625,7 @@ static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_
     job.m = m;
     job.n = n;
     job.k = k;
+    job.nbi = nbi;
     job.direct = b.s2 == 1 && m <= DIRECT_M && !rowoff && !packed;
     if (packed) {
         job.bpack = packed;
@@ -677,19 +678,24 @@ static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_
 
 int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, ptrdiff_t n,
          ptrdiff_t k, int nthreads) {
-    return gemm_run(dbl, a, NULL, NULL, b, NULL, c, nb, m, n, k, nthreads);
+    return gemm_run(dbl, a, NULL, NULL, b, NULL, c, nb, 1, m, n, k, nthreads);
+}
+
+int gemm_split(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nbo, ptrdiff_t nbi,
+               ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, int nthreads) {
+    return gemm_run(dbl, a, NULL, NULL, b, NULL, c, nbo * nbi, nbi, m, n, k, nthreads);
 }
 
 int gemm_packed(int dbl, operand3 a, const void *packed, void *c, ptrdiff_t m, ptrdiff_t n,
                 ptrdiff_t k, int nthreads) {
     operand3 none = {NULL, 0, 0, 0};
     if (!packable(dbl, m, n) || k <= 0) return -3;
-    return gemm_run(dbl, a, NULL, NULL, none, packed, c, 1, m, n, k, nthreads);
+    return gemm_run(dbl, a, NULL, NULL, none, packed, c, 1, 1, m, n, k, nthreads);
 }
 
 int conv_gemm(int dbl, const void *x, ptrdiff_t gstride, const ptrdiff_t *rowoff,
               const ptrdiff_t *coloff, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
               ptrdiff_t n, ptrdiff_t k, int nthreads) {
     operand3 a = {x, gstride, 0, 0};
-    return gemm_run(dbl, a, rowoff, coloff, b, NULL, c, nb, m, n, k, nthreads);
+    return gemm_run(dbl, a, rowoff, coloff, b, NULL, c, nb, 1, m, n, k, nthreads);
 }
