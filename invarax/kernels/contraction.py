@@ -35,6 +35,9 @@ from . import _native
 from ._support import num_threads, operand
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+#: Rows per block below which an lhs whose rows do not merge into one stride is copied
+#: rather than read in place block by block (products of few rows run below the peak).
+_MIN_BLOCK_ROWS = 32
 
 
 def _gemm(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -118,22 +121,34 @@ def _breaks(x: np.ndarray, axes) -> list:
     return out
 
 
-def _batch_split(lhs: np.ndarray, rhs: np.ndarray, pa, pb, nbatch: int):
-    """Where to cut the batch axes in two (``0 < j < nbatch``) so that each operand's two
-    groups merge into one stride each where its whole batch does not (the heads of an
-    attention, ``(batch, seq, heads, d)``, batched over ``(batch, heads)``): the kernel then
-    reads both operands in place as ``(B1, B2, ...)`` instead of a copy; None where no cut
-    saves a copy."""
+def _in_place(lhs: np.ndarray, rhs: np.ndarray, pa, pb, sizes, sa, sb):
+    """How the kernel reads ``lhs`` and ``rhs`` in place where their 3-d forms would be
+    copies: ``(lhs 4-d shape, rhs 4-d shape, product's 4-d shape, repeat)``, or None.
+
+    A batch that merges into two strides but not one (the heads of an attention,
+    ``(batch, seq, heads, d)`` batched over ``(batch, heads)``) is cut in two,
+    ``(B1, B2, ...)``. Rows of ``lhs`` that merge into two strides but not one (a transposed
+    ``(batch, seq, d)``) become a second batch axis, ``(B, M1, M2, K)``, over which ``rhs``
+    repeats (``repeat``: a stride 0; the kernel packs it once); the product
+    ``(B, M1, M2, N)`` is ``(B, M, N)``. ``sizes``: ``lhs``'s batch and free axes' lengths,
+    in order.
+    """
+    nbatch = len(sizes[0])
     cuts = [_breaks(x, p[:nbatch]) for x, p in ((lhs, pa), (rhs, pb))]
-    if not any(cuts) or any(len(c) > 1 for c in cuts) or (all(cuts) and cuts[0] != cuts[1]):
+    if any(cuts):
+        if any(len(c) > 1 for c in cuts) or (all(cuts) and cuts[0] != cuts[1]):
+            return None
+        j = (cuts[0] or cuts[1])[0]
+        b1, b2 = math.prod(sizes[0][:j]), math.prod(sizes[0][j:])
+        return (b1, b2, *sa[1:]), (b1, b2, *sb[1:]), (b1, b2, sa[1], sb[2]), False
+    rows = _breaks(lhs, pa[nbatch:nbatch + len(sizes[1])])
+    if len(rows) != 1:
         return None
-    return (cuts[0] or cuts[1])[0]
-
-
-def _split_shapes(j: int, batch, sa, sb) -> tuple:
-    """The 4-d shapes of the operands and of the product for a batch cut at ``j``."""
-    b1, b2 = math.prod(batch[:j]), math.prod(batch[j:])
-    return (b1, b2, *sa[1:]), (b1, b2, *sb[1:]), (b1, b2, sa[1], sb[2])
+    m1 = math.prod(sizes[1][:rows[0]])
+    m2 = sa[1] // m1
+    if m2 < _MIN_BLOCK_ROWS:
+        return None
+    return (sa[0], m1, m2, sa[2]), (sb[0], 1, *sb[1:]), (sa[0], m1, m2, sb[2]), True
 
 
 def dot_general(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers, out_dtype) -> np.ndarray:
@@ -189,20 +204,24 @@ def prepared(lhs_shape, rhs_shape, dimension_numbers, out_dtype):
         return general
     cshape, empty = (sa[0], sa[1], sb[2]), np.empty
     gemm, gemm_packed = _native.gemm, _native.gemm_packed
-    nbatch = len(dimension_numbers[1][0])
-    batch = [lhs_shape[d] for d in pa[:nbatch]]
-    splits = {}  # (lhs strides, rhs strides) -> the 4-d shapes of a batch cut, or None
+    (lhs_contract, _), (lhs_batch, _) = dimension_numbers
+    nb, nfree = len(lhs_batch), len(lhs_shape) - len(lhs_batch) - len(lhs_contract)
+    sizes = ([lhs_shape[d] for d in pa[:nb]], [lhs_shape[d] for d in pa[nb:nb + nfree]])
+    views = {}  # (lhs strides, rhs strides) -> _in_place's answer
+    splits = nb > 1 or nfree > 1  # axes that may not merge into one stride
 
     def run(lhs, rhs, packed=None):
-        if nbatch > 1 and packed is None and lhs.dtype == dtype == rhs.dtype:
+        if splits and packed is None and lhs.dtype == dtype == rhs.dtype:
             key = (lhs.strides, rhs.strides)
-            split = splits.get(key, False)
-            if split is False:
-                j = _batch_split(lhs, rhs, pa, pb, nbatch)
-                split = splits[key] = None if j is None else _split_shapes(j, batch, sa, sb)
-            if split is not None:
-                out = empty(split[2], dtype)
-                gemm(operand(lhs, pa, dtype, split[0]), operand(rhs, pb, dtype, split[1]), out,
+            view = views.get(key, False)
+            if view is False:
+                view = views[key] = _in_place(lhs, rhs, pa, pb, sizes, sa, sb)
+            if view is not None:
+                a4, b4, c4, repeat = view
+                b = operand(rhs, pb, dtype, b4)
+                out = empty(c4, dtype)
+                gemm(operand(lhs, pa, dtype, a4),
+                     np.broadcast_to(b, (b4[0], a4[1], *b4[2:])) if repeat else b, out,
                      num_threads())
                 return out.reshape(out_shape)
         out = empty(cshape, dtype)

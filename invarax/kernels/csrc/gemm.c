@@ -656,11 +656,14 @@ static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_
     job.units = nb * chunks;
     if (nthreads > job.units) nthreads = (int)job.units;
     job.nthreads = nthreads;
-    /* Row ranges of one matrix share B: pack it once, for all of them. */
+    /* Row ranges of one matrix share B, and so do the matrices of a batch whose B is one
+     * matrix repeated (stride 0: the row blocks of an A whose rows do not merge into one
+     * stride): pack it once, for all of them. */
     void *bpack = NULL;
     size_t bpack_bytes = (size_t)k * (size_t)((n + nr - 1) / nr * nr) * esize;
     int status = 0;
-    if (!packed && nb == 1 && chunks > 1 && job.split_m && !job.direct && !job.desc.narrow &&
+    int one_b = (nb == nbi || b.s0 == 0) && (nbi == 1 || b.si == 0);
+    if (!packed && one_b && job.units > 1 && job.split_m && !job.direct && !job.desc.narrow &&
         bpack_bytes <= BPACK_MAX_BYTES) {
         bpack = bpack_acquire(&bpack_bytes);
         if (!bpack) status = -1;
