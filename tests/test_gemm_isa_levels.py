@@ -93,3 +93,47 @@ def test_kept_packings_agree_across_levels(dtype):
     for got in results:
         assert_bitwise(got, results[0])
     assert_bitwise(results[0], gemm(a, b))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m, k, n", [(37, 257, 40), (13, 64, 1), (1, 40, 7), (25, 300, 16)])
+def test_batch_of_two_axes_read_in_place(m, k, n, dtype):
+    """A batch on two axes that do not merge into one stride (attention's heads: the
+    operands ``(batch, seq, heads, d)`` batched over ``(batch, heads)``), read in place as
+    ``(B1, B2, M, K)``, gives the bits of the product of contiguous copies, at every level,
+    on one and two threads (the matrix-vector, narrow and one-row kernels included)."""
+    x, y = data((3, m, 4, k), dtype, 7), data((3, n, 4, k), dtype, 8)
+    a, b = x.transpose(0, 2, 1, 3), y.transpose(0, 2, 3, 1)  # (3, 4, m, k), (3, 4, k, n)
+    want = gemm(np.ascontiguousarray(a).reshape(12, m, k), np.ascontiguousarray(b).reshape(
+        12, k, n)).reshape(3, 4, m, n)
+
+    def in_place(threads):
+        out = np.empty((3, 4, m, n), dtype)
+        _native.gemm(a, b, out, threads)
+        return out
+
+    for threads in (1, 2):
+        for got in at_every_level(lambda t=threads: in_place(t)):
+            assert_bitwise(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m, k, n", [(37, 257, 40), (60, 300, 70), (20, 40, 9)])
+def test_repeated_b_packed_once(m, k, n, dtype):
+    """The row blocks of an A whose rows do not merge into one stride (a transposed
+    ``(batch, seq, d)``), batched over a B repeated with stride 0 (packed once for all of
+    them), give the bits of the product of the contiguous A, at every level, on one and two
+    threads."""
+    x, w = data((3, k, m), dtype, 9), data((k, n), dtype, 10)
+    a = x.transpose(0, 2, 1)[None]  # (1, 3, m, k): rows (3, m) that do not merge
+    b = np.broadcast_to(w, (1, 3, k, n))
+    want = gemm(np.ascontiguousarray(a).reshape(1, 3 * m, k), w[None]).reshape(1, 3, m, n)
+
+    def in_place(threads):
+        out = np.empty((1, 3, m, n), dtype)
+        _native.gemm(a, b, out, threads)
+        return out
+
+    for threads in (1, 2):
+        for got in at_every_level(lambda t=threads: in_place(t)):
+            assert_bitwise(got, want)

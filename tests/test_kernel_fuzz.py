@@ -226,6 +226,9 @@ def test_native_entries_reject_what_they_cannot_read(dtype):
         (ValueError, lambda: _native.gemm(a, np.ones((1, 2, 4), dtype), out, 1)),  # K differs
         (ValueError, lambda: _native.gemm(a, b, np.empty((1, 2, 5), dtype), 1)),  # out shape
         (ValueError, lambda: _native.gemm(a[0], b, out, 1)),  # ndim
+        (ValueError, lambda: _native.gemm(a[None], b, out, 1)),  # ndim differs
+        (ValueError, lambda: _native.gemm(a[None, None], b[None, None], out[None, None], 1)),
+        (ValueError, lambda: _native.gemm(a[None], b[None][[0, 0]], out[None], 1)),  # batch
         (TypeError, lambda: _native.gemm(a.astype(np.int32), b, out, 1)),  # dtype
         (TypeError, lambda: _native.gemm(a, b.astype(np.float16), out, 1)),
         (ValueError, lambda: _native.gemm(a, b, out[:, :, ::2], 1)),  # out not contiguous

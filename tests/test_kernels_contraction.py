@@ -329,6 +329,27 @@ def test_batched_and_einsum_forms_agree(dtype):
     assert_bitwise(swapped, np.swapaxes(expected, 1, 2))
 
 
+def test_attention_heads_layouts_agree(dtype):
+    """Products batched over axes that do not merge into one stride (the heads of an
+    attention: ``(batch, seq, heads, d)`` batched over ``(batch, heads)``), and of rows that
+    do not (a transposed ``(batch, seq, d)``), which the kernel reads in place, give the bits
+    of the stack of their matrix products, eager and jitted."""
+    q, k = data((3, 20, 4, 70), dtype, seed=7), data((3, 30, 4, 70), dtype, seed=8)
+    expected = np.stack([np.stack([matmul(q[b, :, h], k[b, :, h].T) for h in range(4)])
+                         for b in range(3)])  # (batch, heads, 20, 30)
+    scores = (((3,), (3,)), ((0, 2), (0, 2)))
+    assert_bitwise(eager_and_jit(lambda q, k: lax.dot_general(q, k, scores), q, k), expected)
+    mixed = (((2,), (3,)), ((0, 1), (0, 2)))  # one operand's batch merges, the other's not
+    kt = np.ascontiguousarray(k.transpose(0, 2, 3, 1))  # (batch, heads, d, seq)
+    swapped = eager_and_jit(lambda kt, q: lax.dot_general(kt, q, mixed), kt, q)
+    assert_bitwise(swapped, np.swapaxes(expected, 2, 3))
+    x = np.ascontiguousarray(data((3, 40, 70), dtype, seed=9).transpose(0, 2, 1)).transpose(
+        0, 2, 1)  # (batch, seq, d) whose rows (batch, seq) do not merge into one stride
+    w = data((70, 45), dtype, seed=10)
+    want = matmul(np.ascontiguousarray(x).reshape(120, 70), w).reshape(3, 40, 45)
+    assert_bitwise(eager_and_jit(jnp.matmul, x, w), want)
+
+
 def test_other_dtypes_reduce_to_the_canonical_product():
     """complex: four real products; float16: computed in float32, rounded once."""
     ar, ai, br, bi = (data((6, 300), seed=s) for s in range(4))

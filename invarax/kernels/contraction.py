@@ -35,6 +35,9 @@ from . import _native
 from ._support import num_threads, operand
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+#: Rows per block below which an lhs whose rows do not merge into one stride is copied
+#: rather than read in place block by block (products of few rows run below the peak).
+_MIN_BLOCK_ROWS = 32
 
 
 def _gemm(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -105,6 +108,49 @@ def layout(lhs_shape, rhs_shape, dimension_numbers) -> tuple:
             tuple(math.prod(rhs_shape[d] for d in g) for g in groups_b), out_shape)
 
 
+def _breaks(x: np.ndarray, axes) -> list:
+    """The positions ``i`` in ``axes`` (axes of ``x``, in order) where ``axes[i]`` does not
+    merge with the axes before it into one stride (axes of length 1 merge with any)."""
+    out, prev = [], None
+    for i, d in enumerate(axes):
+        if x.shape[d] == 1:
+            continue
+        if prev is not None and x.strides[prev] != x.strides[d] * x.shape[d]:
+            out.append(i)
+        prev = d
+    return out
+
+
+def _in_place(lhs: np.ndarray, rhs: np.ndarray, pa, pb, sizes, sa, sb):
+    """How the kernel reads ``lhs`` and ``rhs`` in place where their 3-d forms would be
+    copies: ``(lhs 4-d shape, rhs 4-d shape, product's 4-d shape, repeat)``, or None.
+
+    A batch that merges into two strides but not one (the heads of an attention,
+    ``(batch, seq, heads, d)`` batched over ``(batch, heads)``) is cut in two,
+    ``(B1, B2, ...)``. Rows of ``lhs`` that merge into two strides but not one (a transposed
+    ``(batch, seq, d)``) become a second batch axis, ``(B, M1, M2, K)``, over which ``rhs``
+    repeats (``repeat``: a stride 0; the kernel packs it once); the product
+    ``(B, M1, M2, N)`` is ``(B, M, N)``. ``sizes``: ``lhs``'s batch and free axes' lengths,
+    in order.
+    """
+    nbatch = len(sizes[0])
+    cuts = [_breaks(x, p[:nbatch]) for x, p in ((lhs, pa), (rhs, pb))]
+    if any(cuts):
+        if any(len(c) > 1 for c in cuts) or (all(cuts) and cuts[0] != cuts[1]):
+            return None
+        j = (cuts[0] or cuts[1])[0]
+        b1, b2 = math.prod(sizes[0][:j]), math.prod(sizes[0][j:])
+        return (b1, b2, *sa[1:]), (b1, b2, *sb[1:]), (b1, b2, sa[1], sb[2]), False
+    rows = _breaks(lhs, pa[nbatch:nbatch + len(sizes[1])])
+    if len(rows) != 1:
+        return None
+    m1 = math.prod(sizes[1][:rows[0]])
+    m2 = sa[1] // m1
+    if m2 < _MIN_BLOCK_ROWS:
+        return None
+    return (sa[0], m1, m2, sa[2]), (sb[0], 1, *sb[1:]), (sa[0], m1, m2, sb[2]), True
+
+
 def dot_general(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers, out_dtype) -> np.ndarray:
     """Contract ``lhs`` with ``rhs`` as ``lax.dot_general`` does.
 
@@ -124,9 +170,7 @@ def dot_general(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers, out_dtype) 
         >>> dot_general(x, w, (((1,), (1,)), ((), ())), np.float32).shape
         (2, 4)
     """
-    pa, sa, pb, sb, out_shape = layout(lhs.shape, rhs.shape, dimension_numbers)
-    a, b = operand(lhs, pa, out_dtype, sa), operand(rhs, pb, out_dtype, sb)
-    return _bmm(a, b).reshape(out_shape)
+    return prepared(lhs.shape, rhs.shape, dimension_numbers, out_dtype)(lhs, rhs)
 
 
 def prepared(lhs_shape, rhs_shape, dimension_numbers, out_dtype):
@@ -160,8 +204,26 @@ def prepared(lhs_shape, rhs_shape, dimension_numbers, out_dtype):
         return general
     cshape, empty = (sa[0], sa[1], sb[2]), np.empty
     gemm, gemm_packed = _native.gemm, _native.gemm_packed
+    (lhs_contract, _), (lhs_batch, _) = dimension_numbers
+    nb, nfree = len(lhs_batch), len(lhs_shape) - len(lhs_batch) - len(lhs_contract)
+    sizes = ([lhs_shape[d] for d in pa[:nb]], [lhs_shape[d] for d in pa[nb:nb + nfree]])
+    views = {}  # (lhs strides, rhs strides) -> _in_place's answer
+    splits = nb > 1 or nfree > 1  # axes that may not merge into one stride
 
     def run(lhs, rhs, packed=None):
+        if splits and packed is None and lhs.dtype == dtype == rhs.dtype:
+            key = (lhs.strides, rhs.strides)
+            view = views.get(key, False)
+            if view is False:
+                view = views[key] = _in_place(lhs, rhs, pa, pb, sizes, sa, sb)
+            if view is not None:
+                a4, b4, c4, repeat = view
+                b = operand(rhs, pb, dtype, b4)
+                out = empty(c4, dtype)
+                gemm(operand(lhs, pa, dtype, a4),
+                     np.broadcast_to(b, (b4[0], a4[1], *b4[2:])) if repeat else b, out,
+                     num_threads())
+                return out.reshape(out_shape)
         out = empty(cshape, dtype)
         if packed is None:
             gemm(operand(lhs, pa, dtype, sa), operand(rhs, pb, dtype, sb), out, num_threads())

@@ -309,8 +309,9 @@ static void F(gemm_units)(gemm_job *job, int t) {
             n1 = chunk_bound(job->n, d->nr, job->chunks, ch + 1);
         }
         if (m1 <= m0 || n1 <= n0) continue;
-        const T *ai = a + bi * job->a.s0 + (job->rowoff ? 0 : m0 * job->a.s1);
-        const T *bi_ = b ? b + bi * job->b.s0 + n0 * job->b.s2 : NULL;
+        ptrdiff_t bo = bi / job->nbi, bn = bi % job->nbi; /* the two batch axes */
+        const T *ai = a + bo * job->a.s0 + bn * job->a.si + (job->rowoff ? 0 : m0 * job->a.s1);
+        const T *bi_ = b ? b + bo * job->b.s0 + bn * job->b.si + n0 * job->b.s2 : NULL;
         T *ci = (T *)job->c + (bi * job->m + m0) * job->n + n0;
 #ifdef HAVE_AVX2
         if (d->narrow) {

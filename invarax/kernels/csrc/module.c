@@ -68,10 +68,11 @@ static int check_aligned(const Py_buffer *v) {
     return 0;
 }
 
+/* A buffer of `ndim` dimensions (any number for -1: the caller checks it). */
 static int get_buffer(PyObject *obj, Py_buffer *v, int ndim, int writable) {
     int flags = PyBUF_FORMAT | (writable ? PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE : PyBUF_STRIDES);
     if (PyObject_GetBuffer(obj, v, flags) < 0) return -1;
-    if (v->ndim != ndim) {
+    if (ndim >= 0 && v->ndim != ndim) {
         PyErr_Format(PyExc_ValueError, "kernel operand must have %d dimensions, got %d", ndim,
                      v->ndim);
         PyBuffer_Release(v);
@@ -94,32 +95,43 @@ static int is_int64(const Py_buffer *v) {
 PyDoc_STRVAR(gemm_doc,
              "gemm(a, b, c, nthreads)\n\n"
              "c[i] = a[i] @ b[i] in the canonical order, for a (B, M, K) and b (B, K, N) of one\n"
-             "float dtype (any strides) into the C-contiguous (B, M, N) array c.");
+             "float dtype (any strides) into the C-contiguous (B, M, N) array c; or for a batch\n"
+             "of two axes, a (B1, B2, M, K), b (B1, B2, K, N) and c (B1, B2, M, N).");
 
 static PyObject *py_gemm(PyObject *self, PyObject *args) {
     PyObject *oa, *ob, *oc;
     int nthreads, status = -1;
     Py_buffer a, b, c;
-    ptrdiff_t sa[3], sb[3];
+    ptrdiff_t sa[4], sb[4];
     if (!PyArg_ParseTuple(args, "OOOi", &oa, &ob, &oc, &nthreads)) return NULL;
-    if (get_buffer(oa, &a, 3, 0) < 0) return NULL;
-    if (get_buffer(ob, &b, 3, 0) < 0) goto release_a;
-    if (get_buffer(oc, &c, 3, 1) < 0) goto release_b;
+    if (get_buffer(oa, &a, -1, 0) < 0) return NULL;
+    int nd = a.ndim, d = nd - 3; /* d: 1 for a batch of two axes */
+    if (nd != 3 && nd != 4) {
+        PyErr_Format(PyExc_ValueError, "kernel operand must have 3 or 4 dimensions, got %d", nd);
+        goto release_a;
+    }
+    if (get_buffer(ob, &b, nd, 0) < 0) goto release_a;
+    if (get_buffer(oc, &c, nd, 1) < 0) goto release_b;
     int dbl = float_kind(&a);
     if (dbl < 0 || element_strides(&a, sa) < 0 || element_strides(&b, sb) < 0) goto release_c;
     if (float_kind(&b) != dbl || float_kind(&c) != dbl) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "gemm operands differ in dtype");
         goto release_c;
     }
-    ptrdiff_t nb = a.shape[0], m = a.shape[1], k = a.shape[2], n = b.shape[2];
-    if (b.shape[0] != nb || b.shape[1] != k || c.shape[0] != nb || c.shape[1] != m ||
-        c.shape[2] != n) {
-        PyErr_SetString(PyExc_ValueError, "gemm: shapes must be (B, M, K), (B, K, N), (B, M, N)");
+    ptrdiff_t nbo = a.shape[0], nbi = d ? a.shape[1] : 1;
+    ptrdiff_t m = a.shape[d + 1], k = a.shape[d + 2], n = b.shape[d + 2];
+    int same = 1;
+    for (int i = 0; i <= d; i++) same &= b.shape[i] == a.shape[i] && c.shape[i] == a.shape[i];
+    if (!same || b.shape[d + 1] != k || c.shape[d + 1] != m || c.shape[d + 2] != n) {
+        PyErr_SetString(PyExc_ValueError, d ? "gemm: shapes must be (B1, B2, M, K), "
+                        "(B1, B2, K, N), (B1, B2, M, N)" : "gemm: shapes must be (B, M, K), "
+                        "(B, K, N), (B, M, N)");
         goto release_c;
     }
-    operand3 pa = {a.buf, sa[0], sa[1], sa[2]}, pb = {b.buf, sb[0], sb[1], sb[2]};
+    operand3 pa = {a.buf, sa[0], sa[d + 1], sa[d + 2], d ? sa[1] : 0};
+    operand3 pb = {b.buf, sb[0], sb[d + 1], sb[d + 2], d ? sb[1] : 0};
     Py_BEGIN_ALLOW_THREADS
-    status = gemm(dbl, pa, pb, c.buf, nb, m, n, k, nthreads);
+    status = gemm_split(dbl, pa, pb, c.buf, nbo, nbi, m, n, k, nthreads);
     Py_END_ALLOW_THREADS
     if (status < 0) PyErr_NoMemory();
 release_c:

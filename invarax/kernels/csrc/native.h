@@ -41,10 +41,12 @@ int isa_current(void);
 /* Use level `isa`; returns 0, or -1 if this CPU lacks it. */
 int isa_set(int isa);
 
-/* A strided 3-d operand: element (b, i, j) is at p + b*s0 + i*s1 + j*s2 (strides in elements). */
+/* A strided 3-d operand: element (b, i, j) is at p + b*s0 + i*s1 + j*s2 (strides in elements).
+ * gemm_split reads a batch of two axes (nbo, nbi): matrix b = bo*nbi + bi is at
+ * p + bo*s0 + bi*si (si: 0 where unused). */
 typedef struct {
     const void *p;
-    ptrdiff_t s0, s1, s2;
+    ptrdiff_t s0, s1, s2, si;
 } operand3;
 
 /* C[b] = A[b] @ B[b] for b < nb, A: (nb, m, k), B: (nb, k, n), C: (nb, m, n) C-contiguous.
@@ -52,6 +54,11 @@ typedef struct {
  * computing whole output tiles. Returns 0, or -1 when out of memory. */
 int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
          ptrdiff_t n, ptrdiff_t k, int nthreads);
+/* gemm of a batch of nbo * nbi matrices laid out on two batch axes (see operand3): the
+ * operands of a contraction whose batch axes do not merge into one stride, without a copy;
+ * C: (nbo * nbi, m, n) C-contiguous. */
+int gemm_split(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nbo, ptrdiff_t nbi,
+               ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, int nthreads);
 
 /* A kept packing of a B of k x n, for products of m rows (C = A @ B, nb == 1) that reuse one
  * B many times (a loop body's weight): gemm_packed_size gives its bytes (0: such products
