@@ -170,13 +170,18 @@ EM_INLINE double ef_log_split(double x, double *z) {
  * z - 1 is exact, s has a relative error below 2^-52 (two roundings), |s| <= 0.17701; the
  * polynomial's 2^-44.26 and the roundings of 2s + 2s w P(w); for k != 0, |log x| >= 0.33
  * and |log z| <= 0.358, so k ln2's error (|k| 2^-55.3) and the last rounding add 2^-53. */
+#define EF_LOG_P4 0x1.9305cdf489208p-4
+#define EF_LOG_P3 0x1.c60a02ef4d35ap-4
+#define EF_LOG_P2 0x1.249471fc5ed4ap-3
+#define EF_LOG_P1 0x1.999995d0c70a9p-3
+#define EF_LOG_P0 0x1.55555556688fep-2
 EM_INLINE double ef_log_reduced(double z, double kd) {
     double s = (z - 1.0) / (z + 1.0);
     double s2 = s + s, w = s * s;
-    double p = fma(w, 0x1.9305cdf489208p-4, 0x1.c60a02ef4d35ap-4);
-    p = fma(w, p, 0x1.249471fc5ed4ap-3);
-    p = fma(w, p, 0x1.999995d0c70a9p-3);
-    p = fma(w, p, 0x1.55555556688fep-2);
+    double p = fma(w, EF_LOG_P4, EF_LOG_P3);
+    p = fma(w, p, EF_LOG_P2);
+    p = fma(w, p, EF_LOG_P1);
+    p = fma(w, p, EF_LOG_P0);
     return fma(kd, EM_LN2, fma(s2 * w, p, s2));
 }
 
