@@ -170,7 +170,8 @@ typedef struct {
 EF512_INLINE ef512_log_st ef512_log_stage(__m256 h) {
     __m256i fb = _mm256_castps_si256(h);
     __m256i k = _mm256_srai_epi32(_mm256_sub_epi32(fb, _mm256_set1_epi32((int)EF_LOG_OFF32)), 23);
-    __m512d z = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_sub_epi32(fb, _mm256_slli_epi32(k, 23))));
+    __m256i zb = _mm256_sub_epi32(fb, _mm256_slli_epi32(k, 23));
+    __m512d z = _mm512_cvtps_pd(_mm256_castsi256_ps(zb));
     const __m512d one = _mm512_set1_pd(1.0);
     ef512_log_st st = {_mm512_div_pd(_mm512_sub_pd(z, one), _mm512_add_pd(z, one)),
                        _mm512_cvtepi32_pd(k)};
