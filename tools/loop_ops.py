@@ -28,9 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CSRC = ROOT / "invarax" / "kernels" / "csrc"
 LEVELS = {"scalar": "xmm", "avx2": "ymm", "avx512": "zmm"}
-DEFAULT = ["ef512_exp_scan", "ef512_tanh_scan", "ef512_sin_scan", "ef512_cos_scan", "exp_scan",
-           "log_scan", "tanh_scan", "expm1_scan", "sinh_scan", "cosh_scan", "logistic_scan",
-           "log1p_scan", "sin_fast", "cos_fast", "exp2_fast"]
+DEFAULT = ["ef512_exp_scan", "ef512_log_scan", "ef512_tanh_scan", "ef512_sin_scan",
+           "ef512_cos_scan", "exp_scan", "log_scan", "tanh_scan", "expm1_scan", "sinh_scan",
+           "cosh_scan", "logistic_scan", "log1p_scan", "sin_fast", "cos_fast", "exp2_fast"]
 
 
 def setup_flags() -> list[str]:

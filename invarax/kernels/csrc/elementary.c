@@ -40,6 +40,7 @@ TARGET_END
 TARGET_BEGIN("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")
 #include "elementary_f32_avx512.h"
 #define EL_EXP_SCAN ef512_exp_scan
+#define EL_LOG_SCAN ef512_log_scan
 #define EL_SIN_SCAN ef512_sin_scan
 #define EL_COS_SCAN ef512_cos_scan
 #define EL_TANH_SCAN ef512_tanh_scan

@@ -118,7 +118,7 @@ EM_INLINE double ef_expm1_value(double x) { return em_with_sign(ef_expm1_core(x)
  * 2^-47.21), whose last two fmas round at 2^-53 |r| and 2^-53; EF_EXP_TAB[j] is 2^(j/16)
  * rounded (2^-53) and the product rounds once (2^-53); 2^k is put in the exponent exactly.
  * Sum: below 2^-46.0. Other x: garbage, which the callers flag. (elementary_f32_avx512.h
- * computes the same operations with the table in registers.) */
+ * computes the same value with the table in registers.) */
 static const double EF_EXP_TAB[16] = {
     0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
     0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0,
@@ -170,13 +170,18 @@ EM_INLINE double ef_log_split(double x, double *z) {
  * z - 1 is exact, s has a relative error below 2^-52 (two roundings), |s| <= 0.17701; the
  * polynomial's 2^-44.26 and the roundings of 2s + 2s w P(w); for k != 0, |log x| >= 0.33
  * and |log z| <= 0.358, so k ln2's error (|k| 2^-55.3) and the last rounding add 2^-53. */
+#define EF_LOG_P4 0x1.9305cdf489208p-4
+#define EF_LOG_P3 0x1.c60a02ef4d35ap-4
+#define EF_LOG_P2 0x1.249471fc5ed4ap-3
+#define EF_LOG_P1 0x1.999995d0c70a9p-3
+#define EF_LOG_P0 0x1.55555556688fep-2
 EM_INLINE double ef_log_reduced(double z, double kd) {
     double s = (z - 1.0) / (z + 1.0);
     double s2 = s + s, w = s * s;
-    double p = fma(w, 0x1.9305cdf489208p-4, 0x1.c60a02ef4d35ap-4);
-    p = fma(w, p, 0x1.249471fc5ed4ap-3);
-    p = fma(w, p, 0x1.999995d0c70a9p-3);
-    p = fma(w, p, 0x1.55555556688fep-2);
+    double p = fma(w, EF_LOG_P4, EF_LOG_P3);
+    p = fma(w, p, EF_LOG_P2);
+    p = fma(w, p, EF_LOG_P1);
+    p = fma(w, p, EF_LOG_P0);
     return fma(kd, EM_LN2, fma(s2 * w, p, s2));
 }
 
@@ -246,7 +251,8 @@ EM_INLINE double ef_log1p(double x, int *hard) {
  * (tools/f32_polys.py --trig); the polynomials' 2^-47.37 (sin) and 2^-42.80 (cos) and
  * their roundings. sin x = x for |x| < 2^-12 (correctly rounded there, and the sign of
  * zero kept). (Evaluating one polynomial per lane, its terms selected by the quadrant, was
- * slower with GCC's vectorisation: the selects cost more than the second polynomial.) */
+ * slower with GCC's vectorisation: the selects cost more than the second polynomial; the
+ * AVX-512 scan, elementary_f32_avx512.h, does so with mask blends.) */
 #define EF_TRIG_BOUND 0x1p20
 #define EF_SIN_S5 -0x1.a961a0b808b09p-26
 #define EF_SIN_S4 0x1.71d76d145df37p-19

@@ -69,7 +69,10 @@ EL_FAST_FN(log1p_fast, ef_log1p(v, &hard))
 EL_SCAN_FN(exp_scan, ef_exp_value(v), ef_abs_key, ef_abs_out(key, EF_EXP_BOUND))
 #define EL_EXP_SCAN EL(exp_scan)
 #endif
+#ifndef EL_LOG_SCAN
 EL_SCAN_FN(log_scan, ef_log_value_f32(x[i]), ef_log_key, ef_log_key_out(key))
+#define EL_LOG_SCAN EL(log_scan)
+#endif
 #ifndef EL_TANH_SCAN
 EL_SCAN_FN(tanh_scan, ef_tanh_value(v), ef_abs_key, ef_abs_out(key, EF_TANH_BOUND))
 #define EL_TANH_SCAN EL(tanh_scan)
@@ -140,7 +143,7 @@ static void EL(elementary_f64)(int fn, const double *x, double *y, ptrdiff_t n) 
 static void EL(elementary_f32)(int fn, const float *x, float *y, ptrdiff_t n) {
     switch (fn) {
     case ELEM_EXP: EL_LOOP_FAST(exp, EL_EXP_SCAN, ELEM_SCAN_BLOCK) break;
-    case ELEM_LOG: EL_LOOP_FAST(log, EL(log_scan), ELEM_SCAN_BLOCK) break;
+    case ELEM_LOG: EL_LOOP_FAST(log, EL_LOG_SCAN, ELEM_SCAN_BLOCK) break;
     case ELEM_EXPM1: EL_LOOP_FAST(expm1, EL(expm1_scan), ELEM_SCAN_BLOCK) break;
     case ELEM_LOG1P: EL_LOOP_FAST(log1p, EL(log1p_scan), ELEM_SCAN_BLOCK) break;
     case ELEM_TANH: EL_LOOP_FAST(tanh, EL_TANH_SCAN, ELEM_SCAN_BLOCK) break;
@@ -156,6 +159,7 @@ static void EL(elementary_f32)(int fn, const float *x, float *y, ptrdiff_t n) {
 #undef EL_FAST_FN
 #undef EL_SCAN_FN
 #undef EL_EXP_SCAN
+#undef EL_LOG_SCAN
 #undef EL_TANH_SCAN
 #undef EL_SIN_SCAN
 #undef EL_COS_SCAN
