@@ -13,11 +13,13 @@ zero cotangent. None stands for everything that is not a float array, as in Equi
 from __future__ import annotations
 
 import functools
+import warnings
 
 from ..core.pytree import tree_map, tree_structure
 from ..transforms._custom_derivatives import SymbolicZero, custom_jvp, custom_vjp
-from ._filters import combine, is_array, is_inexact_array, partition
+from ._filters import combine, filter, is_array, is_inexact_array, partition
 from ._static import Static
+from ._nondiff import nondifferentiable
 
 
 def _is_none(x) -> bool:
@@ -89,7 +91,19 @@ class filter_custom_jvp:  # noqa: N801  (Equinox's name)
         self.fn.defjvp(rule, symbolic_zeros=True)
         return fn_jvp
 
-    defjvp = def_jvp
+    def defjvp(self, fn_jvp):
+        """Equinox's deprecated form of ``def_jvp`` (it warns, as Equinox): the rule gets
+        zeros, not None, as the tangent of a float array that is not differentiated."""
+        warnings.warn(
+            "filter_custom_jvp.defjvp is deprecated (as in Equinox): use .def_jvp, whose "
+            "rule gets None as the (symbolic zero) tangent of an undifferentiated float "
+            "array", stacklevel=2)
+
+        def materialised(args, t_args, **kwargs):
+            return fn_jvp(args, _zeros_for_none(t_args, filter(args, is_inexact_array)),
+                          **kwargs)
+
+        self.def_jvp(materialised)
 
     def __call__(self, *args, **kwargs):
         dynamic, static = partition((args, kwargs), is_array)
@@ -147,6 +161,27 @@ class filter_custom_vjp:  # noqa: N801  (Equinox's name)
         self._define()
         return fn_bwd
 
+    def defvjp(self, fn_fwd, fn_bwd):
+        """Equinox's deprecated form of ``def_fwd`` and ``def_bwd`` (it warns, as Equinox):
+        ``fn_fwd(vjp_arg, *args, **kwargs) -> (out, residuals)`` and
+        ``fn_bwd(residuals, grad_obj, vjp_arg, *args, **kwargs)``, without ``perturbed``
+        and with zeros, not None, as the cotangent of a float output."""
+        warnings.warn(
+            "filter_custom_vjp.defvjp is deprecated (as in Equinox): use .def_fwd and "
+            ".def_bwd, whose rules take a `perturbed` argument", stacklevel=2)
+
+        def fwd(perturbed, vjp_arg, *args, **kwargs):
+            out, residuals = fn_fwd(vjp_arg, *args, **kwargs)
+            return out, (out, residuals)
+
+        def bwd(residuals, grad_obj, perturbed, vjp_arg, *args, **kwargs):
+            out, residuals = residuals
+            grad_obj = _zeros_for_none(grad_obj, filter(out, is_inexact_array))
+            return fn_bwd(residuals, grad_obj, vjp_arg, *args, **kwargs)
+
+        self.def_fwd(fwd)
+        self.def_bwd(bwd)
+
     def _define(self):
         if self.fn_fwd is None or self.fn_bwd is None:
             return
@@ -199,6 +234,8 @@ class filter_custom_vjp:  # noqa: N801  (Equinox's name)
         arrays_vjp, nonarray_vjp = partition(vjp_arg, is_array)
         diff, nondiff = partition(arrays_vjp, is_inexact_array)
         arrays, nonarray_rest = partition((args, kwargs), is_array)
+        arrays = nondifferentiable(arrays, name="*args and **kwargs of filter_custom_vjp "
+                                   "(only its first argument is differentiated)")
         out_arrays, out_rest = self.fn_wrapped(Static((nonarray_vjp, nonarray_rest)), diff,
                                                nondiff, arrays)
         return combine(out_arrays, out_rest.value)
