@@ -175,3 +175,26 @@ def test_a_true_python_predicate_with_on_error_nan_warns_and_gives_nan(lib):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert float(jx.jit(lambda x: ex.error_if(x, False, "hi", on_error="nan"))(1.0)) == 1.0
+
+
+@pytest.mark.parametrize("lib", ["invarax", "equinox"])
+def test_enumeration_where_with_a_known_predicate_is_known_inside_jit(lib):
+    # Equinox's test_compile_time_eval
+    ex = invarax if lib == "invarax" else pytest.importorskip("equinox")
+    jx = invarax if lib == "invarax" else pytest.importorskip("jax")
+
+    class A(ex.Enumeration):
+        a = "hi"
+        b = "bye"
+
+    seen = []
+
+    @jx.jit
+    def f(pred):
+        x = A.where(True, A.a, A.b)
+        seen.append((x.is_traced(), bool(x == A.a), bool(x != A.b),
+                     A.where(pred, A.a, A.b).is_traced()))
+        return pred
+
+    f(True)
+    assert seen == [(False, True, True, True)]
