@@ -148,3 +148,17 @@ def test_breakpoint_if_eagerly_and_under_vmap(scripted_pdb):
     out.seek(0), out.truncate()
     invarax.vmap(f)(jnp.array([1.0, 2.0]))
     assert "Array" not in out.getvalue()
+
+
+@pytest.mark.parametrize("lib", ["invarax", "jax"])
+def test_vmap_passes_an_unbatched_non_array_argument_through(lib):
+    # Equinox's test_nontraceable: vmap(run, in_axes=(0, None)) of a model's static part
+    jx = invarax if lib == "invarax" else jax
+    relu = jx.nn.relu  # a custom_jvp object, not an array
+    out = jx.vmap(lambda x, f, s: f(x) * len(s), in_axes=(0, None, None))(
+        jx.numpy.array([-1.0, 2.0]), relu, "abc")
+    np.testing.assert_array_equal(np.asarray(out), [0.0, 6.0])
+    with pytest.raises(TypeError):  # batched, it must be an array
+        jx.vmap(lambda x, s: x, in_axes=(0, 0))(jx.numpy.ones(2), "abc")
+    with pytest.raises(TypeError):
+        jx.vmap(lambda x, s: x)(jx.numpy.ones(2), "abc")
