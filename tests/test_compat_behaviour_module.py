@@ -361,3 +361,46 @@ def test_assigning_a_transformed_module_as_a_field_warns(jx, ex, transform):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         A(getattr(jx, transform)(lambda x: x))  # no arrays wrapped: no warning
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_filter_vmap_in_axes_holding_a_callable_module_is_a_prefix_node(jx, ex):
+    # Equinox's noinline test_complicated: vmap's axes for a model are the model's
+    # structure with None/int leaves; the (callable) model node is not an axis function
+    mlp = ex.nn.MLP(1, 1, 4, 1, key=jx.random.PRNGKey(0))
+    axes = jx.tree_util.tree_map(lambda _: None, mlp)
+    assert callable(axes)
+    xs = jx.numpy.arange(3.0).reshape(3, 1)
+    out = ex.filter_vmap(lambda m, x: m(x), in_axes=(axes, 0))(mlp, xs)
+    for i in range(3):
+        assert np.array_equal(np.asarray(out[i]), np.asarray(mlp(xs[i])))
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_noinline_call_sites_share_their_programs(jx, ex):
+    # Equinox's test_complicated: three calls of one noinline function under
+    # jit(vmap(grad)) compile each kind of program (primal, cotangent, its residuals) once
+    compiled = []
+    if ex is invarax:
+        import invarax.module.internal as eqxi
+    else:
+        import equinox.internal as eqxi
+
+    @eqxi.noinline
+    def call(f, x):
+        x = eqxi.announce_transform(x, announce=lambda s: s.endswith("mlir") and
+                                    compiled.append(s))
+        return f(x + 1)
+
+    mlp = ex.nn.MLP(1, 1, 4, 1, key=jx.random.PRNGKey(0))
+
+    @jx.jit
+    @jx.vmap
+    @jx.grad
+    def run(x):
+        x = x[None]
+        (out,) = call(mlp, call(mlp, call(mlp, x))) * x
+        return out
+
+    run(jx.numpy.array([1.0, 2.0, 3.0]))
+    assert len(compiled) == 3
