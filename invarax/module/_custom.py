@@ -3,11 +3,12 @@ any pytrees, with Equinox's interface.
 
 Both are thin layers over ``custom_jvp``/``custom_vjp``: the non-array part of the
 arguments travels as one non-differentiable ``Static`` argument, the arrays as the
-differentiable ones. ``filter_custom_jvp`` has Equinox's symbolic zeros (its rule gets None
-as the tangent of a float array that is not differentiated, through
-``custom_jvp.defjvp(..., symbolic_zeros=True)``); ``filter_custom_vjp`` does not yet: a
-float array of ``vjp_arg`` that is not differentiated counts as perturbed and receives a
-zero cotangent. None stands for everything that is not a float array, as in Equinox.
+differentiable ones. Both have Equinox's symbolic zeros, through the ``symbolic_zeros=True``
+of ``custom_jvp``/``custom_vjp``: ``filter_custom_jvp``'s rule gets None as the tangent of a
+float array that is not differentiated; ``filter_custom_vjp``'s rules get ``perturbed``
+(True where ``vjp_arg`` is differentiated in this call) and None as the cotangent of an
+output that is not used. None stands for everything that is not a float array, as in
+Equinox.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import functools
 import warnings
 
 from ..core.pytree import tree_map, tree_structure
-from ..transforms._custom_derivatives import SymbolicZero, custom_jvp, custom_vjp
+from ..transforms._custom_derivatives import (CustomVJPPrimal, SymbolicZero, custom_jvp,
+                                              custom_vjp)
 from ._filters import combine, filter, is_array, is_inexact_array, partition
 from ._static import Static
 from ._nondiff import nondifferentiable
@@ -24,6 +26,10 @@ from ._nondiff import nondifferentiable
 
 def _is_none(x) -> bool:
     return x is None
+
+
+def _is_primal(x) -> bool:
+    return isinstance(x, CustomVJPPrimal)
 
 
 def _zeros_for_none(grads, like):
@@ -114,14 +120,17 @@ class filter_custom_vjp:  # noqa: N801  (Equinox's name)
     """A function with a custom VJP w.r.t. its first argument, as Equinox's ``filter_custom_vjp``.
 
     ``fn(vjp_arg, *args, **kwargs)``: only the float arrays of ``vjp_arg`` are
-    differentiated; every other input gets a zero cotangent. Define the rules with
-    ``def_fwd`` and ``def_bwd``:
+    differentiated (differentiating an array of ``args``/``kwargs`` raises RuntimeError);
+    every other input gets a zero cotangent. Define the rules with ``def_fwd`` and
+    ``def_bwd``:
 
     - ``fwd(perturbed, vjp_arg, *args, **kwargs) -> (out, residuals)``, ``perturbed`` a
-      pytree of bools with ``vjp_arg``'s structure (True at its float arrays);
+      pytree of bools with ``vjp_arg``'s structure (True at its float arrays that this
+      call differentiates);
     - ``bwd(residuals, grad_obj, perturbed, vjp_arg, *args, **kwargs) -> grad_vjp_arg``,
-      ``grad_obj`` the cotangent of ``out``, ``grad_vjp_arg`` ``vjp_arg``'s structure with
-      None at leaves that are not float arrays (None at a float array: zero).
+      ``grad_obj`` the cotangent of ``out`` (None at an output whose cotangent is zero),
+      ``grad_vjp_arg`` ``vjp_arg``'s structure with None at leaves that are not float
+      arrays (None at a float array: zero).
 
     Arguments:
         fn: the function.
@@ -200,17 +209,26 @@ class filter_custom_vjp:  # noqa: N801  (Equinox's name)
             return split_out(self.fn(vjp_arg, *args, **kwargs))
 
         def fwd(static, diff, nondiff, arrays):
+            # symbolic zeros: each array leaf comes as a CustomVJPPrimal, whose `perturbed`
+            # says whether this call differentiates it (Equinox's `perturbed`)
+            moving = tree_map(lambda p: p.perturbed, diff, is_leaf=_is_primal)
+            diff, nondiff, arrays = (tree_map(lambda p: p.value, t, is_leaf=_is_primal)
+                                     for t in (diff, nondiff, arrays))
             vjp_arg, args, kwargs = inputs(static, diff, nondiff, arrays)
-            perturbed = tree_map(is_inexact_array, vjp_arg)
+            still = tree_map(lambda _: False, (nondiff, static.value[0]))
+            perturbed = combine(moving, *still)
             out, residuals = self.fn_fwd(perturbed, vjp_arg, *args, **kwargs)
             res_arrays, res_rest = partition(residuals, is_array)
-            return split_out(out), (res_arrays, Static(res_rest), diff, nondiff, arrays)
+            return split_out(out), (res_arrays, Static((res_rest, perturbed)), diff, nondiff,
+                                    arrays)
 
         def bwd(static, residuals, ct):
-            res_arrays, res_rest, diff, nondiff, arrays = residuals
+            res_arrays, res_static, diff, nondiff, arrays = residuals
+            res_rest, perturbed = res_static.value
             vjp_arg, args, kwargs = inputs(static, diff, nondiff, arrays)
-            perturbed = tree_map(is_inexact_array, vjp_arg)
-            grads = self.fn_bwd(combine(res_arrays, res_rest.value), ct[0], perturbed,
+            grad_obj = tree_map(lambda c: None if isinstance(c, SymbolicZero) else c, ct[0],
+                                is_leaf=lambda c: isinstance(c, SymbolicZero))
+            grads = self.fn_bwd(combine(res_arrays, res_rest), grad_obj, perturbed,
                                 vjp_arg, *args, **kwargs)
             if grads is None:
                 grads = tree_map(lambda _: None, diff, is_leaf=_is_none)
@@ -221,10 +239,10 @@ class filter_custom_vjp:  # noqa: N801  (Equinox's name)
                     "structure of filter(vjp_arg, is_inexact_array) (None at the leaves "
                     f"that are not float arrays): expected {tree_structure(diff)}, got "
                     f"{tree_structure(grads, is_leaf=_is_none)}")
-            return _zeros_for_none(grads, diff), None, None
+            return grads, None, None  # a None is a zero cotangent
 
         self.fn_wrapped = custom_vjp(wrapped, nondiff_argnums=(0,))
-        self.fn_wrapped.defvjp(fwd, bwd)
+        self.fn_wrapped.defvjp(fwd, bwd, symbolic_zeros=True)
 
     def __call__(self, vjp_arg, /, *args, **kwargs):
         if self.fn_wrapped is None:

@@ -266,9 +266,34 @@ class SymbolicZero:
         return SymbolicZero(ad.tangent_aval(to_array(value).aval))
 
 
+class CustomVJPPrimal:
+    """An argument leaf as the ``fwd`` rule of a ``custom_vjp`` defined with
+    ``symbolic_zeros=True`` receives it, as ``jax.custom_derivatives.CustomVJPPrimal``: its
+    ``value`` and whether it is ``perturbed`` (differentiated) in this call.
+
+    Arguments:
+        value: the primal value.
+        perturbed: whether a (nonzero) tangent flows into it.
+
+    Example:
+        >>> p = CustomVJPPrimal(jnp.ones(2), False)
+        >>> p.value, p.perturbed
+        (Array([1., 1.], dtype=float32), False)
+    """
+
+    __slots__ = ("value", "perturbed")
+
+    def __init__(self, value, perturbed: bool):
+        self.value = value
+        self.perturbed = perturbed
+
+    def __repr__(self):
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
 def rule_tangents(tangents, symbolic: bool) -> list:
-    """The tangents a custom JVP rule receives: ``SymbolicZero`` for each ``ad.Zero`` with
-    ``symbolic``, else every zero materialised."""
+    """The tangents a custom JVP rule (or cotangents a custom VJP ``bwd``) receives:
+    ``SymbolicZero`` for each ``ad.Zero`` with ``symbolic``, else every zero materialised."""
     if symbolic:
         return [SymbolicZero(t.aval) if isinstance(t, ad.Zero) else t for t in tangents]
     return [ad.instantiate(t) for t in tangents]
