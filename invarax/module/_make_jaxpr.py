@@ -107,6 +107,11 @@ def _apply(fun, args, kwargs):
     return fun(*args, **kwargs)
 
 
+def _in_struct(converted):
+    """The example arguments: a ``ShapeDtypeStruct`` per array, the other leaves."""
+    return combine(tree_unflatten(*converted.in_dynamic), converted.in_static.value)
+
+
 class _ClosureConvert(Module):
     """A traced function whose closed-over arrays are its fields (``consts``).
 
@@ -123,9 +128,7 @@ class _ClosureConvert(Module):
     in_static: Static = field(static=True)
     out_static: Static = field(static=True)
 
-    @property
-    def in_struct(self):
-        return combine(tree_unflatten(*self.in_dynamic), self.in_static.value)
+    in_struct = property(lambda self: _in_struct(self))
 
     @property
     def out_struct(self):
@@ -145,9 +148,7 @@ class _TrivialClosureConvert(Module):
     in_dynamic: tuple = field(static=True)
     in_static: Static = field(static=True)
 
-    @property
-    def in_struct(self):
-        return combine(tree_unflatten(*self.in_dynamic), self.in_static.value)
+    in_struct = property(lambda self: _in_struct(self))
 
     @property
     def out_struct(self):
