@@ -148,3 +148,11 @@ def test_filter_custom_vjp_differentiating_a_later_argument_raises(jx, ex):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert float(jx.grad(lambda x: f(x, 2.0))(jx.numpy.array(1.0))) == 1.0
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_filter_jvp_returns_a_python_float_primal_as_given(jx, ex):
+    out, t = ex.filter_jvp(lambda x: (x, 2 * x, 1.0), (2.0,), (3.0,))
+    assert (out[0], t[0]) == (2.0, 3.0) and type(out[0]) is float and type(t[0]) is float
+    assert isinstance(out[1], jx.Array) and float(t[1]) == 6.0
+    assert out[2] == 1.0 and t[2] is None

@@ -12,9 +12,16 @@ from __future__ import annotations
 import functools
 
 from ..core.api_util import fun_name
-from ..core.array import to_array
-from ..core.pytree import (keystr, tree_flatten, tree_flatten_with_path, tree_leaves, tree_map,
-                           tree_structure, tree_unflatten)
+from ..core.array import is_python_scalar, to_array
+from ..core.pytree import (
+    keystr,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_leaves,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+)
 from ..interpreters import ad
 from ..transforms._autodiff import _check_tangents, jacfwd, jacrev, vjp
 from ..transforms._checkpoint import checkpoint
@@ -37,9 +44,10 @@ def _is_none(x) -> bool:
 
 
 def _dynamic_leaves(primals, tangents):
-    """``(static, dyn_tree, primal_leaves, tangent_leaves)``: the primals with a tangent
-    (any leaf whose tangent is not None: float arrays and Python floats) as arrays, checked
-    against their tangents; the others (``static``) are closed over, as Equinox."""
+    """``(static, dyn_tree, primal_leaves, tangent_leaves, raws)``: the primals with a
+    tangent (any leaf whose tangent is not None: float arrays and Python floats) as arrays,
+    checked against their tangents, and the Python scalars among them as given (``raws``);
+    the others (``static``) are closed over, as Equinox."""
     if tree_structure(primals, is_leaf=_is_none) != tree_structure(tangents, is_leaf=_is_none):
         raise ValueError(
             "filter_jvp: primals and tangents must have the same pytree structure, with "
@@ -49,7 +57,7 @@ def _dynamic_leaves(primals, tangents):
     given = tree_map(lambda t: t is not None, tangents, is_leaf=_is_none)
     dynamic, static = partition(primals, given)
     pairs, dyn_tree = tree_flatten_with_path(dynamic)
-    p_leaves, t_leaves = [], []
+    p_leaves, t_leaves, raws = [], [], []
     for (path, p), t in zip(pairs, tree_leaves(tangents), strict=True):
         where = f"filter_jvp: the primal at {keystr(path) or 'the root'}"
         array = to_array(p, where)
@@ -59,8 +67,9 @@ def _dynamic_leaves(primals, tangents):
                 f"{type(t).__name__}. Pass None there.")
         p_leaves.append(array)
         t_leaves.append(to_array(t, f"filter_jvp: the tangent at {keystr(path)}"))
+        raws.append((p, t) if is_python_scalar(p) else None)
     _check_tangents(p_leaves, t_leaves, dyn_tree, dyn_tree)
-    return static, dyn_tree, p_leaves, t_leaves
+    return static, dyn_tree, p_leaves, t_leaves, raws
 
 
 def filter_jvp(fn, primals, tangents, **kwargs):
@@ -87,7 +96,8 @@ def filter_jvp(fn, primals, tangents, **kwargs):
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("filter_jvp takes primals and tangents as tuples: "
                         "filter_jvp(f, (x, n), (t, None))")
-    static, dyn_tree, p_leaves, t_leaves = _dynamic_leaves(tuple(primals), tuple(tangents))
+    static, dyn_tree, p_leaves, t_leaves, raws = _dynamic_leaves(tuple(primals),
+                                                                 tuple(tangents))
     record = []
 
     def flat_fn(leaves):
@@ -97,7 +107,9 @@ def filter_jvp(fn, primals, tangents, **kwargs):
         record[:] = [out_tree, rest]
         return out_leaves
 
-    outs, touts = ad.jvp_flat(flat_fn, p_leaves, t_leaves, f"filter_jvp of {fun_name(fn)}")
+    # a Python float returned as it is comes back so (with its tangent), as Equinox's
+    outs, touts = ad.jvp_flat(flat_fn, p_leaves, t_leaves, f"filter_jvp of {fun_name(fn)}",
+                              raws)
     out_tree, rest = record
     touts = [None if isinstance(t, ad.Zero) else t for t in touts]
     return combine(tree_unflatten(out_tree, outs), rest), tree_unflatten(out_tree, touts)

@@ -17,11 +17,10 @@ import functools
 import warnings
 
 from ..core.pytree import tree_map, tree_structure
-from ..transforms._custom_derivatives import (CustomVJPPrimal, SymbolicZero, custom_jvp,
-                                              custom_vjp)
-from ._filters import combine, filter, is_array, is_inexact_array, partition
-from ._static import Static
+from ..transforms._custom_derivatives import CustomVJPPrimal, SymbolicZero, custom_jvp, custom_vjp
+from ._filters import combine, filter, is_array, is_inexact_array, is_inexact_array_like, partition
 from ._nondiff import nondifferentiable
+from ._static import Static
 
 
 def _is_none(x) -> bool:
@@ -88,7 +87,7 @@ class filter_custom_jvp:  # noqa: N801  (Equinox's name)
         def rule(static, primals, tangents):
             (dynamic,), (t_dynamic,) = primals, tangents
             t_args, _ = tree_map(
-                lambda t, x: None if isinstance(t, SymbolicZero) or not is_inexact_array(x)
+                lambda t, x: None if isinstance(t, SymbolicZero) or not is_inexact_array_like(x)
                 else t, t_dynamic, dynamic)
             args, kwargs = combine(dynamic, static.value)
             out, t_out = fn_jvp(args, t_args, **kwargs)

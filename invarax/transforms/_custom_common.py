@@ -64,15 +64,17 @@ def direct_call(fun, args, nondiff, by_rule):
     return fun(*args)  # every argument concrete: run the body on its values
 
 
-def primals_and_tangents(trace, split, name):
+def primals_and_tangents(trace, split, name, raw: bool = False):
     """The differentiable arguments' flat primals and tangents at ``trace`` (``ad.Zero``
-    for those it does not differentiate), and their structure."""
+    for those it does not differentiate), and their structure; with ``raw`` the Python
+    scalars a tracer was made from, where it was (what JAX gives a custom JVP rule)."""
     flat, tree = tree_flatten([split.args[i] for i in split.diff])
     primals, tangents = [], []
     for x in flat:
         if trace.owns(x):
-            primals.append(x.primal)
-            tangents.append(x.tangent)
+            p, t = x.raw if raw and x.raw is not None else (x.primal, x.tangent)
+            primals.append(p)
+            tangents.append(t)
         else:
             x = to_array(x, f"an argument of {name}")
             primals.append(x)
