@@ -85,6 +85,10 @@ def test_bound_method_equality_and_names(jx, ex):
     assert not (a.f == M(2).f) and not (a.f == (lambda x: x))
     assert bool(M(jx.numpy.ones(2)).f == M(jx.numpy.ones(2)).f)
     assert (a.f.__name__, a.f.__qualname__.rsplit(".", 2)[-2:]) == ("f", ["M", "f"])
+    # Equinox's test_wrap_method: a bound method is a Module whose leaves are the module's
+    assert isinstance(a.f, ex.Module) and type(a.f).__name__ == "BoundMethod"
+    assert jx.tree_util.tree_leaves(a.f) == [1]
+    assert repr(a.f).startswith("BoundMethod(") and "__func__=<function " in repr(a.f)
 
 
 _T = typing.TypeVar("_T")
@@ -100,7 +104,7 @@ def test_orig_class_of_a_generic_module(jx, ex):
 
 @pytest.mark.parametrize(("jx", "ex"), LIBS)
 @pytest.mark.parametrize("name", ["filter_jit", "filter_grad", "filter_value_and_grad",
-                                  "filter_vmap", "filter_pmap"])
+                                  "filter_vmap", "filter_pmap", "module_update_wrapper"])
 def test_wrappers_keep_name_doc_qualname_annotations_through_filter_jit(jx, ex, name):
     # Equinox's test_wrapper_attributes: the wrapper crosses filter_jit as a pytree
     def f(x: int) -> str:
@@ -114,7 +118,16 @@ def test_wrappers_keep_name_doc_qualname_annotations_through_filter_jit(jx, ex, 
         seen.update((a, getattr(k, a)) for a in
                     ("__name__", "__doc__", "__qualname__", "__annotations__", "__module__"))
 
-    g(getattr(ex, name)(f))
+    class Wrapper(ex.Module):  # a user's wrapper (Equinox's noinline is one)
+        fn: object = ex.field(static=True)
+
+        @property
+        def __wrapped__(self):
+            return self.fn
+
+    wrap = getattr(ex, name) if name != "module_update_wrapper" else (
+        lambda fn: ex.module_update_wrapper(Wrapper(fn)))
+    g(wrap(f))
     assert seen == {"__name__": "f", "__doc__": "some doc", "__qualname__": f.__qualname__,
                     "__annotations__": {"x": int, "return": str}, "__module__": __name__}
 
@@ -334,3 +347,60 @@ def test_filter_jit_of_module_instances_shares_their_traces(jx, ex):
                                           Add(jx.numpy.array(3.0), scale=2))]
     assert len(traces) == 2
     assert [float(o[0]) for o in outs] == [2.0, 3.0, 5.0]
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+@pytest.mark.parametrize("transform", ["custom_jvp", "custom_vjp", "jit", "grad"])
+def test_assigning_a_transformed_module_as_a_field_warns(jx, ex, transform):
+    class A(ex.Module):
+        f: object
+
+    linear = ex.nn.Linear(2, 2, key=jx.random.PRNGKey(0))
+    with pytest.warns(UserWarning, match="Possibly assigning a JAX-transformed callable"):
+        A(getattr(jx, transform)(linear))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        A(getattr(jx, transform)(lambda x: x))  # no arrays wrapped: no warning
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_filter_vmap_in_axes_holding_a_callable_module_is_a_prefix_node(jx, ex):
+    # Equinox's noinline test_complicated: vmap's axes for a model are the model's
+    # structure with None/int leaves; the (callable) model node is not an axis function
+    mlp = ex.nn.MLP(1, 1, 4, 1, key=jx.random.PRNGKey(0))
+    axes = jx.tree_util.tree_map(lambda _: None, mlp)
+    assert callable(axes)
+    xs = jx.numpy.arange(3.0).reshape(3, 1)
+    out = ex.filter_vmap(lambda m, x: m(x), in_axes=(axes, 0))(mlp, xs)
+    for i in range(3):
+        assert np.array_equal(np.asarray(out[i]), np.asarray(mlp(xs[i])))
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_noinline_call_sites_share_their_programs(jx, ex):
+    # Equinox's test_complicated: three calls of one noinline function under
+    # jit(vmap(grad)) compile each kind of program (primal, cotangent, its residuals) once
+    compiled = []
+    if ex is invarax:
+        import invarax.module.internal as eqxi
+    else:
+        import equinox.internal as eqxi
+
+    @eqxi.noinline
+    def call(f, x):
+        x = eqxi.announce_transform(x, announce=lambda s: s.endswith("mlir") and
+                                    compiled.append(s))
+        return f(x + 1)
+
+    mlp = ex.nn.MLP(1, 1, 4, 1, key=jx.random.PRNGKey(0))
+
+    @jx.jit
+    @jx.vmap
+    @jx.grad
+    def run(x):
+        x = x[None]
+        (out,) = call(mlp, call(mlp, call(mlp, x))) * x
+        return out
+
+    run(jx.numpy.array([1.0, 2.0, 3.0]))
+    assert len(compiled) == 3

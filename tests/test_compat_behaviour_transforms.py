@@ -148,3 +148,44 @@ def test_breakpoint_if_eagerly_and_under_vmap(scripted_pdb):
     out.seek(0), out.truncate()
     invarax.vmap(f)(jnp.array([1.0, 2.0]))
     assert "Array" not in out.getvalue()
+
+
+@pytest.mark.parametrize("lib", ["invarax", "jax"])
+def test_vmap_passes_an_unbatched_non_array_argument_through(lib):
+    # Equinox's test_nontraceable: vmap(run, in_axes=(0, None)) of a model's static part
+    jx = invarax if lib == "invarax" else jax
+    relu = jx.nn.relu  # a custom_jvp object, not an array
+    out = jx.vmap(lambda x, f, s: f(x) * len(s), in_axes=(0, None, None))(
+        jx.numpy.array([-1.0, 2.0]), relu, "abc")
+    np.testing.assert_array_equal(np.asarray(out), [0.0, 6.0])
+    with pytest.raises(TypeError):  # batched, it must be an array
+        jx.vmap(lambda x, s: x, in_axes=(0, 0))(jx.numpy.ones(2), "abc")
+    with pytest.raises(TypeError):
+        jx.vmap(lambda x, s: x)(jx.numpy.ones(2), "abc")
+
+
+@pytest.mark.parametrize("lib", ["invarax", "jax"])
+def test_jvp_keeps_python_scalars_as_jax(lib):
+    # Equinox's test_filter_custom_jvp_{no_,}kwargs: a Python float passed to jvp reaches a
+    # custom JVP rule as a Python float, and what the rule makes of it comes back so
+    jx = invarax if lib == "invarax" else jax
+    kinds = []
+
+    @jx.custom_jvp
+    def cube(x):
+        return x**3
+
+    @cube.defjvp
+    def cube_jvp(p, t):
+        kinds.append((type(p[0]).__name__, type(t[0]).__name__))
+        return p[0] ** 3, 3.0 * p[0] ** 2 * t[0]
+
+    out = jx.jvp(lambda x: x, (2.0,), (3.0,))
+    assert out == (2.0, 3.0) and type(out[0]) is float and type(out[1]) is float
+    assert isinstance(jx.jvp(lambda x: x * 2, (2.0,), (3.0,))[0], jx.Array)
+    assert jx.jvp(cube, (2.0,), (1.0,)) == (8.0, 12.0) and kinds == [("float", "float")]
+    array_out = jx.jvp(cube, (jx.numpy.float32(2.0),), (jx.numpy.float32(1.0),))
+    assert all(isinstance(o, jx.Array) for o in array_out)
+    assert kinds[1] != ("float", "float")
+    grad = jx.grad(cube)(2.0)  # under grad the primal is an array, as JAX
+    assert isinstance(grad, jx.Array) and float(grad) == 12.0

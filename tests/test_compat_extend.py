@@ -165,3 +165,21 @@ def test_checkify_and_sparse_say_what_is_served():
     assert not isinstance(jnp.ones(2), sparse.BCOO)
     with pytest.raises(NotImplementedError, match="sparse.BCOO"):
         sparse.BCOO.fromdense(jnp.ones(2))
+
+
+@pytest.mark.parametrize("lib", ["invarax", "jax"])
+def test_equation_effects_as_jax(lib):
+    # Equinox's test_finalise_jaxpr compares eqn.effects: empty for a pure equation, not
+    # empty for a callback (which the compiler keeps)
+    jx = invarax if lib == "invarax" else jax
+
+    def f(x):
+        jx.debug.callback(lambda v: None, x)
+        return x + 1
+
+    eqns = jx.make_jaxpr(f)(1.0).jaxpr.eqns
+    assert [str(e.primitive) for e in eqns] == ["debug_callback", "add"]
+    assert eqns[0].effects and eqns[1].effects == set() and isinstance(eqns[1].effects,
+                                                                        (set, frozenset))
+    inner = jx.make_jaxpr(jx.jit(f))(1.0).jaxpr.eqns[0]
+    assert inner.effects  # a call whose body has one has it too

@@ -152,7 +152,11 @@ def _transposed(jax, jnp):
     def f(tree):
         return {"mv": m @ tree["x"] + tree["y"][0], "s": jnp.sum(tree["x"] * 3.0)}
 
-    primals = {"x": jax.ShapeDtypeStruct((3,), jnp.float32), "y": jnp.ones((1, 2))}
+    core = jax.core if jax.__name__ == "jax" else jax.extend.core
+    # the example primals may be arrays, ShapeDtypeStructs or ShapedArrays (Equinox's
+    # test_primitive passes avals)
+    primals = {"x": jax.ShapeDtypeStruct((3,), jnp.float32),
+               "y": core.ShapedArray((1, 2), jnp.float32)}
     ct = {"mv": jnp.asarray([0.5, -2.0]), "s": jnp.asarray(1.5)}
     (out,) = jax.linear_transpose(f, primals)(ct)
     y, lin = jax.linearize(lambda x: jnp.sin(x) * x, jnp.asarray([0.3, 1.2]))

@@ -1,6 +1,8 @@
 """``error_if``/``branched_error_if`` (eager, jit, vmap, grad) and ``Enumeration``, against
 Equinox; the checked value comes back bitwise unchanged in every context."""
 
+import warnings
+
 import numpy as np
 import pytest
 from helpers import assert_bitwise, data
@@ -34,8 +36,13 @@ def test_error_if_raises_in_every_context(context):
     out = f(good)
     if "grad" not in context:
         assert_bitwise(out, good)
-    with pytest.raises(EquinoxRuntimeError, match="^x must be non-negative$"):
+    # from filter_jit, Equinox's report around the message
+    match = ("^x must be non-negative$" if context != "filter_jit" else
+             "^Above is the stack outside of JIT(.|\n)*\nequinox.EquinoxRuntimeError: "
+             "x must be non-negative\n(.|\n)*EQX_ON_ERROR")
+    with pytest.raises(EquinoxRuntimeError, match=match) as err:
         f(bad)
+    assert err.value.__cause__ is None and type(err.value) is EquinoxRuntimeError
 
 
 def test_error_if_as_equinox():
@@ -52,7 +59,13 @@ def test_error_if_as_equinox():
         with pytest.raises(RuntimeError) as theirs_err:
             theirs(bad)
         assert type(ours_err.value).__name__ == type(theirs_err.value).__name__
-        assert "neg" in str(theirs_err.value) and str(ours_err.value) == "neg"
+        assert "neg" in str(theirs_err.value) and "neg" in str(ours_err.value)
+        if ours_ctx is invarax.filter_jit:  # Equinox's report, from filter_jit
+            for err in (ours_err, theirs_err):
+                assert str(err.value).startswith("Above is the stack outside of JIT")
+                assert "EQX_ON_ERROR" in str(err.value)
+        else:  # Equinox reports so here too; ours is the message alone
+            assert str(ours_err.value) == "neg"
     for pred in (True, False):  # a Python bool is checked when the call is traced
         try:
             eqx.branched_error_if(jnp.ones(2), pred, 1, ["a", "b"])
@@ -149,3 +162,39 @@ def test_enumeration_as_equinox():
             where = "x"
     with pytest.raises(ValueError, match="bool scalar predicate"):
         ours.where(jnp.ones(2) > 0, ours.diverged, ours.successful)
+
+
+@pytest.mark.parametrize("lib", ["invarax", "equinox"])
+def test_a_true_python_predicate_with_on_error_nan_warns_and_gives_nan(lib):
+    # Equinox's test_nan_tracetime: resolved when traced, with a warning
+    ex = invarax if lib == "invarax" else pytest.importorskip("equinox")
+    jx = invarax if lib == "invarax" else pytest.importorskip("jax")
+    f = jx.jit(lambda x: ex.error_if(x, True, "hi", on_error="nan"))
+    with pytest.warns(UserWarning, match="on_error='nan'" if lib == "invarax" else "NaN"):
+        assert np.isnan(np.asarray(f(1.0)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert float(jx.jit(lambda x: ex.error_if(x, False, "hi", on_error="nan"))(1.0)) == 1.0
+
+
+@pytest.mark.parametrize("lib", ["invarax", "equinox"])
+def test_enumeration_where_with_a_known_predicate_is_known_inside_jit(lib):
+    # Equinox's test_compile_time_eval
+    ex = invarax if lib == "invarax" else pytest.importorskip("equinox")
+    jx = invarax if lib == "invarax" else pytest.importorskip("jax")
+
+    class A(ex.Enumeration):
+        a = "hi"
+        b = "bye"
+
+    seen = []
+
+    @jx.jit
+    def f(pred):
+        x = A.where(True, A.a, A.b)
+        seen.append((x.is_traced(), bool(x == A.a), bool(x != A.b),
+                     A.where(pred, A.a, A.b).is_traced()))
+        return pred
+
+    f(True)
+    assert seen == [(False, True, True, True)]

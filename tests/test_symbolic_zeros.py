@@ -1,6 +1,8 @@
-"""Symbolic zeros: ``custom_jvp.defjvp(rule, symbolic_zeros=True)`` (JAX's) and
-``filter_custom_jvp`` (Equinox's: None for an input that is not differentiated), the same
-pattern as JAX/Equinox under grad, jvp, jit and vmap, and values bitwise across them."""
+"""Symbolic zeros: ``custom_jvp.defjvp(rule, symbolic_zeros=True)`` and
+``custom_vjp.defvjp(fwd, bwd, symbolic_zeros=True)`` (JAX's), ``filter_custom_jvp`` and
+``filter_custom_vjp`` (Equinox's: None for an input that is not differentiated, for an
+output that is not used, and ``perturbed``), the same pattern as JAX/Equinox under grad,
+jvp, jit and vmap, and values bitwise across them."""
 
 import numpy as np
 import pytest
@@ -119,3 +121,65 @@ def test_symbolic_zero_object():
 
     f.defjvp(lambda p, t: (f(p[0]), SymbolicZero.from_primal_value(p[0])), symbolic_zeros=True)
     assert_bitwise(invarax.grad(f)(1.0), jnp.zeros((), jnp.float32))
+
+
+def _vjp_pattern(jx, seen):
+    @jx.custom_vjp
+    def f(x, y):
+        return x * y, jx.numpy.sin(x), y * 2.0
+
+    def fwd(x, y):
+        seen.append(("fwd", x.perturbed, y.perturbed))
+        return f(x.value, y.value), (x.value, y.value)
+
+    def bwd(res, cts):
+        x, y = res
+        seen.append(("bwd", *(type(c).__name__ == "SymbolicZero" for c in cts)))
+        c0, c1, c2 = (0.0 if type(c).__name__ == "SymbolicZero" else c for c in cts)
+        return c0 * y + c1 * jx.numpy.cos(x), c0 * x + 2.0 * c2
+
+    f.defvjp(fwd, bwd, symbolic_zeros=True)
+    x, y = jx.numpy.array([0.5, 1.5]), jx.numpy.array([2.0, -1.0])
+    loss = lambda x, y: f(x, y)[0].sum() + f(x, y)[1].sum()  # noqa: E731
+    grads = [jx.grad(loss)(x, y), jx.jit(jx.grad(loss))(x, y),
+             jx.vmap(jx.grad(lambda a, b: f(a, b)[0]))(x, y)]
+    return [np.asarray(g) for g in grads]
+
+
+def test_custom_vjp_symbolic_zeros_as_jax():
+    jax = pytest.importorskip("jax")
+    ours_seen, theirs_seen = [], []
+    ours, theirs = _vjp_pattern(invarax, ours_seen), _vjp_pattern(jax, theirs_seen)
+    # x perturbed, y not; the unused outputs' cotangents are symbolic zeros
+    assert ours_seen == theirs_seen
+    assert ours_seen[:4] == [("fwd", True, False), ("fwd", True, False),
+                             ("bwd", True, False, True), ("bwd", False, True, True)]
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("lib", ["invarax", "equinox"])
+def test_filter_custom_vjp_perturbed_and_unused_outputs_as_equinox(lib):
+    # Equinox's test_filter_custom_vjp_symbolic_zero
+    ex = invarax if lib == "invarax" else pytest.importorskip("equinox")
+    jx = invarax if lib == "invarax" else pytest.importorskip("jax")
+    seen = []
+
+    @ex.filter_custom_vjp
+    def f(x__y, *, foo):
+        x, y = x__y
+        return x + y + foo, x, y, foo
+
+    @f.def_fwd
+    def f_fwd(perturbed, x__y, *, foo):
+        seen.append(("fwd", *perturbed))
+        return f(x__y, foo=foo), None
+
+    @f.def_bwd
+    def f_bwd(res, ct, perturbed, x__y, *, foo):
+        seen.append(("bwd", *perturbed, *(c is None for c in ct)))
+        return ct[0], ct[2]
+
+    run = jx.grad(lambda x, y: (lambda o: o[0] + o[2])(f((x, jx.numpy.array(1.0)), foo=y)))
+    assert float(run(1.0, 2.0)) == 1.0
+    assert seen == [("fwd", True, False), ("bwd", True, False, False, True, False, True)]

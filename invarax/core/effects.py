@@ -15,7 +15,7 @@ An op family adds its primitive to a set just under the primitive's other rules.
 
 from __future__ import annotations
 
-from .ir import ClosedJaxpr
+from .ir import ClosedJaxpr, Eqn
 
 EFFECTFUL: set = set()
 NO_FOLD: set = set()
@@ -64,3 +64,23 @@ def _reaches(prim, params, prims) -> bool:
                for v in subs):
             return True
     return False
+
+
+def _eqn_effects(eqn) -> frozenset:
+    """JAX's ``eqn.effects``: empty for a pure equation; for an effectful one (``has_effect``)
+    the effectful primitives it binds, itself or in its sub-jaxprs."""
+    if not has_effect(eqn):
+        return frozenset()
+    found, todo = set(), [eqn]
+    while todo:
+        e = todo.pop()
+        if e.primitive in EFFECTFUL:
+            found.add(e.primitive)
+        for value in e.params.values():
+            subs = value if isinstance(value, tuple) else (value,)
+            todo += [s for v in subs if isinstance(v, ClosedJaxpr) for s in v.jaxpr.eqns]
+    return frozenset(found)
+
+
+# Set here, beside the effect tables, as ``ir`` (which they read) cannot import them.
+Eqn.effects = property(_eqn_effects)

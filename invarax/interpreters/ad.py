@@ -113,14 +113,17 @@ def is_differentiable(aval: ShapedArray) -> bool:
 
 
 class JVPTracer(Tracer):
-    """A primal value with its tangent."""
+    """A primal value with its tangent; ``raw``: the Python scalars ``(primal, tangent)``
+    they were made from, where they were (JAX keeps them: ``jvp(lambda x: x, (2.0,),
+    (3.0,))`` is ``(2.0, 3.0)``, and a custom JVP rule gets them as they were given)."""
 
-    __slots__ = ("primal", "tangent")
+    __slots__ = ("primal", "tangent", "raw")
 
-    def __init__(self, trace, primal, tangent):
+    def __init__(self, trace, primal, tangent, raw=None):
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
+        self.raw = raw
 
     @property
     def aval(self):
@@ -165,28 +168,34 @@ class JVPTrace(Trace):
             return [self.pack(p, t) for p, t in zip(out, tangent, strict=True)]
         return self.pack(out, tangent)
 
-    def pack(self, primal, tangent):
+    def pack(self, primal, tangent, raw=None):
         if isinstance(tangent, Zero):
             return primal
-        return JVPTracer(self, primal, tangent)
+        return JVPTracer(self, primal, tangent, raw)
 
-    def unpack(self, x):
-        """``(primal, tangent)`` of an output (a constant has a zero tangent)."""
+    def unpack(self, x, raw: bool = False):
+        """``(primal, tangent)`` of an output (a constant has a zero tangent); with ``raw``
+        the Python scalars a tracer was made from, where it was."""
         x = to_array(x, "a differentiated function's output")
         if self.owns(x):
-            return x.primal, x.tangent
+            return x.raw if raw and x.raw is not None else (x.primal, x.tangent)
         return x, Zero(tangent_aval(x.aval))
 
 
-def jvp_flat(fun, primals, tangents, description="jvp"):
+def jvp_flat(fun, primals, tangents, description="jvp", raws=None):
     """JVP of ``fun`` (flat lists in and out); tangents may be ``Zero``.
+
+    ``raws``: optional, per input, the Python scalars ``(primal, tangent)`` it was given as
+    (or None); then an output that is such a tracer comes back as those scalars, as JAX.
 
     Returns ``(primals_out, tangents_out)``, tangents possibly ``Zero``.
     """
     trace = JVPTrace(current_trace(), description)
+    keep = raws is not None
+    raws = raws if keep else [None] * len(primals)
     with new_trace(trace):
-        ins = [trace.pack(p, t) for p, t in zip(primals, tangents, strict=True)]
-        outs = [trace.unpack(x) for x in fun(ins)]
+        ins = [trace.pack(p, t, r) for p, t, r in zip(primals, tangents, raws, strict=True)]
+        outs = [trace.unpack(x, raw=keep) for x in fun(ins)]
     return [p for p, _ in outs], [t for _, t in outs]
 
 

@@ -11,8 +11,19 @@ from __future__ import annotations
 
 import functools
 
-from ..core.pytree import keystr, tree_flatten_with_path, tree_map, tree_structure
-from ..transforms._autodiff import jacfwd, jacrev, jvp, vjp
+from ..core.api_util import fun_name
+from ..core.array import is_python_scalar, to_array
+from ..core.pytree import (
+    keystr,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_leaves,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+)
+from ..interpreters import ad
+from ..transforms._autodiff import _check_tangents, jacfwd, jacrev, vjp
 from ..transforms._checkpoint import checkpoint
 from ._filters import combine, is_array, is_inexact_array, partition
 from ._static import Static
@@ -28,44 +39,54 @@ def _join_out(arrays, static: Static):
     return combine(arrays, static.value)
 
 
-def _tangent_leaves(primals, tangents):
-    """``(mask, tangents)``: a pytree of bools over ``primals``, True at the inexact-array
-    leaves given a tangent (a None tangent is a symbolic zero: that leaf is held constant,
-    as Equinox), and those tangents."""
-    pairs, treedef = tree_flatten_with_path(primals)
-    try:
-        given = treedef.flatten_up_to(tangents)
-    except ValueError as e:
+def _is_none(x) -> bool:
+    return x is None
+
+
+def _dynamic_leaves(primals, tangents):
+    """``(static, dyn_tree, primal_leaves, tangent_leaves, raws)``: the primals with a
+    tangent (any leaf whose tangent is not None: float arrays and Python floats) as arrays,
+    checked against their tangents, and the Python scalars among them as given (``raws``);
+    the others (``static``) are closed over, as Equinox."""
+    if tree_structure(primals, is_leaf=_is_none) != tree_structure(tangents, is_leaf=_is_none):
         raise ValueError(
-            "filter_jvp: tangents must have the structure of primals, with None at the "
-            f"leaves that are not float arrays: {e}") from None
-    out, mask = [], []
-    for (path, p), t in zip(pairs, given, strict=True):
-        mask.append(is_inexact_array(p) and t is not None)
-        if mask[-1]:
-            out.append(t)
-        elif t is not None:
-            raise ValueError(
-                f"filter_jvp: the primal at {keystr(path) or 'the root'} is {p!r:.40} (not a "
-                "float array), so its tangent must be None, got "
+            "filter_jvp: primals and tangents must have the same pytree structure, with "
+            "None at the leaves that are not differentiated: got "
+            f"{tree_structure(primals, is_leaf=_is_none)} and "
+            f"{tree_structure(tangents, is_leaf=_is_none)}")
+    given = tree_map(lambda t: t is not None, tangents, is_leaf=_is_none)
+    dynamic, static = partition(primals, given)
+    pairs, dyn_tree = tree_flatten_with_path(dynamic)
+    p_leaves, t_leaves, raws = [], [], []
+    for (path, p), t in zip(pairs, tree_leaves(tangents), strict=True):
+        where = f"filter_jvp: the primal at {keystr(path) or 'the root'}"
+        array = to_array(p, where)
+        if not is_inexact_array(array):
+            raise TypeError(
+                f"{where} is {p!r:.40} (not a float), so its tangent must be None, got "
                 f"{type(t).__name__}. Pass None there.")
-    return treedef.unflatten(mask), out
+        p_leaves.append(array)
+        t_leaves.append(to_array(t, f"filter_jvp: the tangent at {keystr(path)}"))
+        raws.append((p, t) if is_python_scalar(p) else None)
+    _check_tangents(p_leaves, t_leaves, dyn_tree, dyn_tree)
+    return static, dyn_tree, p_leaves, t_leaves, raws
 
 
 def filter_jvp(fn, primals, tangents, **kwargs):
-    """Like ``jvp``, for primals that are any pytrees: only float arrays have tangents.
+    """Like ``jvp``, for primals that are any pytrees: only leaves given a tangent vary.
 
     Arguments:
         fn: a function of the positional arguments ``primals`` (and ``**kwargs``).
         primals: a tuple or list of the positional arguments: any pytrees.
-        tangents: the same structure as ``primals``, with a tangent at each float-array
-            leaf (None means a symbolic zero: the leaf is held constant, as Equinox) and
-            None at every other leaf.
+        tangents: the same structure as ``primals``: a tangent (of the primal's shape and
+            dtype) at each float leaf (array or Python float) to differentiate, None
+            elsewhere (None means a symbolic zero: the leaf is held constant, as Equinox).
         **kwargs: keyword arguments of ``fn``; not differentiated.
 
     Returns:
         ``(out, tangents_out)``: ``fn``'s output, and its tangent with None at the
-        output's leaves that are not float arrays.
+        output's leaves that do not depend on a differentiated input (not arrays, or
+        constant), as Equinox.
 
     Example:
         >>> out, t = filter_jvp(lambda x, n: (x * n, "s"), (jnp.ones(2), 3), (jnp.ones(2), None))
@@ -75,16 +96,23 @@ def filter_jvp(fn, primals, tangents, **kwargs):
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("filter_jvp takes primals and tangents as tuples: "
                         "filter_jvp(f, (x, n), (t, None))")
-    mask, flat_t = _tangent_leaves(tuple(primals), tuple(tangents))
-    diff, nondiff = partition(tuple(primals), mask)
+    static, dyn_tree, p_leaves, t_leaves, raws = _dynamic_leaves(tuple(primals),
+                                                                 tuple(tangents))
+    record = []
 
-    def diff_fn(*d):
-        return _split_out(fn(*combine(d, nondiff), **kwargs))
+    def flat_fn(leaves):
+        out = fn(*combine(tree_unflatten(dyn_tree, leaves), static), **kwargs)
+        arrays, rest = partition(out, is_array)
+        out_leaves, out_tree = tree_flatten(arrays)
+        record[:] = [out_tree, rest]
+        return out_leaves
 
-    diff_t = tree_structure(diff).unflatten(flat_t)
-    (arrays, static), (t_arrays, _) = jvp(diff_fn, diff, diff_t)
-    t_out = tree_map(lambda x, t: t if is_inexact_array(x) else None, arrays, t_arrays)
-    return _join_out(arrays, static), t_out
+    # a Python float returned as it is comes back so (with its tangent), as Equinox's
+    outs, touts = ad.jvp_flat(flat_fn, p_leaves, t_leaves, f"filter_jvp of {fun_name(fn)}",
+                              raws)
+    out_tree, rest = record
+    touts = [None if isinstance(t, ad.Zero) else t for t in touts]
+    return combine(tree_unflatten(out_tree, outs), rest), tree_unflatten(out_tree, touts)
 
 
 def filter_vjp(fun, *primals, has_aux: bool = False):

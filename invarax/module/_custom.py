@@ -3,25 +3,32 @@ any pytrees, with Equinox's interface.
 
 Both are thin layers over ``custom_jvp``/``custom_vjp``: the non-array part of the
 arguments travels as one non-differentiable ``Static`` argument, the arrays as the
-differentiable ones. ``filter_custom_jvp`` has Equinox's symbolic zeros (its rule gets None
-as the tangent of a float array that is not differentiated, through
-``custom_jvp.defjvp(..., symbolic_zeros=True)``); ``filter_custom_vjp`` does not yet: a
-float array of ``vjp_arg`` that is not differentiated counts as perturbed and receives a
-zero cotangent. None stands for everything that is not a float array, as in Equinox.
+differentiable ones. Both have Equinox's symbolic zeros, through the ``symbolic_zeros=True``
+of ``custom_jvp``/``custom_vjp``: ``filter_custom_jvp``'s rule gets None as the tangent of a
+float array that is not differentiated; ``filter_custom_vjp``'s rules get ``perturbed``
+(True where ``vjp_arg`` is differentiated in this call) and None as the cotangent of an
+output that is not used. None stands for everything that is not a float array, as in
+Equinox.
 """
 
 from __future__ import annotations
 
 import functools
+import warnings
 
 from ..core.pytree import tree_map, tree_structure
-from ..transforms._custom_derivatives import SymbolicZero, custom_jvp, custom_vjp
-from ._filters import combine, is_array, is_inexact_array, partition
+from ..transforms._custom_derivatives import CustomVJPPrimal, SymbolicZero, custom_jvp, custom_vjp
+from ._filters import combine, filter, is_array, is_inexact_array, is_inexact_array_like, partition
+from ._nondiff import nondifferentiable
 from ._static import Static
 
 
 def _is_none(x) -> bool:
     return x is None
+
+
+def _is_primal(x) -> bool:
+    return isinstance(x, CustomVJPPrimal)
 
 
 def _zeros_for_none(grads, like):
@@ -80,7 +87,7 @@ class filter_custom_jvp:  # noqa: N801  (Equinox's name)
         def rule(static, primals, tangents):
             (dynamic,), (t_dynamic,) = primals, tangents
             t_args, _ = tree_map(
-                lambda t, x: None if isinstance(t, SymbolicZero) or not is_inexact_array(x)
+                lambda t, x: None if isinstance(t, SymbolicZero) or not is_inexact_array_like(x)
                 else t, t_dynamic, dynamic)
             args, kwargs = combine(dynamic, static.value)
             out, t_out = fn_jvp(args, t_args, **kwargs)
@@ -89,7 +96,19 @@ class filter_custom_jvp:  # noqa: N801  (Equinox's name)
         self.fn.defjvp(rule, symbolic_zeros=True)
         return fn_jvp
 
-    defjvp = def_jvp
+    def defjvp(self, fn_jvp):
+        """Equinox's deprecated form of ``def_jvp`` (it warns, as Equinox): the rule gets
+        zeros, not None, as the tangent of a float array that is not differentiated."""
+        warnings.warn(
+            "filter_custom_jvp.defjvp is deprecated (as in Equinox): use .def_jvp, whose "
+            "rule gets None as the (symbolic zero) tangent of an undifferentiated float "
+            "array", stacklevel=2)
+
+        def materialised(args, t_args, **kwargs):
+            return fn_jvp(args, _zeros_for_none(t_args, filter(args, is_inexact_array)),
+                          **kwargs)
+
+        self.def_jvp(materialised)
 
     def __call__(self, *args, **kwargs):
         dynamic, static = partition((args, kwargs), is_array)
@@ -100,14 +119,17 @@ class filter_custom_vjp:  # noqa: N801  (Equinox's name)
     """A function with a custom VJP w.r.t. its first argument, as Equinox's ``filter_custom_vjp``.
 
     ``fn(vjp_arg, *args, **kwargs)``: only the float arrays of ``vjp_arg`` are
-    differentiated; every other input gets a zero cotangent. Define the rules with
-    ``def_fwd`` and ``def_bwd``:
+    differentiated (differentiating an array of ``args``/``kwargs`` raises RuntimeError);
+    every other input gets a zero cotangent. Define the rules with ``def_fwd`` and
+    ``def_bwd``:
 
     - ``fwd(perturbed, vjp_arg, *args, **kwargs) -> (out, residuals)``, ``perturbed`` a
-      pytree of bools with ``vjp_arg``'s structure (True at its float arrays);
+      pytree of bools with ``vjp_arg``'s structure (True at its float arrays that this
+      call differentiates);
     - ``bwd(residuals, grad_obj, perturbed, vjp_arg, *args, **kwargs) -> grad_vjp_arg``,
-      ``grad_obj`` the cotangent of ``out``, ``grad_vjp_arg`` ``vjp_arg``'s structure with
-      None at leaves that are not float arrays (None at a float array: zero).
+      ``grad_obj`` the cotangent of ``out`` (None at an output whose cotangent is zero),
+      ``grad_vjp_arg`` ``vjp_arg``'s structure with None at leaves that are not float
+      arrays (None at a float array: zero).
 
     Arguments:
         fn: the function.
@@ -147,6 +169,27 @@ class filter_custom_vjp:  # noqa: N801  (Equinox's name)
         self._define()
         return fn_bwd
 
+    def defvjp(self, fn_fwd, fn_bwd):
+        """Equinox's deprecated form of ``def_fwd`` and ``def_bwd`` (it warns, as Equinox):
+        ``fn_fwd(vjp_arg, *args, **kwargs) -> (out, residuals)`` and
+        ``fn_bwd(residuals, grad_obj, vjp_arg, *args, **kwargs)``, without ``perturbed``
+        and with zeros, not None, as the cotangent of a float output."""
+        warnings.warn(
+            "filter_custom_vjp.defvjp is deprecated (as in Equinox): use .def_fwd and "
+            ".def_bwd, whose rules take a `perturbed` argument", stacklevel=2)
+
+        def fwd(perturbed, vjp_arg, *args, **kwargs):
+            out, residuals = fn_fwd(vjp_arg, *args, **kwargs)
+            return out, (out, residuals)
+
+        def bwd(residuals, grad_obj, perturbed, vjp_arg, *args, **kwargs):
+            out, residuals = residuals
+            grad_obj = _zeros_for_none(grad_obj, filter(out, is_inexact_array))
+            return fn_bwd(residuals, grad_obj, vjp_arg, *args, **kwargs)
+
+        self.def_fwd(fwd)
+        self.def_bwd(bwd)
+
     def _define(self):
         if self.fn_fwd is None or self.fn_bwd is None:
             return
@@ -165,17 +208,26 @@ class filter_custom_vjp:  # noqa: N801  (Equinox's name)
             return split_out(self.fn(vjp_arg, *args, **kwargs))
 
         def fwd(static, diff, nondiff, arrays):
+            # symbolic zeros: each array leaf comes as a CustomVJPPrimal, whose `perturbed`
+            # says whether this call differentiates it (Equinox's `perturbed`)
+            moving = tree_map(lambda p: p.perturbed, diff, is_leaf=_is_primal)
+            diff, nondiff, arrays = (tree_map(lambda p: p.value, t, is_leaf=_is_primal)
+                                     for t in (diff, nondiff, arrays))
             vjp_arg, args, kwargs = inputs(static, diff, nondiff, arrays)
-            perturbed = tree_map(is_inexact_array, vjp_arg)
+            still = tree_map(lambda _: False, (nondiff, static.value[0]))
+            perturbed = combine(moving, *still)
             out, residuals = self.fn_fwd(perturbed, vjp_arg, *args, **kwargs)
             res_arrays, res_rest = partition(residuals, is_array)
-            return split_out(out), (res_arrays, Static(res_rest), diff, nondiff, arrays)
+            return split_out(out), (res_arrays, Static((res_rest, perturbed)), diff, nondiff,
+                                    arrays)
 
         def bwd(static, residuals, ct):
-            res_arrays, res_rest, diff, nondiff, arrays = residuals
+            res_arrays, res_static, diff, nondiff, arrays = residuals
+            res_rest, perturbed = res_static.value
             vjp_arg, args, kwargs = inputs(static, diff, nondiff, arrays)
-            perturbed = tree_map(is_inexact_array, vjp_arg)
-            grads = self.fn_bwd(combine(res_arrays, res_rest.value), ct[0], perturbed,
+            grad_obj = tree_map(lambda c: None if isinstance(c, SymbolicZero) else c, ct[0],
+                                is_leaf=lambda c: isinstance(c, SymbolicZero))
+            grads = self.fn_bwd(combine(res_arrays, res_rest), grad_obj, perturbed,
                                 vjp_arg, *args, **kwargs)
             if grads is None:
                 grads = tree_map(lambda _: None, diff, is_leaf=_is_none)
@@ -186,10 +238,10 @@ class filter_custom_vjp:  # noqa: N801  (Equinox's name)
                     "structure of filter(vjp_arg, is_inexact_array) (None at the leaves "
                     f"that are not float arrays): expected {tree_structure(diff)}, got "
                     f"{tree_structure(grads, is_leaf=_is_none)}")
-            return _zeros_for_none(grads, diff), None, None
+            return grads, None, None  # a None is a zero cotangent
 
         self.fn_wrapped = custom_vjp(wrapped, nondiff_argnums=(0,))
-        self.fn_wrapped.defvjp(fwd, bwd)
+        self.fn_wrapped.defvjp(fwd, bwd, symbolic_zeros=True)
 
     def __call__(self, vjp_arg, /, *args, **kwargs):
         if self.fn_wrapped is None:
@@ -199,6 +251,8 @@ class filter_custom_vjp:  # noqa: N801  (Equinox's name)
         arrays_vjp, nonarray_vjp = partition(vjp_arg, is_array)
         diff, nondiff = partition(arrays_vjp, is_inexact_array)
         arrays, nonarray_rest = partition((args, kwargs), is_array)
+        arrays = nondifferentiable(arrays, name="*args and **kwargs of filter_custom_vjp "
+                                   "(only its first argument is differentiated)")
         out_arrays, out_rest = self.fn_wrapped(Static((nonarray_vjp, nonarray_rest)), diff,
                                                nondiff, arrays)
         return combine(out_arrays, out_rest.value)

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from ..core.trace import Tracer
+from ..transforms._eval_context import ensure_compile_time_eval
 from ._errors import branched_error_if
 from ._module import Module, field
 
@@ -26,13 +27,15 @@ class EnumerationItem(Module):
         from .. import numpy as jnp
 
         self._check_same(other)
-        return jnp.asarray(self._value == other._value)
+        with ensure_compile_time_eval():  # known items compare to a known bool, as Equinox
+            return jnp.asarray(self._value == other._value)
 
     def __ne__(self, other):
         from .. import numpy as jnp
 
         self._check_same(other)
-        return jnp.asarray(self._value != other._value)
+        with ensure_compile_time_eval():
+            return jnp.asarray(self._value != other._value)
 
     __hash__ = None
 
@@ -168,4 +171,5 @@ class Enumeration(metaclass=_EnumerationMeta):
                                  f"{x!r:.60}")
         if a._value is b._value:
             return a
-        return EnumerationItem(jnp.where(pred, a._value, b._value), cls)
+        with ensure_compile_time_eval():  # a known pred gives a known item, as Equinox
+            return EnumerationItem(jnp.where(pred, a._value, b._value), cls)

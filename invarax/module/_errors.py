@@ -4,6 +4,7 @@ traced predicate holds, as Equinox's."""
 from __future__ import annotations
 
 import os
+import warnings
 
 from ..compiler.passes import EFFECTFUL
 from ..core.pytree import tree_flatten, tree_unflatten
@@ -82,6 +83,10 @@ def branched_error_if(x, pred, index, msgs, *, on_error: str = "default"):
     if isinstance(pred, bool) and isinstance(index, int):
         if pred and on_error == "raise":
             raise EquinoxTracetimeError(msgs[index])
+        if pred:  # on_error="nan": NaN at once, as Equinox, which warns of it
+            warnings.warn(f"error_if: the predicate is True at trace time, so the error "
+                          f"({msgs[index]!r}) is resolved now by returning NaN "
+                          "(on_error='nan')", stacklevel=3)
         if not pred:
             return x
     dynamic, static = partition(x, is_array)

@@ -13,7 +13,14 @@ from ._wrappers import Transformed
 def _value_and_grad(fun, has_aux: bool):
     """``filter_value_and_grad(fun, has_aux=has_aux)`` as a plain closure."""
     @functools.wraps(fun)
-    def value_and_grad_fun(x, *args, **kwargs):
+    def value_and_grad_fun(*args, **kwargs):
+        if not args:
+            how = ("by position, not keyword: f(x, ...), not f(x=...)" if kwargs else
+                   "at all: f(x, ...)")
+            raise TypeError(
+                "Functions wrapped with filter_grad or filter_value_and_grad differentiate "
+                f"their first argument, so it must be passed {how}")
+        x, *args = args
         diff, nondiff = partition(x, is_inexact_array)
 
         def inner(diff_x):

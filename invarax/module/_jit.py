@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 
 from ..compiler.jit import Jitted
+from ..core.config import config
 from ..core.pytree import tree_map
+from ..ops.checks import EquinoxRuntimeError
 from ._filters import combine, is_array, partition
 from ._module import Module
 from ._static import Static
@@ -38,6 +40,25 @@ def _innermost(fun):
             break
         fun = inner
     return fun
+
+
+# An ``error_if`` failure inside ``filter_jit``, reported as Equinox's (its stack inside the
+# program is not kept).
+_ON_ERROR_MSG = """Above is the stack outside of JIT. The check that failed inside it was an
+error_if (or branched_error_if) with the message:
+
+equinox.EquinoxRuntimeError: {msg}
+
+--------------------
+
+An error occurred during the runtime of your program.
+
+1) Setting the environment variable `EQX_ON_ERROR=nan` returns NaN instead of raising
+(`EQX_ON_ERROR=off` removes the checks), so the run can continue and be inspected.
+
+2) Running the function without jit (`with jax.disable_jit():`) raises the error where
+error_if is called, with the values at hand.
+"""
 
 
 # Equinox's donation modes: (donate the first argument's arrays, donate the rest's, warn
@@ -102,7 +123,14 @@ def filter_jit(fun, donate: str = "none"):
 
     @functools.wraps(fun)
     def jitted(*args, **kwargs):
-        out_dynamic, out_static = run(*split(args, kwargs))
+        try:
+            out_dynamic, out_static = run(*split(args, kwargs))
+        except EquinoxRuntimeError as e:
+            if getattr(e, "_reported", False) or config.read("jax_disable_jit"):
+                raise  # reported by an inner filter_jit, or raised where error_if ran
+            reported = EquinoxRuntimeError(_ON_ERROR_MSG.format(msg=e))
+            reported._reported = True
+            raise reported from None
         return combine(out_dynamic, out_static.value)
 
     jitted.lower = lambda *args, **kwargs: Lowered(run.lower(*split(args, kwargs)), split)

@@ -4,6 +4,7 @@ shapes of functions of any pytrees, their array leaves traced and the others sta
 from __future__ import annotations
 
 import functools
+import types
 
 from ..core.array import to_array
 from ..core.aval import ShapedArray, ShapeDtypeStruct
@@ -106,6 +107,11 @@ def _apply(fun, args, kwargs):
     return fun(*args, **kwargs)
 
 
+def _in_struct(converted):
+    """The example arguments: a ``ShapeDtypeStruct`` per array, the other leaves."""
+    return combine(tree_unflatten(*converted.in_dynamic), converted.in_static.value)
+
+
 class _ClosureConvert(Module):
     """A traced function whose closed-over arrays are its fields (``consts``).
 
@@ -122,36 +128,61 @@ class _ClosureConvert(Module):
     in_static: Static = field(static=True)
     out_static: Static = field(static=True)
 
-    @property
-    def in_struct(self):
-        return combine(tree_unflatten(*self.in_dynamic), self.in_static.value)
+    in_struct = property(lambda self: _in_struct(self))
 
     @property
     def out_struct(self):
         return combine(tree_unflatten(*self.out_dynamic), self.out_static.value)
 
     def __call__(self, *args, **kwargs):
-        dynamic, static = partition((args, kwargs), is_array)
-        leaves, treedef = tree_flatten(dynamic)
-        got = (treedef, tuple(_struct(_aval(x), weak=False) for x in leaves))
-        if got != self.in_dynamic:
-            raise ValueError(
-                "filter_closure_convert: the converted function was called with arrays of "
-                f"other structure, shapes or dtypes than its example arguments: expected "
-                f"{self.in_dynamic}, got {got}")
-        if Static(static) != self.in_static:
-            raise ValueError(
-                "filter_closure_convert: the converted function was called with other "
-                "non-array arguments than its example arguments")
+        leaves = _check_input(self, args, kwargs)
         outs = eval_jaxpr(self.jaxpr, self.consts, *leaves)
         return combine(tree_unflatten(self.out_dynamic[0], outs), self.out_static.value)
+
+
+class _TrivialClosureConvert(Module):
+    """``fn`` unchanged, for a plain function that closes over nothing (so over no
+    tracer): nothing is traced, as Equinox's. ``in_struct``/``out_struct`` as above."""
+
+    fn: object
+    in_dynamic: tuple = field(static=True)
+    in_static: Static = field(static=True)
+
+    in_struct = property(lambda self: _in_struct(self))
+
+    @property
+    def out_struct(self):
+        args, kwargs = self.in_struct
+        return filter_eval_shape(self.fn, *args, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        _check_input(self, args, kwargs)
+        return self.fn(*args, **kwargs)
+
+
+def _check_input(converted, args, kwargs) -> list:
+    """The array leaves of ``(args, kwargs)``, checked against the example arguments'."""
+    dynamic, static = partition((args, kwargs), is_array)
+    leaves, treedef = tree_flatten(dynamic)
+    got = (treedef, tuple(_struct(_aval(x), weak=False) for x in leaves))
+    if got != converted.in_dynamic:
+        raise ValueError(
+            "filter_closure_convert: the converted function was called with arrays of "
+            f"other structure, shapes or dtypes than its example arguments: expected "
+            f"{converted.in_dynamic}, got {got}")
+    if Static(static) != converted.in_static:
+        raise ValueError(
+            "filter_closure_convert: the converted function was called with other "
+            "non-array arguments than its example arguments")
+    return leaves
 
 
 def filter_closure_convert(fn, *args, **kwargs):
     """``fn`` traced at example arguments, its closed-over arrays made explicit, as Equinox's.
 
     The result is a Module whose leaves are the arrays ``fn`` closes over (tracers of an
-    enclosing transformation included), so it can be passed to ``filter_custom_vjp`` or
+    enclosing transformation included; a plain function closing over nothing is kept
+    as it is, untraced, as Equinox), so it can be passed to ``filter_custom_vjp`` or
     ``filter_jit`` and those arrays are seen. Call it with arguments of the example's
     structure, shapes and dtypes (and the same non-array leaves).
 
@@ -163,15 +194,18 @@ def filter_closure_convert(fn, *args, **kwargs):
         The converted function, computing what ``fn`` computes.
 
     Example:
-        >>> w = jnp.array([1.0, 2.0])
-        >>> f = filter_closure_convert(lambda x: x * w, jnp.ones(2))
+        >>> def scaled(w):
+        ...     return filter_closure_convert(lambda x: x * w, jnp.ones(2))
+        >>> f = scaled(jnp.array([1.0, 2.0]))
         >>> f.consts, f(jnp.ones(2))
         ([Array([1., 2.], dtype=float32)], Array([1., 2.], dtype=float32))
     """
-    closed, struct, out_static = filter_make_jaxpr(fn)(*args, **kwargs)
     dynamic, static = partition((args, kwargs), _is_struct)
     leaves, treedef = tree_flatten(dynamic)
+    in_dynamic = (treedef, tuple(_struct(_aval(x), weak=False) for x in leaves))
+    if isinstance(fn, types.FunctionType) and fn.__closure__ is None:
+        return _TrivialClosureConvert(fn, in_dynamic, Static(static))
+    closed, struct, out_static = filter_make_jaxpr(fn)(*args, **kwargs)
     out_leaves, out_tree = tree_flatten(struct)
-    return _ClosureConvert(list(closed.consts), closed.jaxpr,
-                           (treedef, tuple(_struct(_aval(x), weak=False) for x in leaves)),
+    return _ClosureConvert(list(closed.consts), closed.jaxpr, in_dynamic,
                            (out_tree, tuple(out_leaves)), Static(static), Static(out_static))

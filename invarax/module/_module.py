@@ -74,48 +74,6 @@ def static_field(**kwargs):
     return field(**kwargs, static=True)
 
 
-class BoundMethod:
-    """A method bound to a module; a pytree whose only child is the module.
-
-    So ``model.__call__`` can be passed to ``filter_jit`` or ``filter_grad`` and its arrays
-    are traced like the module's own.
-    """
-
-    __slots__ = ("__func__", "__self__")
-
-    def __init__(self, func, instance):
-        object.__setattr__(self, "__func__", func)
-        object.__setattr__(self, "__self__", instance)
-
-    def __call__(self, *args, **kwargs):
-        return self.__func__(self.__self__, *args, **kwargs)
-
-    def __eq__(self, other):
-        """As Equinox's: the same function, and modules equal as pytrees (``tree_equal``)."""
-        if not isinstance(other, BoundMethod) or self.__func__ != other.__func__:
-            return False
-        return tree_equal(self.__self__, other.__self__)
-
-    def __hash__(self):
-        return hash((self.__func__, self.__self__))
-
-    @property
-    def __wrapped__(self):
-        return functools.partial(self.__func__, self.__self__)
-
-    def __getattr__(self, name):
-        if name in ("__name__", "__qualname__"):  # the function's, as a Python bound method
-            return getattr(self.__func__, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def __repr__(self):
-        return f"<bound method {self.__func__.__qualname__} of {self.__self__!r}>"
-
-
-register_pytree_node(BoundMethod, lambda m: ((m.__self__,), m.__func__),
-                     lambda func, children: BoundMethod(func, children[0]))
-
-
 class _Method:
     """A method of a module class: looked up on an instance it gives a ``BoundMethod``."""
 
@@ -124,7 +82,7 @@ class _Method:
         functools.update_wrapper(self, func)
 
     def __get__(self, instance, owner=None):
-        return self.func if instance is None else BoundMethod(self.func, instance)
+        return self.func if instance is None else _bind(self.func, instance)
 
 
 def _is_method(name: str, value) -> bool:
@@ -148,14 +106,36 @@ _MISSING = _Missing()
 register_pytree_node(_Missing, lambda _: ((), None), lambda _, __: _MISSING)
 
 
+# The names ``module_update_wrapper`` copies from the wrapped function on to a wrapper.
+WRAPPER_FIELDS = ("__module__", "__name__", "__qualname__", "__doc__", "__annotations__")
+
+
+class _WrapperNames(tuple):
+    """The last element of a module's static data when it holds ``WRAPPER_FIELDS`` of its
+    own (a wrapper made by ``module_update_wrapper``): kept through flatten and unflatten, as
+    Equinox's."""
+
+    __slots__ = ()
+
+
 def _flatten(fields_children, fields_static, module):
-    get = module.__dict__.get
-    return ([get(n, _MISSING) for n in fields_children],
-            tuple(get(n, _MISSING) for n in fields_static))
+    d = module.__dict__
+    get = d.get
+    static = tuple(get(n, _MISSING) for n in fields_static)
+    if len(d) > len(fields_children) + len(fields_static):
+        names = tuple(get(n, _MISSING) for n in WRAPPER_FIELDS)
+        if any(v is not _MISSING for v in names):
+            static = (*static, _WrapperNames(names))
+    return [get(n, _MISSING) for n in fields_children], static
 
 
 def _unflatten(cls, fields_children, fields_static, static, children):
     module = object.__new__(cls)
+    if len(static) > len(fields_static):
+        for name, value in zip(WRAPPER_FIELDS, static[-1], strict=True):
+            if value is not _MISSING:
+                module.__dict__[name] = value
+        static = static[:-1]
     for name, value in zip(fields_children + fields_static, (*children, *static), strict=True):
         if value is not _MISSING:
             object.__setattr__(module, name, value)
@@ -298,8 +278,10 @@ def _warn_transformed_callable(cls, name, value) -> None:
     """Equinox's warning for a field holding ``jit``/``vmap``/``grad`` of something with
     arrays (it should hold the pytree, transformed when called)."""
     from ..compiler.jit import Jitted
+    from ..transforms._custom_jvp import custom_jvp
+    from ..transforms._custom_vjp import custom_vjp
 
-    if not isinstance(value, (Jitted, types.FunctionType)):
+    if not isinstance(value, (Jitted, types.FunctionType, custom_jvp, custom_vjp)):
         return
     seen = set()
     while id(value) not in seen:
@@ -382,3 +364,51 @@ class Module(metaclass=_ModuleMeta):
 
 
 Fielded.register(Module)
+
+
+class BoundMethod(Module):
+    """A method bound to a module, as Equinox's: a Module whose only child is the module.
+
+    So ``model.__call__`` can be passed to ``filter_jit`` or ``filter_grad`` and its arrays
+    are traced like the module's own. It compares equal for the same function and equal
+    modules (``tree_equal``), and has the function's ``__name__`` and ``__qualname__``.
+
+    Example:
+        >>> class Scale(Module):
+        ...     a: object
+        ...     def times(self, x):
+        ...         return self.a * x
+        >>> m = Scale(jnp.array(2.0))
+        >>> isinstance(m.times, Module), tree_leaves(m.times), m.times(3.0)
+        (True, [Array(2., dtype=float32, weak_type=True)], Array(6., dtype=float32, weak_type=True))
+    """
+
+    __func__: object = field(static=True)
+    __self__: object
+
+    @property
+    def __wrapped__(self):
+        return functools.partial(self.__func__, self.__self__)
+
+    def __getattr__(self, name):
+        if name in ("__name__", "__qualname__"):  # the function's, as a Python bound method
+            return getattr(self.__func__, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+def _call_bound(self, *args, **kwargs):
+    return self.__func__(self.__self__, *args, **kwargs)
+
+
+# Set after the class is made, so the metaclass does not wrap it as a method: calling a
+# bound method must not bind again.
+BoundMethod.__call__ = _call_bound
+
+
+def _bind(func, instance) -> BoundMethod:
+    """``BoundMethod(func, instance)`` without ``Module.__init__``'s checks (a method lookup
+    is frequent, and both fields are known good)."""
+    bound = object.__new__(BoundMethod)
+    object.__setattr__(bound, "__func__", func)
+    object.__setattr__(bound, "__self__", instance)
+    return bound

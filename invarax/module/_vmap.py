@@ -22,7 +22,9 @@ from ._wrappers import Transformed
 
 def _map_axes(spec, tree, what: str) -> list:
     """One axis (an int or None) per leaf of ``tree``, from the prefix pytree ``spec``."""
-    specs, spec_tree = tree_flatten(spec, is_leaf=lambda s: s is None or callable(s))
+    # As Equinox: a pytree node in the spec (a Module, callable or not) is a prefix node,
+    # not a callable entry; callable entries are leaves (functions, ``if_array``).
+    specs, spec_tree = tree_flatten(spec, is_leaf=lambda s: s is None)
     try:
         subtrees = spec_tree.flatten_up_to(tree)
     except ValueError as err:

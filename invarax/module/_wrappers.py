@@ -9,10 +9,9 @@ options. Two wrappers of one function with the same options are equal and hash a
 from __future__ import annotations
 
 from ..core.api_util import fun_name
+from ._module import WRAPPER_FIELDS as _WRAPPER_FIELDS
 from ._module import Module, field
 from ._partial import Partial
-
-_WRAPPER_FIELDS = ("__module__", "__name__", "__qualname__", "__doc__", "__annotations__")
 
 
 class Transformed(Module):

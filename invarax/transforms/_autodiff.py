@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.api_util import fun_name
-from ..core.array import Array, ArrayImpl, to_array
+from ..core.array import Array, ArrayImpl, is_python_scalar, to_array
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..distributed.types import lenient, like_primals
 from ..interpreters import ad
@@ -129,8 +129,13 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
         t if ad.is_differentiable(p.aval) else ad.Zero(p.aval)
         for p, t in zip(p_leaves, t_leaves, strict=True)
     ]
+    # As JAX: a Python scalar primal (with its tangent) returned as it is comes back as it
+    # was given, and a custom JVP rule gets it so
+    raws = [(p, t) if is_python_scalar(p) and not isinstance(tl, ad.Zero) else None
+            for p, t, tl in zip(tree_flatten(tuple(primals))[0],
+                                tree_flatten(tuple(tangents))[0], t_leaves, strict=True)]
     flat = _Flat(fun, in_tree, has_aux, "jvp")
-    outs, touts = ad.jvp_flat(flat, p_leaves, t_leaves, f"jvp of {fun_name(fun)}")
+    outs, touts = ad.jvp_flat(flat, p_leaves, t_leaves, f"jvp of {fun_name(fun)}", raws)
     out, aux = flat.split(outs)
     tout, _ = flat.split([ad.instantiate(t) for t in touts])
     return (out, tout, aux) if has_aux else (out, tout)

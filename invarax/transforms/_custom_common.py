@@ -64,15 +64,17 @@ def direct_call(fun, args, nondiff, by_rule):
     return fun(*args)  # every argument concrete: run the body on its values
 
 
-def primals_and_tangents(trace, split, name):
+def primals_and_tangents(trace, split, name, raw: bool = False):
     """The differentiable arguments' flat primals and tangents at ``trace`` (``ad.Zero``
-    for those it does not differentiate), and their structure."""
+    for those it does not differentiate), and their structure; with ``raw`` the Python
+    scalars a tracer was made from, where it was (what JAX gives a custom JVP rule)."""
     flat, tree = tree_flatten([split.args[i] for i in split.diff])
     primals, tangents = [], []
     for x in flat:
         if trace.owns(x):
-            primals.append(x.primal)
-            tangents.append(x.tangent)
+            p, t = x.raw if raw and x.raw is not None else (x.primal, x.tangent)
+            primals.append(p)
+            tangents.append(t)
         else:
             x = to_array(x, f"an argument of {name}")
             primals.append(x)
@@ -266,9 +268,34 @@ class SymbolicZero:
         return SymbolicZero(ad.tangent_aval(to_array(value).aval))
 
 
+class CustomVJPPrimal:
+    """An argument leaf as the ``fwd`` rule of a ``custom_vjp`` defined with
+    ``symbolic_zeros=True`` receives it, as ``jax.custom_derivatives.CustomVJPPrimal``: its
+    ``value`` and whether it is ``perturbed`` (differentiated) in this call.
+
+    Arguments:
+        value: the primal value.
+        perturbed: whether a (nonzero) tangent flows into it.
+
+    Example:
+        >>> p = CustomVJPPrimal(jnp.ones(2), False)
+        >>> p.value, p.perturbed
+        (Array([1., 1.], dtype=float32), False)
+    """
+
+    __slots__ = ("value", "perturbed")
+
+    def __init__(self, value, perturbed: bool):
+        self.value = value
+        self.perturbed = perturbed
+
+    def __repr__(self):
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
 def rule_tangents(tangents, symbolic: bool) -> list:
-    """The tangents a custom JVP rule receives: ``SymbolicZero`` for each ``ad.Zero`` with
-    ``symbolic``, else every zero materialised."""
+    """The tangents a custom JVP rule (or cotangents a custom VJP ``bwd``) receives:
+    ``SymbolicZero`` for each ``ad.Zero`` with ``symbolic``, else every zero materialised."""
     if symbolic:
         return [SymbolicZero(t.aval) if isinstance(t, ad.Zero) else t for t in tangents]
     return [ad.instantiate(t) for t in tangents]

@@ -24,8 +24,8 @@ holds a tracer. A closed-over value must not be one being differentiated: pass i
 argument instead (JAX raises too).
 """
 
-from ._custom_common import SymbolicZero
+from ._custom_common import CustomVJPPrimal, SymbolicZero
 from ._custom_jvp import custom_jvp
 from ._custom_vjp import custom_vjp
 
-__all__ = ["SymbolicZero", "custom_jvp", "custom_vjp"]
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_vjp"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 
 from ..core.api_util import fun_name
-from ..core.array import Array, to_array
+from ..core.array import Array, is_python_scalar, to_array
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from ..core.trace import EVAL_TRACE, Primitive, current_trace, set_current_trace
 from ..interpreters import ad, batching
@@ -151,8 +151,10 @@ class custom_jvp:
         Example:
             >>> f = custom_jvp(lambda x: x ** 3)
             >>> _ = f.defjvp(lambda p, t: (f(p[0]), 3.0 * p[0] ** 2 * t[0]))
-            >>> jvp(f, (2.0,), (1.0,))[1]
-            Array(12., dtype=float32, weak_type=True)
+            >>> jvp(f, (2.0,), (1.0,))  # the rule got Python floats, and made them: as JAX
+            (8.0, 12.0)
+            >>> jvp(f, (jnp.float32(2.0),), (jnp.float32(1.0),))[1]
+            Array(12., dtype=float32)
         """
         self._jvp = jvp
         self._symbolic_zeros = bool(symbolic_zeros)
@@ -262,7 +264,7 @@ def jvp_by_rule(f, trace, args, nondiff):
     the primals and tangents of ``args`` in the parent trace (JAX's
     ``process_custom_jvp_call`` of a JVP trace)."""
     split = Split(args, nondiff)
-    primals, tangents, tree = primals_and_tangents(trace, split, f.__name__)
+    primals, tangents, tree = primals_and_tangents(trace, split, f.__name__, raw=True)
     tangents = rule_tangents(tangents, f._symbolic_zeros)
     rule, name = f._jvp, f.__name__
     what = f"the custom JVP rule {fun_name(rule)} of {name}"
@@ -275,6 +277,11 @@ def jvp_by_rule(f, trace, args, nondiff):
     out_leaves, out_tree = tree_flatten(res[0])
     outs = [to_array(x, f"the primal output of {what}") for x in out_leaves]
     touts = _check_tangents(res[1], out_tree, outs, what)
-    return tree_unflatten(out_tree, [trace.pack(o, t) for o, t in zip(outs, touts, strict=True)])
+    raws = [None] * len(outs)
+    if any(map(is_python_scalar, out_leaves)):  # kept as given (with its tangent), as JAX
+        raws = [(x, t) if is_python_scalar(x) and is_python_scalar(t) else None
+                for x, t in zip(out_leaves, out_tree.flatten_up_to(res[1]), strict=True)]
+    return tree_unflatten(out_tree, [trace.pack(o, t, r)
+                                     for o, t, r in zip(outs, touts, raws, strict=True)])
 
 

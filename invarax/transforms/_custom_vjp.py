@@ -21,7 +21,9 @@ from ..ops.reductions import reduce_sum
 from ._autodiff import wraps
 from ._custom_common import (
     TRACE,
+    CustomVJPPrimal,
     Split,
+    SymbolicZero,
     batch_as,
     batch_call_jaxpr,
     batched_name,
@@ -32,6 +34,7 @@ from ._custom_common import (
     nondiff_positions,
     primals_and_tangents,
     resolve_kwargs,
+    rule_tangents,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -53,8 +56,8 @@ def _custom_lin_jvp(primals, tangents, **params):
 
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
-    cts = [ad.instantiate(ct) for ct in cts]
-    return [None] * num_res + bwd(args[:num_res], cts)
+    # ``bwd`` takes the cotangents with their symbolic zeros (``ad.Zero``)
+    return [None] * num_res + bwd(args[:num_res], list(cts))
 
 
 def _batched_bwd(bwd, res_dims, in_dims, trace):
@@ -62,14 +65,20 @@ def _batched_bwd(bwd, res_dims, in_dims, trace):
     and cotangents batched at 0: each input's cotangent batched at its ``in_dims`` entry,
     summed over the examples for an unbatched input."""
     zeros = []
+    ct_zeros = []  # per cotangent: its per-example Zero, or None (batched at 0, given)
 
     def flat(ins):
-        cts_in = bwd(ins[: len(res_dims)], ins[len(res_dims) :])
+        given = iter(ins[len(res_dims):])
+        cts = [next(given) if z is None else z for z in ct_zeros]
+        cts_in = bwd(ins[: len(res_dims)], cts)
         zeros[:] = [ct.aval if isinstance(ct, ad.Zero) else None for ct in cts_in]
         return [ct for ct in cts_in if not isinstance(ct, ad.Zero)]
 
     def batched_bwd(res, cts):
         size = trace.axis_size
+        ct_zeros[:] = [ad.Zero(ct.aval.update(shape=ct.aval.shape[1:]))
+                       if isinstance(ct, ad.Zero) else None for ct in cts]
+        cts = [ct for ct in cts if not isinstance(ct, ad.Zero)]
         vals, dims = batch_as(trace, flat, [*res, *cts], [*res_dims, *[0] * len(cts)])
         vals, dims = iter(vals), iter(dims)
         out = []
@@ -110,7 +119,8 @@ batching.batching_rules[custom_lin_p] = _custom_lin_batch
 
 def _custom_vjp_call_jvp(primals, tangents, *, name, call_jaxpr, fwd, bwd, num_consts):
     check_no_closure_tangents(tangents[:num_consts], "custom_vjp", name)
-    outs, res = fwd(primals[num_consts:])
+    perturbed = [not isinstance(t, ad.Zero) for t in tangents[num_consts:]]
+    outs, res = fwd(primals[num_consts:], perturbed)
     tangents = [ad.instantiate(t) for t in tangents[num_consts:]]
     out_avals = tuple(ad.tangent_aval(o.aval) for o in outs)
     touts = custom_lin_p.bind(*res, *tangents, num_res=len(res), bwd=bwd, out_avals=out_avals)
@@ -123,11 +133,11 @@ def _custom_vjp_call_batch(vals, dims, *, trace, name, call_jaxpr, fwd, bwd, num
     in_dims = dims[num_consts:]
     res_dims = []  # the residuals keep their batch axes; batched_fwd records them
 
-    def fwd_flat(ins):
-        outs, res = fwd(ins)
-        return [*outs, *res]
+    def batched_fwd(primals, perturbed):
+        def fwd_flat(ins):
+            outs, res = fwd(ins, perturbed)
+            return [*outs, *res]
 
-    def batched_fwd(primals):
         vals, dims = batch_as(trace, fwd_flat, primals, in_dims)
         res_dims[:] = dims[num_out:]
         outs = [move_batch_axis(v, d, 0, trace.axis_size)
@@ -176,8 +186,9 @@ class custom_vjp:
         self._fun = fun
         self._nondiff_argnums = tuple(nondiff_argnums)
         self._fwd = self._bwd = None
+        self._symbolic = False
 
-    def defvjp(self, fwd, bwd):
+    def defvjp(self, fwd, bwd, symbolic_zeros: bool = False):
         """Define the forward and backward rules.
 
         Arguments:
@@ -186,6 +197,10 @@ class custom_vjp:
             bwd: ``bwd(*nondiff_args, residuals, cotangent) -> tuple``: one cotangent per
                 differentiable argument (``None`` for zero), each with its argument's
                 structure, shapes and dtypes.
+            symbolic_zeros: as JAX's: ``fwd`` receives each leaf of the differentiable
+                arguments as a ``CustomVJPPrimal`` (``.value``, and ``.perturbed``:
+                whether it is differentiated in this call), and ``bwd`` receives a
+                ``SymbolicZero`` for each output whose cotangent is zero (unused).
 
         Returns:
             None.
@@ -196,7 +211,7 @@ class custom_vjp:
             >>> grad(f, argnums=1)(2.0, 3.0)
             Array(2., dtype=float32, weak_type=True)
         """
-        self._fwd, self._bwd = fwd, bwd
+        self._fwd, self._bwd, self._symbolic = fwd, bwd, bool(symbolic_zeros)
 
     def __call__(self, *args, **kwargs):
         name = self.__name__
@@ -225,8 +240,9 @@ class custom_vjp:
 
         res_tree = []  # the residuals' structure, recorded by flat_fwd for flat_bwd
 
-        def flat_fwd(primals):
-            res = fwd(*split.full(split.unflatten(primals)))
+        def flat_fwd(primals, perturbed):
+            res = fwd(*split.full(split.unflatten(_rule_primals(primals, perturbed,
+                                                                self._symbolic))))
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
                 raise TypeError(f"{fwd_what} must return a pair (output, residuals), got "
                                 f"{type(res).__name__}")
@@ -237,13 +253,21 @@ class custom_vjp:
 
         def flat_bwd(res, cts):
             cts_in = bwd(*split.nondiff, tree_unflatten(res_tree[0], res),
-                         tree_unflatten(out_tree, cts))
+                         tree_unflatten(out_tree, rule_tangents(cts, self._symbolic)))
             return _check_bwd_output(cts_in, split, leaves, f"{fun_name(bwd)} of {name}")
 
         flat_fwd.__name__, flat_bwd.__name__ = fun_name(fwd), fun_name(bwd)
         outs = custom_vjp_call_p.bind(*consts, *leaves, name=name, call_jaxpr=jaxpr,
                                       fwd=flat_fwd, bwd=flat_bwd, num_consts=len(consts))
         return tree_unflatten(out_tree, outs)
+
+
+def _rule_primals(primals, perturbed, symbolic: bool) -> list:
+    """The primal leaves ``fwd`` receives: as they are, or with ``symbolic_zeros`` each as a
+    ``CustomVJPPrimal`` saying whether it is differentiated."""
+    if not symbolic:
+        return list(primals)
+    return [CustomVJPPrimal(p, bool(d)) for p, d in zip(primals, perturbed, strict=True)]
 
 
 def _check_bwd_output(cts_in, split: Split, leaves, who):
@@ -281,7 +305,7 @@ def _check_bwd_output(cts_in, split: Split, leaves, who):
             ) from None
         for path, sub in zip(paths, subtrees, strict=True):
             aval = next(avals)
-            if sub is None or not ad.is_differentiable(aval):
+            if sub is None or isinstance(sub, SymbolicZero) or not ad.is_differentiable(aval):
                 flat.append(ad.Zero(ad.tangent_aval(aval)))
                 continue
             sub = to_array(sub, f"the cotangent of argument {pos}{keystr(path)} from {who}")
@@ -302,10 +326,12 @@ def vjp_by_rules(f, trace, args, nondiff):
     split = Split(args, nondiff)
     name, fwd, bwd = f.__name__, f._fwd, f._bwd
     primals, tangents, tree = primals_and_tangents(trace, split, name)
+    perturbed = [not isinstance(t, ad.Zero) for t in tangents]
     tangents = [ad.instantiate(t) for t in tangents]
     fwd_what = f"the fwd rule {fun_name(fwd)} of custom_vjp function {name}"
     with set_current_trace(trace.parent):
-        res = fwd(*split.full(tree_unflatten(tree, primals)))
+        res = fwd(*split.full(tree_unflatten(tree, _rule_primals(primals, perturbed,
+                                                                 f._symbolic))))
         if not (isinstance(res, (tuple, list)) and len(res) == 2):
             raise TypeError(f"{fwd_what} must return a pair (output, residuals), got "
                             f"{type(res).__name__}")
@@ -316,7 +342,7 @@ def vjp_by_rules(f, trace, args, nondiff):
 
         def flat_bwd(res, cts):
             cts_in = bwd(*split.nondiff, tree_unflatten(res_tree, res),
-                         tree_unflatten(out_tree, cts))
+                         tree_unflatten(out_tree, rule_tangents(cts, f._symbolic)))
             return _check_bwd_output(cts_in, split, primals, f"{fun_name(bwd)} of {name}")
 
         flat_bwd.__name__ = fun_name(bwd)

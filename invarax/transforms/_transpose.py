@@ -12,8 +12,9 @@ from ._autodiff import _vjp
 
 
 def _zeros_like(x):
-    if isinstance(x, ShapeDtypeStruct):
-        return zeros_like_aval(ShapedArray(x.shape, dtypes.canonicalize(x.dtype), x.weak_type))
+    if isinstance(x, (ShapeDtypeStruct, ShapedArray)):  # JAX takes either (any shape+dtype)
+        return zeros_like_aval(ShapedArray(x.shape, dtypes.canonicalize(x.dtype),
+                                           getattr(x, "weak_type", False)))
     return zeros_like_aval(to_array(x, "a linear_transpose primal").aval)
 
 
@@ -23,8 +24,8 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     Arguments:
         fun: a function linear in its arguments (pytrees allowed), e.g. a matrix product
             or the tangent map of ``linearize``.
-        primals: example arguments (arrays or ``ShapeDtypeStruct``); only their
-            structure, shapes and dtypes are used.
+        primals: example arguments (arrays, ``ShapeDtypeStruct`` or ``ShapedArray``); only
+            their structure, shapes and dtypes are used.
         reduce_axes: JAX's deprecated argument; must be empty.
 
     Returns:

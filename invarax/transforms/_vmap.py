@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from ..core.api_util import fun_name
-from ..core.array import to_array
+from ..core.array import Array, is_python_scalar, to_array
 from ..core.pytree import tree_flatten, tree_structure, tree_unflatten
 from ..interpreters import batching
 from ..ops._util import canonicalize_axis
@@ -74,8 +76,14 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                 f"{len(axes)}, len(args)={len(args)}"
             )
         leaves, in_tree = tree_flatten(args)
-        leaves = [to_array(x, f"an argument of vmapped {name}") for x in leaves]
         dims = _broadcast_prefix(axes, args, "in_axes", fun)
+        # As JAX: an unbatched leaf that is not an array (a function, a string) is passed
+        # to ``fun`` as it is; every other leaf is an array.
+        static = {i: x for i, (x, d) in enumerate(zip(leaves, dims, strict=True))
+                  if d is None and not _array_like(x)}
+        leaves = [to_array(x, f"an argument of vmapped {name}")
+                  for i, x in enumerate(leaves) if i not in static]
+        dims = [d for i, d in enumerate(dims) if i not in static]
         dims = [
             None if d is None else canonicalize_axis(d, x.ndim, f"vmap in_axes {d} of an input")
             for x, d in zip(leaves, dims, strict=True)
@@ -84,6 +92,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         out_tree = []
 
         def flat(ins):
+            ins = iter(ins)
+            ins = [static[i] if i in static else next(ins) for i in range(in_tree.num_leaves)]
             out = fun(*tree_unflatten(in_tree, ins))
             out_leaves, tree = tree_flatten(out)
             out_tree.append((tree, out))
@@ -99,6 +109,10 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         return tree_unflatten(tree, moved)
 
     return vmapped
+
+
+def _array_like(x) -> bool:
+    return isinstance(x, (Array, np.ndarray, np.generic)) or is_python_scalar(x)
 
 
 def _positional(in_axes, n):

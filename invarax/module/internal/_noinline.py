@@ -111,16 +111,22 @@ def _build(index, transforms):
     return filter_jit(fn)
 
 
-_compiled = functools.lru_cache(maxsize=256)(_build)
+@functools.lru_cache(maxsize=256)
+def _compiled(index, treedef, leaves):
+    return _build(index, tree_unflatten(treedef, leaves))
 
 
 @filter_primitive_def
 def _noinline_impl(dynamic_index, abstract_fn, transforms, args):
-    key = int(dynamic_index), tuple(transforms)
+    # Keyed by the transforms' structure and leaves: a transform holding a container that
+    # cannot be hashed itself (the {} of no keyword arguments in vmap's axes) still finds
+    # the program every call site of the same function and transforms shares.
+    leaves, treedef = tree_flatten(transforms)
+    key = int(dynamic_index), treedef, tuple(leaves)
     try:
         hash(key)
     except TypeError:  # a transform holding an unhashable leaf: compiled for this call only
-        return _build(*key)(args)
+        return _build(int(dynamic_index), transforms)(args)
     return _compiled(*key)(args)
 
 

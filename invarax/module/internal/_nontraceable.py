@@ -15,6 +15,7 @@ from ...core.trace import Primitive
 from ...interpreters import ad, batching
 from .._errors import error_if
 from .._filters import combine, is_array, partition
+from .._nondiff import nondifferentiable  # noqa: F401  (equinox.internal re-exports it)
 
 
 def _map_arrays(x, bind):
@@ -173,38 +174,3 @@ def nondifferentiable_backward(x, name: str | None = None, msg: str | None = Non
         msg = f"Unexpected cotangent. {name} cannot be reverse-mode autodifferentiated."
     return _map_arrays(x, lambda leaf: nondifferentiable_backward_p.bind(
         leaf, msg=msg, symbolic=symbolic))
-
-
-# ---------------------------------------------------------------------------------------
-# nondifferentiable
-
-
-def _make_nondifferentiable():
-    from ...transforms._custom_jvp import custom_jvp
-
-    identity = custom_jvp(lambda msg, x: x, nondiff_argnums=(0,))
-
-    @identity.defjvp
-    def _jvp(msg, primals, tangents):
-        raise RuntimeError(msg)
-
-    return identity
-
-
-_nondifferentiable = _make_nondifferentiable()
-
-
-def nondifferentiable(x, *, name: str | None = None, msg: str | None = None):
-    """``x``, unchanged; ``RuntimeError`` if it is differentiated (forward or reverse).
-
-    Example:
-        >>> grad(lambda x: nondifferentiable(x, name="options").sum())(jnp.ones(2))
-        Traceback (most recent call last):
-        ...
-        RuntimeError: Unexpected tangent. options cannot be autodifferentiated.
-    """
-    if msg is None:
-        name = "This operation" if name is None else name
-        msg = f"Unexpected tangent. {name} cannot be autodifferentiated."
-    dynamic, static = partition(x, is_array)
-    return combine(_nondifferentiable(msg, dynamic), static)
