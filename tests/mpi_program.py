@@ -5,8 +5,8 @@ printing a digest of the results (the same for any split into processes). MODE `
 process 1 exits before the first collective. MODE ``hang``: process 1 sleeps instead.
 MODE ``threads``: each process prints its kernel thread count and the usable CPUs.
 MODE ``transports``: the shared-memory and the MPI gathers give every process's bytes in
-process order (several dtypes and sizes, growing the window, views intact after the
-next gather).
+process order (several dtypes and sizes, growing the window, views intact while the
+other processes run ahead to their next gather).
 """
 
 import hashlib
@@ -52,22 +52,19 @@ if mode == "transports":
 
     ok = shared.node is not None and shared.node.size == size
     for transport in (shared, plain):
-        kept = None
         for call, (count, dtype) in enumerate([(5, np.float32), (0, np.float64),
                                                (1, np.bool_), (70000, np.float16),
                                                (40000, np.complex128), (3, np.int8)]):
             got = transport.allgather(value(rank, count, dtype, call))
-            if kept is not None:  # the views of the gather before this one are intact
-                ok &= [v.tobytes() for v in kept[0]] == kept[1]
             want = np.concatenate([value(r, count, dtype, call) for r in range(size)])
             ok &= got.dtype == want.dtype and np.array_equal(got.view(np.uint8),
                                                              want.view(np.uint8))
             mine = value(rank, count, dtype, call).view(np.uint8).reshape(-1)
             views = transport.allgather_views(mine.nbytes, lambda b, m=mine: b.__setitem__(
                 slice(None), m))
+            time.sleep(0.002 * rank)  # the others run ahead to their next gather's write
             ok &= [v.tobytes() for v in views] == [
                 value(r, count, dtype, call).tobytes() for r in range(size)]
-            kept = views, [v.tobytes() for v in views]
     if rank == 0:
         print("transports", bool(ok))
     sys.exit(0)

@@ -38,9 +38,10 @@ class MpiTransport:
     When every process of the run is on one machine (``node``: the run's communicator of
     them, in the same order), a gather goes through a shared-memory window instead of
     MPI's copies: each process writes its bytes into its own slot, all wait at one barrier,
-    and each reads every slot. Two slots per process alternate between calls, so a process
-    writing the next gather never overwrites a slot another is still reading (reading a
-    call's slots happens before that process reaches the next call's barrier)."""
+    and each reads every slot. Two slots per process alternate between calls: a process that
+    has passed a call's barrier writes its next gather into the other slot while the others
+    may still be reading this call's; it writes this call's slot again only after the next
+    barrier, which each process reaches once it is done reading."""
 
     def __init__(self, comm, timeout: float, node=None):
         self.comm = comm
@@ -68,8 +69,8 @@ class MpiTransport:
         """Every process's ``n`` bytes, in process order: this process's are written by
         ``write`` (into a writable ``uint8`` array of ``n`` bytes, its slot of the shared
         window, or an array whose ``[...]`` assignment fills it). The arrays returned are
-        read-only and may be the shared window itself: read them before this transport's
-        next gather but one, which may overwrite them."""
+        read-only and may be the shared window itself: read them before this process's next
+        gather (from its barrier on, the other processes may write over them)."""
         if self.node is None:
             mine, out = np.empty(n, np.uint8), np.empty(self.comm.size * n, np.uint8)
             _fill(mine, write)

@@ -398,7 +398,7 @@ def _unrows(every, axis, weak_type):
 def _exchange(parts: list, transport) -> list:
     """Every process's ``parts`` (the same shapes and dtypes in each), in one gather: per
     part, the list of every process's, in process order (views of the transport's buffer:
-    read them before the next gather but one)."""
+    read them before the next gather)."""
     if not parts:
         return []
     # One buffer of bytes, each part starting on a 64-byte boundary.
