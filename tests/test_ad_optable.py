@@ -552,6 +552,8 @@ NOT_IN_TABLE = {
     **dict.fromkeys(["cond", "scan", "while"],
                     "control flow: check_grads in tests/test_control_flow_transforms.py"),
     "igamma_grad_a": "igamma's derivative in a: against JAX in tests/test_scipy_stats.py",
+    "dce_probe": "the identity (its JVP the tangent's probe): tests/test_module_dce.py",
+    "announce_jaxpr": "the identity, announcing transformations: tests/test_module_announce.py",
     **dict.fromkeys(
         ["psum", "pmax", "pmin", "all_gather"],
         "batched away under grad(vmap(f)): test_collective_rules_inside_vmap checks it",
