@@ -16,7 +16,6 @@
 
 #ifndef _WIN32
 #include <pthread.h>
-#include <sched.h>
 #include <time.h>
 #endif
 
@@ -43,17 +42,13 @@
 #define ABUF_ELEMS ((ptrdiff_t)MC * INVARAX_KB)
 #define BBUF_ELEMS ((ptrdiff_t)INVARAX_KB * (NC + MAX_NR))
 #define MAX_THREADS 64
-/* How long idle workers spin before they sleep: long enough to span the gap between two
- * products of one program (a few microseconds of dispatch), short enough not to take a core
- * from the work between them (a fusion group's threads, or other processes on a loaded
- * machine: a transformer train step on 2 busy cores ran 7-14% faster with 50 us than with
- * 500 us). A caller waiting for its workers' last units spins longer (it is the thread that
- * goes on), yielding the core to any other thread that wants it meanwhile. */
+/* How long idle workers (and a caller waiting for them) spin before they sleep: long enough
+ * to span the gap between two products of one program (a few microseconds of dispatch),
+ * short enough not to take a core from the work between them (a fusion group's threads, or
+ * other processes on a loaded machine: a transformer train step on 2 busy cores ran 7-10%
+ * faster with 50 us than with 500 us). */
 #ifndef SPIN_NS
 #define SPIN_NS 50000L
-#endif
-#ifndef WAIT_SPIN_NS
-#define WAIT_SPIN_NS 500000L
 #endif
 #if defined(__x86_64__) || defined(__i386__)
 #define CPU_RELAX() __builtin_ia32_pause()
@@ -490,21 +485,17 @@ static unsigned long g_generation, g_born[MAX_THREADS];
 static gemm_job *g_job;
 static unsigned long g_busy;
 
-/* Spin for up to `ns` nanoseconds until *word != old (so that back-to-back calls find the
- * threads awake), pausing or, with `yield`, yielding the core at each turn; g_lock is
- * released meanwhile. Returns with g_lock held. */
-static void spin_while(unsigned long *word, unsigned long old, long ns, int yield) {
+/* Spin for up to SPIN_NS until *word != old (so that back-to-back calls find the threads
+ * awake); g_lock is released meanwhile. Returns with g_lock held. */
+static void spin_while(unsigned long *word, unsigned long old) {
     struct timespec start, now;
     pthread_mutex_unlock(&g_lock);
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (long i = 1; __atomic_load_n(word, __ATOMIC_ACQUIRE) == old; i++) {
-        if (yield)
-            sched_yield();
-        else
-            CPU_RELAX();
+        CPU_RELAX();
         if (i % 64 == 0) {
             clock_gettime(CLOCK_MONOTONIC, &now);
-            if ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec - start.tv_nsec > ns)
+            if ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec - start.tv_nsec > SPIN_NS)
                 break;
         }
     }
@@ -516,7 +507,7 @@ static void *pool_worker(void *p) {
     pthread_mutex_lock(&g_lock);
     unsigned long seen = g_born[id]; /* the generation before the first job it may serve */
     for (;;) {
-        if (g_generation == seen) spin_while(&g_generation, seen, SPIN_NS, 0);
+        if (g_generation == seen) spin_while(&g_generation, seen);
         while (g_generation == seen) pthread_cond_wait(&g_wake, &g_lock);
         seen = g_generation;
         gemm_job *job = g_job;
@@ -561,7 +552,7 @@ static void run_parallel(gemm_job *job) {
         pthread_mutex_lock(&g_lock);
         g_job = NULL; /* no worker joins any more; wait for those that did */
         for (unsigned long busy = g_busy; busy != 0; busy = g_busy) {
-            spin_while(&g_busy, busy, WAIT_SPIN_NS, 1);
+            spin_while(&g_busy, busy);
             while (g_busy == busy) pthread_cond_wait(&g_done, &g_lock);
         }
         pthread_mutex_unlock(&g_lock);
