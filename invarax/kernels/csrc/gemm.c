@@ -42,13 +42,9 @@
 #define ABUF_ELEMS ((ptrdiff_t)MC * INVARAX_KB)
 #define BBUF_ELEMS ((ptrdiff_t)INVARAX_KB * (NC + MAX_NR))
 #define MAX_THREADS 64
-/* How long idle workers (and a caller waiting for them) spin before they sleep: long enough
- * to span the gap between two products of one program (a few microseconds of dispatch),
- * short enough not to take a core from the work between them (a fusion group's threads, or
- * other processes on a loaded machine: a transformer train step on 2 busy cores ran 7-10%
- * faster with 50 us than with 500 us). */
+/* How long idle workers (and a caller waiting for them) spin before they sleep. */
 #ifndef SPIN_NS
-#define SPIN_NS 50000L
+#define SPIN_NS 500000L
 #endif
 #if defined(__x86_64__) || defined(__i386__)
 #define CPU_RELAX() __builtin_ia32_pause()
