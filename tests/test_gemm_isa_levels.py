@@ -95,6 +95,20 @@ def test_kept_packings_agree_across_levels(dtype):
     assert_bitwise(results[0], gemm(a, b))
 
 
+def _assert_in_place_gives(a, b, want):
+    """``_native.gemm(a, b)`` into a fresh output, read in place, is ``want`` bitwise at
+    every level on one and two threads."""
+
+    def in_place(threads):
+        out = np.empty(want.shape, want.dtype)
+        _native.gemm(a, b, out, threads)
+        return out
+
+    for threads in (1, 2):
+        for got in at_every_level(lambda t=threads: in_place(t)):
+            assert_bitwise(got, want)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("m, k, n", [(37, 257, 40), (13, 64, 1), (1, 40, 7), (25, 300, 16)])
 def test_batch_of_two_axes_read_in_place(m, k, n, dtype):
@@ -107,14 +121,7 @@ def test_batch_of_two_axes_read_in_place(m, k, n, dtype):
     want = gemm(np.ascontiguousarray(a).reshape(12, m, k), np.ascontiguousarray(b).reshape(
         12, k, n)).reshape(3, 4, m, n)
 
-    def in_place(threads):
-        out = np.empty((3, 4, m, n), dtype)
-        _native.gemm(a, b, out, threads)
-        return out
-
-    for threads in (1, 2):
-        for got in at_every_level(lambda t=threads: in_place(t)):
-            assert_bitwise(got, want)
+    _assert_in_place_gives(a, b, want)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -129,11 +136,4 @@ def test_repeated_b_packed_once(m, k, n, dtype):
     b = np.broadcast_to(w, (1, 3, k, n))
     want = gemm(np.ascontiguousarray(a).reshape(1, 3 * m, k), w[None]).reshape(1, 3, m, n)
 
-    def in_place(threads):
-        out = np.empty((1, 3, m, n), dtype)
-        _native.gemm(a, b, out, threads)
-        return out
-
-    for threads in (1, 2):
-        for got in at_every_level(lambda t=threads: in_place(t)):
-            assert_bitwise(got, want)
+    _assert_in_place_gives(a, b, want)
