@@ -37,7 +37,8 @@ def test_accurate_against_a_float64_dense_solve(dtype, dominant, request):
     if np.dtype(dtype).itemsize * (2 if np.dtype(dtype).kind == "f" else 1) == 16:
         request.getfixturevalue("x64")  # float64 and complex128
     rng = np.random.default_rng(0)
-    for batch, m, n in [((), 1, 1), ((), 2, 3), ((), 17, 2), ((3,), 40, 1), ((2, 2), 9, 4)]:
+    for batch, m, n in [((), 1, 1), ((2,), 1, 3), ((), 2, 3), ((), 17, 2), ((3,), 40, 1),
+                        ((2, 2), 9, 4)]:
         dl, d, du, b = _system(rng, batch, m, n, dtype, dominant)
         x = np.asarray(tridiagonal_solve(dl, d, du, b))
         a = _dense(dl, d, du)

@@ -50,9 +50,10 @@ def tridiagonal_solve(dl, d, du, b):
         return b
     # The row axis first; the diagonals' elements broadcast against b's rows (..., n).
     rows = d.ndim - 1
-    dl, d, du = (sh.expand_dims(sh.transpose(v, (rows, *range(rows))), (rows + 1,))
-                 for v in (dl, d, du))
     b = sh.transpose(b, (rows, *range(rows), rows + 1))
+    # Each diagonal element broadcast against its row of b: (m, ..., n), as b.
+    dl, d, du = (sh.broadcast_in_dim(sh.transpose(v, (rows, *range(rows))), b.shape,
+                                     tuple(range(rows + 1))) for v in (dl, d, du))
     zero = np.zeros((), d.dtype)
     if m == 1:
         return _unrows(el.div(b, d), rows)
@@ -74,14 +75,8 @@ def tridiagonal_solve(dl, d, du, b):
                el.select(stay, el.sub(bi, el.mul(f, c)), el.sub(c, el.mul(f, bi))))
         return nxt, out
 
-    shape_b = b.shape[1:]
-
-    def full(v):
-        return sh.broadcast_in_dim(v, shape_b, tuple(range(len(shape_b))))
-
-    start = (full(d[0]), full(du[0]), b[0])
-    xs = tuple(full_rows(v, shape_b) for v in (dl[1:], d[1:], du[1:])) + (b[1:],)
-    (p, _, c), (ps, qs, rs, cs) = scan(forward, start, xs)
+    (p, _, c), (ps, qs, rs, cs) = scan(forward, (d[0], du[0], b[0]),
+                                       (dl[1:], d[1:], du[1:], b[1:]))
     last = el.div(c, p)
 
     def backward(carry, row):
@@ -90,15 +85,10 @@ def tridiagonal_solve(dl, d, du, b):
         x = el.div(el.sub(el.sub(ci, el.mul(qi, x1)), el.mul(ri, x2)), pi)
         return (x, x1), x
 
-    zeros = el.mul(last, zero)
+    zeros = sh.broadcast_in_dim(zero, last.shape, ())
     _, xs_back = scan(backward, (last, zeros), (ps, qs, rs, cs), reverse=True)
     x = sh.concatenate([xs_back, sh.expand_dims(last, (0,))], 0)
     return _unrows(x, rows)
-
-
-def full_rows(v, shape_b):
-    """The diagonal rows ``v`` (``(k, ..., 1)``) broadcast to ``(k, *shape_b)``."""
-    return sh.broadcast_in_dim(v, (v.shape[0], *shape_b), tuple(range(v.ndim)))
 
 
 def _unrows(x, rows):
