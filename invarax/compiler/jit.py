@@ -502,7 +502,7 @@ class Jitted:
             frames.append(frame)
             if not frame.written:
                 return out
-            return out, [frame.values[id(r)][1] for r in frame.written]
+            return out, [frame.values[r] for r in frame.written]
 
         closed, _, out_tree = trace_fun(dyn_fun, dyn_args, dyn_kwargs, f"jit of {static.name}")
         (frame,) = frames

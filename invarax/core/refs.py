@@ -28,12 +28,13 @@ _local = threading.local()
 
 
 class Frame:
-    """The refs of one ``jit`` trace: ``values`` (id -> (ref, value inside the trace)),
+    """The refs of one ``jit`` trace: ``values`` (ref -> its value inside the trace),
     ``lifted`` (the outer refs made inputs, in order), ``written`` (the outer refs
-    written, in order) and ``made`` (the ids of refs made inside the trace)."""
+    written, in order: a dict used as an ordered set) and ``made`` (the refs made inside
+    the trace)."""
 
     def __init__(self, trace):
-        self.trace, self.values, self.lifted, self.written, self.made = trace, {}, [], [], set()
+        self.trace, self.values, self.lifted, self.written, self.made = trace, {}, [], {}, set()
 
 
 def _frames() -> list:
@@ -64,12 +65,11 @@ def _value_at(ref, depth: int):
     if depth < 0:
         return ref._array()
     frame = _frames()[depth]
-    entry = frame.values.get(id(ref))
-    if entry is None:
-        outer = _value_at(ref, depth - 1)
-        entry = frame.values[id(ref)] = (ref, frame.trace.new_arg(outer.aval))
+    value = frame.values.get(ref)
+    if value is None:
+        value = frame.values[ref] = frame.trace.new_arg(_value_at(ref, depth - 1).aval)
         frame.lifted.append(ref)
-    return entry[1]
+    return value
 
 
 def write(ref: Ref, value) -> None:
@@ -84,9 +84,9 @@ def write(ref: Ref, value) -> None:
         ref._value = value
         return
     frame = stack[-1]
-    if id(ref) not in frame.made and id(ref) not in {id(r) for r in frame.written}:
-        frame.written.append(ref)
-    frame.values[id(ref)] = (ref, value)
+    if ref not in frame.made:
+        frame.written[ref] = None
+    frame.values[ref] = value
 
 
 class Ref:
@@ -109,8 +109,8 @@ class Ref:
         self._traced = current_trace() is not EVAL_TRACE
         stack = _frames()
         if stack:
-            stack[-1].made.add(id(self))
-            stack[-1].values[id(self)] = (self, value)
+            stack[-1].made.add(self)
+            stack[-1].values[self] = value
 
     def _array(self):
         if self._value is None:

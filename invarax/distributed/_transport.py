@@ -47,8 +47,7 @@ class MpiTransport:
         self.comm = comm
         self.timeout = timeout
         self.node = node
-        self._window = self._previous = None
-        self._slots, self._slot, self._calls = [], 0, 0
+        self._window, self._slots, self._slot, self._calls = None, [], 0, 0
 
     def allgather(self, local: np.ndarray) -> np.ndarray:
         """The processes' stacks of local values, concatenated in process order (in a
@@ -88,35 +87,27 @@ class MpiTransport:
 
     def _grow(self, n: int):
         """A window with slots of at least ``n`` bytes (made by every process together:
-        they all gather the same sizes in the same order). The window before it stays
-        until the next growth, for the views of the last gather."""
+        they all gather the same sizes in the same order), the old one freed: every process
+        is at this gather, so none still reads a view of the last one."""
         from mpi4py import MPI
 
-        self._wait(self.node.Ibarrier())  # no process is left reading the window before
-        self._free(self._previous)
-        self._previous = self._window
+        self._wait(self.node.Ibarrier())
+        self.close()
         self._slot = -(-max(n, 2 * self._slot, 1 << 16) // 64) * 64
         self._window = MPI.Win.Allocate_shared(2 * self._slot, 1, comm=self.node)
         self._window.Lock_all(MPI.MODE_NOCHECK)
         self._slots = [np.frombuffer(self._window.Shared_query(rank)[0], np.uint8)
                        for rank in range(self.node.size)]
-        for slots in self._slots:
-            slots.flags.writeable = False
-        self._slots[self.node.rank] = np.frombuffer(
-            self._window.Shared_query(self.node.rank)[0], np.uint8)
+        for rank, slots in enumerate(self._slots):
+            slots.flags.writeable = rank == self.node.rank  # the others' slots: read only
 
     def close(self):
-        """Free the shared windows (every process together)."""
-        self._free(self._previous)
-        self._free(self._window)
-        self._window = self._previous = None
-        self._slots, self._slot = [], 0
-
-    @staticmethod
-    def _free(window):
-        if window is not None:
-            window.Unlock_all()
-            window.Free()
+        """Free the shared window (every process together); the slot size is kept."""
+        if self._window is not None:
+            self._slots = []
+            self._window.Unlock_all()
+            self._window.Free()
+            self._window = None
 
     def _wait(self, request):
         """Wait for ``request``: polling without pause for ``SPIN`` seconds (a collective

@@ -157,17 +157,16 @@ class _Plan:
 
     @staticmethod
     def _reads_after(stages, outvars) -> list:
-        """Per stage: the ids of the variables read outside its local steps."""
-        reads = [set() for _ in stages]
+        """Per stage: the ids of the variables read outside its local steps (by the outputs,
+        any gathering step, or another stage's local steps)."""
+        def read(steps):
+            return {id(v) for s in steps for v in s.eqn.invars if not isinstance(v, Literal)}
+
+        local = [read(steps) for steps, _ in stages]
         outside = {id(v) for v in outvars if not isinstance(v, Literal)}
-        for k, (local, comms) in enumerate(stages):
-            for step in comms:
-                outside |= {id(v) for v in step.eqn.invars if not isinstance(v, Literal)}
-            for j in range(len(stages)):
-                if j != k:
-                    reads[j] |= {id(v) for s in local for v in s.eqn.invars
-                                 if not isinstance(v, Literal)}
-        return [r | outside for r in reads]
+        outside |= read(step for _, comms in stages for step in comms)
+        return [outside.union(*(r for j, r in enumerate(local) if j != k))
+                for k in range(len(stages))]
 
     # -- running --------------------------------------------------------------------------
 
@@ -247,7 +246,8 @@ class _Plan:
             preferred_element_type=eqn.params.get("preferred_element_type")))]
 
     def _finish(self, step, args, every):
-        """``step``'s results from every process's parts (``every``: each part stacked)."""
+        """``step``'s results from every process's parts (``every``: per part, the list of
+        every process's, in process order)."""
         eqn = step.eqn
         weak = eqn.outvars[0].aval.weak_type
         if step.kind == "gather":
