@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import ArrayImpl
+from ..lax._more import population_count
 from ..ops import elementwise as lax
 from ..ops import shape as sh
 from ..ops.bessel import i0 as _i0
@@ -221,12 +222,7 @@ def bitwise_count(x, /):
         raise TypeError(f"jnp.bitwise_count takes integers, got {x.dtype}")
     unsigned = np.dtype(f"uint{8 * x.dtype.itemsize}")
     u = convert(uf.absolute(x) if x.dtype.kind == "i" else x, unsigned)
-    count = zeros(x.shape, unsigned)
-    one = convert(asarray(1), unsigned)
-    for bit in range(8 * x.dtype.itemsize):
-        shifted = lax.shift_right_logical(u, convert(asarray(bit), unsigned))
-        count = uf.add(count, lax.bitwise_and(shifted, one))
-    return convert(count, np.uint8)
+    return convert(population_count(u), np.uint8)
 
 
 def promote_types(a, b):
