@@ -193,8 +193,10 @@ def _into_donated(outs, donated: list):
     arrays = [o for o in outs if isinstance(o, np.ndarray)]
     free = [b for b in lent if not any(np.may_share_memory(b, o) for o in arrays)]
     for k, o in enumerate(outs):
-        if not free or any(np.may_share_memory(o, b) for b in lent if isinstance(o, np.ndarray)):
-            continue
+        if not free:
+            break
+        if isinstance(o, np.ndarray) and any(np.may_share_memory(o, b) for b in lent):
+            continue  # already in a donated buffer
         o = np.asarray(o)
         b = next((b for b in free if b.shape == o.shape and b.dtype == o.dtype), None)
         if b is not None:
