@@ -83,6 +83,21 @@ def test_error_if_as_equinox():
         nan, eqx.error_if(np.ones(2, np.float32), np.array([True, False]), "m", on_error="nan"))
 
 
+@pytest.mark.parametrize("wrap", ["eager", "jit"])
+def test_on_error_nan_fills_every_dtype_as_equinox(wrap):
+    # NaN for floats and complex, the largest value for integers, True for bools
+    eqx = pytest.importorskip("equinox")
+    jax = pytest.importorskip("jax")
+    values = (np.array([1, 2], np.int32), np.array([1.5], np.float32), np.array([False]),
+              np.array([3], np.uint8), np.array([1 + 2j], np.complex64))
+    ours, theirs = ((jit if wrap == "jit" else (lambda f: f))(
+        lambda x, p: check(x, p, "m", on_error="nan"))(values, np.array(True))
+        for jit, check in ((invarax.jit, error_if), (jax.jit, eqx.error_if)))
+    for a, b in zip(ours, theirs, strict=True):
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
 def test_branched_error_if_under_vmap_raises_the_largest_failing_index():
     msgs = ["zero", "one", "two"]
     f = invarax.jit(invarax.vmap(lambda x, i: branched_error_if(x, x < 0, i, msgs)))

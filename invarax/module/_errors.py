@@ -61,7 +61,7 @@ def branched_error_if(x, pred, index, msgs, *, on_error: str = "default"):
         pred: a bool (Python or array of any shape; any True element fails).
         index: an int (Python or array; its largest element is used) into ``msgs``.
         msgs: the error messages.
-        on_error: ``"raise"``, ``"nan"`` (return ``x`` with NaN float arrays instead),
+        on_error: ``"raise"``, ``"nan"`` (return ``x`` filled with NaN instead: integers with their largest value, bools with True),
             ``"off"`` (no check), or ``"default"``: the ``EQX_ON_ERROR`` environment
             variable, else ``"raise"``. (``"breakpoint"`` is not supported.)
 
@@ -94,9 +94,11 @@ def branched_error_if(x, pred, index, msgs, *, on_error: str = "default"):
     if not leaves:
         raise ValueError("error_if: x holds no arrays to thread the check on to; pass the "
                          "arrays whose use should wait for the check")
+    from .. import numpy as jnp
+
     outs = error_if_p.bind(_scalar(pred, "error_if's pred", "b"),
                            _scalar(index, "branched_error_if's index", "iu"),
-                           *leaves, msgs=msgs, on_error=on_error)
+                           *map(jnp.asarray, leaves), msgs=msgs, on_error=on_error)
     return combine(tree_unflatten(treedef, outs), static)
 
 

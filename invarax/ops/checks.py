@@ -3,9 +3,9 @@
 
 ``error_if(pred, index, *xs, msgs, on_error)`` returns ``xs`` unchanged; when the scalar
 ``pred`` is True it raises ``EquinoxRuntimeError(msgs[index])`` (``on_error="raise"``) or
-returns the float arrays of ``xs`` filled with NaN (``on_error="nan"``). It runs when the
-program runs (eagerly, or inside a compiled ``jit``), so a traced predicate is checked on
-its value. Its output is ``xs``: a check whose result is unused is removed as dead code.
+returns ``xs`` filled with NaN (``on_error="nan"``: integers with their largest value,
+bools with True). It runs when the program runs (eagerly, or inside a compiled ``jit``), so
+a traced predicate is checked on its value. Its output is ``xs``: a check whose result is unused is removed as dead code.
 
 ``dce_probe(x, record, index)`` computes ``record.run(x)`` (the identity for Equinox's
 ``debug.store_dce``; ``internal.assert_dce``'s raises), eagerly and under every
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.aval import ShapedArray
 from ..core.effects import ON_COMPILE
 from ..core.lowering import register_lowering
@@ -40,8 +41,15 @@ error_if_p = Primitive("error_if", multiple_results=True)
 
 
 def nan_like(x):
-    """``x`` with every element NaN if its dtype is inexact (``on_error="nan"``), else ``x``."""
-    return np.full_like(x, np.nan) if np.issubdtype(x.dtype, np.inexact) else x
+    """``x`` filled as Equinox's ``on_error="nan"`` fills it: NaN for inexact dtypes, the
+    largest value for integers, True for bools (other dtypes unchanged)."""
+    kind = dtypes.kind(x.dtype)
+    if kind in "fc":
+        return np.full_like(x, np.nan)
+    if kind in "iu":
+        info = dtypes.ml_dtypes().iinfo if dtypes.is_ml_dtype(x.dtype) else np.iinfo
+        return np.full_like(x, info(x.dtype).max)
+    return np.full_like(x, True) if kind == "b" else x
 
 
 @error_if_p.def_impl
