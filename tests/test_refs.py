@@ -101,3 +101,25 @@ def test_a_traced_value_written_into_an_outer_ref_outside_jit_is_an_error():
         invarax.freeze(jnp.ones(2))
     empty = invarax.empty_ref(invarax.ShapeDtypeStruct((2, 2), jnp.int32))
     assert empty.shape == (2, 2) and empty.dtype == jnp.int32
+
+
+def test_make_jaxpr_of_a_function_writing_an_outer_ref_leaves_the_ref_as_it_was():
+    # JAX shows the Ref as an input and its writes as equations; invarax's jaxpr is the
+    # program jit runs: the ref's value an extra input, its written value an extra output
+    def program(lib, np_):
+        r = lib.new_ref(np_.zeros(3))
+
+        def f(x):
+            r[...] = r[...] + x
+            return x * 2.0
+
+        jaxpr = lib.make_jaxpr(f)(np_.ones(3))
+        before = np.asarray(lib.freeze(r))
+        return jaxpr, before, np.asarray(f(np_.ones(3))), np.asarray(lib.freeze(r))
+
+    ours, theirs = program(invarax, jnp), program(jax, jax.numpy)
+    for a, b in zip(ours[1:], theirs[1:], strict=True):
+        assert np.array_equal(a, b)
+    jaxpr = ours[0].jaxpr
+    assert len(jaxpr.invars) == 2 and len(jaxpr.outvars) == 2  # x, the ref; 2x, its new value
+    assert [str(e.primitive) for e in jaxpr.eqns] == ["add", "mul"]  # a whole write: no scatter

@@ -499,12 +499,9 @@ class Jitted:
 
         def dyn_fun(*a, **k):
             full_args, full_kwargs = static.merge(a, k, static_vals)
-            with refs.tracing(current_trace()) as frame:
-                out = self.fun(*full_args, **full_kwargs)
+            out, frame = refs.call_in_frame(self.fun, *full_args, **full_kwargs)
             frames.append(frame)
-            if not frame.written:
-                return out
-            return out, [frame.values[r] for r in frame.written]
+            return out
 
         closed, _, out_tree = trace_fun(dyn_fun, dyn_args, dyn_kwargs, f"jit of {static.name}")
         (frame,) = frames

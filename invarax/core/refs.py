@@ -55,6 +55,17 @@ def tracing(trace):
         stack.pop()
 
 
+def call_in_frame(fun, *args, **kwargs):
+    """``(out, frame)``: ``fun(*args, **kwargs)`` run in a new frame of the current trace;
+    ``out`` is ``(fun's output, [each written ref's value])`` when it wrote outer refs (the
+    trace's extra outputs), else ``fun``'s output."""
+    with tracing(current_trace()) as frame:
+        out = fun(*args, **kwargs)
+    if frame.written:
+        out = (out, [frame.values[r] for r in frame.written])
+    return out, frame
+
+
 def read(ref: Ref):
     """``ref``'s whole value where the caller runs: inside ``jit`` traces, the innermost
     frame's (an outer ref lifted to an input of each trace between)."""
@@ -123,6 +134,10 @@ class Ref:
 
     def __setitem__(self, index, update):
         value = read(self)
+        if index is Ellipsis and isinstance(update, (Array, Tracer)) and (
+                update.aval == value.aval):
+            write(self, update)  # the whole value: what the scatter would give, without it
+            return
         write(self, value.at[index].set(update))
 
     @property

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 from ..compiler.passes import optimize as optimize_jaxpr
+from ..core import refs
 from ..core.api_util import StaticArgs
 from ..interpreters.staging import trace_fun
 
@@ -37,7 +38,7 @@ def make_jaxpr(fun, static_argnums=(), static_argnames=(), optimize=False):
 
         def dyn_fun(*a, **k):
             full_args, full_kwargs = static.merge(a, k, static_vals)
-            return fun(*full_args, **full_kwargs)
+            return refs.call_in_frame(fun, *full_args, **full_kwargs)[0]
 
         closed, _, _ = trace_fun(dyn_fun, dyn_args, dyn_kwargs, f"make_jaxpr of {static.name}")
         return optimize_jaxpr(closed) if optimize else closed
