@@ -30,6 +30,9 @@
 #endif
 #ifndef NC
 #define NC 1024
+/* Columns of B that a thread packs at a time when the threads share its packing (a
+ * multiple of every microkernel's nr) */
+#define PACK_COLS 128
 #endif
 #define MAX_MR 12
 #define MAX_NR 64
@@ -64,6 +67,9 @@ typedef struct {
     operand3 a, b;
     void *c;
     const void *bpack; /* B packed once for every unit (pack_b_all), or NULL */
+    /* B's packing into bpack as units too, claimed before the product's units: pack_units
+     * pieces of at most PACK_COLS columns of one (column, K) block; 0: bpack is ready */
+    ptrdiff_t pack_units, pack_next, pack_done;
     ptrdiff_t bld;     /* a kept packing's (gemm_packed) padded width; 0: bpack is per call */
     /* An implicit A (conv_gemm): A[b, i, p] = a.p[b*a.s0 + rowoff[i] + coloff[p]], or NULL */
     const ptrdiff_t *rowoff, *coloff;
@@ -574,6 +580,17 @@ static void run_parallel(gemm_job *job) { run_units(job, 0); }
 #endif
 #define UNIT_COLS 64
 
+/* The pieces of B's packing for all the threads of a call: each (NC column, K) block cut
+ * into pieces of PACK_COLS columns, so that the threads share it. */
+static ptrdiff_t pack_unit_count(ptrdiff_t n, ptrdiff_t k) {
+    ptrdiff_t units = 0;
+    for (ptrdiff_t jc = 0; jc < n; jc += NC) {
+        ptrdiff_t nc = n - jc < NC ? n - jc : NC;
+        units += (nc + PACK_COLS - 1) / PACK_COLS;
+    }
+    return units * ((k + INVARAX_KB - 1) / INVARAX_KB);
+}
+
 /* Whether a product of m rows and n columns can use a kept packing of its B (gemm_packed):
  * one column block (n <= NC) and the blocked kernels (not the narrow or one-row ones). */
 static int packable(int dbl, ptrdiff_t m, ptrdiff_t n) {
@@ -663,11 +680,8 @@ static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_
         bpack_bytes <= BPACK_MAX_BYTES) {
         bpack = bpack_acquire(&bpack_bytes);
         if (!bpack) status = -1;
-        else if (dbl)
-            pack_b_all_f64(b.p, b.s1, b.s2, k, n, nr, bpack);
-        else
-            pack_b_all_f32(b.p, b.s1, b.s2, k, n, nr, bpack);
-        job.bpack = bpack;
+        job.bpack = bpack; /* packed by the threads first (gemm_units) */
+        job.pack_units = pack_unit_count(n, k);
     }
     for (int t = 0; t < nthreads; t++) {
         job.bufs[t] = buf_acquire();

@@ -289,13 +289,44 @@ static AVX2 void F(narrow_block)(const kernel_desc *d, const T *a, ptrdiff_t sam
 }
 #endif
 
-/* Claim and run units of a gemm job on thread t until none is left. A unit is a range of
- * rows (split_m) or columns of one matrix of the batch; whoever runs it, its elements get
- * the same operations. */
+/* Piece u of pack_b_all's packing (pack_unit_count's pieces, in order: column blocks,
+ * then K blocks, then PACK_COLS columns): the same elements at the same places. */
+static void F(pack_b_piece)(const gemm_job *job, ptrdiff_t u, T *dst) {
+    const ptrdiff_t n = job->n, k = job->k, nr = job->desc.nr;
+    const ptrdiff_t kblocks = (k + INVARAX_KB - 1) / INVARAX_KB;
+    for (ptrdiff_t jc = 0; jc < n; jc += NC) {
+        ptrdiff_t nc = n - jc < NC ? n - jc : NC, ncpad = (nc + nr - 1) / nr * nr;
+        ptrdiff_t pieces = (nc + PACK_COLS - 1) / PACK_COLS;
+        if (u >= pieces * kblocks) {
+            u -= pieces * kblocks;
+            continue;
+        }
+        ptrdiff_t pc = u / pieces * INVARAX_KB, q = u % pieces * PACK_COLS;
+        ptrdiff_t kb = k - pc < INVARAX_KB ? k - pc : INVARAX_KB;
+        ptrdiff_t cols = nc - q < PACK_COLS ? nc - q : PACK_COLS;
+        F(pack_b)((const T *)job->b.p + pc * job->b.s1 + (jc + q) * job->b.s2, job->b.s1,
+                  job->b.s2, kb, cols, (int)nr, dst + jc * k + pc * ncpad + q * kb);
+        return;
+    }
+}
+
+/* Claim and run units of a gemm job on thread t until none is left: first the pieces of
+ * B's packing, if any (then wait until every piece is packed), then the product's units. A
+ * unit is a range of rows (split_m) or columns of one matrix of the batch; whoever runs it,
+ * its elements get the same operations. */
 static void F(gemm_units)(gemm_job *job, int t) {
     const kernel_desc *d = &job->desc;
     const T *a = job->a.p, *b = job->b.p;
     T *abuf = job->bufs[t], *bbuf = abuf + ABUF_ELEMS;
+    if (job->pack_units) {
+        for (;;) {
+            ptrdiff_t u = __atomic_fetch_add(&job->pack_next, 1, __ATOMIC_RELAXED);
+            if (u >= job->pack_units) break;
+            F(pack_b_piece)(job, u, (T *)job->bpack);
+            __atomic_add_fetch(&job->pack_done, 1, __ATOMIC_RELEASE);
+        }
+        while (__atomic_load_n(&job->pack_done, __ATOMIC_ACQUIRE) < job->pack_units) CPU_RELAX();
+    }
     for (;;) {
         ptrdiff_t u = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
         if (u >= job->units) break;
