@@ -17,31 +17,19 @@ import threading
 
 import numpy as np
 
+from ... import numpy as jnp
 from ...core.aval import ShapeDtypeStruct
+from ...lax import cond, stop_gradient
 from ...transforms._callbacks import io_callback
 from .._module import Module
 from ._nontraceable import nonbatchable
 from ._unvmap import unvmap_all, unvmap_max, unvmap_max_p
 
 
-def _asarray(x, dtype=None):
-    from ... import numpy as jnp
-
-    return jnp.asarray(x, dtype=dtype)
-
-
 def _shown(progress):
     """``progress`` as an array of the default float dtype, without derivative (it is
     only displayed, so a solve may differentiate what its progress depends on)."""
-    from ...lax import stop_gradient
-
-    return stop_gradient(_asarray(progress, float))
-
-
-def _cond(pred, true_fun, false_fun, operand):
-    from ...lax import cond
-
-    return cond(pred, true_fun, false_fun, operand)
+    return stop_gradient(jnp.asarray(progress, float))
 
 
 class _Displays:
@@ -176,14 +164,14 @@ class TextProgressMeter(AbstractProgressMeter):
     minimum_increase: float = 0.02
 
     def init(self):
-        return _TextState(progress=_asarray(0.0, float),
+        return _TextState(progress=jnp.asarray(0.0, float),
                           number=_displays.open(_print_start))
 
     def step(self, state, progress):
         progress = _shown(progress)
         # Under vmap both are batched; print when every example has moved on enough.
         grown = (progress - state.progress > self.minimum_increase) | (progress == 1)
-        shown, number = _cond(
+        shown, number = cond(
             nonbatchable(unvmap_all(grown)),
             lambda n: (progress, _displays.update(_print_progress, progress, n)),
             lambda n: (state.progress, n),
@@ -240,12 +228,12 @@ class TqdmProgressMeter(AbstractProgressMeter):
                              "`pip install tqdm`, or use TextProgressMeter")
 
     def init(self):
-        return _TqdmState(number=_displays.open(_tqdm_start), step=_asarray(0, np.int32))
+        return _TqdmState(number=_displays.open(_tqdm_start), step=jnp.asarray(0, np.int32))
 
     def step(self, state, progress):
         # Under vmap an example that has finished stops counting its steps: the batch
         # has made as many steps as its furthest example.
-        number = _cond(
+        number = cond(
             nonbatchable(unvmap_max(state.step) % self.refresh_steps == 0),
             lambda n: _displays.update(_tqdm_show, progress, n),
             lambda n: n,
