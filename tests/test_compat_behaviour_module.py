@@ -266,6 +266,31 @@ def test_donated_buffer_is_reused(jx, ex):
 
 
 @pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_a_donated_zeros_field_is_reused_as_equinox(jx, ex):
+    # Equinox's test_buffer_donation_method: jnp.zeros owns its buffer (in invarax too:
+    # not a broadcast of one zero), which the donating method's output takes.
+    class M(ex.Module):
+        buffer: object
+        mlp: object
+
+        def __init__(self):
+            self.mlp = ex.nn.MLP(10, 10, 10, 3, key=jx.random.PRNGKey(0))
+            self.buffer = jx.numpy.zeros((100000,))
+
+        @ex.filter_jit(donate="all")
+        def __call__(self, x):
+            return self.mlp(x), ex.tree_at(lambda s: s.buffer, self, self.buffer.at[0].add(1))
+
+    m = new = M()
+    where = m.buffer.unsafe_buffer_pointer()
+    for _ in range(3):
+        _, new = new(jx.numpy.ones(10))
+    assert float(new.buffer[0]) == 3.0 and float(new.buffer[1:].sum()) == 0.0
+    assert new.buffer.unsafe_buffer_pointer() == where
+    assert all(x.is_deleted() for x in jx.tree_util.tree_leaves(ex.filter(m, ex.is_array)))
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
 @pytest.mark.parametrize("donate", ["all", "all-except-first", "none"])
 def test_filter_jit_ahead_of_time_as_equinox(jx, ex, donate):
     # Equinox's test_aot_compilation(_kwargs): .lower(...).compile() with static leaves

@@ -198,9 +198,10 @@ def _into_donated(outs, donated: list):
         if isinstance(o, np.ndarray) and any(np.may_share_memory(o, b) for b in lent):
             continue  # already in a donated buffer
         o = np.asarray(o)
-        b = next((b for b in free if b.shape == o.shape and b.dtype == o.dtype), None)
-        if b is not None:
-            free.remove(b)
+        j = next((j for j, b in enumerate(free) if b.shape == o.shape and b.dtype == o.dtype),
+                 None)
+        if j is not None:
+            b = free.pop(j)  # by position: ``list.remove`` would compare arrays with ``==``
             b[...] = o
             b.flags.writeable = False
             outs[k] = b

@@ -6,9 +6,10 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import backends, dtypes
 from ..core.array import Array, ArrayImpl, concrete_scalar, is_python_scalar
 from ..core.aval import ShapeDtypeStruct
+from ..core.trace import EVAL_TRACE, current_trace
 from ..ops import arithmetic
 from ..ops import shape as sh
 from ._broadcast import broadcast_to
@@ -106,7 +107,19 @@ def _full(shape, fill_value, dtype, weak):
     shape = _shape(shape)
     if fill.ndim:
         return broadcast_to(fill, shape)
-    return sh.broadcast_in_dim(fill, shape, ())
+    if (type(fill) is ArrayImpl and fill._sharding is None and current_trace() is EVAL_TRACE
+            and backends.runner() is None):
+        return ArrayImpl(_filled(sh._shape_tuple(shape), fill._value), fill.weak_type)
+    return sh.broadcast_in_dim(fill, shape, ())  # traced, or on an accelerator
+
+
+def _filled(shape: tuple, value: np.ndarray) -> np.ndarray:
+    """A new buffer of ``shape`` holding ``value`` everywhere, as JAX's eager arrays own
+    one (so that ``jit`` can write a donated one over). Zeros (all bits 0, so not -0.0)
+    come from ``np.zeros``, whose untouched pages cost nothing."""
+    if not any(value.tobytes()):
+        return np.zeros(shape, value.dtype)
+    return np.full(shape, value, value.dtype)
 
 
 def zeros(shape, dtype=None) -> Array:
@@ -120,7 +133,8 @@ def ones(shape, dtype=None) -> Array:
 
 
 def empty(shape, dtype=None) -> Array:
-    """An array of zeros: invarax arrays are immutable, so there is no uninitialised memory."""
+    """An array of zeros: invarax arrays are immutable, so there is no uninitialised memory
+    (eagerly, a new buffer: zero pages that cost nothing until read)."""
     return zeros(shape, dtype)
 
 

@@ -55,15 +55,22 @@ from ._primitive import (
     filter_primitive_transpose,
     materialise_zeros,
 )
+from ._progress import (
+    AbstractProgressMeter,
+    NoProgressMeter,
+    TextProgressMeter,
+    TqdmProgressMeter,
+)
 from ._unvmap import unvmap_all, unvmap_all_p, unvmap_any, unvmap_any_p, unvmap_max, unvmap_max_p
 from ._vprim import create_vprim
 
 __all__ = [
-    "AbstractClassVar", "AbstractVar", "ContainerMeta", "Enumeration", "EquinoxRuntimeError",
-    "GetKey", "MaybeBuffer", "Static", "announce_jaxpr_p", "announce_transform", "assert_dce",
-    "branched_error_if", "buffer_at_set", "cached_filter_eval_shape", "closure_to_pytree",
-    "create_vprim", "debug_backward_nan", "doc_remove_args", "doc_repr", "error_if",
-    "eval_empty", "eval_zero", "filter_primitive_batching", "filter_primitive_bind",
+    "AbstractClassVar", "AbstractProgressMeter", "AbstractVar", "ContainerMeta", "Enumeration",
+    "EquinoxRuntimeError", "GetKey", "MaybeBuffer", "NoProgressMeter", "Static",
+    "TextProgressMeter", "TqdmProgressMeter", "announce_jaxpr_p", "announce_transform",
+    "assert_dce", "branched_error_if", "buffer_at_set", "cached_filter_eval_shape",
+    "closure_to_pytree", "create_vprim", "debug_backward_nan", "doc_remove_args", "doc_repr",
+    "error_if", "eval_empty", "eval_zero", "filter_primitive_batching", "filter_primitive_bind",
     "filter_primitive_def", "filter_primitive_jvp", "filter_primitive_transpose",
     "finalise_eval_jaxpr", "finalise_fn", "finalise_jaxpr", "finalise_jaxpr_as_fn",
     "finalise_make_jaxpr", "hashable_combine", "hashable_partition", "inspect_dce",
