@@ -246,6 +246,18 @@ def test_values_against_jax(dtype, rng, x64, jax_x64):  # noqa: F811
         _close(g, w, tol)
 
 
+def test_wide_qr_derivative_real_against_jax(rng, x64, jax_x64):  # noqa: F811
+    jax = jax_x64
+    a, da = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
+    f = lambda lib: lambda x: tuple(lib.numpy.linalg.qr(x))  # noqa: E731
+    got = invarax.jvp(f(invarax), (jnp.asarray(a),), (jnp.asarray(da),))[1]
+    for g, w in zip(got, jax.jvp(f(jax), (a,), (da,))[1], strict=True):
+        _close(g, w, 1e-13)
+    with pytest.raises(NotImplementedError, match=r"shape \(5, 3\).*full_matrices=False"):
+        invarax.jvp(lambda x: jnp.linalg.qr(x, "complete")[0], (jnp.asarray(a.T),),
+                    (jnp.asarray(da.T),))
+
+
 def _qr_loss(lib, weights):
     def loss(x):
         q, r = lib.numpy.linalg.qr(x)
@@ -267,9 +279,9 @@ def test_derivatives_against_jax(dtype, rng, x64, jax_x64):  # noqa: F811
     jax = jax_x64
     tol = 2000 * _eps(dtype)
     weights = rng.standard_normal((6, 6)).astype(np.finfo(dtype).dtype)
-    for shape in ((6, 4), (5, 5)):
+    for shape in ((6, 4), (5, 5), (4, 6)):  # wide: JAX's rule through the square block
         a, da = _complex(rng, shape, dtype), _complex(rng, shape, dtype)
-        for mode in ("reduced", "complete") if shape[0] == shape[1] else ("reduced",):
+        for mode in ("reduced", "complete") if shape[0] <= shape[1] else ("reduced",):
             f = lambda lib, mode=mode: lambda x: tuple(lib.numpy.linalg.qr(x, mode))  # noqa: E731
             got = invarax.jvp(f(invarax), (jnp.asarray(a),), (jnp.asarray(da),))[1]
             for g, w in zip(got, jax.jvp(f(jax), (a,), (da,))[1], strict=True):

@@ -212,29 +212,40 @@ qr_p.def_abstract_eval(_qr_abstract_eval)
 register_lowering(qr_p)
 
 
+def _thin_qr_jvp(q, r, dx):
+    """``(dq, dr)`` of ``x = q r`` with ``m >= n`` and ``r`` square: Townsend's rule,
+    ``dx_rinv = dx r^-1``, ``do`` the skew-Hermitian part of ``tril(q^H dx_rinv, -1)``
+    plus (complex) ``i im(diag(q^H dx_rinv))``, as JAX's."""
+    dx_rinv = triangular_solve(r, dx, left_side=False, lower=False)
+    qt_dx_rinv = _mm(_H(q), dx_rinv)
+    lower = triangle(qt_dx_rinv, lower=True, k=-1)
+    do = el.sub(lower, _H(lower))
+    if dx.dtype.kind == "c":
+        imag = el.sub(qt_dx_rinv, el.convert_element_type(el.real(qt_dx_rinv), dx.dtype))
+        do = el.add(do, el.mul(_eye(do.shape, dx.dtype), imag))
+    dq = el.add(_mm(q, el.sub(do, qt_dx_rinv)), dx_rinv)
+    return dq, _mm(el.sub(qt_dx_rinv, do), r)
+
+
 def _qr_jvp(primals, tangents, *, full_matrices):
     (a,), (da,) = primals, tangents
     q, r = qr_p.bind(a, full_matrices=full_matrices)
     if isinstance(da, Zero):
         return [q, r], [Zero(q.aval), Zero(r.aval)]
     m, n = a.shape[-2:]
-    if m < n or (full_matrices and m != n):
+    if full_matrices and m > n:
         raise NotImplementedError(
-            f"the derivative of qr is defined for m >= n (and full_matrices=False unless m == "
-            f"n), as in JAX; got a matrix of shape {a.shape} with full_matrices={full_matrices}"
+            f"the derivative of qr with full_matrices=True is defined here for m <= n; got a "
+            f"matrix of shape {a.shape}: pass full_matrices=False (mode='reduced')"
         )
-    # Townsend's rule: dx_rinv = da r^-1, do = the skew-Hermitian part of
-    # tril(q^H dx_rinv, -1), plus (complex) i im(diag(q^H dx_rinv)), as JAX's.
-    dx_rinv = triangular_solve(r, da, left_side=False, lower=False)
-    qt_dx_rinv = _mm(_H(q), dx_rinv)
-    lower = triangle(qt_dx_rinv, lower=True, k=-1)
-    do = el.sub(lower, _H(lower))
-    if a.dtype.kind == "c":
-        imag = el.sub(qt_dx_rinv, el.convert_element_type(el.real(qt_dx_rinv), a.dtype))
-        do = el.add(do, el.mul(_eye(do.shape, a.dtype), imag))
-    dq = el.add(_mm(q, el.sub(do, qt_dx_rinv)), dx_rinv)
-    dr = _mm(el.sub(qt_dx_rinv, do), r)
-    return [q, r], [dq, dr]
+    if m >= n:
+        return [q, r], list(_thin_qr_jvp(q, r, da))
+    # A wide matrix [x1 x2] (x1 m x m) = q [r1 r2]: x1 = q r1 is a square QR, and
+    # r2 = q^H x2 gives dr2 = dq^H x2 + q^H dx2 (JAX's rule).
+    cut = lambda x, lo, hi: sh.slice_in_dim(x, lo, hi, axis=x.ndim - 1)  # noqa: E731
+    dq, dr1 = _thin_qr_jvp(q, cut(r, 0, m), cut(da, 0, m))
+    dr2 = el.add(_mm(_H(dq), cut(a, m, n)), _mm(_H(q), cut(da, m, n)))
+    return [q, r], [dq, sh.concatenate([dr1, dr2], a.ndim - 1)]
 
 
 jvp_rules[qr_p] = _qr_jvp
