@@ -401,7 +401,7 @@ def test_shape_errors_name_the_shapes():
     with pytest.raises(ValueError, match="mode must be 'reduced', 'complete', 'r' or 'raw'"):
         jnp.linalg.qr(jnp.eye(2), "full")
     with pytest.raises(TypeError, match="float32 or float64 matrices, got complex64"):
-        jnp.linalg.qr(jnp.eye(2) * (1 + 1j))
+        jnp.linalg.eig(jnp.eye(2) * (1 + 1j))
     with pytest.raises(NotImplementedError, match="full_matrices=False"):
         invarax.jvp(lambda a: jnp.linalg.svd(a)[0], (jnp.eye(3),), (jnp.eye(3),))
 

@@ -20,14 +20,14 @@ from ._support import num_threads
 CHOLESKY, LU, TRSM, QR, QR_Q, EIGH, SVD = range(7)
 
 
-def _batch(x: np.ndarray, *, transpose=False, complex_ok=False) -> tuple:
+def _batch(x: np.ndarray, *, transpose=False, complex_ok=True) -> tuple:
     """A C-contiguous ``(B, m, n)`` float copy of ``x`` (its last two axes swapped if asked),
-    and the batch shape; complex ``x`` only where ``complex_ok`` (LU, triangular solve, SVD)."""
+    and the batch shape; complex ``x`` only where ``complex_ok`` (all but Cholesky)."""
     kinds = (np.float32, np.float64, *((np.complex64, np.complex128) if complex_ok else ()))
     if x.dtype not in kinds:
         raise TypeError(
-            f"invarax's factorisations take float32 or float64 matrices, got {x.dtype.name}"
-            " (complex matrices: LU, triangular solves and SVD only)"
+            f"invarax's factorisations take float32, float64, complex64 or complex128 "
+            f"matrices (real only for Cholesky), got {x.dtype.name}"
         )
     if transpose:
         x = np.swapaxes(x, -1, -2)
@@ -48,7 +48,7 @@ def cholesky(a: np.ndarray, *, symmetrize_input: bool = False) -> np.ndarray:
         array([[2., 0.],
                [1., 1.]])
     """
-    x, batch = _batch(a)
+    x, batch = _batch(a, complex_ok=False)
     _call(CHOLESKY, x, unit=symmetrize_input)
     return x.reshape(*batch, *x.shape[1:])
 
@@ -60,7 +60,7 @@ def lu(a: np.ndarray) -> tuple:
         >>> lu(np.array([[1.0, 2.0], [3.0, 4.0]]))[1]
         array([1, 1], dtype=int32)
     """
-    x, batch = _batch(a, complex_ok=True)
+    x, batch = _batch(a)
     m, n = x.shape[1:]
     pivots = np.empty((x.shape[0], min(m, n)), np.int32)
     perm = np.empty((x.shape[0], m), np.int32)
@@ -91,16 +91,16 @@ def triangular_solve(a, b, *, left_side, lower, transpose_a, unit_diagonal,
         mat = np.conj(mat)
     rhs = b if left_side else np.swapaxes(b, -1, -2)
     shape = np.broadcast_shapes(mat.shape[:-2], rhs.shape[:-2])
-    mat, _ = _batch(np.broadcast_to(mat, (*shape, *mat.shape[-2:])), complex_ok=True)
-    x, _ = _batch(np.broadcast_to(rhs, (*shape, *rhs.shape[-2:])), complex_ok=True)
+    mat, _ = _batch(np.broadcast_to(mat, (*shape, *mat.shape[-2:])))
+    x, _ = _batch(np.broadcast_to(rhs, (*shape, *rhs.shape[-2:])))
     _call(TRSM, mat, x, unit=int(unit_diagonal) | (int(lower == transposed) << 1))
     x = x.reshape(*shape, *rhs.shape[-2:])
     return x if left_side else np.ascontiguousarray(np.swapaxes(x, -1, -2))
 
 
 def qr(a: np.ndarray, full_matrices: bool) -> tuple:
-    """``(q, r)`` of each ``m x n`` matrix by Householder reflections; ``q`` has ``m``
-    columns if ``full_matrices`` else ``min(m, n)``, ``r`` as many rows.
+    """``(q, r)`` of each ``m x n`` matrix (real or complex) by Householder reflections;
+    ``q`` has ``m`` columns if ``full_matrices`` else ``min(m, n)``, ``r`` as many rows.
 
     Example:
         >>> q, r = qr(np.array([[3.0], [4.0]]), False)
@@ -126,7 +126,7 @@ def qr_raw(a: np.ndarray) -> tuple:
     """``(h, tau)`` of each ``m x n`` matrix: LAPACK geqrf's Householder form, laid out as
     NumPy's ``qr(mode="raw")`` (``h`` is ``n x m``: row ``j`` holds ``r``'s column ``j`` on and
     above the diagonal and reflector ``j``'s tail below it, its leading 1 implied;
-    ``H_j = I - tau_j v_j v_j^T``).
+    ``H_j = I - tau_j v_j v_j^H``, ``r``'s diagonal real also for complex matrices).
 
     Example:
         >>> h, tau = qr_raw(np.array([[3.0], [4.0]]))
@@ -141,18 +141,21 @@ def qr_raw(a: np.ndarray) -> tuple:
 
 
 def eigh(a: np.ndarray, lower: bool, *, symmetrize_input: bool = False) -> tuple:
-    """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of each symmetric matrix,
-    whose ``lower`` (or upper) triangle is read (tridiagonalisation, then QL), or of
-    ``(a + a^T) / 2`` if ``symmetrize_input`` (formed by the kernel, NumPy's bits).
+    """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of each symmetric (complex:
+    Hermitian) matrix, whose ``lower`` (or upper) triangle is read (tridiagonalisation, then
+    QL), or of ``(a + a^H) / 2`` if ``symmetrize_input`` (formed by the kernel); ``w`` is
+    real (float32 for complex64), a complex eigenvector's last component real.
 
     Example:
         >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]]), True)[1]
         array([1., 3.])
     """
+    if not lower and a.dtype.kind == "c":  # the upper triangle of a is that of a^H, lower
+        a = np.conjugate(a)
     x, batch = _batch(a, transpose=not lower)
     n = x.shape[-1]
     vt = np.empty_like(x)
-    w = np.empty(x.shape[:2], x.dtype)
+    w = np.empty(x.shape[:2], np.finfo(x.dtype).dtype)
     _call(EIGH, x, vt, w, unit=symmetrize_input)
     v = np.ascontiguousarray(np.swapaxes(vt, -1, -2))
     return v.reshape(*batch, n, n), w.reshape(*batch, n)
@@ -170,7 +173,7 @@ def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool) -> tuple:
     """
     m, n = a.shape[-2:]
     wide = m < n  # factorise a.T (n x m, tall) and swap the roles of u and v
-    x, batch = _batch(a, transpose=not wide, complex_ok=True)
+    x, batch = _batch(a, transpose=not wide)
     nb, cols, rows = x.shape
     k = min(m, n)
     uc = (rows if full_matrices else cols) if compute_uv else 0

@@ -97,7 +97,7 @@ def qr(a, mode: str = "reduced"):
     """QR decomposition of each matrix, by Householder reflections.
 
     Arguments:
-        a: a (..., m, n) array.
+        a: a (..., m, n) array, real or complex (``R``'s diagonal is real, as LAPACK's).
         mode: ``"reduced"`` (``Q`` (..., m, k), ``R`` (..., k, n), ``k = min(m, n)``),
             ``"complete"`` (``Q`` (..., m, m), ``R`` (..., m, n)), ``"r"`` (``R`` only) or
             ``"raw"`` (LAPACK's Householder form, as NumPy's and JAX's: not
@@ -106,7 +106,7 @@ def qr(a, mode: str = "reduced"):
     Returns:
         ``QRResult(Q, R)``, ``R`` for ``mode="r"``, or ``(h, tau)`` for ``mode="raw"``:
         ``h`` (..., n, m) holds ``R`` (row ``j``: its column ``j``) and the reflectors' tails,
-        ``tau`` (..., k) their scales (``H_j = I - tau_j v_j v_j^T``).
+        ``tau`` (..., k) their scales (``H_j = I - tau_j v_j v_j^H``).
 
     Example:
         >>> jnp.linalg.qr(jnp.array([[3.0], [4.0]]), mode="r")
@@ -165,16 +165,18 @@ def _uplo_lower(UPLO) -> bool:
 
 
 def eigh(a, UPLO=None, symmetrize_input: bool = True):  # noqa: N803
-    """Eigenvalues (ascending) and eigenvectors of each symmetric matrix.
+    """Eigenvalues (ascending) and eigenvectors of each symmetric (complex: Hermitian) matrix.
 
     Arguments:
         a: a (..., n, n) array.
         UPLO: ``"L"`` (default) or ``"U"``: the triangle read when not ``symmetrize_input``.
-        symmetrize_input: factorise ``(a + a^T) / 2`` (JAX's default).
+        symmetrize_input: factorise ``(a + a^H) / 2`` (JAX's default).
 
     Returns:
         ``EighResult(eigenvalues, eigenvectors)``; ``eigenvectors[..., :, i]`` belongs to
-        ``eigenvalues[..., i]``. Their derivative is inf/NaN at repeated eigenvalues (JAX's).
+        ``eigenvalues[..., i]``; the eigenvalues are real (float32 for complex64), a complex
+        eigenvector is unique up to a phase (its last component is real here). Their
+        derivative is inf/NaN at repeated eigenvalues (JAX's).
 
     Example:
         >>> jnp.linalg.eigh(jnp.array([[2.0, 1.0], [1.0, 2.0]])).eigenvalues
@@ -186,7 +188,7 @@ def eigh(a, UPLO=None, symmetrize_input: bool = True):  # noqa: N803
 
 
 def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):  # noqa: N803
-    """The eigenvalues (ascending) of each symmetric matrix.
+    """The eigenvalues (ascending, real) of each symmetric (complex: Hermitian) matrix.
 
     Example:
         >>> jnp.linalg.eigvalsh(jnp.array([[2.0, 1.0], [1.0, 2.0]]))

@@ -1,7 +1,8 @@
 """The factorisation primitives of ``lax.linalg``: cholesky, triangular_solve, lu, qr, eigh, svd.
 
-Operands are ``(..., m, n)`` float32/float64 arrays (complex64/complex128 too for lu,
-triangular_solve and svd) whose leading axes are a batch; the impls call
+Operands are ``(..., m, n)`` float32/float64 or complex64/complex128 arrays (the cholesky
+primitive is real: ``cholesky`` composes complex factors) whose leading axes are a batch;
+the impls call
 ``invarax.kernels.linalg``, which factorises each matrix on its own in a fixed order
 (docs/numerics.md), so batching (leading axes or ``vmap``: the batch axis is moved
 to the front) never changes a matrix's bits (N1, N2), and ``jit`` calls the same impl (N3).
@@ -17,114 +18,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.array import ArrayImpl, to_array
+from ..core.array import ArrayImpl
 from ..core.aval import ShapedArray
 from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..interpreters.ad import UndefinedPrimal, Zero, defjvp, jvp_rules, transpose_rules
-from ..interpreters.batching import batching_rules, move_batch_axis, not_mapped
 from ..kernels import linalg as klinalg
 from . import elementwise as el
 from . import shape as sh
-from .contractions import dot_general
+from .linalg_common import (
+    _H,
+    _T,
+    _check_matrix,
+    _cols,
+    _eye,
+    _full,
+    _leading_batch_rule,
+    _mm,
+    _operand,
+    _rows,
+    _symmetrize,
+    matrix_diagonal,
+    triangle,
+)
 from .linalg_complex import cholesky_complex
-
-# ---------------------------------------------------------------------------------------
-# Shared checks and lax-level helpers of the rules.
-
-
-def _check_matrix(name: str, x: ShapedArray, square: bool = False, kinds: str = "f") -> None:
-    if x.dtype.kind == "c" and "c" not in kinds:
-        raise TypeError(
-            f"lax.linalg.{name} takes float32 or float64 matrices, got {x.dtype.name}: "
-            "of invarax's factorisations only cholesky, lu, triangular_solve and svd take "
-            "complex matrices"
-        )
-    if x.dtype not in (np.float32, np.float64, *((np.complex64, np.complex128)
-                                                  if "c" in kinds else ())):
-        raise TypeError(
-            f"lax.linalg.{name} takes float32 or float64 matrices, got {x.dtype.name} "
-            "(convert with .astype(jnp.float32))"
-        )
-    if x.ndim < 2 or (square and x.shape[-1] != x.shape[-2]):
-        kind = "square matrices" if square else "matrices"
-        raise ValueError(
-            f"lax.linalg.{name} takes {kind} of shape (..., m, {'m' if square else 'n'}), "
-            f"got an array of shape {x.shape}"
-        )
-
-
-def _batch_leading(vals, dims):
-    """Every value with its batch axis first (unbatched ones broadcast there)."""
-    size = next(v.shape[d] for v, d in zip(vals, dims, strict=True) if d is not not_mapped)
-    return [move_batch_axis(v, d, 0, size) for v, d in zip(vals, dims, strict=True)]
-
-
-def _leading_batch_rule(prim):
-    """The batching rule of a primitive over leading batch axes: batch axis to the front."""
-
-    def rule(vals, dims, **params):
-        outs = prim.bind(*_batch_leading(vals, dims), **params)
-        return outs, ([0] * len(outs) if prim.multiple_results else 0)
-
-    batching_rules[prim] = rule
-
-
-def _T(x):
-    perm = (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2)
-    return sh.transpose(x, perm)
-
-
-def _mm(a, b):
-    """``a @ b`` over leading batch axes (equal on both sides)."""
-    batch = tuple(range(a.ndim - 2))
-    return dot_general(a, b, (((a.ndim - 1,), (b.ndim - 2,)), (batch, batch)))
-
-
-def _full(value, shape, dtype):
-    return sh.broadcast_in_dim(ArrayImpl(np.asarray(value, dtype)), shape, ())
-
-
-def _mask(shape, keep):
-    """A bool array of ``shape`` true where ``keep(row_iota, col_iota)`` holds."""
-    rows = sh.broadcasted_iota(np.int32, shape, len(shape) - 2)
-    cols = sh.broadcasted_iota(np.int32, shape, len(shape) - 1)
-    return keep(rows, cols)
-
-
-def triangle(x, lower: bool, k: int = 0):
-    """``x`` with the entries outside its lower (``j <= i + k``) or upper (``j >= i + k``)
-    triangle set to zero: jnp.tril/triu with lax ops."""
-    offset = _full(k, x.shape, np.int32)
-    if lower:
-        keep = _mask(x.shape, lambda r, c: el.le(c, el.add(r, offset)))
-    else:
-        keep = _mask(x.shape, lambda r, c: el.ge(c, el.add(r, offset)))
-    return el.select_n(keep, _full(0, x.shape, x.dtype), x)
-
-
-def _eye(shape, dtype):
-    """Identity matrices of ``shape`` (..., m, n)."""
-    on = _mask(shape, lambda r, c: el.eq(r, c))
-    return el.convert_element_type(on, dtype)
-
-
-def matrix_diagonal(x):
-    """The diagonal of each square matrix of ``x``: every (n+1)-th element, a strided slice."""
-    n = x.shape[-1]
-    flat = sh.reshape(x, (*x.shape[:-2], n * n))
-    return sh.slice_in_dim(flat, 0, n * n, n + 1, axis=x.ndim - 2)
-
-
-def _rows(v, n):
-    """``v[..., None, :]`` broadcast to (..., n, k)."""
-    return sh.broadcast_in_dim(v, (*v.shape[:-1], n, v.shape[-1]), (*range(v.ndim - 1), v.ndim))
-
-
-def _cols(v, n):
-    """``v[..., :, None]`` broadcast to (..., k, n)."""
-    return sh.broadcast_in_dim(v, (*v.shape, n), tuple(range(v.ndim)))
-
 
 # ---------------------------------------------------------------------------------------
 # cholesky: x (..., n, n) symmetric positive definite (lower triangle read) -> L lower;
@@ -283,7 +200,7 @@ _leading_batch_rule(lu_p)
 
 
 def _qr_abstract_eval(a, *, full_matrices):
-    _check_matrix("qr", a)
+    _check_matrix("qr", a, kinds="fc")
     *batch, m, n = a.shape
     cols = m if full_matrices else min(m, n)
     return [ShapedArray((*batch, m, cols), a.dtype), ShapedArray((*batch, cols, n), a.dtype)]
@@ -295,25 +212,40 @@ qr_p.def_abstract_eval(_qr_abstract_eval)
 register_lowering(qr_p)
 
 
+def _thin_qr_jvp(q, r, dx):
+    """``(dq, dr)`` of ``x = q r`` with ``m >= n`` and ``r`` square: Townsend's rule,
+    ``dx_rinv = dx r^-1``, ``do`` the skew-Hermitian part of ``tril(q^H dx_rinv, -1)``
+    plus (complex) ``i im(diag(q^H dx_rinv))``, as JAX's."""
+    dx_rinv = triangular_solve(r, dx, left_side=False, lower=False)
+    qt_dx_rinv = _mm(_H(q), dx_rinv)
+    lower = triangle(qt_dx_rinv, lower=True, k=-1)
+    do = el.sub(lower, _H(lower))
+    if dx.dtype.kind == "c":
+        imag = el.sub(qt_dx_rinv, el.convert_element_type(el.real(qt_dx_rinv), dx.dtype))
+        do = el.add(do, el.mul(_eye(do.shape, dx.dtype), imag))
+    dq = el.add(_mm(q, el.sub(do, qt_dx_rinv)), dx_rinv)
+    return dq, _mm(el.sub(qt_dx_rinv, do), r)
+
+
 def _qr_jvp(primals, tangents, *, full_matrices):
     (a,), (da,) = primals, tangents
     q, r = qr_p.bind(a, full_matrices=full_matrices)
     if isinstance(da, Zero):
         return [q, r], [Zero(q.aval), Zero(r.aval)]
     m, n = a.shape[-2:]
-    if m < n or (full_matrices and m != n):
+    if full_matrices and m > n:
         raise NotImplementedError(
-            f"the derivative of qr is defined for m >= n (and full_matrices=False unless m == "
-            f"n), as in JAX; got a matrix of shape {a.shape} with full_matrices={full_matrices}"
+            f"the derivative of qr with full_matrices=True is defined here for m <= n; got a "
+            f"matrix of shape {a.shape}: pass full_matrices=False (mode='reduced')"
         )
-    # Townsend's rule: dx_rinv = da r^-1, do = the skew part of tril(q^T dx_rinv, -1).
-    dx_rinv = triangular_solve(r, da, left_side=False, lower=False)
-    qt_dx_rinv = _mm(_T(q), dx_rinv)
-    lower = triangle(qt_dx_rinv, lower=True, k=-1)
-    do = el.sub(lower, _T(lower))
-    dq = el.add(_mm(q, el.sub(do, qt_dx_rinv)), dx_rinv)
-    dr = _mm(el.sub(qt_dx_rinv, do), r)
-    return [q, r], [dq, dr]
+    if m >= n:
+        return [q, r], list(_thin_qr_jvp(q, r, da))
+    # A wide matrix [x1 x2] (x1 m x m) = q [r1 r2]: x1 = q r1 is a square QR, and
+    # r2 = q^H x2 gives dr2 = dq^H x2 + q^H dx2 (JAX's rule).
+    cut = lambda x, lo, hi: sh.slice_in_dim(x, lo, hi, axis=x.ndim - 1)  # noqa: E731
+    dq, dr1 = _thin_qr_jvp(q, cut(r, 0, m), cut(da, 0, m))
+    dr2 = el.add(_mm(_H(dq), cut(a, m, n)), _mm(_H(q), cut(da, m, n)))
+    return [q, r], [dq, sh.concatenate([dr1, dr2], a.ndim - 1)]
 
 
 jvp_rules[qr_p] = _qr_jvp
@@ -321,13 +253,13 @@ _leading_batch_rule(qr_p)
 
 
 # ---------------------------------------------------------------------------------------
-# eigh: a (..., n, n) symmetric (its lower or upper triangle read) -> (v, w), w ascending;
-# symmetrize_input: of (a + a^T) / 2 instead (formed by the kernel, as for cholesky).
+# eigh: a (..., n, n) symmetric or Hermitian (its lower or upper triangle read) -> (v, w),
+# w real, ascending; symmetrize_input: of (a + a^H) / 2 instead (formed by the kernel).
 
 
 def _eigh_abstract_eval(a, *, lower, symmetrize_input=False):
-    _check_matrix("eigh", a, square=True)
-    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
+    _check_matrix("eigh", a, square=True, kinds="fc")
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], np.finfo(a.dtype).dtype)]
 
 
 eigh_p = Primitive("eigh", multiple_results=True)
@@ -346,12 +278,13 @@ def _eigh_jvp(primals, tangents, *, lower, symmetrize_input=False):
         a_dot = _symmetrize(a_dot)
     n = a.shape[-1]
     # F[i, j] = 1 / (w_j - w_i) off the diagonal, 0 on it (inf where w_i == w_j, i != j).
-    eye = _eye(a.shape, a.dtype)
+    eye = _eye(a.shape, w.dtype)
     diffs = el.sub(_rows(w, n), _cols(w, n))
-    fmat = el.sub(el.div(_full(1, a.shape, a.dtype), el.add(eye, diffs)), eye)
-    vt_adot_v = _mm(_mm(_T(v), a_dot), v)
-    dv = _mm(v, el.mul(fmat, vt_adot_v))
-    return [v, w], [dv, matrix_diagonal(vt_adot_v)]
+    fmat = el.sub(el.div(_full(1, a.shape, w.dtype), el.add(eye, diffs)), eye)
+    vh_adot_v = _mm(_mm(_H(v), a_dot), v)
+    dv = _mm(v, el.mul(el.convert_element_type(fmat, a.dtype), vh_adot_v))
+    dw = matrix_diagonal(vh_adot_v)
+    return [v, w], [dv, el.real(dw) if a.dtype.kind == "c" else dw]
 
 
 jvp_rules[eigh_p] = _eigh_jvp
@@ -398,7 +331,6 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     *batch, m, n = a.shape
     k = min(m, n)
     cplx = a.dtype.kind == "c"
-    _H = (lambda x: el.conj(_T(x))) if cplx else _T  # the conjugate transpose
     c = (lambda x: el.convert_element_type(x, a.dtype)) if cplx else (lambda x: x)  # in a's dtype
 
     v = _H(vt)
@@ -438,15 +370,6 @@ _leading_batch_rule(svd_p)
 
 # ---------------------------------------------------------------------------------------
 # lax.linalg wrappers.
-
-
-def _operand(x, name):
-    return to_array(x, f"lax.linalg.{name} operand")
-
-
-def _symmetrize(x):
-    """``(x + x^T) / 2``, the symmetric part that JAX factorises by default."""
-    return el.div(el.add(x, _T(x)), _full(2, x.shape, x.dtype))
 
 
 def cholesky(x, *, symmetrize_input: bool = True):
@@ -524,15 +447,15 @@ def lu(x):
 
 def qr(x, *, full_matrices: bool = True):
     """QR decomposition by Householder reflections (LAPACK's sign convention: ``r``'s
-    diagonal is ``-sign(pivot column's top) * norm``).
+    diagonal is ``-sign(re(pivot column's top)) * norm``, real also for complex ``x``).
 
     Arguments:
-        x: a float array of shape (..., m, n).
+        x: a float or complex array of shape (..., m, n).
         full_matrices: ``q`` (..., m, m) and ``r`` (..., m, n); else (..., m, k) and
             (..., k, n) with ``k = min(m, n)``.
 
     Returns:
-        ``(q, r)``, ``q`` with orthonormal columns and ``r`` upper-triangular.
+        ``(q, r)``, ``q`` with orthonormal (unitary) columns and ``r`` upper-triangular.
 
     Example:
         >>> q, r = lax.linalg.qr(jnp.array([[3.0], [4.0]]), full_matrices=False)
@@ -544,17 +467,20 @@ def qr(x, *, full_matrices: bool = True):
 
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
          sort_eigenvalues: bool = True, subset_by_index=None):
-    """Eigenvectors and eigenvalues of symmetric matrices (Householder tridiagonalisation, QL).
+    """Eigenvectors and eigenvalues of symmetric or Hermitian matrices (Householder
+    tridiagonalisation, QL).
 
     Arguments:
-        x: a float array of shape (..., n, n).
+        x: a float or complex array of shape (..., n, n).
         lower: read the lower (else upper) triangle when not ``symmetrize_input``.
-        symmetrize_input: factorise ``(x + x^T) / 2`` (JAX's default).
+        symmetrize_input: factorise ``(x + x^H) / 2`` (JAX's default).
         sort_eigenvalues: accepted for JAX compatibility: eigenvalues are always ascending.
         subset_by_index: not supported (None only).
 
     Returns:
-        ``(v, w)``: ``v[..., :, i]`` the unit eigenvector of eigenvalue ``w[..., i]``.
+        ``(v, w)``: ``v[..., :, i]`` the unit eigenvector of eigenvalue ``w[..., i]``; ``w``
+        real (float32 for complex64). A complex eigenvector is unique up to a phase (as
+        JAX's): its last component is real here.
 
     Example:
         >>> v, w = lax.linalg.eigh(jnp.array([[2.0, 1.0], [1.0, 2.0]]))
@@ -565,7 +491,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
         raise NotImplementedError("lax.linalg.eigh: subset_by_index is not supported; "
                                   "slice the eigenvalues instead")
     x = _operand(x, "eigh")
-    _check_matrix("eigh", x.aval, square=True)
+    _check_matrix("eigh", x.aval, square=True, kinds="fc")
     return tuple(eigh_p.bind(x, lower=bool(lower), symmetrize_input=bool(symmetrize_input)))
 
 

@@ -16,7 +16,7 @@ from ..core.aval import ShapedArray
 from ..core.lowering import register_lowering
 from ..core.trace import Primitive
 from ..kernels import linalg as klinalg
-from .linalg import _check_matrix, _leading_batch_rule
+from .linalg_common import _check_matrix, _leading_batch_rule
 
 _COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64),
             np.dtype(np.float64): np.dtype(np.complex128)}

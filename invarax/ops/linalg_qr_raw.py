@@ -1,9 +1,10 @@
 """``qr_raw``: the Householder form of a QR decomposition, as ``jnp.linalg.qr(mode="raw")``.
 
-LAPACK geqrf's output in NumPy's layout: for a (..., m, n) operand, ``h`` (..., n, m) and
-``tau`` (..., min(m, n)). The impl is the same kernel as ``qr`` (each matrix on its own, a
-fixed order), so batching never changes a matrix's bits. It is not differentiable (as JAX's
-geqrf): differentiate through ``qr``'s ``(q, r)`` instead.
+LAPACK geqrf's (zgeqrf's, for complex operands) output in NumPy's layout: for a
+(..., m, n) operand, ``h`` (..., n, m) and ``tau`` (..., min(m, n)). The impl is the same
+kernel as ``qr`` (each matrix on its own, a fixed order), so batching never changes a
+matrix's bits. It is not differentiable (as JAX's geqrf): differentiate through ``qr``'s
+``(q, r)`` instead.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from ..core.trace import Primitive
 from ..kernels import linalg as klinalg
 from . import elementwise as el
 from . import shape as sh
-from .linalg import _T, _check_matrix, _leading_batch_rule, _mm, _operand, triangle
+from .linalg_common import _H, _check_matrix, _leading_batch_rule, _mm, _operand, triangle
 
 
 def _qr_raw_abstract_eval(a):
-    _check_matrix("qr_raw", a)
+    _check_matrix("qr_raw", a, kinds="fc")
     *batch, m, n = a.shape
     return [ShapedArray((*batch, n, m), a.dtype), ShapedArray((*batch, min(m, n)), a.dtype)]
 
@@ -37,12 +38,13 @@ def qr_raw(x):
     """``(h, tau)``: each matrix's QR decomposition in LAPACK's Householder form.
 
     Arguments:
-        x: a float array of shape (..., m, n).
+        x: a float or complex array of shape (..., m, n).
 
     Returns:
         ``h`` (..., n, m): row ``j`` holds ``r``'s column ``j`` (its first ``j + 1``
-        entries) and the tail of reflector ``j`` (its leading 1 implied); ``tau``
-        (..., min(m, n)): ``H_j = I - tau_j v_j v_j^T`` and ``q = H_0 H_1 ...``.
+        entries; the diagonal real) and the tail of reflector ``j`` (its leading 1
+        implied); ``tau`` (..., min(m, n)): ``H_j = I - tau_j v_j v_j^H`` and
+        ``q = H_0 H_1 ...``.
 
     Example:
         >>> h, tau = qr_raw(jnp.array([[3.0], [4.0]]))
@@ -61,7 +63,7 @@ def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
         taus: their scales, (..., k) with ``k <= min(m, n)``.
         c: the matrix, (..., m, p) if ``left`` else (..., p, m).
         left: ``Q @ c`` (else ``c @ Q``).
-        transpose: ``Q^T`` in place of ``Q``.
+        transpose: ``Q^T`` in place of ``Q`` (``Q^H`` for complex reflectors, as JAX's).
 
     Returns:
         The product, of ``c``'s shape: lax ops, one reflection at a time (differentiable
@@ -69,7 +71,7 @@ def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
 
     Example:
         >>> h, tau = qr_raw(jnp.array([[3.0], [4.0]]))
-        >>> ormqr(_T(h), tau, jnp.array([[3.0], [4.0]]), transpose=True)
+        >>> ormqr(h.mT, tau, jnp.array([[3.0], [4.0]]), transpose=True)
         Array([[-5.],
                [ 0.]], dtype=float32)
     """
@@ -88,7 +90,9 @@ def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
     for j in steps:
         v = sh.slice_in_dim(v_all, j, j + 1, axis=-1)  # (..., m, 1)
         tau = sh.reshape(sh.slice_in_dim(taus, j, j + 1, axis=-1), (*batch, 1, 1))
-        update = _mm(v, _mm(_T(v), c)) if left else _mm(_mm(c, v), _T(v))
+        if transpose and tau.dtype.kind == "c":  # Q^H: every H_j^H = I - conj(tau_j) v v^H
+            tau = el.conj(tau)
+        update = _mm(v, _mm(_H(v), c)) if left else _mm(_mm(c, v), _H(v))
         c = el.sub(c, el.mul(sh.broadcast_in_dim(tau, c.shape, tuple(range(nd))), update))
     return c
 

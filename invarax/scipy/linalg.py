@@ -260,8 +260,8 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: boo
 def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
          overwrite_b: bool = False, turbo: bool = True, eigvals=None, type: int = 1,  # noqa: A002
          check_finite: bool = True):
-    """Eigenvalues (ascending) and eigenvectors of symmetric ``a`` (its ``lower`` or upper
-    triangle read): ``(w, v)``, or ``w`` if ``eigvals_only``.
+    """Eigenvalues (ascending, real) and eigenvectors of symmetric (complex: Hermitian) ``a``
+    (its ``lower`` or upper triangle read): ``(w, v)``, or ``w`` if ``eigvals_only``.
 
     Example:
         >>> invarax.scipy.linalg.eigh(jnp.array([[2.0, 1.0], [1.0, 2.0]]), eigvals_only=True)

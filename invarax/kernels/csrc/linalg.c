@@ -25,7 +25,7 @@ enum { OP_CHOLESKY, OP_LU, OP_TRSM, OP_QR, OP_QR_Q, OP_EIGH, OP_SVD };
 
 /* One call: the operation, its dtype, the batch, sizes and the operands' base pointers. */
 typedef struct {
-    int op, dbl, cplx, unit; /* cplx: complex (OP_LU, OP_TRSM, OP_SVD); unit: bit 0 unit
+    int op, dbl, cplx, unit; /* cplx: complex (every op but OP_CHOLESKY); unit: bit 0 unit
                               * diagonal, bit 1 upper (OP_TRSM) */
     ptrdiff_t nb, m, n, k;  /* k: qc for OP_QR_Q, uc for OP_SVD */
     void *p[4];
@@ -116,6 +116,8 @@ static void *run_share(void *arg) {
         if (small > LINALG_BLK) words += (size_t)m * (size_t)n;
         if (j->cplx) words *= 2; /* complex LU: two parts; two products at a time */
     }
+    if (j->op == OP_EIGH && j->cplx) /* ceigh1: the phases, p and the real eigenvectors */
+        words += (size_t)(j->n * j->n + 4 * j->n);
     void *work = malloc(words * sizeof(double));
     if (!work) {
         j->failed = 1;
@@ -205,13 +207,12 @@ PyObject *py_linalg(PyObject *self, PyObject *args) {
     j.dbl = f[0] == 'd';
     if (!(f[0] == 'd' || f[0] == 'f') || f[1]) {
         PyErr_SetString(PyExc_TypeError, "linalg kernel operands must be float32 or float64"
-                                         " (complex64 or complex128 for LU, the triangular"
-                                         " solve and the SVD)");
+                                         " (complex64 or complex128 for all but Cholesky)");
         goto release;
     }
-    if (j.cplx && op != OP_LU && op != OP_TRSM && op != OP_SVD) {
-        PyErr_SetString(PyExc_TypeError, "linalg kernel: complex operands are taken by LU, the"
-                                         " triangular solve and the SVD only");
+    if (j.cplx && op == OP_CHOLESKY) {
+        PyErr_SetString(PyExc_TypeError, "linalg kernel: complex operands are taken by all"
+                                         " factorisations but Cholesky");
         goto release;
     }
     j.nb = v[0].shape[0];

@@ -207,10 +207,18 @@ static void F(ctrsm1)(const T *t, T *b, ptrdiff_t m, ptrdiff_t n, int unit, int 
  * ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)). */
 static void F(cdotc)(const T *x, const T *y, ptrdiff_t n, T *re, T *im) {
     T r[8] = {0, 0, 0, 0, 0, 0, 0, 0}, s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (ptrdiff_t k = 0; k < n; k++) {
+    ptrdiff_t k = 0;
+    for (; k + 8 <= n; k += 8) /* by blocks of 8 (the lanes' order), so that it vectorises */
+        for (int l = 0; l < 8; l++) {
+            T xr = x[2 * (k + l)], xi = x[2 * (k + l) + 1];
+            T yr = y[2 * (k + l)], yi = y[2 * (k + l) + 1];
+            r[l] = r[l] + (xr * yr + xi * yi);
+            s[l] = s[l] + (xr * yi - xi * yr);
+        }
+    for (int l = 0; k < n; k++, l++) {
         T xr = x[2 * k], xi = x[2 * k + 1], yr = y[2 * k], yi = y[2 * k + 1];
-        r[k % 8] = r[k % 8] + (xr * yr + xi * yi);
-        s[k % 8] = s[k % 8] + (xr * yi - xi * yr);
+        r[l] = r[l] + (xr * yr + xi * yi);
+        s[l] = s[l] + (xr * yi - xi * yr);
     }
     *re = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
     *im = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));

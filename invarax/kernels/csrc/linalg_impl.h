@@ -377,6 +377,7 @@ static void F(eigh1)(T *a, T *vt, T *w, ptrdiff_t n, void *work) {
 }
 
 #include "linalg_complex.h"
+#include "linalg_complex_qr.h"
 #include "linalg_svd.h"
 
 /* Matrix b of job j (linalg.c), in this type and instruction set. */
@@ -384,7 +385,7 @@ static void F(run_one)(job *j, ptrdiff_t b, void *work) {
     size_t e = sizeof(T) * (j->cplx ? 2 : 1);
     ptrdiff_t m = j->m, n = j->n, k = j->k, mn = m < n ? m : n;
     void **p = j->p;
-    if (j->cplx) { /* LU, the triangular solve and the SVD only (py_linalg checks) */
+    if (j->cplx) { /* no Cholesky (py_linalg checks) */
         if (j->op == OP_LU) {
             if (F(clu1)((T *)AT(p[0], m * n, b, e), (int32_t *)AT(p[1], mn, b, 4),
                         (int32_t *)AT(p[2], m, b, 4), m, n, work, j->inner) < 0)
@@ -393,7 +394,16 @@ static void F(run_one)(job *j, ptrdiff_t b, void *work) {
         else if (j->op == OP_SVD) /* s is real */
             F(csvd1)((T *)AT(p[0], m * n, b, e), (T *)AT(p[1], n, b, sizeof(T)),
                      (T *)AT(p[2], n * n, b, e), (T *)AT(p[3], k * m, b, e), m, n, k, work, EPS);
-        else
+        else if (j->op == OP_QR)
+            F(cqr1)((T *)AT(p[0], m * n, b, e), (T *)AT(p[1], mn, b, e), m, n);
+        else if (j->op == OP_QR_Q)
+            F(cqr_q1)((T *)AT(p[0], m * n, b, e), (T *)AT(p[1], mn, b, e),
+                      (T *)AT(p[2], k * m, b, e), m, n, k);
+        else if (j->op == OP_EIGH) { /* w is real */
+            F(hermitian_from_lower)((T *)AT(p[0], n * n, b, e), n, j->unit & 1);
+            F(ceigh1)((T *)AT(p[0], n * n, b, e), (T *)AT(p[1], n * n, b, e),
+                      (T *)AT(p[2], n, b, sizeof(T)), n, work);
+        } else
             F(ctrsm1)((T *)AT(p[0], m * m, b, e), (T *)AT(p[1], m * n, b, e), m, n,
                       j->unit & 1, j->unit >> 1);
         return;
