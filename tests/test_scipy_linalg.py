@@ -93,8 +93,16 @@ def test_svd_and_eigh(rng, x64):
     np.testing.assert_allclose(w, sl.eigh(sym, eigvals_only=True), rtol=1e-13)
     recon = np.asarray(v) @ np.diag(np.asarray(w)) @ np.asarray(v).T
     np.testing.assert_allclose(recon, sym, atol=1e-12 * np.abs(sym).max())
-    upper_only = np.triu(sym)
-    assert_bitwise(L.eigh(upper_only, lower=False, eigvals_only=True), w)
+    assert_bitwise(L.eigh(sym, lower=False, eigvals_only=True), w)  # symmetric: either half
+
+
+def test_eigh_symmetrises_its_input_as_jax(rng):
+    jl = pytest.importorskip("jax.scipy.linalg")
+    a = _mat(rng, (4, 4)).astype(np.float32)  # not symmetric: (a + a^T) / 2's eigenvalues
+    for lower in (True, False):
+        np.testing.assert_allclose(L.eigh(a, lower=lower, eigvals_only=True),
+                                   jl.eigh(a, lower=lower, eigvals_only=True), rtol=2e-6,
+                                   atol=2e-6)
 
 
 def test_inv_det_block_diag(rng, x64):

@@ -260,8 +260,9 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: boo
 def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
          overwrite_b: bool = False, turbo: bool = True, eigvals=None, type: int = 1,  # noqa: A002
          check_finite: bool = True):
-    """Eigenvalues (ascending, real) and eigenvectors of symmetric (complex: Hermitian) ``a``
-    (its ``lower`` or upper triangle read): ``(w, v)``, or ``w`` if ``eigvals_only``.
+    """Eigenvalues (ascending, real) and eigenvectors of symmetric (complex: Hermitian) ``a``:
+    ``(w, v)``, or ``w`` if ``eigvals_only``. As JAX's, of ``(a + a^H) / 2`` (``a`` itself,
+    bitwise, when it is symmetric).
 
     Example:
         >>> invarax.scipy.linalg.eigh(jnp.array([[2.0, 1.0], [1.0, 2.0]]), eigvals_only=True)
@@ -271,7 +272,7 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
         raise NotImplementedError("jax.scipy.linalg.eigh: the generalized problem (b), eigvals "
                                   "and type are not supported")
     a = matrices(a, "eigh", square=True)
-    v, w = lax_linalg.eigh(a, lower=lower, symmetrize_input=False)
+    v, w = lax_linalg.eigh(a, lower=lower, symmetrize_input=True)
     return w if eigvals_only else (w, v)
 
 
