@@ -6,9 +6,9 @@ import functools
 
 from ..compiler.jit import Jitted
 from ..core.config import config
-from ..core.pytree import tree_map
+from ..core.pytree import tree_flatten, tree_unflatten
 from ..ops.checks import EquinoxRuntimeError
-from ._filters import combine, is_array, partition
+from ._filters import is_array
 from ._module import Module
 from ._static import Static
 
@@ -101,25 +101,24 @@ def filter_jit(fun, donate: str = "none"):
     flags = (donate_rest, donate_first, donate_rest, donate_rest)  # fun, first, rest, kwargs
 
     def run(donated, kept, static: Static):
-        d_fun, d_first, d_rest, d_kwargs = (d if flag else k for d, k, flag in
-                                            zip(donated, kept, flags, strict=True))
-        f, args, kwargs = combine((d_fun, (*d_first, *d_rest), d_kwargs), static.value)
-        f = tree_map(lambda leaf: owner if leaf is _OWNER else leaf, f)
-        out_dynamic, out_static = partition(f(*args, **kwargs), is_array)
-        return out_dynamic, Static(out_static)
+        f, first, rest, kwargs = (
+            _merged(d if flag else k, structure, owner) for d, k, flag, structure in
+            zip(donated, kept, flags, static.value, strict=True))
+        out = _flat(f(*first, *rest, **kwargs))
+        return out[0], Static.keyed(out[1], out[1])
 
     run = Jitted(run, donate_argnums=(0,) if donate_first or donate_rest else (),
                  cache_owner=owner, donation_warning=warn)
 
     def split(args, kwargs):
-        """``run``'s arguments: the donated arrays, the kept ones, the rest as a Static."""
-        dynamic, static = partition((fun, args, kwargs), is_array)
-        f = tree_map(lambda leaf: _OWNER if leaf is owner else leaf, static[0])
-        d_fun, d_args, d_kwargs = dynamic
-        parts = (d_fun, d_args[:1], d_args[1:], d_kwargs)
-        return (tuple(p if flag else None for p, flag in zip(parts, flags, strict=True)),
-                tuple(None if flag else p for p, flag in zip(parts, flags, strict=True)),
-                Static((f, *static[1:])))
+        """``run``'s arguments: the donated arrays, the kept ones (each a list per part:
+        the function, the first argument, the others, the keywords), and the rest of the
+        parts as a Static (their structures and non-array leaves, ``owner`` replaced)."""
+        parts = [_flat(p, owner) for p in (fun, args[:1], args[1:], kwargs)]
+        structures = tuple(structure for _, structure in parts)
+        return (tuple(p[0] if flag else None for p, flag in zip(parts, flags, strict=True)),
+                tuple(None if flag else p[0] for p, flag in zip(parts, flags, strict=True)),
+                Static.keyed(structures, structures))
 
     @functools.wraps(fun)
     def jitted(*args, **kwargs):
@@ -131,10 +130,31 @@ def filter_jit(fun, donate: str = "none"):
             reported = EquinoxRuntimeError(_ON_ERROR_MSG.format(msg=e))
             reported._reported = True
             raise reported from None
-        return combine(out_dynamic, out_static.value)
+        return _merged(out_dynamic, out_static.value)
 
     jitted.lower = lambda *args, **kwargs: Lowered(run.lower(*split(args, kwargs)), split)
     return jitted
+
+
+def _flat(tree, owner=None) -> tuple:
+    """``(arrays, structure)``: the array leaves of ``tree`` (a list) and what rebuilds it
+    from them, ``(treedef, mask, others)`` (``mask`` marks the array leaves, ``others`` are
+    the other leaves, ``owner`` replaced by a stand-in); a structure is hashable when the
+    other leaves are, and equal structures rebuild equal trees."""
+    leaves, treedef = tree_flatten(tree)
+    mask = tuple(map(is_array, leaves))
+    arrays = [leaf for leaf, m in zip(leaves, mask, strict=True) if m]
+    others = tuple(_OWNER if leaf is owner and owner is not None else leaf
+                   for leaf, m in zip(leaves, mask, strict=True) if not m)
+    return arrays, (treedef, mask, others)
+
+
+def _merged(arrays, structure, owner=None):
+    """The tree ``_flat`` took apart, with ``arrays`` for its array leaves."""
+    treedef, mask, others = structure
+    arrays, others = iter(arrays), iter(others)
+    leaves = [next(arrays) if m else next(others) for m in mask]
+    return tree_unflatten(treedef, [owner if leaf is _OWNER else leaf for leaf in leaves])
 
 
 class Lowered:
@@ -162,4 +182,4 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         out_dynamic, out_static = self._compiled(*self._split(args, kwargs))
-        return combine(out_dynamic, out_static.value)
+        return _merged(out_dynamic, out_static.value)

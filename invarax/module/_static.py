@@ -22,6 +22,14 @@ class Static:
         self.value = value
         self._key = (treedef, tuple(leaves))
 
+    @classmethod
+    def keyed(cls, value, key) -> Static:
+        """A ``Static`` of ``value`` compared and hashed by ``key`` instead of by its leaves
+        (for a value already flattened: ``key`` must tell such values apart as they do)."""
+        static = cls.__new__(cls)
+        static.value, static._key = value, key
+        return static
+
     def __eq__(self, other):
         return type(other) is Static and self._key == other._key
 
