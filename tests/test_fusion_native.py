@@ -206,14 +206,20 @@ def test_broadcast_operands():
 
 
 def test_block_divides_the_period():
-    native = fusion_native.Native.__new__(fusion_native.Native)
-    native.row = 1000
-    assert native.block(set()) == 1000 and native.block({3000}) == 1000
-    assert native.block({3000}, limit=7) == 1000 and native.block({1500}) is None
-    native.row = 1
-    assert native.block(set()) == fusion_native.BLOCK and native.block(set(), 7) == 7
-    assert native.block({3 * 640}) == 960 and native.block({1031}) == 1
-    assert native.block({3 * 640}, limit=100) == 96
+    def native(row):
+        group = fusion_native.Native.__new__(fusion_native.Native)
+        group.row, group._blocks = row, {}
+        return group
+
+    rows = native(1000)
+    assert rows.block(set()) == 1000 and rows.block({3000}) == 1000
+    assert rows.block({3000}, limit=7) == 1000 and rows.block({1500}) is None
+    assert rows.block({3000, 1500}) is None and rows.block({3000, 6000}) == 1000
+    flat = native(1)
+    assert flat.block(set()) == fusion_native.BLOCK and flat.block(set(), 7) == 7
+    assert flat.block({3 * 640}) == 960 and flat.block({1031}) == 1
+    assert flat.block({3 * 640}, limit=100) == 96 and flat.block({640, 96}) == 32
+    assert flat.block({3 * 640}) == 960  # (the answer kept for these periods)
 
 
 def test_output_written_over_a_dead_input():

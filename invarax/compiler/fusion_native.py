@@ -314,6 +314,7 @@ class Native:
         self.literals = {j: np.asarray(v.val._value, self.dtypes[j]).reshape(1)
                          for j, v in enumerate(group.invars) if isinstance(v, Literal)}
         self.row = group.row_length()
+        self._blocks = {}  # (periods, limit) -> block (block's answer: the same every call)
         self.tail = [c_entry(name) for name in _ENTRIES]
         self.started = False
 
@@ -379,11 +380,13 @@ class Native:
     def block(self, repeat: set, limit: int = BLOCK):
         """The block length: whole rows, at most ``max(limit, row)`` elements, dividing the
         period of each broadcast operand (``repeat``); None if there is none."""
-        most = max(min(BLOCK, limit), self.row) // self.row
-        for k in range(most, 0, -1):
-            if all(period % (k * self.row) == 0 for period in repeat):
-                return k * self.row
-        return None
+        key = (frozenset(repeat), limit)
+        if key not in self._blocks:
+            most = max(min(BLOCK, limit), self.row) // self.row
+            common = math.gcd(*repeat)  # (0 without periods: every block divides it)
+            self._blocks[key] = next((k * self.row for k in range(most, 0, -1)
+                                      if common % (k * self.row) == 0), None)
+        return self._blocks[key]
 
     def __call__(self, p, start: int, stop: int, block: int) -> None:
         self.calls += 1
