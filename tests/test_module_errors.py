@@ -90,9 +90,13 @@ def test_on_error_nan_fills_every_dtype_as_equinox(wrap):
     jax = pytest.importorskip("jax")
     values = (np.array([1, 2], np.int32), np.array([1.5], np.float32), np.array([False]),
               np.array([3], np.uint8), np.array([1 + 2j], np.complex64))
-    ours, theirs = ((jit if wrap == "jit" else (lambda f: f))(
-        lambda x, p: check(x, p, "m", on_error="nan"))(values, np.array(True))
-        for jit, check in ((invarax.jit, error_if), (jax.jit, eqx.error_if)))
+    def run(jit, check):
+        def f(x, p):
+            return check(x, p, "m", on_error="nan")
+
+        return (jit(f) if wrap == "jit" else f)(values, np.array(True))
+
+    ours, theirs = run(invarax.jit, error_if), run(jax.jit, eqx.error_if)
     for a, b in zip(ours, theirs, strict=True):
         assert np.asarray(a).dtype == np.asarray(b).dtype
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

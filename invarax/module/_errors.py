@@ -61,9 +61,10 @@ def branched_error_if(x, pred, index, msgs, *, on_error: str = "default"):
         pred: a bool (Python or array of any shape; any True element fails).
         index: an int (Python or array; its largest element is used) into ``msgs``.
         msgs: the error messages.
-        on_error: ``"raise"``, ``"nan"`` (return ``x`` filled with NaN instead: integers with their largest value, bools with True),
-            ``"off"`` (no check), or ``"default"``: the ``EQX_ON_ERROR`` environment
-            variable, else ``"raise"``. (``"breakpoint"`` is not supported.)
+        on_error: ``"raise"``, ``"nan"`` (return ``x`` filled with NaN instead: integers
+            with their largest value, bools with True), ``"off"`` (no check), or
+            ``"default"``: the ``EQX_ON_ERROR`` environment variable, else ``"raise"``.
+            (``"breakpoint"`` is not supported.)
 
     Returns:
         ``x``, bitwise.

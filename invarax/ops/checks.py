@@ -5,7 +5,8 @@
 ``pred`` is True it raises ``EquinoxRuntimeError(msgs[index])`` (``on_error="raise"``) or
 returns ``xs`` filled with NaN (``on_error="nan"``: integers with their largest value,
 bools with True). It runs when the program runs (eagerly, or inside a compiled ``jit``), so
-a traced predicate is checked on its value. Its output is ``xs``: a check whose result is unused is removed as dead code.
+a traced predicate is checked on its value. Its output is ``xs``: a check whose result is
+unused is removed as dead code.
 
 ``dce_probe(x, record, index)`` computes ``record.run(x)`` (the identity for Equinox's
 ``debug.store_dce``; ``internal.assert_dce``'s raises), eagerly and under every
