@@ -156,3 +156,20 @@ def test_filter_jvp_returns_a_python_float_primal_as_given(jx, ex):
     assert (out[0], t[0]) == (2.0, 3.0) and type(out[0]) is float and type(t[0]) is float
     assert isinstance(out[1], jx.Array) and float(t[1]) == 6.0
     assert out[2] == 1.0 and t[2] is None
+
+
+@pytest.mark.parametrize(("jx", "ex"), LIBS)
+def test_a_custom_jvp_traced_weak_runs_on_a_strong_argument(jx, ex):
+    # optimistix's fixed_point under grad: a closure-converted program traced for a weakly
+    # typed float, whose custom_jvp call is evaluated again inside jit on a float32 array
+    eval_jaxpr = jx.eval_jaxpr if jx is invarax else jx.core.eval_jaxpr
+
+    @jx.custom_jvp
+    def double(x):
+        return 2.0 * x
+
+    double.defjvp(lambda p, t: (double(p[0]), 2.0 * t[0]))
+    closed = jx.make_jaxpr(double)(1.0)
+    g = jx.jit(lambda y: eval_jaxpr(closed.jaxpr, closed.consts, y)[0])
+    s = np.float32(3.0)
+    assert [float(g(s)), float(jx.grad(g)(s))] == [6.0, 2.0]

@@ -101,7 +101,10 @@ def def_call(prim: Primitive, jaxpr_param: str):
 
     def abstract_eval(*avals, **params):
         jaxpr = params[jaxpr_param]
-        if list(avals) != jaxpr.in_avals:
+        # (a weakly typed argument where the body was traced with a strong one, or the
+        # reverse, computes the same values: JAX's call primitives accept it too)
+        if [a.strip_weak_type() for a in avals] != [
+                a.strip_weak_type() for a in jaxpr.in_avals]:
             raise TypeError(
                 f"internal error: {prim} was traced for {[a.str_short() for a in jaxpr.in_avals]}"
                 f" but bound to {[a.str_short() for a in avals]}"
