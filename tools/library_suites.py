@@ -5,9 +5,10 @@ For each test file of ``TESTS_DIR`` (a library's ``tests`` folder, e.g. lineax's
 test ids (under JAX), keep every k-th, k the smallest step that leaves at most ``--per-file``
 ids (all of a small file), run them with JAX and then with every JAX/Equinox import served by
 invarax (one pytest process per file and mode, each with a wall-clock ``--timeout``), and
-print per file: the sampled ids, how many pass on JAX, how many of those pass under the
-alias, and the alias's failures grouped by the first line of their message. Ids of a process
-that timed out count as not passed. Run it at low priority on a shared machine:
+print per file: the sampled ids, how many ran out of time on JAX, how many pass on JAX, how
+many of those pass under the alias, and the alias's failures grouped by the first line of
+their message. Ids of a process that timed out count as not passed. Run it at low priority
+on a shared machine:
 
     nice -n 19 python tools/library_suites.py /path/to/lineax/tests --per-file 25
 
@@ -90,28 +91,32 @@ def main(argv=None) -> None:
     root = tests.parent
     files = sorted(args.files or [p.name for p in tests.glob("test_*.py")])
     total = collections.Counter()
-    print("| file | collected | sampled | pass on JAX | of those, pass on invarax |")
-    print("|---|---:|---:|---:|---:|")
+    print("| file | collected | sampled | timed out on JAX | pass on JAX "
+          "| of those, pass on invarax |")
+    print("|---|---:|---:|---:|---:|---:|")
     causes = collections.Counter()
     for name in files:
         rel = f"{tests.name}/{name}"
         ids = collect(root, rel, args.timeout)
         chosen = sample(ids, args.per_file)
         if not chosen:
-            print(f"| {name} | 0 | 0 | - | - |", flush=True)
+            print(f"| {name} | 0 | 0 | - | - | - |", flush=True)
             continue
         jax_out = outcomes(root, chosen, alias=False, timeout=args.timeout)
         passing = [i for i in chosen if jax_out[i] is None]
+        late = sum(v == "timeout" for v in jax_out.values())
         ours = outcomes(root, passing, alias=True, timeout=args.timeout) if passing else {}
         ok = sum(v is None for v in ours.values())
         for v in ours.values():
             if v is not None:
                 causes[(name, v)] += 1
-        total.update(collected=len(ids), sampled=len(chosen), jax=len(passing), ours=ok)
-        print(f"| {name} | {len(ids)} | {len(chosen)} | {len(passing)} | {ok} |", flush=True)
+        total.update(collected=len(ids), sampled=len(chosen), late=late, jax=len(passing),
+                     ours=ok)
+        print(f"| {name} | {len(ids)} | {len(chosen)} | {late} | {len(passing)} | {ok} |",
+              flush=True)
     share = 100 * total["ours"] / max(total["jax"], 1)
-    print(f"| all | {total['collected']} | {total['sampled']} | {total['jax']} | "
-          f"{total['ours']} ({share:.1f}%) |")
+    print(f"| all | {total['collected']} | {total['sampled']} | {total['late']} | "
+          f"{total['jax']} | {total['ours']} ({share:.1f}%) |")
     if causes:
         print("\nFailures under the alias (file, first line, count):")
         for (name, cause), n in causes.most_common():
