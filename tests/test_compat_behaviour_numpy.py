@@ -155,3 +155,19 @@ def test_linspace_takes_traced_bounds_as_jax():
                                float(jax.grad(lambda a: loss(jax.numpy, a))(1.5)), rtol=1e-6)
     assert np.array_equal(np.asarray(jnp.linspace(0, 10, 4, dtype=jnp.int32)),
                           np.asarray(jax.numpy.linspace(0, 10, 4, dtype=jax.numpy.int32)))
+
+
+def test_library_internals_hold_under_rank_promotion_raise():
+    # diffrax's tests set jax_numpy_rank_promotion="raise": functions that broadcast ranks
+    # inside (multivariate_normal's mean, isin's comparison) must not raise, as in JAX, and
+    # reductions take a range of axes, as JAX's do
+    x = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    mean, cov = np.zeros(3, np.float32), np.eye(3, dtype=np.float32)
+    for lib, lnp in ((invarax, jnp), (jax, jax.numpy)):
+        with lib.numpy_rank_promotion("raise"):
+            draw = lib.random.multivariate_normal(lib.random.key(0), mean, cov, (1, 2))
+            found = lnp.isin(lnp.arange(6).reshape(2, 3), lnp.array([1, 4]))
+            total = lnp.sum(x, axis=range(1, 3))
+        assert draw.shape == (1, 2, 3)
+        np.testing.assert_array_equal(found, [[False, True, False], [False, True, False]])
+        np.testing.assert_array_equal(total, [66.0, 210.0])

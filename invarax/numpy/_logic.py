@@ -138,7 +138,8 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
     """
     element = _as_array(element, "isin")
     tests = ravel(_as_array(test_elements, "isin"))
-    eq = uf.equal(expand_dims(element, -1), tests)
+    # (ranks equal: the comparison holds under jax_numpy_rank_promotion="raise" too)
+    eq = uf.equal(expand_dims(element, -1), tests.reshape((1,) * element.ndim + tests.shape))
     out = red.any(eq, axis=-1)
     return uf.logical_not(out) if invert else out
 

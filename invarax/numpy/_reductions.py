@@ -52,10 +52,11 @@ def _dtype_arg(name: str, dtype):
 
 
 def _axes(name: str, a, axis) -> tuple:
-    """The sorted non-negative axes that ``axis`` (None, an int or a sequence) names."""
+    """The sorted non-negative axes that ``axis`` (None, an int or an iterable of ints, such
+    as a ``range``, as JAX takes) names."""
     if axis is None:
         return tuple(range(a.ndim))
-    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    axes = tuple(axis) if isinstance(axis, (tuple, list, range)) else (axis,)
     return red.canonical_axes(f"jnp.{name}", a.shape, axes)
 
 

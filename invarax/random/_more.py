@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..core import dtypes
+from ..core.config import numpy_rank_promotion
 from ..ops import elementwise as lax
 from . import _xla_math as xla
 from ._eager import compiled
@@ -302,4 +303,5 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     else:
         factor = jnp.linalg.cholesky(cov)
     samples = normal(key, (*shape, n), dtype)
-    return mean + jnp.einsum("...ij,...j->...i", factor, samples)
+    with numpy_rank_promotion("allow"):  # (mean broadcasts to the batch, as in JAX)
+        return mean + jnp.einsum("...ij,...j->...i", factor, samples)
