@@ -159,7 +159,8 @@ def test_linspace_takes_traced_bounds_as_jax():
 
 def test_library_internals_hold_under_rank_promotion_raise():
     # diffrax's tests set jax_numpy_rank_promotion="raise": functions that broadcast ranks
-    # inside (multivariate_normal's mean, isin's comparison) must not raise, as in JAX, and
+    # inside (multivariate_normal's mean, isin's comparison, polyfit's Vandermonde matrix)
+    # must not raise, as in JAX, and
     # reductions take a range of axes, as JAX's do
     x = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
     mean, cov = np.zeros(3, np.float32), np.eye(3, dtype=np.float32)
@@ -168,6 +169,8 @@ def test_library_internals_hold_under_rank_promotion_raise():
             draw = lib.random.multivariate_normal(lib.random.key(0), mean, cov, (1, 2))
             found = lnp.isin(lnp.arange(6).reshape(2, 3), lnp.array([1, 4]))
             total = lnp.sum(x, axis=range(1, 3))
+            fit = lnp.polyfit(x[0, 0], 2.0 * x[0, 0] ** 2 + 1.0, 2, w=np.ones(4))
+        np.testing.assert_allclose(fit, [2.0, 0.0, 1.0], atol=1e-3)
         assert draw.shape == (1, 2, 3)
         np.testing.assert_array_equal(found, [[False, True, False], [False, True, False]])
         np.testing.assert_array_equal(total, [66.0, 210.0])

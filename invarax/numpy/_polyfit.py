@@ -9,7 +9,7 @@ from . import _ufuncs as uf
 from ._creation import asarray, eye, zeros
 from ._dtypes import finfo
 from ._joining import concatenate
-from ._promote import promote_dtypes
+from ._promote import promote_dtypes, ranks_broadcast
 from .linalg import eigvals, inv, lstsq
 
 
@@ -49,6 +49,7 @@ def roots(p, *, strip_zeros: bool = True):
     return concatenate([found, zeros((trailing,), found.dtype)]) if trailing else found
 
 
+@ranks_broadcast
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """The least-squares polynomial of degree ``deg`` through the points ``(x, y)``.
 

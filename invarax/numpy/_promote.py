@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -67,6 +68,18 @@ def broadcast_shapes(*shapes) -> tuple:
             f"Incompatible shapes for broadcasting: {listed}. Each dimension must be equal or 1 "
             "(aligned from the right); reshape one operand, e.g. x[:, None], to fit."
         ) from None
+
+
+def ranks_broadcast(fun):
+    """``fun`` run with ``jax_numpy_rank_promotion`` "allow": for functions whose own
+    arithmetic broadcasts ranks, which the user's flag must not reach (as in JAX)."""
+
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+        with config.flag("jax_numpy_rank_promotion", "allow"):
+            return fun(*args, **kwargs)
+
+    return wrapper
 
 
 def check_rank_promotion(name: str, shapes) -> None:
