@@ -311,7 +311,8 @@ def _pad_slices(shape, padding_config) -> tuple:
 
 def _pad_impl(x, padval, padding_config):
     shape, dst, src = pad_slices(x.shape, padding_config)  # a copy: no value changes
-    out = np.full(shape, padval, x.dtype)
+    out = np.empty(shape, x.dtype)
+    out.fill(padval)  # (np.full costs twice as much on small arrays)
     if all(sl.stop > sl.start for sl in src):
         out[dst] = x[src]
     return out

@@ -421,6 +421,43 @@ release_x:
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(scan_doc,
+             "scan(op, x, out, reverse)\n\n"
+             "Inclusive scan along axis 1 of the (O, N, I) float array x (any strides) into the\n"
+             "C-contiguous out of x's shape and dtype: op 0 sum, 1 prod; from the end if reverse.");
+
+static PyObject *py_scan(PyObject *self, PyObject *args) {
+    PyObject *ox, *oo;
+    int op, reverse, ok = 0;
+    Py_buffer x, o;
+    ptrdiff_t sx[3];
+    if (!PyArg_ParseTuple(args, "iOOp", &op, &ox, &oo, &reverse)) return NULL;
+    if (op != SCAN_SUM && op != SCAN_PROD) {
+        PyErr_Format(PyExc_ValueError, "scan: unknown op %d", op);
+        return NULL;
+    }
+    if (get_buffer(ox, &x, 3, 0) < 0) return NULL;
+    if (get_buffer(oo, &o, 3, 1) < 0) goto release_x;
+    int dbl = float_kind(&x);
+    if (dbl < 0 || element_strides(&x, sx) < 0) goto release_o;
+    if (float_kind(&o) != dbl || o.shape[0] != x.shape[0] || o.shape[1] != x.shape[1] ||
+        o.shape[2] != x.shape[2]) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "scan: out must have the operand's shape and dtype");
+        goto release_o;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    scan(dbl, op, x.buf, x.shape[0], x.shape[1], x.shape[2], sx[0], sx[1], sx[2], o.buf, reverse);
+    Py_END_ALLOW_THREADS
+    ok = 1;
+release_o:
+    PyBuffer_Release(&o);
+release_x:
+    PyBuffer_Release(&x);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(fma_doc,
              "fma(a, b, c, out)\n\n"
              "out = a * b + c rounded once, for C-contiguous 1-d arrays of one float dtype and\n"
@@ -515,6 +552,7 @@ static PyMethodDef methods[] = {
     {"gemm_packed", py_gemm_packed, METH_VARARGS, gemm_packed_doc},
     {"window", py_window, METH_VARARGS, window_doc},
     {"reduce", py_reduce, METH_VARARGS, reduce_doc},
+    {"scan", py_scan, METH_VARARGS, scan_doc},
     {"fma", py_fma, METH_VARARGS, fma_doc},
     {"isas", py_isas, METH_NOARGS, isas_doc},
     {"set_isa", py_set_isa, METH_VARARGS, set_isa_doc},

@@ -107,6 +107,13 @@ enum { RED_SUM = 0, RED_PROD, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN, RED_COUN
 int reduce(int dbl, int op, const void *p, ptrdiff_t m, ptrdiff_t k, ptrdiff_t sm,
            ptrdiff_t sk, void *out);
 
+/* Inclusive scans (scan.c): y[o, i, j] = y[o, i - 1, j] op x[o, i, j] along i (from the end
+ * when `reverse`), y[o, first, j] = x[o, first, j]; x's element (o, i, j) at
+ * x + o*so + i*sn + j*si (strides in elements), y C-contiguous (outer, n, inner). */
+enum { SCAN_SUM = 0, SCAN_PROD };
+void scan(int dbl, int op, const void *x, ptrdiff_t outer, ptrdiff_t n, ptrdiff_t inner,
+          ptrdiff_t so, ptrdiff_t sn, ptrdiff_t si, void *y, int reverse);
+
 /* out[i] = a[i] * b[i] + c[i] rounded once (C99 fma), for contiguous operands of n elements. */
 void fma_f32(const float *a, const float *b, const float *c, float *out, ptrdiff_t n);
 void fma_f64(const double *a, const double *b, const double *c, double *out, ptrdiff_t n);
