@@ -8,6 +8,11 @@ the same kernel as in eager evaluation, so the same bits. In a loop, an rhs the 
 every iteration (a weight) is packed for the kernel once, before the loop, instead of at
 every call (a prepared call with a ``pack``).
 
+In a program's top level, a product whose only reader adds it to a vector broadcast along
+its leading axes (a layer's ``x @ W + b``) is computed with that addition as the kernel's
+epilogue (``biased_products``), where the lowering table has a ``biased`` hook: each block
+of the product gets its bias while it is in the cache, the same one addition per element.
+
 In a ``scan`` body, a product of a scanned slice ``x[i]`` and a value the same in every
 iteration (an RNN's input projection ``x[i] @ W``) is computed for every iteration at once,
 before the loop (``stacked_products``), where the lowering table has a ``stacked`` hook.
@@ -15,7 +20,7 @@ before the loop (``stacked_products``), where the lowering table has a ``stacked
 
 from __future__ import annotations
 
-from ..core.ir import Eqn, Literal
+from ..core.ir import Eqn, Jaxpr, Literal
 from ..core.lowering import lowering
 
 
@@ -104,3 +109,64 @@ def stacked_products(items: list, invariant, scanned: dict) -> dict:
         if product is not None:
             out[id(item.outvars[0])] = (product, scanned[id(x)], side)
     return out
+
+
+def biased_products(jaxpr: Jaxpr, kept=()) -> Jaxpr:
+    """``jaxpr`` with each ``add(product, broadcast(bias))`` (either order) computed by one
+    call of the product's ``biased`` rule: where the product's only reader is the addition,
+    the product is no output (nor in ``kept``), and the broadcast repeats ``bias`` whole
+    over leading axes (the table's ``tiles``). The broadcast goes too where nothing else
+    reads it. The
+    addition is the same one, of the same rounded product, so the bits are the same.
+
+    Example:
+        >>> jaxpr = make_jaxpr(lambda x, w, b: x @ w + b)(np.ones((2, 3), np.float32),
+        ...     np.ones((3, 4), np.float32), np.ones(4, np.float32)).jaxpr
+        >>> [str(e.primitive) for e in biased_products(jaxpr).eqns]
+        ['dot_general+bias']
+    """
+    readers = {id(v): 1 for v in (*jaxpr.outvars, *kept)}
+    producer = {}
+    for eqn in jaxpr.eqns:
+        for v in eqn.invars:
+            if not isinstance(v, Literal):
+                readers[id(v)] = readers.get(id(v), 0) + 1
+        for v in eqn.outvars:
+            producer[id(v)] = eqn
+    replaced, gone = {}, set()
+    for eqn in jaxpr.eqns:
+        if lowering(eqn.primitive).operator != "+" or any(isinstance(v, Literal)
+                                                          for v in eqn.invars):
+            continue
+        for side in (0, 1):
+            dot = producer.get(id(eqn.invars[side]))
+            bcast = producer.get(id(eqn.invars[1 - side]))
+            if (dot is None or bcast is None or id(dot) in gone or id(bcast) in gone
+                    or lowering(dot.primitive).biased is None
+                    or lowering(bcast.primitive).tiles is None
+                    or readers[id(dot.outvars[0])] != 1):
+                continue
+            out, bias = eqn.outvars[0].aval, bcast.invars[0]
+            if (isinstance(bias, Literal) or bias.aval.dtype != out.dtype
+                    or dot.outvars[0].aval.shape != out.shape
+                    or dot.outvars[0].aval.dtype != out.dtype
+                    or not lowering(bcast.primitive).tiles(bcast)):
+                continue
+            run = lowering(dot.primitive).biased(dot, bias.aval.shape)
+            if run is None:
+                continue
+            first = side == 1  # (the bias is add's first operand)
+
+            def impl(lhs, rhs, b, _run=run, _first=first):
+                return _run(lhs, rhs, b, _first)
+
+            replaced[id(eqn)] = Eqn(Call(f"{dot.primitive.name}+bias", impl),
+                                    [*dot.invars, bias], eqn.outvars, {})
+            gone.add(id(dot))
+            if readers[id(bcast.outvars[0])] == 1:
+                gone.add(id(bcast))
+            break
+    if not replaced:
+        return jaxpr
+    eqns = [replaced.get(id(e), e) for e in jaxpr.eqns if id(e) not in gone]
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns, check=False)

@@ -36,7 +36,7 @@ from ..core.eval import eval_jaxpr
 from ..core.ir import Jaxpr, Literal
 from ..core.lowering import lowering
 from ..core.trace import EVAL_TRACE, set_current_trace
-from .dots import contractions, stacked_products
+from .dots import biased_products, contractions, stacked_products
 from .fusion import Group, plan, ufunc_of
 from .native import native_scan, native_while
 from .pads import pad_sums
@@ -65,7 +65,7 @@ def compile_jaxpr(jaxpr: Jaxpr, donated=None):
     donated = tuple(donated) if donated is not None else (False,) * len(jaxpr.invars)
     if len(donated) != len(jaxpr.invars):
         raise ValueError(f"donated has {len(donated)} entries for {len(jaxpr.invars)} inputs")
-    p = _Program(jaxpr, donated, kept=())
+    p = _Program(biased_products(jaxpr), donated, kept=())
     lines = [f"def run({', '.join(p.params)}):", "    with _errstate(all='ignore'):"]
     lines += [f"        {line}" for line in (*p.pre, *p.body)]
     lines.append(f"        return [{', '.join(p.outs)}]")

@@ -27,9 +27,13 @@ A rule (``Lowering``) holds, for one platform:
   ``absorb_transpose(eqn, permutation)``, ``(primitive, invars, params)`` computing the
   transposition of ``eqn``'s output directly, or None; ``stacked(eqn, side)``, the product
   of a whole scanned operand (on ``side`` 0 or 1) and the other, the scanned axis first,
-  or None; ``pad_piece(eqn)``, the region of zeros that the equation's operand fills, or
-  None; ``sums_pieces``: an addition whose float sum of disjoint zero-padded pieces is
-  each piece copied into zeros, then ``+ 0``;
+  or None; ``biased(eqn, bias_shape)``, ``run(*operands, bias, bias_first)`` computing the
+  product plus a bias over its trailing axes (``bias + product`` if ``bias_first``) with
+  the bits of the two operations, or None; ``tiles(eqn)``, whether the output repeats the
+  operand whole over leading axes (a bias broadcast over a batch); ``pad_piece(eqn)``, the
+  region of zeros that the equation's operand fills, or None; ``sums_pieces``: an addition
+  whose float sum of disjoint zero-padded pieces is each piece copied into zeros, then
+  ``+ 0``;
 - ``placement(params)``: the sharding that an output computed by the equation is placed
   with when it is an output of ``jit`` (``with_sharding_constraint``), or None.
 - ``on_arrays``: the impl takes the device it runs on, then concrete ``Array``s rather
@@ -87,6 +91,8 @@ class Lowering:
     permutation: Callable | None = None
     absorb_transpose: Callable | None = None
     stacked: Callable | None = None
+    biased: Callable | None = None
+    tiles: Callable | None = None
     pad_piece: Callable | None = None
     sums_pieces: bool = False
     # where a jit output computed by the equation lives

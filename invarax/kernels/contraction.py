@@ -181,8 +181,11 @@ def prepared(lhs_shape, rhs_shape, dimension_numbers, out_dtype):
         lhs_shape, rhs_shape, dimension_numbers, out_dtype: as ``dot_general``.
 
     Returns:
-        ``run(lhs, rhs, packed=None)``: ``dot_general(lhs, rhs, dimension_numbers,
-        out_dtype)`` bit for bit (the same operands handed to the same kernel). A loop whose
+        ``run(lhs, rhs, packed=None, bias=None, bias_first=False)``: ``dot_general(lhs, rhs,
+        dimension_numbers, out_dtype)`` bit for bit (the same operands handed to the same
+        kernel); for float32 and float64, plus ``bias`` (a contiguous vector over the rhs free
+        axes, of ``out_dtype``) added by the kernel to each finished block of the product
+        (``bias + product`` if ``bias_first``): the bits of ``add`` after it. A loop whose
         ``rhs`` is the same in every iteration packs it once, ``packed = run.pack(rhs)``
         (None where the kernel keeps no packing for these shapes), and passes it to every
         call: the kernel then reads the packed copy instead of packing ``rhs`` again. The
@@ -210,7 +213,7 @@ def prepared(lhs_shape, rhs_shape, dimension_numbers, out_dtype):
     views = {}  # (lhs strides, rhs strides) -> _in_place's answer
     splits = nb > 1 or nfree > 1  # axes that may not merge into one stride
 
-    def run(lhs, rhs, packed=None):
+    def run(lhs, rhs, packed=None, bias=None, bias_first=False):
         if splits and packed is None and lhs.dtype == dtype == rhs.dtype:
             key = (lhs.strides, rhs.strides)
             view = views.get(key, False)
@@ -222,13 +225,15 @@ def prepared(lhs_shape, rhs_shape, dimension_numbers, out_dtype):
                 out = empty(c4, dtype)
                 gemm(operand(lhs, pa, dtype, a4),
                      np.broadcast_to(b, (b4[0], a4[1], *b4[2:])) if repeat else b, out,
-                     num_threads())
+                     num_threads(), bias, bias_first)
                 return out.reshape(out_shape)
         out = empty(cshape, dtype)
         if packed is None:
-            gemm(operand(lhs, pa, dtype, sa), operand(rhs, pb, dtype, sb), out, num_threads())
+            gemm(operand(lhs, pa, dtype, sa), operand(rhs, pb, dtype, sb), out, num_threads(),
+                 bias, bias_first)
         else:
-            gemm_packed(operand(lhs, pa, dtype, sa), packed, out, num_threads())
+            gemm_packed(operand(lhs, pa, dtype, sa), packed, out, num_threads(), bias,
+                        bias_first)
         return out.reshape(out_shape)
 
     def pack(rhs):

@@ -88,6 +88,13 @@ def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions):
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
+def _tiles(x_shape, out_shape, broadcast_dimensions) -> bool:
+    """Whether the output repeats the operand whole over its leading axes."""
+    lead = len(out_shape) - len(x_shape)
+    return (tuple(broadcast_dimensions) == tuple(range(lead, len(out_shape)))
+            and tuple(x_shape) == tuple(out_shape[lead:]))
+
+
 def _unit_tail(x_shape, out_shape, p) -> bool:
     """Whether both shapes have ``p`` equal leading axes and ``x_shape`` only unit ones after."""
     return (len(x_shape) >= p and tuple(x_shape[:p]) == tuple(out_shape[:p])
@@ -101,6 +108,8 @@ broadcast_in_dim_p = defshape(
         eqn.invars[0].aval.shape, eqn.params["shape"], p)
     and tuple(eqn.params["broadcast_dimensions"][:p]) == tuple(range(p)),
     noop=lambda ndim, p: tuple(p["broadcast_dimensions"]) == tuple(range(ndim)),
+    tiles=lambda eqn: _tiles(eqn.invars[0].aval.shape, eqn.params["shape"],
+                             eqn.params["broadcast_dimensions"]),
 )
 
 

@@ -74,9 +74,32 @@ typedef struct {
     /* An implicit A (conv_gemm): A[b, i, p] = a.p[b*a.s0 + rowoff[i] + coloff[p]], or NULL */
     const ptrdiff_t *rowoff, *coloff;
     ptrdiff_t m, n, k, nbi, units, chunks, next; /* nbi: the inner batch axis (operand3) */
+    /* An epilogue, or NULL: C[.., i, j] = C + bias[j * bias_step] (bias + C if bias_first)
+     * once C is whole, in the unit that computed it (bias_step 0: one value for all) */
+    const void *bias;
+    ptrdiff_t bias_step;
+    int bias_first;
     int dbl, split_m, direct, nthreads;
     void *bufs[MAX_THREADS];
 } gemm_job;
+
+/* The epilogue of rows [0, rows) x columns [j0, j1) of C (row length ldc, from c): each
+ * element plus bias[j * step] (bias first if `first`), one rounding, as the separate
+ * addition of eager evaluation computes it. */
+static void gemm_bias_rows(int dbl, const void *bias, ptrdiff_t step, int first, void *c,
+                           ptrdiff_t rows, ptrdiff_t ldc, ptrdiff_t j0, ptrdiff_t j1) {
+#define BIAS_ROWS(T)                                                                          \
+    for (ptrdiff_t i = 0; i < rows; i++) {                                                    \
+        T *ci = (T *)c + i * ldc;                                                             \
+        const T *bi = (const T *)bias;                                                        \
+        if (first)                                                                            \
+            for (ptrdiff_t j = j0; j < j1; j++) ci[j] = bi[j * step] + ci[j];                 \
+        else                                                                                  \
+            for (ptrdiff_t j = j0; j < j1; j++) ci[j] = ci[j] + bi[j * step];                 \
+    }
+    if (dbl) BIAS_ROWS(double) else BIAS_ROWS(float)
+#undef BIAS_ROWS
+}
 
 /* The start of chunk `c` of `chunks` when `total` items are cut at multiples of `unit`. */
 static ptrdiff_t chunk_bound(ptrdiff_t total, int unit, ptrdiff_t chunks, ptrdiff_t c) {
@@ -616,14 +639,18 @@ void gemm_pack(int dbl, operand3 b, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, void 
  * packed by gemm_pack (nb == 1), or NULL. */
 static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_t *coloff,
                     operand3 b, const void *packed, void *c, ptrdiff_t nb, ptrdiff_t nbi,
-                    ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, int nthreads) {
+                    ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, int nthreads, const void *bias,
+                    int bias_first) {
     size_t esize = dbl ? sizeof(double) : sizeof(float);
     if (nb == 0 || m == 0 || n == 0) return 0;
+    ptrdiff_t bias_step = 1;
     if (k == 0) {
         memset(c, 0, (size_t)(nb * m * n) * esize);
+        if (bias) gemm_bias_rows(dbl, bias, 1, bias_first, c, nb * m, n, 0, n);
         return 0;
     }
     if (n == 1 && m > 1 && !rowoff) { /* matrix-vector: C.T = B.T @ A.T, the same order */
+        bias_step = 0;
         operand3 t = {a.p, a.s0, a.s2, a.s1, a.si};
         a = (operand3){b.p, b.s0, b.s2, b.s1, b.si};
         b = t;
@@ -643,6 +670,9 @@ static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_
     job.n = n;
     job.k = k;
     job.nbi = nbi;
+    job.bias = bias;
+    job.bias_step = bias_step;
+    job.bias_first = bias_first;
     job.direct = b.s2 == 1 && m <= DIRECT_M && !rowoff && !packed;
     if (packed) {
         job.bpack = packed;
@@ -695,24 +725,27 @@ static int gemm_run(int dbl, operand3 a, const ptrdiff_t *rowoff, const ptrdiff_
 
 int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m, ptrdiff_t n,
          ptrdiff_t k, int nthreads) {
-    return gemm_run(dbl, a, NULL, NULL, b, NULL, c, nb, 1, m, n, k, nthreads);
+    return gemm_run(dbl, a, NULL, NULL, b, NULL, c, nb, 1, m, n, k, nthreads, NULL, 0);
 }
 
 int gemm_split(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nbo, ptrdiff_t nbi,
-               ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, int nthreads) {
-    return gemm_run(dbl, a, NULL, NULL, b, NULL, c, nbo * nbi, nbi, m, n, k, nthreads);
+               ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, int nthreads, const void *bias,
+               int bias_first) {
+    return gemm_run(dbl, a, NULL, NULL, b, NULL, c, nbo * nbi, nbi, m, n, k, nthreads, bias,
+                    bias_first);
 }
 
 int gemm_packed(int dbl, operand3 a, const void *packed, void *c, ptrdiff_t m, ptrdiff_t n,
-                ptrdiff_t k, int nthreads) {
+                ptrdiff_t k, int nthreads, const void *bias, int bias_first) {
     operand3 none = {NULL, 0, 0, 0};
     if (!packable(dbl, m, n) || k <= 0) return -3;
-    return gemm_run(dbl, a, NULL, NULL, none, packed, c, 1, 1, m, n, k, nthreads);
+    return gemm_run(dbl, a, NULL, NULL, none, packed, c, 1, 1, m, n, k, nthreads, bias,
+                    bias_first);
 }
 
 int conv_gemm(int dbl, const void *x, ptrdiff_t gstride, const ptrdiff_t *rowoff,
               const ptrdiff_t *coloff, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
               ptrdiff_t n, ptrdiff_t k, int nthreads) {
     operand3 a = {x, gstride, 0, 0};
-    return gemm_run(dbl, a, rowoff, coloff, b, NULL, c, nb, 1, m, n, k, nthreads);
+    return gemm_run(dbl, a, rowoff, coloff, b, NULL, c, nb, 1, m, n, k, nthreads, NULL, 0);
 }

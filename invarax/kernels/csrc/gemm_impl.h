@@ -349,13 +349,15 @@ static void F(gemm_units)(gemm_job *job, int t) {
             F(narrow_block)(d, ai, job->a.s1, job->a.s2, bi_, job->b.s1, job->b.s2, ci, job->n,
                             m1 - m0, n1 - n0, job->k, bbuf, abuf,
                             job->rowoff ? job->rowoff + m0 : NULL, job->coloff);
-            continue;
-        }
+        } else
 #endif
         F(gemm_block)(d, ai, job->a.s1, job->a.s2, bi_, job->b.s1, job->b.s2,
                       (const T *)job->bpack, job->bld, n0, job->direct, ci, job->n, m1 - m0,
                       n1 - n0, job->k,
                       abuf, bbuf, job->rowoff ? job->rowoff + m0 : NULL, job->coloff);
+        if (job->bias) /* the unit's block of C is whole: its epilogue, while in the cache */
+            gemm_bias_rows(job->dbl, job->bias, job->bias_step, job->bias_first, ci - n0,
+                           m1 - m0, job->n, n0, n1);
     }
 }
 

@@ -93,17 +93,34 @@ static int is_int64(const Py_buffer *v) {
 }
 
 PyDoc_STRVAR(gemm_doc,
-             "gemm(a, b, c, nthreads)\n\n"
+             "gemm(a, b, c, nthreads, bias=None, bias_first=False)\n\n"
              "c[i] = a[i] @ b[i] in the canonical order, for a (B, M, K) and b (B, K, N) of one\n"
              "float dtype (any strides) into the C-contiguous (B, M, N) array c; or for a batch\n"
-             "of two axes, a (B1, B2, M, K), b (B1, B2, K, N) and c (B1, B2, M, N).");
+             "of two axes, a (B1, B2, M, K), b (B1, B2, K, N) and c (B1, B2, M, N). A bias (N,\n"
+             "C-contiguous, c's dtype) is then added to each row of c (bias + c if bias_first).");
+
+/* The optional bias of a product of n columns and dtype dbl: NULL for None (0 returned,
+ * nothing to release); else 1 with the buffer in *v; -1 with an exception set. */
+static int get_bias(PyObject *obj, Py_buffer *v, int dbl, ptrdiff_t n) {
+    if (obj == NULL || obj == Py_None) return 0;
+    if (get_buffer(obj, v, 1, 0) < 0) return -1;
+    if (float_kind(v) != dbl || v->shape[0] != n || (n > 1 && v->strides[0] != v->itemsize)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError,
+                            "gemm: the bias must be a contiguous (N,) array of the product's dtype");
+        PyBuffer_Release(v);
+        return -1;
+    }
+    return 1;
+}
 
 static PyObject *py_gemm(PyObject *self, PyObject *args) {
-    PyObject *oa, *ob, *oc;
-    int nthreads, status = -1;
-    Py_buffer a, b, c;
+    PyObject *oa, *ob, *oc, *obias = NULL;
+    int nthreads, bias_first = 0, status = -1, has_bias = 0;
+    Py_buffer a, b, c, bias;
     ptrdiff_t sa[4], sb[4];
-    if (!PyArg_ParseTuple(args, "OOOi", &oa, &ob, &oc, &nthreads)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOi|Op", &oa, &ob, &oc, &nthreads, &obias, &bias_first))
+        return NULL;
     if (get_buffer(oa, &a, -1, 0) < 0) return NULL;
     int nd = a.ndim, d = nd - 3; /* d: 1 for a batch of two axes */
     if (nd != 3 && nd != 4) {
@@ -130,9 +147,13 @@ static PyObject *py_gemm(PyObject *self, PyObject *args) {
     }
     operand3 pa = {a.buf, sa[0], sa[d + 1], sa[d + 2], d ? sa[1] : 0};
     operand3 pb = {b.buf, sb[0], sb[d + 1], sb[d + 2], d ? sb[1] : 0};
+    has_bias = get_bias(obias, &bias, dbl, n);
+    if (has_bias < 0) goto release_c;
     Py_BEGIN_ALLOW_THREADS
-    status = gemm_split(dbl, pa, pb, c.buf, nbo, nbi, m, n, k, nthreads);
+    status = gemm_split(dbl, pa, pb, c.buf, nbo, nbi, m, n, k, nthreads,
+                        has_bias ? bias.buf : NULL, bias_first);
     Py_END_ALLOW_THREADS
+    if (has_bias) PyBuffer_Release(&bias);
     if (status < 0) PyErr_NoMemory();
 release_c:
     PyBuffer_Release(&c);
@@ -190,16 +211,17 @@ done:
 }
 
 PyDoc_STRVAR(gemm_packed_doc,
-             "gemm_packed(a, packed, c, nthreads)\n\n"
+             "gemm_packed(a, packed, c, nthreads, bias=None, bias_first=False)\n\n"
              "c[0] = a[0] @ B in the canonical order (as gemm), B kept packed by gemm_pack, for a\n"
              "(1, M, K) of B's dtype (any strides) into the C-contiguous (1, M, N) array c.");
 
 static PyObject *py_gemm_packed(PyObject *self, PyObject *args) {
-    PyObject *oa, *op, *oc;
-    int nthreads, status = -1;
-    Py_buffer a, p, c;
+    PyObject *oa, *op, *oc, *obias = NULL;
+    int nthreads, bias_first = 0, status = -1, has_bias = 0;
+    Py_buffer a, p, c, bias;
     ptrdiff_t sa[3];
-    if (!PyArg_ParseTuple(args, "OOOi", &oa, &op, &oc, &nthreads)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOi|Op", &oa, &op, &oc, &nthreads, &obias, &bias_first))
+        return NULL;
     if (get_buffer(oa, &a, 3, 0) < 0) return NULL;
     if (PyObject_GetBuffer(op, &p, PyBUF_SIMPLE) < 0) goto release_a;
     if (get_buffer(oc, &c, 3, 1) < 0) goto release_p;
@@ -221,9 +243,13 @@ static PyObject *py_gemm_packed(PyObject *self, PyObject *args) {
         goto mismatch;
     operand3 pa = {a.buf, sa[0], sa[1], sa[2]};
     const char *packed = (const char *)p.buf + sizeof h;
+    has_bias = get_bias(obias, &bias, dbl, n);
+    if (has_bias < 0) goto release_c;
     Py_BEGIN_ALLOW_THREADS
-    status = gemm_packed(dbl, pa, packed, c.buf, m, n, k, nthreads);
+    status = gemm_packed(dbl, pa, packed, c.buf, m, n, k, nthreads, has_bias ? bias.buf : NULL,
+                         bias_first);
     Py_END_ALLOW_THREADS
+    if (has_bias) PyBuffer_Release(&bias);
     if (status == -3) goto mismatch;
     if (status < 0) PyErr_NoMemory();
     goto release_c;

@@ -56,9 +56,12 @@ int gemm(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nb, ptrdiff_t m,
          ptrdiff_t n, ptrdiff_t k, int nthreads);
 /* gemm of a batch of nbo * nbi matrices laid out on two batch axes (see operand3): the
  * operands of a contraction whose batch axes do not merge into one stride, without a copy;
- * C: (nbo * nbi, m, n) C-contiguous. */
+ * C: (nbo * nbi, m, n) C-contiguous. With `bias` (n contiguous elements of C's type, or
+ * NULL), each finished element then gets C[.., i, j] + bias[j] (bias[j] + C if
+ * `bias_first`), one rounding: a bias added to a product as its epilogue. */
 int gemm_split(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nbo, ptrdiff_t nbi,
-               ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, int nthreads);
+               ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, int nthreads, const void *bias,
+               int bias_first);
 
 /* A kept packing of a B of k x n, for products of m rows (C = A @ B, nb == 1) that reuse one
  * B many times (a loop body's weight): gemm_packed_size gives its bytes (0: such products
@@ -67,7 +70,7 @@ int gemm_split(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nbo, ptrdiff_
 size_t gemm_packed_size(int dbl, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k);
 void gemm_pack(int dbl, operand3 b, ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, void *dst);
 int gemm_packed(int dbl, operand3 a, const void *packed, void *c, ptrdiff_t m, ptrdiff_t n,
-                ptrdiff_t k, int nthreads);
+                ptrdiff_t k, int nthreads, const void *bias, int bias_first);
 
 /* A convolution as an implicit product (docs/numerics.md, "Convolutions"): gemm with
  * A[g, i, p] = x[g*gstride + rowoff[i] + coloff[p]] (i < m, p < k), never built whole;
