@@ -397,17 +397,25 @@ def grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
 def _std_basis(leaves):
     """The one-hot basis of ``leaves`` flattened and concatenated (``n`` entries in all).
 
-    Returns one concrete array per leaf, of shape ``(n, *leaf.shape)`` and the leaf's
-    dtype: row ``i`` of all of them together is the ``i``-th unit vector.
+    Returns one concrete bool array per leaf, of shape ``(n, *leaf.shape)``: row ``i`` of
+    all of them together is the ``i``-th unit vector. The linear map converts each row to
+    its leaf's dtype (``_in_dtypes``): the same exact 0s and 1s, but a compiled Jacobian
+    reads an ``n x n`` basis of one byte an entry, and converts it inside the fused group
+    that multiplies it.
     """
     n = sum(x.size for x in leaves)
     basis, start = [], 0
     for x in leaves:
-        rows = np.zeros((n, x.size), x.dtype)
-        rows[start + np.arange(x.size), np.arange(x.size)] = 1
+        rows = np.zeros((n, x.size), np.bool_)
+        rows[start + np.arange(x.size), np.arange(x.size)] = True
         basis.append(ArrayImpl(rows.reshape((n, *x.shape))))
         start += x.size
     return basis
+
+
+def _in_dtypes(units, leaves) -> list:
+    """The basis vectors ``units`` (bool) in the dtypes of ``leaves``."""
+    return [u.astype(x.dtype) for u, x in zip(units, leaves, strict=True)]
 
 
 def _split(x, axis, sizes, shapes, weak_type):
@@ -486,7 +494,8 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
         if holomorphic and any(y.dtype.kind != "c" for y in out_leaves):
             raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype")
 
-        def push(*tangents):
+        def push(*units):
+            tangents = _in_dtypes(units, in_leaves)
             return tree_flatten(f_jvp(*tree_unflatten(in_tree, tangents)))[0]
 
         sizes = [x.size for x in in_leaves]
@@ -536,7 +545,8 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
         for y in out_leaves:
             _check_rev_output(y, "jacrev", holomorphic)
 
-        def pull(*cts):
+        def pull(*units):
+            cts = _in_dtypes(units, out_leaves)
             return tree_flatten(vjp_fun(tree_unflatten(out_tree, cts)))[0]
 
         sizes = [y.size for y in out_leaves]
