@@ -253,3 +253,32 @@ def test_negated_products_keep_the_sign_of_nan(f):
     """A compiler may move a negation into a product or quotient (exact but for a NaN's
     sign); the native path must not."""
     _compare(f, (_special(np.float32), _special(np.float32)[::-1].copy()))
+
+
+def test_runs_on_the_kernels_pool_cover_each_element_once():
+    """``_native.run_ranges`` calls the group's function on runs ``[lo, hi)`` that cover
+    ``[0, size)`` exactly once, whatever the threads, and reports a failed call."""
+    import ctypes
+    import threading
+
+    work_type = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                                 ctypes.c_int64)
+    seen, lock = [], threading.Lock()
+
+    def work(p, lo, hi, block):
+        with lock:
+            seen.append((lo, hi, block))
+        return int(lo == 70)
+
+    fn = work_type(work)
+    pointers = (ctypes.c_void_p * 1)(None)
+    address = ctypes.cast(fn, ctypes.c_void_p).value
+    for size, run, threads in [(100, 7, 2), (100, 100, 2), (5, 7, 3), (64, 1, 8)]:
+        seen.clear()
+        failed = _native.run_ranges(address, ctypes.addressof(pointers), size, run, 3, threads)
+        covered = sorted(seen)
+        assert [lo for lo, _, _ in covered] == list(range(0, size, run))
+        assert all(hi == min(lo + run, size) and block == 3 for lo, hi, block in covered)
+        assert failed == (70 % run == 0 and 70 < size)
+    with pytest.raises(ValueError, match="run_ranges"):
+        _native.run_ranges(address, ctypes.addressof(pointers), 10, 1, 0, 2)

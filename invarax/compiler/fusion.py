@@ -434,21 +434,17 @@ class _Runner:
 
     def _run_native(self, p, _kept, repeat):
         """The compiled group on flat ranges of whole chunks: one call per run of chunks,
-        taken from one queue by the threads (the C call releases the GIL)."""
+        taken by the threads of the kernels' pool (``Native.parallel``)."""
         chunk = self._chunk_elements()
         block = self.native.block(repeat, chunk)
         chunk = -(-chunk // block) * block  # whole blocks (whole rows)
         count = -(-self.size // chunk)
         threads = self._threads(count)
-        run = chunk * max(1, count // (8 * threads)) if threads > 1 else self.size
-        queue = iter(range(0, self.size, run))
-        native, size = self.native, self.size
-
-        def go():
-            for lo in queue:  # a range iterator: next() is atomic under the GIL
-                native(p, lo, min(lo + run, size), block)
-
-        in_parallel([go] * max(1, threads))
+        if threads > 1:
+            self.native.parallel(p, self.size, chunk * max(1, count // (8 * threads)), block,
+                                 threads)
+        else:
+            self.native(p, 0, self.size, block)
 
     def _run(self, queue, scratch_shape, arrays):
         count = math.prod(scratch_shape)

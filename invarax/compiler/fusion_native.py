@@ -35,6 +35,7 @@ import numpy as np
 from ..core.config import config
 from ..core.ir import Literal
 from ..core.lowering import lowering
+from ..kernels import _native
 from ..kernels._support import c_entry
 from ..kernels.reductions import ONE_TERM_ADDS_ZERO
 from . import c_forms
@@ -324,6 +325,7 @@ class Native:
             if fn is not None:
                 fn.restype = ctypes.c_int
                 fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
+                self.address = ctypes.cast(fn, ctypes.c_void_p).value
                 self.fn = fn
         finally:
             with contextlib.suppress(ValueError):
@@ -391,6 +393,15 @@ class Native:
     def __call__(self, p, start: int, stop: int, block: int) -> None:
         self.calls += 1
         if self.fn(p, start, stop, block):
+            raise MemoryError("a native fusion group could not allocate its buffers")
+
+    def parallel(self, p, size: int, run: int, block: int, threads: int) -> None:
+        """``work`` on the runs ``[lo, lo + run)`` of ``[0, size)``, taken by up to
+        ``threads`` threads of the kernels' own pool (``_native.run_ranges``: a worker
+        joins in microseconds, where a Python thread pool takes about 80). Which thread
+        computes a run never changes its bits."""
+        self.calls += 1
+        if _native.run_ranges(self.address, ctypes.addressof(p), size, run, block, threads):
             raise MemoryError("a native fusion group could not allocate its buffers")
 
 

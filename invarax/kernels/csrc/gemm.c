@@ -79,6 +79,12 @@ typedef struct {
     const void *bias;
     ptrdiff_t bias_step;
     int bias_first;
+    /* Or another job for the pool (run_ranges): work(wp, lo, hi, wblk) on the runs [lo, hi)
+     * of wrun items of [0, wsize), claimed from next; wfail set if a call returned nonzero */
+    int (*work)(void **, int64_t, int64_t, int64_t);
+    void **wp;
+    ptrdiff_t wsize, wrun, wblk;
+    int wfail;
     int dbl, split_m, direct, nthreads;
     void *bufs[MAX_THREADS];
 } gemm_job;
@@ -488,6 +494,16 @@ static void bpack_release(void *p, size_t bytes) {
 /* ---- threads: a pool of workers, started on first use and kept ------------------------ */
 
 static void run_units(gemm_job *job, int t) {
+    if (job->work) {
+        for (;;) {
+            ptrdiff_t lo = __atomic_fetch_add(&job->next, job->wrun, __ATOMIC_RELAXED);
+            if (lo >= job->wsize) break;
+            ptrdiff_t hi = job->wsize - lo < job->wrun ? job->wsize : lo + job->wrun;
+            if (job->work(job->wp, lo, hi, job->wblk))
+                __atomic_store_n(&job->wfail, 1, __ATOMIC_RELAXED);
+        }
+        return;
+    }
     if (job->dbl)
         gemm_units_f64(job, t);
     else
@@ -748,4 +764,21 @@ int conv_gemm(int dbl, const void *x, ptrdiff_t gstride, const ptrdiff_t *rowoff
               ptrdiff_t n, ptrdiff_t k, int nthreads) {
     operand3 a = {x, gstride, 0, 0};
     return gemm_run(dbl, a, rowoff, coloff, b, NULL, c, nb, 1, m, n, k, nthreads, NULL, 0);
+}
+
+int run_ranges(int (*work)(void **, int64_t, int64_t, int64_t), void **p, ptrdiff_t size,
+               ptrdiff_t run, ptrdiff_t blk, int nthreads) {
+    gemm_job job;
+    memset(&job, 0, sizeof job);
+    job.work = work;
+    job.wp = p;
+    job.wsize = size;
+    job.wrun = run > 0 ? run : 1;
+    job.wblk = blk;
+    ptrdiff_t runs = (size + job.wrun - 1) / job.wrun;
+    if (nthreads > MAX_THREADS) nthreads = MAX_THREADS;
+    if (nthreads > runs) nthreads = (int)runs;
+    job.nthreads = nthreads < 1 ? 1 : nthreads;
+    run_parallel(&job);
+    return job.wfail;
 }

@@ -484,6 +484,29 @@ release_x:
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(run_ranges_doc,
+             "run_ranges(work, p, size, run, block, nthreads)\n\n"
+             "Call the C function at address work, int work(void **p, int64_t lo, int64_t hi,\n"
+             "int64_t block), on the runs [lo, hi) of `run` items of [0, size), taken by up to\n"
+             "nthreads threads of the kernels' pool; p is the address of its pointer array.\n"
+             "Returns whether a call returned nonzero.");
+
+static PyObject *py_run_ranges(PyObject *self, PyObject *args) {
+    unsigned long long work, p;
+    Py_ssize_t size, run, blk;
+    int nthreads, status;
+    if (!PyArg_ParseTuple(args, "KKnnni", &work, &p, &size, &run, &blk, &nthreads)) return NULL;
+    if (!work || !p || size < 0 || blk < 1) {
+        PyErr_SetString(PyExc_ValueError, "run_ranges: null function or pointers, or bad sizes");
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    status = run_ranges((int (*)(void **, int64_t, int64_t, int64_t))(uintptr_t)work,
+                        (void **)(uintptr_t)p, size, run, blk, nthreads);
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(status != 0);
+}
+
 PyDoc_STRVAR(fma_doc,
              "fma(a, b, c, out)\n\n"
              "out = a * b + c rounded once, for C-contiguous 1-d arrays of one float dtype and\n"
@@ -579,6 +602,7 @@ static PyMethodDef methods[] = {
     {"window", py_window, METH_VARARGS, window_doc},
     {"reduce", py_reduce, METH_VARARGS, reduce_doc},
     {"scan", py_scan, METH_VARARGS, scan_doc},
+    {"run_ranges", py_run_ranges, METH_VARARGS, run_ranges_doc},
     {"fma", py_fma, METH_VARARGS, fma_doc},
     {"isas", py_isas, METH_NOARGS, isas_doc},
     {"set_isa", py_set_isa, METH_VARARGS, set_isa_doc},

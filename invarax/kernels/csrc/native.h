@@ -63,6 +63,12 @@ int gemm_split(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nbo, ptrdiff_
                ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, int nthreads, const void *bias,
                int bias_first);
 
+/* work(p, lo, hi, blk) for the runs [lo, hi) of `run` items of [0, size), claimed by up to
+ * nthreads threads of the contraction kernel's pool (a native fusion group's chunks).
+ * Returns nonzero if a call did. */
+int run_ranges(int (*work)(void **, int64_t, int64_t, int64_t), void **p, ptrdiff_t size,
+               ptrdiff_t run, ptrdiff_t blk, int nthreads);
+
 /* A kept packing of a B of k x n, for products of m rows (C = A @ B, nb == 1) that reuse one
  * B many times (a loop body's weight): gemm_packed_size gives its bytes (0: such products
  * do not use one), gemm_pack writes it, gemm_packed computes C = A @ B from it. The packing
