@@ -357,8 +357,9 @@ def test_threads_split_large_arrays_without_changing_a_bit(monkeypatch):
     from invarax.kernels import elementary as module
 
     x = random_f32("sin", 50_001, seed=10)
+    monkeypatch.setenv("INVARAX_NUM_THREADS", "1")
     one = {name: elementary(name, x) for name in NAMES}
-    monkeypatch.setattr(module, "PER_THREAD", 1000)
+    monkeypatch.setattr(module, "POOL_PER_THREAD", 1000)  # the kernels' pool's runs
     monkeypatch.setenv("INVARAX_NUM_THREADS", "3")
     for name in NAMES:
         assert same(elementary(name, x), one[name]), name

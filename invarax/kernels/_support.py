@@ -117,6 +117,12 @@ def in_parallel(tasks) -> None:
             f.result()
 
 
+def in_parallel_task() -> bool:
+    """Whether this thread is running a task of ``in_parallel`` (a kernel called there runs
+    on this thread alone)."""
+    return getattr(_local, "in_parallel", False)
+
+
 def _as_parallel_task(task) -> None:
     previous = getattr(_local, "in_parallel", False)
     _local.in_parallel = True

@@ -79,10 +79,23 @@ void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n) {
 
 /* ---- Python entry point ---------------------------------------------------------------- */
 
+/* run_ranges' work for elementary on several threads: p = {fn, dbl, x, y}. */
+static int elementary_range(void **p, int64_t lo, int64_t hi, int64_t blk) {
+    (void)blk;
+    int fn = (int)(intptr_t)p[0], dbl = (int)(intptr_t)p[1];
+    size_t es = dbl ? sizeof(double) : sizeof(float);
+    elementary(fn, dbl, (const char *)p[2] + (size_t)lo * es, (char *)p[3] + (size_t)lo * es,
+               (ptrdiff_t)(hi - lo));
+    return 0;
+}
+
+/* Elements of a run that a thread claims: whole cache lines, several runs a thread. */
+#define ELEM_RUN_ALIGN 64
+
 PyObject *py_elementary(PyObject *self, PyObject *args) {
-    int fn;
+    int fn, nthreads = 1;
     PyObject *objs[2];
-    if (!PyArg_ParseTuple(args, "iOO", &fn, &objs[0], &objs[1])) return NULL;
+    if (!PyArg_ParseTuple(args, "iOO|i", &fn, &objs[0], &objs[1], &nthreads)) return NULL;
     if (fn < 0 || fn >= ELEM_COUNT) {
         PyErr_Format(PyExc_ValueError, "elementary: unknown function %d", fn);
         return NULL;
@@ -92,7 +105,14 @@ PyObject *py_elementary(PyObject *self, PyObject *args) {
     if (dbl < 0) return NULL;
     ptrdiff_t n = v[0].len / v[0].itemsize;
     Py_BEGIN_ALLOW_THREADS
-    elementary(fn, dbl, v[0].buf, v[1].buf, n);
+    if (nthreads > 1 && n > ELEM_RUN_ALIGN) { /* each element's bits whatever the split */
+        void *p[4] = {(void *)(intptr_t)fn, (void *)(intptr_t)dbl, v[0].buf, v[1].buf};
+        ptrdiff_t run = (n + 4 * (ptrdiff_t)nthreads - 1) / (4 * (ptrdiff_t)nthreads);
+        run = (run + ELEM_RUN_ALIGN - 1) / ELEM_RUN_ALIGN * ELEM_RUN_ALIGN;
+        run_ranges(elementary_range, p, n, run, 1, nthreads);
+    } else {
+        elementary(fn, dbl, v[0].buf, v[1].buf, n);
+    }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&v[0]);
     PyBuffer_Release(&v[1]);

@@ -574,9 +574,10 @@ PyDoc_STRVAR(linalg_doc,
 /* elementary.c */
 PyObject *py_elementary(PyObject *self, PyObject *args);
 PyDoc_STRVAR(elementary_doc,
-             "elementary(fn, x, out)\n\n"
+             "elementary(fn, x, out, nthreads=1)\n\n"
              "out = fn(x) elementwise for C-contiguous float32 or float64 buffers of one dtype and\n"
-             "size (invarax/kernels/elementary.py numbers the functions).");
+             "size (invarax/kernels/elementary.py numbers the functions), in runs taken by up to\n"
+             "nthreads threads of the kernels' pool.");
 
 /* fft.c */
 PyObject *py_fft_plan(PyObject *self, PyObject *args);
