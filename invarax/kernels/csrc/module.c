@@ -410,16 +410,28 @@ release:
 }
 
 PyDoc_STRVAR(reduce_doc,
-             "reduce(op, x, out)\n\n"
+             "reduce(op, x, out, nthreads=1)\n\n"
              "Reduce each row of the (M, K) float array x (any strides) into out[i]: op is\n"
-             "0 sum, 1 prod, 2 max, 3 min (out of x's dtype), 4 argmax, 5 argmin (out int64).");
+             "0 sum, 1 prod, 2 max, 3 min (out of x's dtype), 4 argmax, 5 argmin (out int64);\n"
+             "runs of whole rows taken by up to nthreads threads of the kernels' pool.");
+
+/* run_ranges' work for reduce on several threads: rows [lo, hi) of
+ * p = {dbl, op, x, sm, sk, k, out, out element size}. */
+static int reduce_range(void **p, int64_t lo, int64_t hi, int64_t blk) {
+    (void)blk;
+    int dbl = (int)(intptr_t)p[0], op = (int)(intptr_t)p[1];
+    ptrdiff_t sm = (intptr_t)p[3], sk = (intptr_t)p[4], k = (intptr_t)p[5];
+    size_t es = dbl ? sizeof(double) : sizeof(float), oes = (size_t)(intptr_t)p[7];
+    return reduce(dbl, op, (const char *)p[2] + lo * sm * (ptrdiff_t)es, hi - lo, k, sm, sk,
+                  (char *)p[6] + (size_t)lo * oes) < 0;
+}
 
 static PyObject *py_reduce(PyObject *self, PyObject *args) {
     PyObject *ox, *oo;
-    int op, status = -1;
+    int op, status = -1, nthreads = 1;
     Py_buffer x, o;
     ptrdiff_t sx[2];
-    if (!PyArg_ParseTuple(args, "iOO", &op, &ox, &oo)) return NULL;
+    if (!PyArg_ParseTuple(args, "iOO|i", &op, &ox, &oo, &nthreads)) return NULL;
     if (op < 0 || op >= RED_COUNT) {
         PyErr_Format(PyExc_ValueError, "reduce: unknown op %d", op);
         return NULL;
@@ -436,7 +448,16 @@ static PyObject *py_reduce(PyObject *self, PyObject *args) {
         goto release_o;
     }
     Py_BEGIN_ALLOW_THREADS
-    status = reduce(dbl, op, x.buf, x.shape[0], x.shape[1], sx[0], sx[1], o.buf);
+    ptrdiff_t m = x.shape[0];
+    if (nthreads > 1 && m > 1) { /* whole rows per thread: each row's order is its own */
+        void *p[8] = {(void *)(intptr_t)dbl, (void *)(intptr_t)op, x.buf, (void *)(intptr_t)sx[0],
+                      (void *)(intptr_t)sx[1], (void *)(intptr_t)x.shape[1], o.buf,
+                      (void *)(intptr_t)o.itemsize};
+        ptrdiff_t run = (m + 4 * (ptrdiff_t)nthreads - 1) / (4 * (ptrdiff_t)nthreads);
+        status = run_ranges(reduce_range, p, m, run, 1, nthreads) ? -1 : 0;
+    } else {
+        status = reduce(dbl, op, x.buf, m, x.shape[1], sx[0], sx[1], o.buf);
+    }
     Py_END_ALLOW_THREADS
     if (status < 0) PyErr_NoMemory();
 release_o:
