@@ -13,14 +13,13 @@ same bits. The algorithms are written down in ``docs/numerics.md`` ("Elementary 
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 
 from ..core.config import config
 from . import _native
-from ._support import in_parallel, in_parallel_task, num_threads
+from ._support import in_parallel_task, num_threads
 
 #: The functions of the compiled kernel, in the kernel's numbering (native.h, ``ELEM_*``).
 NAMES = ("exp", "log", "expm1", "log1p", "tanh", "logistic", "sin", "cos", "exp2", "sinh",
@@ -32,35 +31,19 @@ _CODE = {name: code for code, name in enumerate(NAMES)}
 #: log(2), log(10), and log of 2 * pi rounded to float64 (the value of ``np.log(2 * np.pi)``).
 LOG2, LOG10, LOG_2PI = 0.6931471805599453, 2.302585092994046, 1.8378770664093453
 _NATIVE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-#: Elements per thread below which a split by Python threads (``in_parallel``: the binary
-#: functions) runs on the calling thread alone (starting the threads costs about 0.1 ms;
-#: 2^18 float32 exps take about 0.2 ms).
-PER_THREAD = 1 << 18
-#: The same for the unary functions, whose ranges the kernels' own pool takes (a worker
-#: joins in microseconds). Zen 4, float32, 1 thread against 2: tanh of 2^15 elements 24
-#: against 13 us, 2^17 98 against 53 us; exp of 2^15 16 against 10 us.
+#: Elements per thread below which a function runs on the calling thread alone; above, its
+#: ranges are taken by the kernels' own thread pool (a worker joins in microseconds). Zen 4,
+#: float32, 1 thread against 2: tanh of 2^15 elements 24 against 13 us, 2^17 98 against
+#: 53 us; exp of 2^15 16 against 10 us.
 POOL_PER_THREAD = 1 << 14
 
 
-def _run(code: int, x: np.ndarray, y: np.ndarray) -> None:
-    """The kernel of function ``code`` on flat x into flat y, on the kernels' own thread
+def _run(kernel, code: int, *arrays) -> None:
+    """``kernel(code, *arrays)`` (``_native.elementary`` or ``elementary2``) on flat arrays of
+    one length (the inputs, then the output), its ranges taken by the kernels' own thread
     pool when large (each element's bits are the same whatever the split, N5)."""
-    threads = 1 if in_parallel_task() else min(num_threads(), y.size // POOL_PER_THREAD)
-    _native.elementary(code, x, y, max(1, threads))
-
-
-def _split(kernel, code: int, arrays: tuple) -> None:
-    """``kernel(code, *arrays)`` on flat arrays of one length (the inputs, then the
-    output), split between threads into contiguous ranges when large (elementwise: each
-    element's bits are the same whatever the split, N5)."""
-    size = arrays[-1].size
-    threads = min(num_threads(), size // PER_THREAD)
-    if threads <= 1:
-        kernel(code, *arrays)
-        return
-    bounds = [size * i // threads for i in range(threads + 1)]
-    in_parallel([functools.partial(kernel, code, *(a[lo:hi] for a in arrays))
-                 for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)])
+    threads = 1 if in_parallel_task() else min(num_threads(), arrays[-1].size // POOL_PER_THREAD)
+    kernel(code, *arrays, max(1, threads))
 
 
 def _same_start(a: np.ndarray, b: np.ndarray) -> bool:
@@ -167,7 +150,7 @@ def elementary(name: str, x, out: np.ndarray | None = None) -> np.ndarray:
         if x.size < 2 * POOL_PER_THREAD:  # the common case, kept cheap
             _native.elementary(code, x, result)
         else:
-            _run(code, x.reshape(-1), result.reshape(-1))
+            _run(_native.elementary, code, x.reshape(-1), result.reshape(-1))
         if direct or out is None:
             return result
     elif x.dtype.kind == "f":  # float16, bfloat16: one more rounding, the same on every CPU
@@ -223,8 +206,8 @@ def elementary2(name: str, x, y, out: np.ndarray | None = None) -> np.ndarray:
                   and all(not np.may_share_memory(a, out) or _same_start(a, out)
                           for a in (x, y)))
         result = out if direct else np.empty(x.shape, x.dtype)
-        _split(_native.elementary2, NAMES2.index(name),
-               (x.reshape(-1), y.reshape(-1), result.reshape(-1)))
+        _run(_native.elementary2, NAMES2.index(name), x.reshape(-1), y.reshape(-1),
+             result.reshape(-1))
         if direct:
             return out
     if out is None:

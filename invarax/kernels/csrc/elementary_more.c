@@ -67,10 +67,21 @@ float elementary_more_exact_f32(int fn, float x) { return elem_more_f32_exact(fn
 
 float elementary2_exact_f32(int fn, float a, float b) { return elem2_f32_exact(fn, a, b); }
 
+/* run_ranges' work for elementary2 on several threads: p = {fn, dbl, a, b, out}. */
+static int elementary2_range(void **p, int64_t lo, int64_t hi, int64_t blk) {
+    (void)blk;
+    int fn = (int)(intptr_t)p[0], dbl = (int)(intptr_t)p[1];
+    size_t o = (size_t)lo * (dbl ? sizeof(double) : sizeof(float));
+    elementary2(fn, dbl, (const char *)p[2] + o, (const char *)p[3] + o, (char *)p[4] + o,
+                (ptrdiff_t)(hi - lo));
+    return 0;
+}
+
 PyObject *py_elementary2(PyObject *self, PyObject *args) {
-    int fn;
+    int fn, nthreads = 1;
     PyObject *objs[3];
-    if (!PyArg_ParseTuple(args, "iOOO", &fn, &objs[0], &objs[1], &objs[2])) return NULL;
+    if (!PyArg_ParseTuple(args, "iOOO|i", &fn, &objs[0], &objs[1], &objs[2], &nthreads))
+        return NULL;
     if (fn < 0 || fn >= ELEM2_COUNT) {
         PyErr_Format(PyExc_ValueError, "elementary2: unknown function %d", fn);
         return NULL;
@@ -80,7 +91,13 @@ PyObject *py_elementary2(PyObject *self, PyObject *args) {
     if (dbl < 0) return NULL;
     ptrdiff_t n = v[0].len / v[0].itemsize;
     Py_BEGIN_ALLOW_THREADS
-    elementary2(fn, dbl, v[0].buf, v[1].buf, v[2].buf, n);
+    if (nthreads > 1 && n > 64) { /* each element's bits whatever the split */
+        void *p[5] = {(void *)(intptr_t)fn, (void *)(intptr_t)dbl, v[0].buf, v[1].buf, v[2].buf};
+        ptrdiff_t run = (n + 4 * (ptrdiff_t)nthreads - 1) / (4 * (ptrdiff_t)nthreads);
+        run_ranges(elementary2_range, p, n, (run + 63) / 64 * 64, 1, nthreads);
+    } else {
+        elementary2(fn, dbl, v[0].buf, v[1].buf, v[2].buf, n);
+    }
     Py_END_ALLOW_THREADS
     for (int i = 0; i < 3; i++) PyBuffer_Release(&v[i]);
     Py_RETURN_NONE;

@@ -612,9 +612,10 @@ PyDoc_STRVAR(fft_doc,
 /* elementary_more.c */
 PyObject *py_elementary2(PyObject *self, PyObject *args);
 PyDoc_STRVAR(elementary2_doc,
-             "elementary2(fn, a, b, out)\n\n"
+             "elementary2(fn, a, b, out, nthreads=1)\n\n"
              "out = fn(a, b) elementwise (fn 0: atan2, 1: pow) for C-contiguous float32 or float64\n"
-             "buffers of one dtype and size.");
+             "buffers of one dtype and size, in runs taken by up to nthreads threads of the\n"
+             "kernels' pool.");
 
 static PyMethodDef methods[] = {
     {"gemm", py_gemm, METH_VARARGS, gemm_doc},
