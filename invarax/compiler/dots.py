@@ -111,12 +111,11 @@ def stacked_products(items: list, invariant, scanned: dict) -> dict:
     return out
 
 
-def biased_products(jaxpr: Jaxpr, kept=()) -> Jaxpr:
+def biased_products(jaxpr: Jaxpr) -> Jaxpr:
     """``jaxpr`` with each ``add(product, broadcast(bias))`` (either order) computed by one
     call of the product's ``biased`` rule: where the product's only reader is the addition,
-    the product is no output (nor in ``kept``), and the broadcast repeats ``bias`` whole
-    over leading axes (the table's ``tiles``). The broadcast goes too where nothing else
-    reads it. The
+    the product is no output, and the broadcast repeats ``bias`` whole over leading axes
+    (the table's ``tiles``). The broadcast goes too where nothing else reads it. The
     addition is the same one, of the same rounded product, so the bits are the same.
 
     Example:
@@ -125,7 +124,7 @@ def biased_products(jaxpr: Jaxpr, kept=()) -> Jaxpr:
         >>> [str(e.primitive) for e in biased_products(jaxpr).eqns]
         ['dot_general+bias']
     """
-    readers = {id(v): 1 for v in (*jaxpr.outvars, *kept)}
+    readers = {id(v): 1 for v in jaxpr.outvars}
     producer = {}
     for eqn in jaxpr.eqns:
         for v in eqn.invars:
@@ -143,24 +142,18 @@ def biased_products(jaxpr: Jaxpr, kept=()) -> Jaxpr:
             bcast = producer.get(id(eqn.invars[1 - side]))
             if (dot is None or bcast is None or id(dot) in gone or id(bcast) in gone
                     or lowering(dot.primitive).biased is None
-                    or lowering(bcast.primitive).tiles is None
                     or readers[id(dot.outvars[0])] != 1):
                 continue
-            out, bias = eqn.outvars[0].aval, bcast.invars[0]
-            if (isinstance(bias, Literal) or bias.aval.dtype != out.dtype
+            out, bias, tiles = eqn.outvars[0].aval, bcast.invars[0], lowering(bcast.primitive).tiles
+            if (tiles is None or isinstance(bias, Literal) or bias.aval.dtype != out.dtype
                     or dot.outvars[0].aval.shape != out.shape
-                    or dot.outvars[0].aval.dtype != out.dtype
-                    or not lowering(bcast.primitive).tiles(bcast)):
+                    or dot.outvars[0].aval.dtype != out.dtype or not tiles(bcast)):
                 continue
-            run = lowering(dot.primitive).biased(dot, bias.aval.shape)
+            # (side 1: the bias is add's first operand)
+            run = lowering(dot.primitive).biased(dot, bias.aval.shape, side == 1)
             if run is None:
                 continue
-            first = side == 1  # (the bias is add's first operand)
-
-            def impl(lhs, rhs, b, _run=run, _first=first):
-                return _run(lhs, rhs, b, _first)
-
-            replaced[id(eqn)] = Eqn(Call(f"{dot.primitive.name}+bias", impl),
+            replaced[id(eqn)] = Eqn(Call(f"{dot.primitive.name}+bias", run),
                                     [*dot.invars, bias], eqn.outvars, {})
             gone.add(id(dot))
             if readers[id(bcast.outvars[0])] == 1:

@@ -27,7 +27,7 @@ A rule (``Lowering``) holds, for one platform:
   ``absorb_transpose(eqn, permutation)``, ``(primitive, invars, params)`` computing the
   transposition of ``eqn``'s output directly, or None; ``stacked(eqn, side)``, the product
   of a whole scanned operand (on ``side`` 0 or 1) and the other, the scanned axis first,
-  or None; ``biased(eqn, bias_shape)``, ``run(*operands, bias, bias_first)`` computing the
+  or None; ``biased(eqn, bias_shape, bias_first)``, ``run(*operands, bias)`` computing the
   product plus a bias over its trailing axes (``bias + product`` if ``bias_first``) with
   the bits of the two operations, or None; ``tiles(eqn)``, whether the output repeats the
   operand whole over leading axes (a bias broadcast over a batch); ``pad_piece(eqn)``, the

@@ -104,7 +104,7 @@ def in_parallel(tasks) -> None:
     worker pool; return when all are done (an error of any is raised). Called from inside
     one of these tasks (a kernel called by a fusion group's chunk), it runs them in turn on
     this thread: a task waiting on the pool it occupies would wait forever."""
-    if len(tasks) == 1 or getattr(_local, "in_parallel", False):
+    if len(tasks) == 1 or in_parallel_task():
         for task in tasks:
             task()
         return
@@ -124,7 +124,7 @@ def in_parallel_task() -> bool:
 
 
 def _as_parallel_task(task) -> None:
-    previous = getattr(_local, "in_parallel", False)
+    previous = in_parallel_task()
     _local.in_parallel = True
     try:
         task()

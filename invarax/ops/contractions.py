@@ -360,25 +360,23 @@ def _stacked(dot, side: int):
     return product
 
 
-def _biased(dot, bias_shape):
-    """``run(lhs, rhs, bias, bias_first)``: ``dot``'s product plus ``bias`` (of
-    ``bias_shape``: the rhs free axes, broadcast over the others; ``bias + product`` if
-    ``bias_first``) with the addition done by the kernel as each block of the product is
-    finished, or None where the kernel cannot (not float32 or float64, or the trailing axes
-    are not the rhs free axes). The product is the canonical one, and each element then gets
-    one addition of the same two values in the same order: the bits of the product followed
-    by ``add``."""
-    lhs, rhs = dot.invars
+def _biased(dot, bias_shape, bias_first: bool):
+    """``run(lhs, rhs, bias)``: ``dot``'s product plus ``bias`` (of ``bias_shape``: the rhs
+    free axes, broadcast over the others; ``bias + product`` if ``bias_first``) with the
+    addition done by the kernel as each block of the product is finished, or None where the
+    kernel cannot (not float32 or float64, or the trailing axes are not the rhs free axes).
+    The product is the canonical one, and each element then gets one addition of the same
+    two values in the same order: the bits of the product followed by ``add``."""
     dtype = np.dtype(dot.outvars[0].aval.dtype)
-    (lhs_contract, rhs_contract), (lhs_batch, _) = dot.params["dimension_numbers"]
-    rhs_free = rhs.aval.ndim - len(rhs_contract) - len(lhs_batch)
+    (_, rhs_contract), (lhs_batch, _) = dot.params["dimension_numbers"]
+    rhs_free = dot.invars[1].aval.ndim - len(rhs_contract) - len(lhs_batch)
     out_shape = dot.outvars[0].aval.shape
     if (dtype not in (np.float32, np.float64) or rhs_free == 0
             or tuple(bias_shape) != tuple(out_shape[len(out_shape) - rhs_free:])):
         return None
     product = _prepare(dot)
 
-    def run(lhs, rhs, bias, bias_first):
+    def run(lhs, rhs, bias):
         return product(lhs, rhs, bias=np.ascontiguousarray(bias).reshape(-1),
                        bias_first=bias_first)
 

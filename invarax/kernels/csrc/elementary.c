@@ -89,8 +89,6 @@ static int elementary_range(void **p, int64_t lo, int64_t hi, int64_t blk) {
     return 0;
 }
 
-/* Elements of a run that a thread claims: whole cache lines, several runs a thread. */
-#define ELEM_RUN_ALIGN 64
 
 PyObject *py_elementary(PyObject *self, PyObject *args) {
     int fn, nthreads = 1;
@@ -105,11 +103,9 @@ PyObject *py_elementary(PyObject *self, PyObject *args) {
     if (dbl < 0) return NULL;
     ptrdiff_t n = v[0].len / v[0].itemsize;
     Py_BEGIN_ALLOW_THREADS
-    if (nthreads > 1 && n > ELEM_RUN_ALIGN) { /* each element's bits whatever the split */
+    if (nthreads > 1) { /* each element's bits whatever the split */
         void *p[4] = {(void *)(intptr_t)fn, (void *)(intptr_t)dbl, v[0].buf, v[1].buf};
-        ptrdiff_t run = (n + 4 * (ptrdiff_t)nthreads - 1) / (4 * (ptrdiff_t)nthreads);
-        run = (run + ELEM_RUN_ALIGN - 1) / ELEM_RUN_ALIGN * ELEM_RUN_ALIGN;
-        run_ranges(elementary_range, p, n, run, 1, nthreads);
+        run_ranges(elementary_range, p, n, pool_run(n, nthreads, ELEM_RUN_ALIGN), 1, nthreads);
     } else {
         elementary(fn, dbl, v[0].buf, v[1].buf, n);
     }

@@ -91,10 +91,9 @@ PyObject *py_elementary2(PyObject *self, PyObject *args) {
     if (dbl < 0) return NULL;
     ptrdiff_t n = v[0].len / v[0].itemsize;
     Py_BEGIN_ALLOW_THREADS
-    if (nthreads > 1 && n > 64) { /* each element's bits whatever the split */
+    if (nthreads > 1) { /* each element's bits whatever the split */
         void *p[5] = {(void *)(intptr_t)fn, (void *)(intptr_t)dbl, v[0].buf, v[1].buf, v[2].buf};
-        ptrdiff_t run = (n + 4 * (ptrdiff_t)nthreads - 1) / (4 * (ptrdiff_t)nthreads);
-        run_ranges(elementary2_range, p, n, (run + 63) / 64 * 64, 1, nthreads);
+        run_ranges(elementary2_range, p, n, pool_run(n, nthreads, ELEM_RUN_ALIGN), 1, nthreads);
     } else {
         elementary2(fn, dbl, v[0].buf, v[1].buf, v[2].buf, n);
     }

@@ -766,6 +766,12 @@ int conv_gemm(int dbl, const void *x, ptrdiff_t gstride, const ptrdiff_t *rowoff
     return gemm_run(dbl, a, rowoff, coloff, b, NULL, c, nb, 1, m, n, k, nthreads, NULL, 0);
 }
 
+ptrdiff_t pool_run(ptrdiff_t size, int nthreads, ptrdiff_t align) {
+    ptrdiff_t parts = 4 * (ptrdiff_t)(nthreads > 1 ? nthreads : 1);
+    ptrdiff_t run = (size + parts - 1) / parts;
+    return (run + align - 1) / align * align;
+}
+
 int run_ranges(int (*work)(void **, int64_t, int64_t, int64_t), void **p, ptrdiff_t size,
                ptrdiff_t run, ptrdiff_t blk, int nthreads) {
     gemm_job job;

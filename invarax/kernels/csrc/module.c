@@ -453,8 +453,7 @@ static PyObject *py_reduce(PyObject *self, PyObject *args) {
         void *p[8] = {(void *)(intptr_t)dbl, (void *)(intptr_t)op, x.buf, (void *)(intptr_t)sx[0],
                       (void *)(intptr_t)sx[1], (void *)(intptr_t)x.shape[1], o.buf,
                       (void *)(intptr_t)o.itemsize};
-        ptrdiff_t run = (m + 4 * (ptrdiff_t)nthreads - 1) / (4 * (ptrdiff_t)nthreads);
-        status = run_ranges(reduce_range, p, m, run, 1, nthreads) ? -1 : 0;
+        status = run_ranges(reduce_range, p, m, pool_run(m, nthreads, 1), 1, nthreads) ? -1 : 0;
     } else {
         status = reduce(dbl, op, x.buf, m, x.shape[1], sx[0], sx[1], o.buf);
     }

@@ -68,6 +68,9 @@ int gemm_split(int dbl, operand3 a, operand3 b, void *c, ptrdiff_t nbo, ptrdiff_
  * Returns nonzero if a call did. */
 int run_ranges(int (*work)(void **, int64_t, int64_t, int64_t), void **p, ptrdiff_t size,
                ptrdiff_t run, ptrdiff_t blk, int nthreads);
+/* The run of run_ranges for `size` items on nthreads threads: about four runs a thread (so
+ * that a slower or descheduled thread takes fewer), a multiple of `align` items. */
+ptrdiff_t pool_run(ptrdiff_t size, int nthreads, ptrdiff_t align);
 
 /* A kept packing of a B of k x n, for products of m rows (C = A @ B, nb == 1) that reuse one
  * B many times (a loop body's weight): gemm_packed_size gives its bytes (0: such products
@@ -131,6 +134,9 @@ void fma_f64(const double *a, const double *b, const double *c, double *out, ptr
  * (dbl = 0, correctly rounded) or double (dbl = 1) elements. */
 #include "elementary_ids.h"
 void elementary(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
+/* Elements of a run that a thread of the pool claims (run_ranges): a multiple of a cache
+ * line's, so that no two threads write one line. */
+#define ELEM_RUN_ALIGN 64
 void elementary_more(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 void elementary_gamma(int fn, int dbl, const void *x, void *y, ptrdiff_t n);
 /* out[i] = atan2(a[i], b[i]) (fn 0) or pow(a[i], b[i]) (fn 1) (elementary_more.c), float32
