@@ -18,7 +18,7 @@ from helpers import assert_bitwise
 import invarax
 import invarax.lax as lax
 import invarax.numpy as jnp
-from invarax.compiler import fusion
+from invarax.compiler import fusion, fusion_native
 from invarax.compiler.lower import compile_jaxpr
 from invarax.core import buffers
 from invarax.core.lowering import lowering
@@ -328,8 +328,8 @@ def test_independent_equations_stay_in_the_open_group():
 
 
 def test_small_programs_are_not_fused():
-    def f(x):
-        return jnp.sin(x) * 2.0 + x
+    def f(x):  # rem has no native form: the group would run its ufuncs chunk by chunk
+        return lax.rem(x, 3.0) * 2.0 + x
 
     def cheap(x):
         return x * 2.0
@@ -343,6 +343,45 @@ def test_small_programs_are_not_fused():
     assert len(group.eqns) == 3
     assert not any(isinstance(i, fusion.Group) for i in plan_of(cheap, min_work - 1))
     assert len(plan_of(cheap, min_work)) == 1
+
+
+def test_smaller_groups_of_native_members_are_fused():
+    """Members that all have a native form fuse from ``min_native_size`` elements and
+    ``min_native_work`` element-operations, two members at least (one member alone gains
+    nothing from one pass)."""
+    def f(x):
+        return jnp.sin(x) * 2.0 + x
+
+    def two(x):
+        return x * 2.0 + x
+
+    def plan_of(f, n):
+        return fusion.plan(invarax.make_jaxpr(f)(np.ones(n, np.float32)).jaxpr)
+
+    size, work = fusion._SETTINGS["min_native_size"], fusion._SETTINGS["min_native_work"]
+    assert size < fusion._SETTINGS["min_size"] and work < fusion._SETTINGS["min_work"]
+    n = max(size, -(-work // 3))
+    (group,) = plan_of(f, n)
+    assert len(group.eqns) == 3
+    assert not any(isinstance(i, fusion.Group) for i in plan_of(f, n - 1))
+    assert len(plan_of(two, work // 2)) == 1
+    assert not any(isinstance(i, fusion.Group) for i in plan_of(two, work // 2 - 1))
+    assert not any(isinstance(i, fusion.Group) for i in plan_of(lambda x: x * 2.0, work))
+    check_fused(f, (finite((n,), 1),))
+
+    def act(x):  # a layer's activation and the factor of its gradient
+        y = jnp.tanh(x)
+        return y, 1.0 - y * y
+
+    x = finite((2 * size,), 2)
+    jf = invarax.jit(act)
+    eager = act(jnp.asarray(x))
+    jf(x)
+    fusion_native.wait()
+    for threads in (1, 2):  # default settings: runs of blocks on the kernels' pool
+        with fusion._settings(threads=threads):
+            for got, want in zip(jf(x), eager, strict=True):
+                assert_bitwise(got, want)
 
 
 def test_small_groups_are_dissolved_and_the_rest_regrouped():
@@ -646,21 +685,24 @@ def _pooled_program():
     return f
 
 
-def test_pooled_buffers_never_change_an_earlier_result_and_keep_eager_bits():
+@pytest.mark.parametrize("native_small", [False, True])
+def test_pooled_buffers_never_change_an_earlier_result_and_keep_eager_bits(native_small):
     f = _pooled_program()
     w = jnp.asarray(finite((256, 256), seed=9) / 16)
     jf = invarax.jit(f)
     xs = [finite((512, 256), seed=s) for s in range(4)]
-    results = [jf(jnp.asarray(x), w) for x in xs]  # each call reuses the earlier ones' buffers
+    size = fusion._SETTINGS["min_native_size"] if native_small else 2**62
+    with fusion._settings(min_native_size=size):  # (groups, or equation by equation)
+        results = [jf(jnp.asarray(x), w) for x in xs]  # each reuses earlier calls' buffers
+        closed = invarax.make_jaxpr(f)(jnp.asarray(xs[0]), w)
+        source = compile_jaxpr(closed.jaxpr).source
     kept = [[np.array(r) for r in res] for res in results]
     for x, res, copy in zip(xs, results, kept, strict=True):
         eager = f(jnp.asarray(x), w)
         for got, want, before in zip(res, eager, copy, strict=True):
             assert_same(got, want)
             assert_same(got, before)  # nothing written over a result the caller holds
-    closed = invarax.make_jaxpr(f)(jnp.asarray(xs[0]), w)
-    source = compile_jaxpr(closed.jaxpr).source
-    assert "_take(" in source and "_give(" in source, source
+    assert "_take(" in source and ("_give(" in source or native_small), source
 
 
 def test_pooled_buffers_under_threads_calling_one_program():

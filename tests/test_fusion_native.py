@@ -271,14 +271,13 @@ def test_runs_on_the_kernels_pool_cover_each_element_once():
         return int(lo == 70)
 
     fn = work_type(work)
-    pointers = (ctypes.c_void_p * 1)(None)
     address = ctypes.cast(fn, ctypes.c_void_p).value
     for size, run, threads in [(100, 7, 2), (100, 100, 2), (5, 7, 3), (64, 1, 8)]:
         seen.clear()
-        failed = _native.run_ranges(address, ctypes.addressof(pointers), size, run, 3, threads)
+        failed = _native.run_ranges(address, (), size, run, 3, threads)
         covered = sorted(seen)
         assert [lo for lo, _, _ in covered] == list(range(0, size, run))
         assert all(hi == min(lo + run, size) and block == 3 for lo, hi, block in covered)
         assert failed == (70 % run == 0 and 70 < size)
     with pytest.raises(ValueError, match="run_ranges"):
-        _native.run_ranges(address, ctypes.addressof(pointers), 10, 1, 0, 2)
+        _native.run_ranges(address, (), 10, 1, 0, 2)

@@ -106,9 +106,19 @@ from . import fusion_native, fusion_rows
 #   float32: 0.59 ms native, 1.07 by the Python path, 1.04 unfused; at (8, 128, 64)
 #   0.37, 0.38 and 0.43 ms; softmax (8, 4, 128, 128): 0.80, 0.82 and 0.85 ms. Natively
 #   the group also runs on threads, where the unfused ufuncs run on one.
+# min_native_size, min_native_work, min_native_per_thread: the same for a group of two or
+#   more elementwise members that all have a native form (fusion_native.capable): one C
+#   pass, its threads (the kernels' pool) joining in microseconds. Jitted, float32, two
+#   threads, 2-core Zen 4, fused against equation by equation: W - 0.01 g 14.8 against
+#   11.7 us at 2**15 elements, 18.5/19.2 at 2**16, 25.5/34.0 at 2**17, 38/53 at 2**18;
+#   tanh(x) with 1 - y*y 30/33 us at 2**15, 47/53 at 2**16, 73/91 at 2**17; with a thread
+#   per 2**15 element-operations (2**16: tanh's chain at 2**15 40 us, one thread). Until
+#   its native code is loaded such a group runs its Python path (chunked ufuncs).
 _SETTINGS = {"chunk_bytes": 768 * 1024, "chunk": None, "min_size": 2**19,
              "min_work": 2**22, "min_per_thread": 2**19, "threads": None,
-             "min_reduce_chunk": 2**18, "min_row_size": 2**16}
+             "min_reduce_chunk": 2**18, "min_row_size": 2**16,
+             "min_native_size": 2**15, "min_native_work": 2**17,
+             "min_native_per_thread": 2**15}
 
 
 @contextlib.contextmanager
@@ -248,8 +258,7 @@ def plan(jaxpr: Jaxpr, sizes=None) -> list:
     banned = set()
     while True:
         items, bcasts = _group(jaxpr, banned, settings)
-        small = [g for g in items if isinstance(g, Group) and (
-            "full" not in g.kinds or math.prod(g.shape) * len(g.eqns) < settings["min_work"])]
+        small = [g for g in items if isinstance(g, Group) and _too_small(g, settings)]
         if not small:
             break
         banned.update(id(e) for g in small for e in g.eqns)
@@ -267,6 +276,19 @@ def plan(jaxpr: Jaxpr, sizes=None) -> list:
         if isinstance(item, Group):
             item.finish(lambda v: id(v) in outside)
     return items
+
+
+def _too_small(group: Group, settings) -> bool:
+    """Whether ``group`` has too little work to run as a group (``_SETTINGS``)."""
+    if "full" not in group.kinds:
+        return True
+    size = math.prod(group.shape)
+    if size >= settings["min_size"] and size * len(group.eqns) >= settings["min_work"]:
+        return False
+    return not (size >= settings["min_native_size"] and len(group.eqns) > 1
+                and size * len(group.eqns) >= settings["min_native_work"]
+                and all(kind == "full" for kind in group.kinds)
+                and all(map(fusion_native.capable, group.eqns)))
 
 
 def _first_reduced(eqn) -> int:
@@ -313,8 +335,8 @@ def _absorb_reductions(items, outvars) -> list:
 def _group(jaxpr: Jaxpr, banned, settings):
     """Group the equations (but those in ``banned``) greedily; return the items and the
     broadcasts of scalars that groups read as their operand."""
-    min_size = settings["min_size"]
-    min_row = min(min_size, settings["min_row_size"])
+    min_size = min(settings["min_size"], settings["min_native_size"])  # (see _too_small)
+    min_row = min(settings["min_size"], settings["min_row_size"])
     items, open_groups, owner, scalar_of, bcasts = [], {}, {}, {}, []
     rows = {}  # id(row value) -> its group
 
@@ -358,7 +380,7 @@ def _group(jaxpr: Jaxpr, banned, settings):
             owner[id(eqn.outvars[0])] = group
             continue
         close_readers(eqn)
-        if _scalar_broadcast(eqn, min_row):
+        if _scalar_broadcast(eqn, min(min_row, min_size)):
             scalar_of[id(eqn.outvars[0])] = eqn.invars[0]
             bcasts.append(eqn)
         items.append(eqn)
@@ -426,25 +448,25 @@ class _Runner:
                        for _ in range(threads - 1)]])
         return outs
 
-    def _threads(self, chunks: int) -> int:
-        threads = self.size * self.work_per_element // _SETTINGS["min_per_thread"]
+    def _threads(self, pieces: int, native: bool = False) -> int:
+        """Threads for ``pieces`` chunks (or native blocks): one per ``min_per_thread``
+        element-operations (``min_native_per_thread`` natively, if fewer)."""
+        least = _SETTINGS["min_per_thread"]
+        if native:
+            least = min(least, _SETTINGS["min_native_per_thread"])
+        threads = self.size * self.work_per_element // least
         if threads > 1:
-            threads = min(_SETTINGS["threads"] or num_threads(), chunks, threads)
+            threads = min(_SETTINGS["threads"] or num_threads(), pieces, threads)
         return threads
 
-    def _run_native(self, p, _kept, repeat):
+    def _run_native(self, items, repeat):
         """The compiled group on flat ranges of whole chunks: one call per run of chunks,
-        taken by the threads of the kernels' pool (``Native.parallel``)."""
-        chunk = self._chunk_elements()
-        block = self.native.block(repeat, chunk)
-        chunk = -(-chunk // block) * block  # whole blocks (whole rows)
-        count = -(-self.size // chunk)
-        threads = self._threads(count)
-        if threads > 1:
-            self.native.parallel(p, self.size, chunk * max(1, count // (8 * threads)), block,
-                                 threads)
-        else:
-            self.native(p, 0, self.size, block)
+        taken by the threads of the kernels' pool."""
+        block = self.native.block(repeat, self._chunk_elements())
+        blocks = -(-self.size // block)
+        threads = self._threads(blocks, native=True)
+        run = block * -(-blocks // (8 * threads)) if threads > 1 else self.size
+        self.native(items, self.size, run, block, threads)
 
     def _run(self, queue, scratch_shape, arrays):
         count = math.prod(scratch_shape)

@@ -73,6 +73,18 @@ def _entry(eqn):
 _ENTRIES = ("elementary", "elementary2", "reduce")
 
 
+def capable(eqn) -> bool:
+    """Whether the elementwise equation ``eqn`` has a native form: an elementary kernel's C
+    loop or a per-element C form (the test ``group_source`` applies to a full member)."""
+    if _entry(eqn) is not None:
+        return True
+    try:
+        c_forms.expr(eqn, [f"a{j}" for j in range(len(eqn.invars))], vector=True)
+    except c_forms.Unsupported:
+        return False
+    return True
+
+
 def _reductions(group) -> dict:
     """``id(member value) -> [(output index, op code)]`` of the group's row reductions:
     float32 or float64 ones whose impl runs the kernels' ``reduce`` (its ``entry``)."""
@@ -345,10 +357,11 @@ class Native:
                                         or config.read("invarax_exact_elementary"))
 
     def pointers(self, ins, outs):
-        """``(p, kept, repeat)``: the ``p`` array of a call, the arrays it points into (kept
-        alive) and the periods of its broadcast operands (for ``block``); None where an
-        operand has another layout or leaves too short a block (the Python path runs)."""
-        kept, ptrs, periods, repeat, single = [], [], [], set(), []
+        """``(items, repeat)``: the items of a call's ``p`` (``_native.run_ranges``: the
+        arrays, then the kernels' entry addresses and the periods of the inputs) and the
+        periods of its broadcast operands (for ``block``); None where an operand has
+        another layout or leaves too short a block (the Python path runs)."""
+        items, periods, repeat, single = [], [], set(), []
         for j, (x, dtype, array) in enumerate(zip(ins, self.dtypes, self.arrays, strict=True)):
             period = 1
             if j in self.literals:
@@ -364,20 +377,17 @@ class Native:
             else:
                 x = np.asarray(x, dtype).reshape(1)
             periods.append(period)
-            kept.append(x)
-            ptrs.append(x.ctypes.data)
+            items.append(x)
         for o in outs:
             if not (o.flags.c_contiguous and o.flags.writeable):
                 return None
-            ptrs.append(o.ctypes.data)
+            items.append(o)
         block = self.block(repeat)
         if block is None or block < MIN_BLOCK:
             return None
         for j in single:  # (b0 % block + j < 2 * block for every block b0 of the call)
-            kept.append(np.full(2 * block, ins[j][(0,) * ins[j].ndim]))
-            ptrs[j], periods[j] = kept[-1].ctypes.data, block
-        ptrs += [*self.tail, *periods]  # (an invar's period is p[... + j])
-        return (ctypes.c_void_p * len(ptrs))(*ptrs), kept, repeat
+            items[j], periods[j] = np.full(2 * block, ins[j][(0,) * ins[j].ndim]), block
+        return (*items, *self.tail, *periods), repeat  # (an invar's period is p[... + j])
 
     def block(self, repeat: set, limit: int = BLOCK):
         """The block length: whole rows, at most ``max(limit, row)`` elements, dividing the
@@ -390,18 +400,13 @@ class Native:
                                       if common % (k * self.row) == 0), None)
         return self._blocks[key]
 
-    def __call__(self, p, start: int, stop: int, block: int) -> None:
+    def __call__(self, items, size: int, run: int, block: int, threads: int) -> None:
+        """``work`` on ``[0, size)`` with the ``items`` of ``pointers``: in runs ``[lo, lo +
+        run)`` taken by up to ``threads`` threads of the kernels' own pool
+        (``_native.run_ranges``: a worker joins in microseconds, where a Python thread pool
+        takes about 80). Which thread computes a run never changes its bits."""
         self.calls += 1
-        if self.fn(p, start, stop, block):
-            raise MemoryError("a native fusion group could not allocate its buffers")
-
-    def parallel(self, p, size: int, run: int, block: int, threads: int) -> None:
-        """``work`` on the runs ``[lo, lo + run)`` of ``[0, size)``, taken by up to
-        ``threads`` threads of the kernels' own pool (``_native.run_ranges``: a worker
-        joins in microseconds, where a Python thread pool takes about 80). Which thread
-        computes a run never changes its bits."""
-        self.calls += 1
-        if _native.run_ranges(self.address, ctypes.addressof(p), size, run, block, threads):
+        if _native.run_ranges(self.address, items, size, run, block, threads):
             raise MemoryError("a native fusion group could not allocate its buffers")
 
 

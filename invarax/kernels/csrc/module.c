@@ -505,26 +505,59 @@ release_x:
 }
 
 PyDoc_STRVAR(run_ranges_doc,
-             "run_ranges(work, p, size, run, block, nthreads)\n\n"
+             "run_ranges(work, items, size, run, block, nthreads)\n\n"
              "Call the C function at address work, int work(void **p, int64_t lo, int64_t hi,\n"
              "int64_t block), on the runs [lo, hi) of `run` items of [0, size), taken by up to\n"
-             "nthreads threads of the kernels' pool; p is the address of its pointer array.\n"
-             "Returns whether a call returned nonzero.");
+             "nthreads threads of the kernels' pool. p[i] is items[i]: an int as it is (an\n"
+             "address or a count), else the data pointer of the object's buffer (an array of\n"
+             "any strides), held for the call. Returns whether a call returned nonzero.");
+
+#define RUN_ITEMS_ON_STACK 64
 
 static PyObject *py_run_ranges(PyObject *self, PyObject *args) {
-    unsigned long long work, p;
+    unsigned long long work;
+    PyObject *items;
     Py_ssize_t size, run, blk;
-    int nthreads, status;
-    if (!PyArg_ParseTuple(args, "KKnnni", &work, &p, &size, &run, &blk, &nthreads)) return NULL;
-    if (!work || !p || size < 0 || blk < 1) {
-        PyErr_SetString(PyExc_ValueError, "run_ranges: null function or pointers, or bad sizes");
+    int nthreads, status = -1;
+    if (!PyArg_ParseTuple(args, "KO!nnni", &work, &PyTuple_Type, &items, &size, &run, &blk,
+                          &nthreads))
+        return NULL;
+    if (!work || size < 0 || blk < 1) {
+        PyErr_SetString(PyExc_ValueError, "run_ranges: null function, or bad sizes");
         return NULL;
     }
+    Py_ssize_t n = PyTuple_GET_SIZE(items), held = 0;
+    void *stack_p[RUN_ITEMS_ON_STACK];
+    Py_buffer stack_v[RUN_ITEMS_ON_STACK];
+    void **p = stack_p;
+    Py_buffer *views = stack_v;
+    if (n > RUN_ITEMS_ON_STACK) {
+        p = PyMem_Malloc((size_t)n * sizeof *p);
+        views = PyMem_Malloc((size_t)n * sizeof *views);
+        if (!p || !views) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyTuple_GET_ITEM(items, i);
+        if (PyLong_Check(item)) {
+            p[i] = PyLong_AsVoidPtr(item);
+            if (PyErr_Occurred()) goto done;
+        } else {
+            if (PyObject_GetBuffer(item, &views[held], PyBUF_STRIDES) < 0) goto done;
+            p[i] = views[held++].buf;
+        }
+    }
     Py_BEGIN_ALLOW_THREADS
-    status = run_ranges((int (*)(void **, int64_t, int64_t, int64_t))(uintptr_t)work,
-                        (void **)(uintptr_t)p, size, run, blk, nthreads);
+    status = run_ranges((int (*)(void **, int64_t, int64_t, int64_t))(uintptr_t)work, p, size,
+                        run, blk, nthreads) != 0;
     Py_END_ALLOW_THREADS
-    return PyBool_FromLong(status != 0);
+done:
+    while (held > 0) PyBuffer_Release(&views[--held]);
+    if (p != stack_p) PyMem_Free(p);
+    if (views != stack_v) PyMem_Free(views);
+    return status < 0 ? NULL : PyBool_FromLong(status);
 }
 
 PyDoc_STRVAR(fma_doc,
