@@ -167,6 +167,24 @@ def test_missing_compiler_falls_back(monkeypatch):
     assert_bitwise(out[0], f(x, y))
 
 
+def test_a_group_this_process_has_loaded_runs_natively_from_its_first_call():
+    """A second program with a group of the same structure (other literals) takes the
+    loaded code at its first call, without the background thread or the Python path."""
+    x, y = _special(np.float32), _special(np.float32)[::-1].copy()
+    runs = []
+    for scale in (2.0, 3.0):
+        closed = invarax.make_jaxpr(lambda x, y, s=scale: lax.exp(x) * y + s)(x, y)
+        with fusion._settings(min_size=0, min_work=0):
+            runs.append(compile_jaxpr(closed.jaxpr))
+    runs[0](x, y)
+    fusion_native.wait()
+    (group,) = runs[1].groups
+    runner = group.runner()
+    out = runs[1](x, y)
+    assert runner.native.calls == 1 and runner._python is None
+    assert_bitwise(out[0], lax.exp(x) * y + 3.0)
+
+
 def test_unsupported_members_keep_the_python_path():
     def f(x):
         return lax.rem(x, 3.0) * 2.0  # rem has no C form

@@ -400,18 +400,27 @@ class _Runner:
         self.n_in = len(group.invars)
         self.row = group.row_length()
         self.reduces = bool(group.reductions) or group.first is not None
-        self.work, self.scratch_dtypes, self.source = _work_source(group)
-        # The bytes of one element in every full-size buffer a chunk touches.
-        self.element_bytes = sum(d.itemsize for d in (
-            *self.scratch_dtypes,
-            *(v.aval.dtype for v in group.outvars if v.aval.shape == group.shape),
-            *(v.aval.dtype for v in group.invars if v.aval.shape == group.shape)))
+        self._group, self._python = group, None
         self._chunks = {}
         self.native = fusion_native.prepare(group)  # None: the Python path only
 
+    def python(self):
+        """``(work, scratch_dtypes, element_bytes)`` of the Python path, generated at its
+        first use (a group whose native code this process has already loaded never needs
+        it); ``element_bytes``: one element's bytes in every full-size buffer a chunk
+        touches."""
+        if self._python is None:
+            group = self._group
+            work, scratch_dtypes, _ = _work_source(group)
+            self._python = work, scratch_dtypes, sum(d.itemsize for d in (
+                *scratch_dtypes,
+                *(v.aval.dtype for v in group.outvars if v.aval.shape == group.shape),
+                *(v.aval.dtype for v in group.invars if v.aval.shape == group.shape)))
+        return self._python
+
     def _chunk_elements(self) -> int:
         """Elements of a chunk: ``chunk``, else as many as fit in ``chunk_bytes``."""
-        return _SETTINGS["chunk"] or max(256, _SETTINGS["chunk_bytes"] // self.element_bytes)
+        return _SETTINGS["chunk"] or max(256, _SETTINGS["chunk_bytes"] // self.python()[2])
 
     def chunks(self):
         """``(scratch_shape, [(index, rows), ...])`` for the current chunk size."""
@@ -462,26 +471,27 @@ class _Runner:
     def _run_native(self, items, repeat):
         """The compiled group on flat ranges of whole chunks: one call per run of chunks,
         taken by the threads of the kernels' pool."""
-        block = self.native.block(repeat, self._chunk_elements())
+        block = self.native.block(repeat, _SETTINGS["chunk"] or fusion_native.BLOCK)
         blocks = -(-self.size // block)
         threads = self._threads(blocks, native=True)
         run = block * -(-blocks // (8 * threads)) if threads > 1 else self.size
         self.native(items, self.size, run, block, threads)
 
     def _run(self, queue, scratch_shape, arrays):
+        work, scratch_dtypes, _ = self.python()
         count = math.prod(scratch_shape)
         align = buffers.ALIGN
-        sizes = [-(-count * dt.itemsize // align) * align for dt in self.scratch_dtypes]
+        sizes = [-(-count * dt.itemsize // align) * align for dt in scratch_dtypes]
         block = buffers.take_block(sum(sizes)) if sizes else None
         try:
             scratch, offset = [], 0
-            for dt, size in zip(self.scratch_dtypes, sizes, strict=True):
+            for dt, size in zip(scratch_dtypes, sizes, strict=True):
                 scratch.append(block[offset:offset + count * dt.itemsize].view(dt).reshape(
                     scratch_shape))
                 offset += size
             rows = scratch_shape[0]
             for chunks in queue:  # a list iterator: next() is atomic under the GIL
-                self.work(chunks, rows, *scratch, *arrays)
+                work(chunks, rows, *scratch, *arrays)
         finally:
             if block is not None:
                 buffers.give(block.base)  # free again once this run's views are gone

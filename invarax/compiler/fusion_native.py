@@ -25,9 +25,10 @@ runs or the compilation fails (the same bits).
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import math
+import os
+import queue
 import threading
 
 import numpy as np
@@ -39,7 +40,7 @@ from ..kernels import _native
 from ..kernels._support import c_entry
 from ..kernels.reductions import ONE_TERM_ADDS_ZERO
 from . import c_forms
-from .native_build import load
+from .native_build import load, loaded
 
 #: Elements of a block: the block buffers of a group (at most 8 bytes an element each) and
 #: the block's slices of its arrays stay in a core's L1/L2 cache.
@@ -49,13 +50,45 @@ BLOCK = 1024
 #: longer divisor leaves the group on its Python path).
 MIN_BLOCK = 128
 
-_PENDING = []  # the compilations under way (threads), for wait()
+# The groups waiting for their compilation, taken one by one by one background thread (a
+# thread per group would cost each first call its starts, and the GIL at once).
+_LOADS = {"queue": queue.Queue(), "thread": None, "lock": threading.Lock()}
+
+
+def _loader() -> None:
+    jobs = _LOADS["queue"]
+    while True:
+        native = jobs.get()
+        try:
+            native._load()
+        finally:
+            jobs.task_done()
+
+
+def _submit(native) -> None:
+    """Queue ``native``'s compilation; start the loader thread if none runs."""
+    with _LOADS["lock"]:
+        _LOADS["queue"].put(native)
+        thread = _LOADS["thread"]
+        if thread is None or not thread.is_alive():
+            thread = threading.Thread(target=_loader, daemon=True, name="invarax-fusion-cc")
+            _LOADS["thread"] = thread
+            thread.start()
+
+
+def _after_fork() -> None:
+    """In a forked child: no loader thread, and a fresh queue and lock (a parent's thread
+    may have held them); the child's groups queue their compilations again."""
+    _LOADS.update(queue=queue.Queue(), thread=None, lock=threading.Lock())
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def wait() -> None:
     """Wait for the compilations under way (tests; a program never needs to)."""
-    for thread in list(_PENDING):
-        thread.join()
+    _LOADS["queue"].join()
 
 
 def _entry(eqn):
@@ -331,17 +364,13 @@ class Native:
         self.tail = [c_entry(name) for name in _ENTRIES]
         self.started = False
 
-    def _load(self):
-        try:
-            fn = load(self.source, "work")
-            if fn is not None:
-                fn.restype = ctypes.c_int
-                fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
-                self.address = ctypes.cast(fn, ctypes.c_void_p).value
-                self.fn = fn
-        finally:
-            with contextlib.suppress(ValueError):
-                _PENDING.remove(threading.current_thread())
+    def _load(self, fn=None):
+        fn = fn or load(self.source, "work")
+        if fn is not None:
+            fn.restype = ctypes.c_int
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
+            self.address = ctypes.cast(fn, ctypes.c_void_p).value
+            self.fn = fn
 
     def ready(self) -> bool:
         """Whether the compiled group runs this call; the first call with the flag
@@ -350,9 +379,11 @@ class Native:
             return False
         if not self.started:
             self.started = True
-            thread = threading.Thread(target=self._load, daemon=True, name="invarax-fusion-cc")
-            _PENDING.append(thread)
-            thread.start()
+            fn = loaded(self.source, "work")  # (another group of this structure loaded it)
+            if fn is not None:
+                self._load(fn)
+            else:
+                _submit(self)
         return self.fn is not None and (not self.uses_elementary
                                         or config.read("invarax_exact_elementary"))
 

@@ -115,6 +115,14 @@ def load(source: str, symbol: str = "loop", includes=()):
         return None if isinstance(fn, str) else fn
 
 
+def loaded(source: str, symbol: str = "loop", includes=()):
+    """The C function ``symbol`` of ``source`` if this process has already loaded it (as
+    ``load`` would return it, without compiling or reading the disk), else None."""
+    path = cache_path(source, includes)
+    fn = _LOADED.get((path, symbol)) if path is not None else None
+    return None if isinstance(fn, str) else fn
+
+
 def _load_or_build(cc, path, source, symbol, includes):
     folder = os.path.dirname(path)
     if os.path.exists(path):
