@@ -17,8 +17,9 @@ of the Python path, so the same bits whatever the block, chunk or thread (N3, N5
 
 The source does not depend on the values of literals (they are passed, like 0-d inputs,
 by pointer), so the compiled object (``native_build``: cached on disk, keyed by source,
-compiler, flags and CPU) serves every group of the same structure. It is compiled on a
-background thread, from the group's first call with the flag ``invarax_native_fusion`` on:
+compiler, flags and CPU) serves every group of the same structure. From the group's
+first call with the flag ``invarax_native_fusion`` on, it is taken at once if this process
+has loaded it already, else compiled (or read from the cache) by one background thread:
 the group runs its Python path until the object is loaded, and keeps it if no compiler
 runs or the compilation fails (the same bits).
 """
