@@ -89,3 +89,13 @@ def test_elementary_flag_row_runs_and_restores_the_flag():
     row = elementary_flag.fused_row(1000, repeats=1)
     assert row.startswith("fused expression of workload 4") and "ratio" in row
     assert invarax.config.invarax_exact_elementary
+
+
+def test_fusion_sizes_prints_a_row_per_expression(capsys):
+    from benchmarks import fusion_sizes
+
+    fusion_sizes.main(["--repeats", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("  ")[0] for line in lines[2:]] == ["w - 0.01 g", "tanh, 1 - y*y",
+                                                           "w*0.9 + g*0.1 - w*g"]
+    assert all(line.count(" / ") == 4 for line in lines[2:])
