@@ -469,8 +469,8 @@ class _Runner:
         return threads
 
     def _run_native(self, items, repeat):
-        """The compiled group on flat ranges of whole chunks: one call per run of chunks,
-        taken by the threads of the kernels' pool."""
+        """The compiled group on runs of whole blocks (about eight a thread), taken by the
+        threads of the kernels' pool."""
         block = self.native.block(repeat, _SETTINGS["chunk"] or fusion_native.BLOCK)
         blocks = -(-self.size // block)
         threads = self._threads(blocks, native=True)

@@ -365,13 +365,18 @@ class Native:
         self.tail = [c_entry(name) for name in _ENTRIES]
         self.started = False
 
-    def _load(self, fn=None):
-        fn = fn or load(self.source, "work")
+    def _load(self):
+        """Compile (or read from the cache) and take the group's ``work`` (loader thread)."""
+        fn = load(self.source, "work")
         if fn is not None:
-            fn.restype = ctypes.c_int
-            fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
-            self.address = ctypes.cast(fn, ctypes.c_void_p).value
-            self.fn = fn
+            self._adopt(fn)
+
+    def _adopt(self, fn):
+        """Take the loaded C function ``fn`` as the group's ``work``."""
+        fn.restype = ctypes.c_int
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
+        self.address = ctypes.cast(fn, ctypes.c_void_p).value
+        self.fn = fn
 
     def ready(self) -> bool:
         """Whether the compiled group runs this call; the first call with the flag
@@ -382,7 +387,7 @@ class Native:
             self.started = True
             fn = loaded(self.source, "work")  # (another group of this structure loaded it)
             if fn is not None:
-                self._load(fn)
+                self._adopt(fn)
             else:
                 _submit(self)
         return self.fn is not None and (not self.uses_elementary
